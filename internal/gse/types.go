@@ -1,0 +1,213 @@
+package gse
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// OpType is a GSE process operation (op_type).
+type OpType int
+
+// The operations of operate_proc / operate_proc_v2. 5 and 6 do not exist.
+const (
+	OpStart   OpType = 0
+	OpStop    OpType = 1
+	OpStatus  OpType = 2
+	OpHost    OpType = 3 // register hosting (托管)
+	OpUnhost  OpType = 4 // unregister hosting
+	OpRestart OpType = 7
+	OpReload  OpType = 8
+	OpKill    OpType = 9
+)
+
+var opNames = map[OpType]string{
+	OpStart: "start", OpStop: "stop", OpStatus: "status", OpHost: "register hosting",
+	OpUnhost: "unregister hosting", OpRestart: "restart", OpReload: "reload", OpKill: "kill",
+}
+
+func (o OpType) String() string {
+	if n, ok := opNames[o]; ok {
+		return fmt.Sprintf("op_type %d (%s)", int(o), n)
+	}
+	return fmt.Sprintf("op_type %d", int(o))
+}
+
+// Meta identifies a process: namespace and name, plus free-form labels.
+type Meta struct {
+	Namespace string            `json:"namespace"`
+	Name      string            `json:"name"`
+	Labels    map[string]string `json:"labels,omitempty"`
+}
+
+func (m Meta) String() string { return m.Namespace + "/" + m.Name }
+
+// Host is a GSE host in v1 addressing. The _v2 APIs drop BkSupplierID on the wire.
+type Host struct {
+	IP           string `json:"ip"`
+	BkCloudID    int64  `json:"bk_cloud_id"`
+	BkSupplierID int64  `json:"bk_supplier_id"`
+}
+
+func (h Host) String() string { return fmt.Sprintf("%s (bk_cloud_id %d)", h.IP, h.BkCloudID) }
+
+// Addr is the host's identity for matching server data: cloud id and the IP in
+// canonical form, so "2001:DB8::1" and "2001:db8::1" are the same host.
+func (h Host) Addr() string { return fmt.Sprintf("%d:%s", h.BkCloudID, CanonicalIP(h.IP)) }
+
+// CanonicalIP returns ip in canonical form, or ip unchanged when it does not parse.
+func CanonicalIP(ip string) string {
+	if a, err := netip.ParseAddr(ip); err == nil {
+		return a.String()
+	}
+	return ip
+}
+
+type hostV2 struct {
+	IP        string `json:"ip"`
+	BkCloudID int64  `json:"bk_cloud_id"`
+}
+
+func toV2(hosts []Host) []hostV2 {
+	out := make([]hostV2, len(hosts))
+	for i, h := range hosts {
+		out[i] = hostV2{IP: h.IP, BkCloudID: h.BkCloudID}
+	}
+	return out
+}
+
+// keyV1 is the result-map key of the v1 APIs: bk_cloud_id:bk_supplier_id:ip:namespace:name.
+func keyV1(h Host, m Meta) string {
+	return fmt.Sprintf("%d:%d:%s:%s:%s", h.BkCloudID, h.BkSupplierID, h.IP, m.Namespace, m.Name)
+}
+
+// keyV2 is the result-map key of the _v2 APIs: bk_cloud_id:ip:namespace:name.
+func keyV2(h Host, m Meta) string {
+	return fmt.Sprintf("%d:%s:%s:%s", h.BkCloudID, h.IP, m.Namespace, m.Name)
+}
+
+// Spec is a process definition (seeds 002 and 004).
+type Spec struct {
+	Identity         Identity          `json:"identity"`
+	Control          Control           `json:"control"`
+	Resource         *Resource         `json:"resource,omitempty"`
+	MonitorPolicy    *MonitorPolicy    `json:"monitor_policy,omitempty"`
+	WarnReportPolicy *WarnReportPolicy `json:"warn_report_policy,omitempty"`
+	Configmap        []ConfigMap       `json:"configmap,omitempty"`
+}
+
+// Identity says what the process is and where it lives on the host.
+type Identity struct {
+	IndexKey   string `json:"index_key,omitempty"`
+	ProcName   string `json:"proc_name"`
+	SetupPath  string `json:"setup_path"`
+	PidPath    string `json:"pid_path"`
+	ConfigPath string `json:"config_path,omitempty"`
+	LogPath    string `json:"log_path,omitempty"`
+	User       string `json:"user"`
+}
+
+// Control holds the commands the agent runs for each operation.
+type Control struct {
+	StartCmd   string `json:"start_cmd,omitempty"`
+	StopCmd    string `json:"stop_cmd,omitempty"`
+	RestartCmd string `json:"restart_cmd,omitempty"`
+	ReloadCmd  string `json:"reload_cmd,omitempty"`
+	KillCmd    string `json:"kill_cmd,omitempty"`
+	VersionCmd string `json:"version_cmd,omitempty"`
+	HealthCmd  string `json:"health_cmd,omitempty"`
+}
+
+// Resource holds the limits beyond which the agent kills a hosted process.
+type Resource struct {
+	CPU  float64 `json:"cpu"`
+	Mem  float64 `json:"mem"`
+	Fd   *int64  `json:"fd,omitempty"`
+	Disk *int64  `json:"disk,omitempty"`
+	Net  *int64  `json:"net,omitempty"`
+}
+
+// MonitorPolicy is monitor_policy in v1 and alive_monitor_policy in v2.
+type MonitorPolicy struct {
+	AutoType       int64  `json:"auto_type"`
+	StartCheckSecs *int64 `json:"start_check_secs,omitempty"`
+	StopCheckSecs  *int64 `json:"stop_check_secs,omitempty"`
+	StartRetries   *int64 `json:"start_retries,omitempty"`
+	StartInterval  *int64 `json:"start_interval,omitempty"`
+	CrontabRule    string `json:"crontab_rule,omitempty"`
+	OpTimeout      *int64 `json:"op_timeout,omitempty"`
+}
+
+// WarnReportPolicy names the alarm raised for the process.
+type WarnReportPolicy struct {
+	ReportID int64 `json:"report_id"`
+}
+
+// ConfigMap is one configuration file of the process.
+type ConfigMap struct {
+	Path string `json:"path,omitempty"`
+	MD5  string `json:"md5,omitempty"`
+}
+
+// specV2 is the operate_proc_v2 shape of a spec: the monitor policy travels as
+// alive_monitor_policy and there is no resource block.
+type specV2 struct {
+	Identity           Identity          `json:"identity"`
+	Control            Control           `json:"control"`
+	AliveMonitorPolicy *MonitorPolicy    `json:"alive_monitor_policy,omitempty"`
+	WarnReportPolicy   *WarnReportPolicy `json:"warn_report_policy,omitempty"`
+	Configmap          []ConfigMap       `json:"configmap,omitempty"`
+}
+
+func (s *Spec) v2() *specV2 {
+	if s == nil {
+		return nil
+	}
+	return &specV2{
+		Identity: s.Identity, Control: s.Control, AliveMonitorPolicy: s.MonitorPolicy,
+		WarnReportPolicy: s.WarnReportPolicy, Configmap: s.Configmap,
+	}
+}
+
+// HostResult is one host's entry in a per-host result map.
+type HostResult struct {
+	ErrorCode int    `json:"error_code"`
+	ErrorMsg  string `json:"error_msg"`
+	Content   string `json:"content"`
+}
+
+// Process states in status entries (flag and status).
+const (
+	StateUnregistered = 0
+	StateRunning      = 1
+	StateStopped      = 2
+)
+
+// ProcStatus is one entry of get_proc_status(_v2).proc_infos.
+type ProcStatus struct {
+	Meta          Meta       `json:"meta"`
+	Host          StatusHost `json:"host"`
+	Flag          int        `json:"flag"`
+	Status        int        `json:"status"`
+	IsAuto        bool       `json:"isauto"`
+	PID           int64      `json:"pid"`
+	Version       string     `json:"version"`
+	RegisterTime  int64      `json:"register_time"`
+	LastStartTime int64      `json:"last_start_time"`
+	ReportTime    int64      `json:"report_time"`
+	CPUUsage      float64    `json:"cpu_usage"`
+	MemUsage      float64    `json:"mem_usage"`
+	Fd            int64      `json:"fd"`
+	Disk          int64      `json:"disk"`
+	Net           int64      `json:"net"`
+}
+
+// StatusHost is the host of a status entry.
+type StatusHost struct {
+	IP           string `json:"ip"`
+	BkCloudID    int64  `json:"bk_cloud_id"`
+	BkSupplierID int64  `json:"bk_supplier_id,omitempty"`
+	BkAgentID    string `json:"bk_agent_id,omitempty"`
+}
+
+// Addr matches Host.Addr.
+func (h StatusHost) Addr() string { return Host{IP: h.IP, BkCloudID: h.BkCloudID}.Addr() }

@@ -1,0 +1,249 @@
+package simulator
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Codes the simulator answers with. codeNotRegistered is the simulator's
+// choice: GSE's code for operating a process that is not registered is not
+// documented publicly.
+const (
+	codeBadParams     = 1306406
+	codeAuth          = 1306401
+	codeNoUser        = 1306402
+	codeBadAuthHeader = 1640101
+	codeNotQueued     = 1000115
+
+	hostPending        = 115
+	hostAlreadyRunning = 828
+	hostNotRunning     = 829
+	hostUnknownOp      = 832
+	hostRegistered     = 850
+	codeNotRegistered  = 404
+)
+
+type wireMeta struct {
+	Namespace string            `json:"namespace"`
+	Name      string            `json:"name"`
+	Labels    map[string]string `json:"labels,omitempty"`
+}
+
+type wireHost struct {
+	IP           string `json:"ip"`
+	BkCloudID    int64  `json:"bk_cloud_id"`
+	BkSupplierID int64  `json:"bk_supplier_id"`
+}
+
+type wireSpec struct {
+	Identity struct {
+		ProcName  string `json:"proc_name"`
+		SetupPath string `json:"setup_path"`
+		PidPath   string `json:"pid_path"`
+		User      string `json:"user"`
+	} `json:"identity"`
+	MonitorPolicy *struct {
+		AutoType int `json:"auto_type"`
+	} `json:"monitor_policy"`
+	AliveMonitorPolicy *struct {
+		AutoType int `json:"auto_type"`
+	} `json:"alive_monitor_policy"`
+}
+
+type request struct {
+	auth
+	Meta   wireMeta                    `json:"meta"`
+	Hosts  []wireHost                  `json:"hosts"`
+	Spec   json.RawMessage             `json:"spec"`
+	OpType *int                        `json:"op_type"`
+	TaskID string                      `json:"task_id"`
+	Multi  []request                   `json:"proc_operate_req"`
+	Page   *struct{ Start, Limit int } `json:"page"`
+}
+
+type auth struct {
+	AppCode     string `json:"bk_app_code"`
+	AppSecret   string `json:"bk_app_secret"`
+	Username    string `json:"bk_username"`
+	BkToken     string `json:"bk_token"`
+	AccessToken string `json:"access_token"`
+}
+
+type hostResult struct {
+	ErrorCode int    `json:"error_code"`
+	ErrorMsg  string `json:"error_msg"`
+	Content   string `json:"content"`
+}
+
+type apiError struct {
+	code int
+	msg  string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badParams(format string, a ...any) *apiError {
+	return &apiError{codeBadParams, fmt.Sprintf(format, a...)}
+}
+
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	api := r.PathValue("api")
+	raw, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[api]++
+	if f := s.takeFault(api); f != nil {
+		writeFault(w, f)
+		return
+	}
+	var req request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		writeEnvelope(w, http.StatusOK, codeBadParams, "the body is not JSON: "+err.Error(), nil)
+		return
+	}
+	if err := s.authenticate(r, req.auth); err != nil {
+		writeEnvelope(w, http.StatusOK, err.code, err.msg, nil)
+		return
+	}
+	data, err := s.dispatch(api, &req)
+	if err != nil {
+		writeEnvelope(w, http.StatusOK, err.code, err.msg, nil)
+		return
+	}
+	writeEnvelope(w, http.StatusOK, 0, "success", data)
+}
+
+func (s *Server) authenticate(r *http.Request, body auth) *apiError {
+	creds := body
+	if h := r.Header.Get("X-Bkapi-Authorization"); h != "" {
+		var hdr auth
+		if err := json.Unmarshal([]byte(h), &hdr); err != nil {
+			return &apiError{codeBadAuthHeader, "X-Bkapi-Authorization is not a JSON object"}
+		}
+		if creds.AppCode == "" {
+			creds = hdr
+		}
+	}
+	if s.opts.AppCode != "" && (creds.AppCode != s.opts.AppCode || creds.AppSecret != s.opts.AppSecret) {
+		return &apiError{codeAuth, "app code or app secret is invalid"}
+	}
+	if creds.Username == "" && creds.BkToken == "" && creds.AccessToken == "" {
+		return &apiError{codeNoUser, "one of bk_username, bk_token or access_token is required"}
+	}
+	return nil
+}
+
+func (s *Server) dispatch(api string, req *request) (any, *apiError) {
+	switch api {
+	case "register_proc_info", "update_proc_info", "unregister_proc_info":
+		return s.syncProc(api, req)
+	case "operate_proc", "operate_proc_v2":
+		return s.submit(api, []request{*req})
+	case "operate_proc_multi":
+		if len(req.Multi) == 0 {
+			return nil, badParams("proc_operate_req must not be empty")
+		}
+		return s.submit(api, req.Multi)
+	case "get_proc_operate_result", "get_proc_operate_result_v2":
+		return s.poll(api, req.TaskID)
+	case "get_proc_status", "get_proc_status_v2":
+		return s.status(api, req)
+	case "sync_proc_status":
+		return s.syncStatus(req)
+	}
+	return nil, badParams("unknown API %q", api)
+}
+
+func validateTarget(req *request) *apiError {
+	if req.Meta.Namespace == "" || req.Meta.Name == "" {
+		return badParams("meta.namespace and meta.name are required")
+	}
+	if len(req.Hosts) == 0 {
+		return badParams("hosts must not be empty")
+	}
+	for _, h := range req.Hosts {
+		if h.IP == "" {
+			return badParams("hosts[].ip is required")
+		}
+	}
+	return nil
+}
+
+func parseSpec(raw json.RawMessage, v2 bool) (*wireSpec, *apiError) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, badParams("spec is required")
+	}
+	var sp wireSpec
+	if err := json.Unmarshal(raw, &sp); err != nil {
+		return nil, badParams("spec: %v", err)
+	}
+	id := sp.Identity
+	if id.ProcName == "" || id.SetupPath == "" || id.PidPath == "" || id.User == "" {
+		return nil, badParams("spec.identity needs proc_name, setup_path, pid_path and user")
+	}
+	if v2 && sp.AliveMonitorPolicy == nil {
+		return nil, badParams("spec.alive_monitor_policy is required")
+	}
+	if !v2 && sp.MonitorPolicy == nil {
+		return nil, badParams("spec.monitor_policy is required")
+	}
+	return &sp, nil
+}
+
+// syncProc serves register / update / unregister: synchronous, per-host results keyed v1.
+func (s *Server) syncProc(api string, req *request) (any, *apiError) {
+	if err := validateTarget(req); err != nil {
+		return nil, err
+	}
+	if api != "unregister_proc_info" {
+		if _, err := parseSpec(req.Spec, false); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]hostResult{}
+	now := time.Now().Unix()
+	for _, h := range req.Hosts {
+		key := fmt.Sprintf("%d:%d:%s:%s:%s", h.BkCloudID, h.BkSupplierID, h.IP, req.Meta.Namespace, req.Meta.Name)
+		if f := s.takeHostFault(api, h.IP, -1); f != nil {
+			out[key] = hostResult{ErrorCode: f.Code, ErrorMsg: f.Message}
+			continue
+		}
+		k := keyOf(req.Meta.Namespace, req.Meta.Name, h.BkCloudID, h.IP)
+		p, exists := s.procs[k]
+		switch {
+		case api == "register_proc_info" && exists:
+			out[key] = hostResult{ErrorCode: hostRegistered, ErrorMsg: "process already registered"}
+		case api == "unregister_proc_info" && !exists:
+			out[key] = hostResult{ErrorCode: hostNotRunning, ErrorMsg: "process not registered"}
+		case api == "unregister_proc_info":
+			delete(s.procs, k)
+			out[key] = hostResult{ErrorMsg: "success"}
+		default: // register, or update (an upsert)
+			if !exists {
+				p = &Process{Namespace: req.Meta.Namespace, Name: req.Meta.Name, IP: h.IP, BkCloudID: h.BkCloudID, PID: -1, RegisterTime: now}
+				s.procs[k] = p
+			}
+			p.BkSupplierID, p.Labels, p.Spec = h.BkSupplierID, req.Meta.Labels, append(json.RawMessage(nil), req.Spec...)
+			out[key] = hostResult{ErrorMsg: "success"}
+		}
+	}
+	return out, nil
+}
+
+func writeEnvelope(w http.ResponseWriter, status, code int, msg string, data any) {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	w.Header().Set("Content-Type", "application/json")
+	if code != 0 {
+		w.Header().Set("X-Bkapi-Error-Code", fmt.Sprint(code))
+	}
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"result": code == 0 && status == http.StatusOK, "code": code, "message": msg, "data": data, "request_id": hex.EncodeToString(id[:]),
+	})
+}

@@ -1,0 +1,47 @@
+// Command gse-simulator serves the GSE process-management APIs in memory on
+// loopback, for `make demo` and for trying the provider without a BlueKing
+// installation. Out-of-band changes: POST /_sim/drift; state: GET /_sim/processes.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:0", "address to listen on (loopback)")
+	appCode := flag.String("app-code", "", "required bk_app_code (empty: any)")
+	appSecret := flag.String("app-secret", "", "required bk_app_secret")
+	urlFile := flag.String("url-file", "", "write the server's URL to this file once listening")
+	flag.Parse()
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		log.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	if *urlFile != "" {
+		if err := os.WriteFile(*urlFile, []byte(url+"\n"), 0o600); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Println("gse-simulator listening on", url)
+	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret})} //nolint:gosec // loopback demo server
+	go func() {
+		stop := make(chan os.Signal, 1)
+		signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+		<-stop
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(ln); err != http.ErrServerClosed {
+		log.Fatal(err)
+	}
+}

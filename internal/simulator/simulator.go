@@ -1,0 +1,195 @@
+// Package simulator serves the GSE process-management wire contract in memory:
+// register/update/unregister, asynchronous operations with realistic task
+// polling, status reads, and knobs for tests (task latency, injected faults,
+// out-of-band changes). It is independent of the client: it has its own wire
+// types, so a client that sends the wrong JSON fails against it.
+package simulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Options configure a Server.
+type Options struct {
+	// AppCode and AppSecret, when set, must be the credentials of every request.
+	AppCode, AppSecret string
+	// TaskPolls sets how many polls a task takes before it answers; the zero value means {2, 2}.
+	TaskPolls TaskPolls
+}
+
+// TaskPolls is the latency of a task, counted in polls: first Unqueued polls
+// answer 1000115, then Pending polls leave the hosts out (the first) or at 115,
+// then the results come.
+type TaskPolls struct{ Unqueued, Pending int }
+
+// Server is the simulator. Use it as an http.Handler.
+type Server struct {
+	mu         sync.Mutex
+	opts       Options
+	procs      map[procKey]*Process
+	tasks      map[string]*task
+	faults     []*Fault
+	hostFaults []*HostFault
+	calls      map[string]int
+	seq        int
+	mux        *http.ServeMux
+}
+
+// Process is the state of one process on one host.
+type Process struct {
+	Namespace     string            `json:"namespace"`
+	Name          string            `json:"name"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	IP            string            `json:"ip"`
+	BkCloudID     int64             `json:"bk_cloud_id"`
+	BkSupplierID  int64             `json:"bk_supplier_id"`
+	Spec          json.RawMessage   `json:"spec"`
+	Hosted        bool              `json:"hosted"`
+	Running       bool              `json:"running"`
+	PID           int64             `json:"pid"`
+	Version       string            `json:"version"`
+	RegisterTime  int64             `json:"register_time"`
+	LastStartTime int64             `json:"last_start_time"`
+	Restarts      int               `json:"restarts"`
+	Reloads       int               `json:"reloads"`
+}
+
+type procKey struct {
+	namespace, name string
+	cloud           int64
+	ip              string
+}
+
+func keyOf(namespace, name string, cloud int64, ip string) procKey {
+	if a, err := netip.ParseAddr(ip); err == nil {
+		ip = a.String()
+	}
+	return procKey{namespace, name, cloud, ip}
+}
+
+// New returns an empty simulator.
+func New(opts Options) *Server {
+	if opts.TaskPolls == (TaskPolls{}) {
+		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
+	}
+	s := &Server{opts: opts, procs: map[procKey]*Process{}, tasks: map[string]*task{}, calls: map[string]int{}}
+	s.mux = http.NewServeMux()
+	for _, p := range []string{"/api/c/compapi/v2/gse/{api}", "/api/c/compapi/v2/gse/{api}/{$}", "/api/v2/proc/{api}", "/api/v2/proc/{api}/{$}"} {
+		s.mux.HandleFunc("POST "+p, s.serveAPI)
+	}
+	s.mux.HandleFunc("POST /_sim/drift", s.serveDrift)
+	s.mux.HandleFunc("GET /_sim/processes", s.serveProcesses)
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// SetTaskPolls changes the latency of tasks submitted from now on.
+func (s *Server) SetTaskPolls(p TaskPolls) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.TaskPolls = p
+}
+
+// Calls returns how many requests api has received.
+func (s *Server) Calls(api string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[api]
+}
+
+// Processes returns a copy of every registered process, sorted.
+func (s *Server) Processes() []Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Process, 0, len(s.procs))
+	for _, p := range s.procs {
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Namespace+a.Name != b.Namespace+b.Name {
+			return a.Namespace+a.Name < b.Namespace+b.Name
+		}
+		if a.BkCloudID != b.BkCloudID {
+			return a.BkCloudID < b.BkCloudID
+		}
+		return a.IP < b.IP
+	})
+	return out
+}
+
+// Process returns the state of one process on one host.
+func (s *Server) Process(namespace, name string, cloud int64, ip string) (Process, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.procs[keyOf(namespace, name, cloud, ip)]
+	if !ok {
+		return Process{}, false
+	}
+	return *p, true
+}
+
+// Drift actions: changes made behind the provider's back.
+const (
+	DriftStop       = "stop"       // someone stopped the process (GSE unhosts it too)
+	DriftUnhost     = "unhost"     // someone unregistered hosting
+	DriftUnregister = "unregister" // someone unregistered the process
+)
+
+// Drift applies an out-of-band change to one process on one host.
+func (s *Server) Drift(action, namespace, name string, cloud int64, ip string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := keyOf(namespace, name, cloud, ip)
+	p, ok := s.procs[k]
+	if !ok {
+		return fmt.Errorf("%s/%s is not registered on %d:%s", namespace, name, cloud, ip)
+	}
+	switch action {
+	case DriftStop:
+		p.Running, p.Hosted, p.PID = false, false, -1
+	case DriftUnhost:
+		p.Hosted = false
+	case DriftUnregister:
+		delete(s.procs, k)
+	default:
+		return fmt.Errorf("unknown drift action %q (want %s, %s or %s)", action, DriftStop, DriftUnhost, DriftUnregister)
+	}
+	return nil
+}
+
+func (s *Server) serveDrift(w http.ResponseWriter, r *http.Request) {
+	var d struct {
+		Action    string `json:"action"`
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+		BkCloudID int64  `json:"bk_cloud_id"`
+		IP        string `json:"ip"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&d); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := s.Drift(d.Action, d.Namespace, d.Name, d.BkCloudID, d.IP); err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) serveProcesses(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(s.Processes())
+}
+
+func (s *Server) nextID(prefix string) string {
+	s.seq++
+	return fmt.Sprintf("%s:%s:%d", prefix, time.Now().Format("20060102150405"), s.seq)
+}

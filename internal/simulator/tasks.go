@@ -1,0 +1,229 @@
+package simulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// task is a submitted operation. Its effects happen at submit; polls reveal
+// the results after the configured latency.
+type task struct {
+	v1      bool // keyed bk_cloud_id:bk_supplier_id:ip:namespace:name, else bk_cloud_id:ip:namespace:name
+	polls   int
+	latency TaskPolls
+	results map[string]hostResult
+}
+
+func (s *Server) submit(api string, reqs []request) (any, *apiError) {
+	v1 := api == "operate_proc"
+	t := &task{v1: v1, latency: s.opts.TaskPolls, results: map[string]hostResult{}}
+	for i := range reqs {
+		req := &reqs[i]
+		if err := validateTarget(req); err != nil {
+			return nil, err
+		}
+		if req.OpType == nil {
+			return nil, badParams("op_type is required")
+		}
+		if !v1 {
+			if _, err := parseSpec(req.Spec, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, req := range reqs {
+		for _, h := range req.Hosts {
+			key := fmt.Sprintf("%d:%s:%s:%s", h.BkCloudID, h.IP, req.Meta.Namespace, req.Meta.Name)
+			if v1 {
+				key = fmt.Sprintf("%d:%d:%s:%s:%s", h.BkCloudID, h.BkSupplierID, h.IP, req.Meta.Namespace, req.Meta.Name)
+			}
+			if f := s.takeHostFault(api, h.IP, *req.OpType); f != nil {
+				t.results[key] = hostResult{ErrorCode: f.Code, ErrorMsg: f.Message}
+				continue
+			}
+			t.results[key] = s.operate(req, h, *req.OpType)
+		}
+	}
+	id := s.nextID("GSETASK")
+	s.tasks[id] = t
+	return map[string]string{"task_id": id}, nil
+}
+
+// operate applies op to one process on one host, as the agent would.
+func (s *Server) operate(req request, h wireHost, op int) hostResult {
+	p, ok := s.procs[keyOf(req.Meta.Namespace, req.Meta.Name, h.BkCloudID, h.IP)]
+	if !ok {
+		return hostResult{ErrorCode: codeNotRegistered, ErrorMsg: fmt.Sprintf("process %s/%s is not registered on this host", req.Meta.Namespace, req.Meta.Name)}
+	}
+	now := time.Now().Unix()
+	start := func() {
+		s.seq++
+		p.Running, p.PID, p.LastStartTime, p.Version = true, int64(10000+s.seq), now, "1.0.0"
+	}
+	switch op {
+	case 0: // start: hosted on success
+		p.Hosted = true
+		if p.Running {
+			return hostResult{ErrorCode: hostAlreadyRunning, ErrorMsg: "process is already running"}
+		}
+		start()
+	case 1, 9: // stop, kill: not hosted afterwards
+		p.Hosted = false
+		if !p.Running {
+			return hostResult{ErrorCode: hostNotRunning, ErrorMsg: "process is not running"}
+		}
+		p.Running, p.PID = false, -1
+	case 2:
+		return hostResult{ErrorMsg: "success", Content: statusContent(p)}
+	case 3: // register hosting: the agent pulls up a resident process that is down
+		p.Hosted = true
+		if !p.Running && autoType(req, p) == 1 {
+			start()
+		}
+	case 4:
+		p.Hosted = false
+	case 7:
+		start()
+		p.Restarts++
+	case 8:
+		if !p.Running {
+			return hostResult{ErrorCode: hostNotRunning, ErrorMsg: "process is not running"}
+		}
+		p.Reloads++
+	default:
+		return hostResult{ErrorCode: hostUnknownOp, ErrorMsg: fmt.Sprintf("unknown op_type %d", op)}
+	}
+	return hostResult{ErrorMsg: "success"}
+}
+
+// autoType is the hosting type of the operation's spec, else of the registered one.
+func autoType(req request, p *Process) int {
+	for _, raw := range []json.RawMessage{req.Spec, p.Spec} {
+		var sp wireSpec
+		if json.Unmarshal(raw, &sp) != nil {
+			continue
+		}
+		if sp.AliveMonitorPolicy != nil {
+			return sp.AliveMonitorPolicy.AutoType
+		}
+		if sp.MonitorPolicy != nil {
+			return sp.MonitorPolicy.AutoType
+		}
+	}
+	return 0
+}
+
+func statusContent(p *Process) string {
+	var sp wireSpec
+	_ = json.Unmarshal(p.Spec, &sp)
+	b, _ := json.Marshal(map[string]any{"process": []any{map[string]any{
+		"procname": sp.Identity.ProcName,
+		"instance": []any{map[string]any{"pid": p.PID, "isAuto": p.Hosted, "version": p.Version, "cpuUsage": 0.5, "phyMemUsage": 1.5, "startTime": p.LastStartTime}},
+	}}})
+	return string(b)
+}
+
+func (s *Server) poll(api, id string) (any, *apiError) {
+	t, ok := s.tasks[id]
+	if !ok || t.v1 != (api == "get_proc_operate_result") {
+		return nil, badParams("task %q not found for %s", id, api)
+	}
+	t.polls++
+	switch {
+	case t.polls <= t.latency.Unqueued:
+		return nil, &apiError{codeNotQueued, "task is not queued yet"}
+	case t.polls == t.latency.Unqueued+1 && t.latency.Pending > 0:
+		return map[string]hostResult{}, nil // GSE sometimes leaves hosts out for a while
+	case t.polls <= t.latency.Unqueued+t.latency.Pending:
+		out := map[string]hostResult{}
+		for k := range t.results {
+			out[k] = hostResult{ErrorCode: hostPending, ErrorMsg: "processing"}
+		}
+		return out, nil
+	}
+	return t.results, nil
+}
+
+type statusHost struct {
+	IP           string `json:"ip"`
+	BkCloudID    int64  `json:"bk_cloud_id"`
+	BkSupplierID *int64 `json:"bk_supplier_id,omitempty"`
+}
+
+type statusEntry struct {
+	Meta          wireMeta   `json:"meta"`
+	Host          statusHost `json:"host"`
+	Flag          int        `json:"flag"`
+	Status        int        `json:"status"`
+	IsAuto        *bool      `json:"isauto,omitempty"`
+	PID           int64      `json:"pid"`
+	Version       string     `json:"version"`
+	RegisterTime  int64      `json:"register_time"`
+	LastStartTime int64      `json:"last_start_time"`
+	ReportTime    int64      `json:"report_time"`
+	CPUUsage      float64    `json:"cpu_usage"`
+	MemUsage      float64    `json:"mem_usage"`
+	Fd            int64      `json:"fd"`
+	Disk          int64      `json:"disk"`
+	Net           int64      `json:"net"`
+}
+
+func entryOf(p *Process, v2 bool) statusEntry {
+	e := statusEntry{
+		Meta: wireMeta{Namespace: p.Namespace, Name: p.Name, Labels: p.Labels},
+		Host: statusHost{IP: p.IP, BkCloudID: p.BkCloudID},
+		Flag: 2, Status: 2, PID: p.PID, Version: p.Version, RegisterTime: p.RegisterTime,
+		LastStartTime: p.LastStartTime, ReportTime: time.Now().Unix(),
+	}
+	if p.Hosted {
+		e.Flag = 1
+	}
+	if p.Running {
+		e.Status, e.CPUUsage, e.MemUsage, e.Fd = 1, 0.5, 1.5, 12
+	}
+	if v2 {
+		e.IsAuto = &p.Hosted
+	} else {
+		e.Host.BkSupplierID = &p.BkSupplierID
+	}
+	return e
+}
+
+func (s *Server) status(api string, req *request) (any, *apiError) {
+	if err := validateTarget(req); err != nil {
+		return nil, err
+	}
+	out := []statusEntry{}
+	for _, h := range req.Hosts {
+		if p, ok := s.procs[keyOf(req.Meta.Namespace, req.Meta.Name, h.BkCloudID, h.IP)]; ok {
+			out = append(out, entryOf(p, api == "get_proc_status_v2"))
+		}
+	}
+	return map[string]any{"proc_infos": out}, nil
+}
+
+func (s *Server) syncStatus(req *request) (any, *apiError) {
+	if req.Meta.Namespace == "" || req.Page == nil {
+		return nil, badParams("meta.namespace and page are required")
+	}
+	if req.Page.Limit <= 0 || req.Page.Limit > 1000 || req.Page.Start < 0 {
+		return nil, badParams("page.limit must be 1 to 1000 and page.start not negative")
+	}
+	var all []statusEntry
+	for _, p := range s.procs {
+		if p.Namespace == req.Meta.Namespace {
+			all = append(all, entryOf(p, true))
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		return fmt.Sprint(a.Meta.Name, a.Host.BkCloudID, a.Host.IP) < fmt.Sprint(b.Meta.Name, b.Host.BkCloudID, b.Host.IP)
+	})
+	page := []statusEntry{}
+	if req.Page.Start < len(all) {
+		page = all[req.Page.Start:min(len(all), req.Page.Start+req.Page.Limit)]
+	}
+	return map[string]any{"count": len(all), "proc_infos": page}, nil
+}
