@@ -61,6 +61,10 @@ func (c *Client) syncHosts(ctx context.Context, api string, body procBody, accep
 			req := body
 			req.Hosts = pending
 			if err := c.call(ctx, familyGSE, api, req, &data, true); err != nil {
+				if ctx.Err() != nil { // the deadline passed during the call: report what is pending
+					hostsErr.Pending, hostsErr.Cause = pending, ctx.Err()
+					return done, hostsErr
+				}
 				return done, err
 			}
 			var next []Host
@@ -231,20 +235,25 @@ func (c *Client) wait(ctx context.Context, api, taskID string, poll func(context
 	}
 	out := &Outcome{TaskID: taskID}
 	total := len(pending)
+	deadline := func(cause error) (*Outcome, error) {
+		e := &HostsError{API: api, Meta: reqs[0].Meta, Op: &reqs[0].Op, TaskID: taskID, Total: total, Cause: cause}
+		for _, w := range pending {
+			e.Pending = append(e.Pending, w.Host)
+		}
+		return out, e
+	}
 	for n := 0; len(pending) > 0; n++ {
 		if err := c.poll.wait(ctx, n); err != nil {
-			e := &HostsError{API: api, Meta: reqs[0].Meta, Op: &reqs[0].Op, TaskID: taskID, Total: total, Cause: err}
-			for _, w := range pending {
-				e.Pending = append(e.Pending, w.Host)
-			}
-			return out, e
+			return deadline(err)
 		}
 		data, err := poll(ctx, taskID)
 		var apiErr *APIError
-		if errors.As(err, &apiErr) && apiErr.Code == CodeTaskNotQueued {
+		switch {
+		case errors.As(err, &apiErr) && apiErr.Code == CodeTaskNotQueued:
 			continue
-		}
-		if err != nil {
+		case err != nil && ctx.Err() != nil:
+			return deadline(ctx.Err())
+		case err != nil:
 			return out, err
 		}
 		pending = slices.DeleteFunc(pending, func(w want) bool {

@@ -1,0 +1,32 @@
+package provider
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// addAPIError reports a failed GSE call: what could not be done to which
+// process, the client's account of it (API, hosts, GSE codes and messages,
+// task and request ids), and what the user can do next.
+func addAPIError(diags *diag.Diagnostics, action string, meta gse.Meta, err error, next string) {
+	detail := err.Error()
+	if next != "" {
+		detail += "\n\n" + next
+	}
+	diags.AddError(fmt.Sprintf("Could not %s process %s", action, meta), detail)
+}
+
+// clientFrom takes the client the provider configured; nil before configuration.
+func clientFrom(data any, diags *diag.Diagnostics) *gse.Client {
+	if data == nil {
+		return nil
+	}
+	c, ok := data.(*gse.Client)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *gse.Client, got %T. Please report this issue to the provider developers.", data))
+	}
+	return c
+}

@@ -1,0 +1,63 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+)
+
+// desired is what the configuration last asked of hosting and run state. It
+// lives in private state because refresh overwrites managed and running with
+// what GSE reports: judging the next refresh against that would flip a drifted
+// value back and hide the drift.
+type desired struct {
+	Managed bool  `json:"managed"`
+	Running *bool `json:"running,omitempty"`
+}
+
+const desiredKey = "desired"
+
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+func saveDesired(ctx context.Context, p privateSetter, plan *managedProcessModel) diag.Diagnostics {
+	d := desired{Managed: plan.Managed.ValueBool()}
+	if !plan.Running.IsNull() {
+		r := plan.Running.ValueBool()
+		d.Running = &r
+	}
+	b, _ := json.Marshal(d)
+	return p.SetKey(ctx, desiredKey, b)
+}
+
+// loadDesired reads the desired state; without one (an import) the state's
+// own values stand for it, a null managed meaning the default, true.
+func loadDesired(ctx context.Context, p privateGetter, state *managedProcessModel, diags *diag.Diagnostics) desired {
+	b, d := p.GetKey(ctx, desiredKey)
+	diags.Append(d...)
+	var out desired
+	if len(b) > 0 && json.Unmarshal(b, &out) == nil {
+		return out
+	}
+	out.Managed = state.Managed.IsNull() || state.Managed.ValueBool()
+	if !state.Running.IsNull() {
+		r := state.Running.ValueBool()
+		out.Running = &r
+	}
+	return out
+}
+
+// agrees says whether n of total hosts in the wanted condition still amount
+// to want: true needs every host, false holds until any host turns.
+func agrees(want bool, n, total int) bool {
+	if want {
+		return n == total
+	}
+	return n > 0
+}

@@ -1,0 +1,449 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+const addr = "gse_managed_process.test"
+
+// proc describes a test configuration of gse_managed_process.
+type proc struct {
+	hosts     []string // "cloud:ip"
+	setupPath string
+	labels    string // HCL map, or "" for none
+	extra     string // more arguments: running, managed, triggers, timeouts
+}
+
+func (e *testEnv) config(p proc) string {
+	var hosts []string
+	for _, h := range p.hosts {
+		cloud, ip, _ := strings.Cut(h, ":")
+		hosts = append(hosts, fmt.Sprintf(`{ ip = %q, bk_cloud_id = %s }`, ip, cloud))
+	}
+	if p.setupPath == "" {
+		p.setupPath = "/data/gsetest"
+	}
+	labels := ""
+	if p.labels != "" {
+		labels = ", labels = " + p.labels
+	}
+	return e.providerBlock() + fmt.Sprintf(`
+resource "gse_managed_process" "test" {
+  meta  = { namespace = "gse", name = "proc-test"%s }
+  hosts = [%s]
+  spec = {
+    identity = {
+      proc_name   = "proc-test"
+      setup_path  = %[3]q
+      pid_path    = "%[3]s/proc-test.pid"
+      config_path = "%[3]s/proc-test.conf"
+      log_path    = "%[3]s/logs"
+      user        = "root"
+    }
+    control = {
+      start_cmd = "./start.sh", stop_cmd = "./stop.sh", restart_cmd = "./restart.sh", reload_cmd = "./reload.sh"
+      kill_cmd = "./kill.sh", version_cmd = "./version.sh", health_cmd = "./health.sh"
+    }
+    resource       = { cpu = 10.0, mem = 10.0, fd = 10000, disk = 100, net = 0 }
+    monitor_policy = { auto_type = 1, start_check_secs = 5, stop_check_secs = 5, start_retries = 3, start_interval = 20, crontab_rule = "", op_timeout = 60 }
+    warn_report_policy = { report_id = 0 }
+    configmap          = [{ path = "%[3]s/proc-test.conf", md5 = "d41d8cd98f00b204e9800998ecf8427e" }]
+  }
+%[4]s
+}
+`, labels, strings.Join(hosts, ", "), p.setupPath, p.extra)
+}
+
+// simCheck asserts the simulator's state of the process on one host.
+func (e *testEnv) simCheck(cloud int64, ip string, check func(simulator.Process) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		p, ok := e.sim.Process("gse", "proc-test", cloud, ip)
+		if !ok {
+			return fmt.Errorf("proc-test is not registered on %d:%s", cloud, ip)
+		}
+		return check(p)
+	}
+}
+
+func (e *testEnv) simAbsent(cloud int64, ip string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if _, ok := e.sim.Process("gse", "proc-test", cloud, ip); ok {
+			return fmt.Errorf("proc-test is still registered on %d:%s", cloud, ip)
+		}
+		return nil
+	}
+}
+
+func hostedAndRunning(p simulator.Process) error {
+	if !p.Hosted || !p.Running || p.PID <= 0 {
+		return fmt.Errorf("want hosted and running, got %+v", p)
+	}
+	return nil
+}
+
+func specField(p simulator.Process, field string) string {
+	var s struct {
+		Identity map[string]string `json:"identity"`
+	}
+	_ = json.Unmarshal(p.Spec, &s)
+	return s.Identity[field]
+}
+
+// Create with the full spec; update spec, labels, hosts and triggers; import.
+func TestAccManagedProcess_lifecycle(t *testing.T) {
+	e := newTestEnv(t)
+	running := "running = true"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, labels: `{ team = "ops" }`, extra: running}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("gse/proc-test")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.SetExact([]knownvalue.Check{
+						knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.1"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0)}),
+						knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0)}),
+					})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.2").AtMapKey("managed"), knownvalue.Bool(true)),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.simCheck(0, "10.0.0.1", hostedAndRunning),
+					e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
+						if p.Labels["team"] != "ops" || specField(p, "setup_path") != "/data/gsetest" || specField(p, "config_path") != "/data/gsetest/proc-test.conf" {
+							return fmt.Errorf("registered spec or labels wrong: %+v %s", p.Labels, p.Spec)
+						}
+						return hostedAndRunning(p)
+					}),
+				),
+			},
+			{
+				// Spec and labels change, 10.0.0.1 leaves, 10.0.0.3 in cloud 1 joins.
+				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`, extra: running}),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("host_status")),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.simAbsent(0, "10.0.0.1"),
+					e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
+						if specField(p, "setup_path") != "/data/gsetest2" || p.Labels["team"] != "sre" {
+							return fmt.Errorf("spec not updated: %s %v", p.Spec, p.Labels)
+						}
+						return hostedAndRunning(p)
+					}),
+					e.simCheck(1, "10.0.0.3", hostedAndRunning),
+					resource.TestCheckResourceAttr(addr, "host_status.%", "2"),
+					resource.TestCheckResourceAttr(addr, "host_status.1:10.0.0.3.status", "running"),
+				),
+			},
+			{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
+					extra: running + "\n restart_triggers = { conf = \"v1\" }\n reload_triggers = { conf = \"v1\" }"}),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.simCheck(0, "10.0.0.2", restartsReloads(1, 1)),
+					e.simCheck(1, "10.0.0.3", restartsReloads(1, 1)),
+				),
+			},
+			{
+				// Only the restart trigger changes: one more restart, no reload.
+				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
+					extra: running + "\n restart_triggers = { conf = \"v2\" }\n reload_triggers = { conf = \"v1\" }"}),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.simCheck(0, "10.0.0.2", restartsReloads(2, 1)),
+					e.simCheck(1, "10.0.0.3", restartsReloads(2, 1)),
+				),
+			},
+			{
+				ResourceName:      addr,
+				ImportState:       true,
+				ImportStateId:     "gse/proc-test@0:0:10.0.0.2,1:0:10.0.0.3",
+				ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{
+					"spec",             // GSE has no API that returns a registered spec
+					"running",          // null after import ("not managed") until the configuration sets it
+					"restart_triggers", // configuration-only values, never sent to GSE
+					"reload_triggers",
+					"timeouts", // configuration-only
+				},
+			},
+		},
+	})
+}
+
+func restartsReloads(restarts, reloads int) func(simulator.Process) error {
+	return func(p simulator.Process) error {
+		if p.Restarts != restarts || p.Reloads != reloads {
+			return fmt.Errorf("restarts/reloads = %d/%d, want %d/%d", p.Restarts, p.Reloads, restarts, reloads)
+		}
+		return nil
+	}
+}
+
+// Out-of-band changes show as drift; apply repairs them; the plan is empty after.
+func TestAccManagedProcess_drift(t *testing.T) {
+	e := newTestEnv(t)
+	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
+	drift := func(action, ip string) func() {
+		return func() {
+			if err := e.sim.Drift(action, "gse", "proc-test", 0, ip); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	repair := resource.TestStep{
+		Config: cfg,
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply:             []plancheck.PlanCheck{plancheck.ExpectNonEmptyPlan(), plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+			PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+		},
+		Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			// Someone stops the process on 10.0.0.1: GSE unhosts it too.
+			{
+				PreConfig: drift(simulator.DriftStop, "10.0.0.1"), RefreshState: true, ExpectNonEmptyPlan: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "running", "false"),
+					resource.TestCheckResourceAttr(addr, "managed", "false"),
+					resource.TestCheckResourceAttr(addr, "host_status.0:10.0.0.1.status", "stopped"),
+				),
+			},
+			repair,
+			// Someone unregisters hosting on 10.0.0.2; the process keeps running.
+			{
+				PreConfig: drift(simulator.DriftUnhost, "10.0.0.2"), RefreshState: true, ExpectNonEmptyPlan: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "managed", "false"),
+					resource.TestCheckResourceAttr(addr, "running", "true"),
+				),
+			},
+			repair,
+			// Someone unregisters the process on 10.0.0.2: the host leaves the state, apply registers it again.
+			{
+				PreConfig: drift(simulator.DriftUnregister, "10.0.0.2"), RefreshState: true, ExpectNonEmptyPlan: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "hosts.#", "1"),
+					resource.TestCheckResourceAttr(addr, "hosts.0.ip", "10.0.0.1"),
+				),
+			},
+			repair,
+			// Gone from every host: the resource leaves the state and is created again.
+			{
+				PreConfig: func() { drift(simulator.DriftUnregister, "10.0.0.1")(); drift(simulator.DriftUnregister, "10.0.0.2")() },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+			},
+		},
+	})
+}
+
+// managed and running turned off, then on again.
+func TestAccManagedProcess_unmanaged(t *testing.T) {
+	e := newTestEnv(t)
+	hosts := []string{"0:10.0.0.1"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				Config: e.config(proc{hosts: hosts, extra: "managed = false"}),
+				Check: e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+					if p.Hosted || p.Running {
+						return fmt.Errorf("want registered only, got %+v", p)
+					}
+					return nil
+				}),
+			},
+			{
+				Config: e.config(proc{hosts: hosts, extra: "running = true"}),
+				Check:  e.simCheck(0, "10.0.0.1", hostedAndRunning),
+			},
+			{
+				Config: e.config(proc{hosts: hosts, extra: "managed = false\n running = false"}),
+				Check: e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+					if p.Hosted || p.Running {
+						return fmt.Errorf("want stopped and unhosted, got %+v", p)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
+// 115 on register, 1000115 and 115 on polls, and retried 429 / 1306429 / 5xx.
+func TestAccManagedProcess_pendingAndRetries(t *testing.T) {
+	e := newTestEnv(t)
+	e.sim.SetTaskPolls(simulator.TaskPolls{Unqueued: 4, Pending: 3})
+	e.sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115, Times: 2})
+	e.sim.AddFault(
+		simulator.Fault{API: "register_proc_info", HTTPStatus: 503, Times: 2},
+		simulator.Fault{API: "operate_proc_v2", HTTPStatus: 429, RetryAfter: "0"},
+		simulator.Fault{API: "get_proc_operate_result_v2", Code: 1306429, Times: 2},
+		simulator.Fault{API: "get_proc_status_v2", HTTPStatus: 502},
+	)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{{
+			Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				e.simCheck(0, "10.0.0.1", hostedAndRunning),
+				e.simCheck(0, "10.0.0.2", hostedAndRunning),
+				func(*terraform.State) error {
+					// 2 answered 503, then 10.0.0.2 at 115 twice: 5 register calls in all.
+					if n := e.sim.Calls("register_proc_info"); n != 5 {
+						return fmt.Errorf("register_proc_info called %d times, want 5", n)
+					}
+					// op 3 and op 0, the first refused once with 429.
+					if n := e.sim.Calls("operate_proc_v2"); n != 3 {
+						return fmt.Errorf("operate_proc_v2 called %d times, want 3", n)
+					}
+					// Per task: 4 unqueued + 3 pending + 1 result = 8 polls, plus 2 rate-limited.
+					if n := e.sim.Calls("get_proc_operate_result_v2"); n != 18 {
+						return fmt.Errorf("get_proc_operate_result_v2 called %d times, want 18", n)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
+// A failing host fails the apply with its IP, cloud id, code and message; the
+// registered hosts stay in the (tainted) state, the next apply recovers, and
+// destroy leaves GSE empty.
+func TestAccManagedProcess_hostFailure(t *testing.T) {
+	e := newTestEnv(t)
+	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"3s\" }"})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
+				},
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*operate_proc_v2 op_type 3 \(register hosting\).*failed on 1 of 2 hosts.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117: agent is offline`),
+			},
+			{
+				// The tainted resource is replaced; this time a host never finishes its start.
+				PreConfig: func() {
+					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Ops: []int{0}, Code: 115, Times: 1})
+				},
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)did not finish on 1 of 2 hosts.*10\.0\.0\.1 \(bk_cloud_id 0\): still pending`),
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+			},
+		},
+	})
+}
+
+// A host where the process is registered already fails create with a pointer to import,
+// and is not taken into the state (destroy must not remove someone else's process).
+func TestAccManagedProcess_alreadyRegistered(t *testing.T) {
+	e := newTestEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.9"}}),
+				Check:  e.simCheck(0, "10.0.0.9", hostedAndRunning),
+			},
+			{
+				// A second configuration claims the same process on 10.0.0.9 and a new host.
+				Config: e.config(proc{hosts: []string{"0:10.0.0.9"}}) + strings.Replace(
+					strings.Replace(e.config(proc{hosts: []string{"0:10.0.0.8", "0:10.0.0.9"}}), e.providerBlock(), "", 1),
+					`"gse_managed_process" "test"`, `"gse_managed_process" "other"`, 1),
+				ExpectError: regexp.MustCompile(`(?s)10\.0\.0\.9 \(bk_cloud_id 0\): GSE code 850.*import it`),
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			// The failed create kept 10.0.0.8 (tainted) and never owned 10.0.0.9; destroy cleared both resources.
+			return e.checkSimEmpty(nil)
+		},
+	})
+}
+
+func TestAccManagedProcess_importErrors(t *testing.T) {
+	e := newTestEnv(t)
+	for id, want := range map[string]string{
+		"gse/proc-test":              `missing '@'`,
+		"gse@0:0:10.0.0.1":           `is not namespace/name`,
+		"gse/p@0:10.0.0.1":           `is not bk_cloud_id:bk_supplier_id:ip`,
+		"gse/p@x:0:10.0.0.1":         `must be non-negative integers`,
+		"gse/p@0:0:10.0.0.300":       `is not an IP address`,
+		"gse/p@0:0:::1,0:0:0:0:0::1": `listed twice`,
+	} {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			Steps: []resource.TestStep{{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.1"}}), ResourceName: addr, ImportState: true, ImportStateId: id,
+				ExpectError: regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(want), " ", `\s+`) + `(?s).*Expected\s+namespace/name@`),
+			}},
+		})
+	}
+}
+
+func TestAccManagedProcess_validation(t *testing.T) {
+	e := newTestEnv(t)
+	base := e.config(proc{hosts: []string{"0:10.0.0.1"}})
+	type validationCase struct{ cfg, want string }
+	var cases []validationCase
+	for _, tc := range []struct{ from, to, want string }{
+		{`ip = "10.0.0.1"`, `ip = "10.0.0"`, `ip must be an IPv4 or IPv6 address`},
+		{`setup_path  = "/data/gsetest"`, `setup_path = "data/gsetest"`, `setup_path must be an absolute path`},
+		{`auto_type = 1`, `auto_type = 5`, `auto_type value must be one of: \["0" "1" "2"\]`},
+		{`cpu = 10.0`, `cpu = 150`, `cpu value must be between 0\.000000 and 100\.000000`},
+		{`name = "proc-test"`, `name = "proc:test"`, `name must be non-empty and hold none of ':'`},
+		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "10.0.0.1", bk_cloud_id = 0, bk_supplier_id = 3 }]`, `lists 10\.0\.0\.1 \(bk_cloud_id 0\) more than once`},
+	} {
+		cfg := strings.Replace(base, tc.from, tc.to, 1)
+		if cfg == base {
+			t.Fatalf("%q not found in the configuration", tc.from)
+		}
+		cases = append(cases, validationCase{cfg, tc.want})
+	}
+	cases = append(cases,
+		validationCase{e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "running = false"}), `running = false needs managed = false`},
+		validationCase{e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "managed = false\n running = true"}), `running = true needs managed = true`},
+	)
+	for _, tc := range cases {
+		cfg := tc.cfg
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			Steps:                    []resource.TestStep{{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
+		})
+	}
+}

@@ -1,0 +1,237 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Documented defaults of the monitor policy (seeds 002 and 004).
+const (
+	defaultStartCheckSecs = 5
+	defaultStartRetries   = 4
+	defaultStartInterval  = 10
+	defaultOpTimeout      = 60
+)
+
+// autoTypes are GSE's hosting types, in the order of their numbers.
+var autoTypes = []string{"periodic", "resident", "one-shot"}
+
+func autoTypeDescription() string {
+	parts := make([]string, len(autoTypes))
+	for i, t := range autoTypes {
+		parts[i] = fmt.Sprintf("`%d` %s", i, t)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func optionalString(desc string, v ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, MarkdownDescription: desc, Validators: v}
+}
+
+func requiredString(desc string, v ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{Required: true, MarkdownDescription: desc, Validators: v}
+}
+
+func nonNegative(desc string, def int64) schema.Int64Attribute {
+	a := schema.Int64Attribute{Optional: true, MarkdownDescription: desc, Validators: []validator.Int64{int64validator.AtLeast(0)}}
+	if def >= 0 {
+		a.Computed = true
+		a.Default = int64default.StaticInt64(def)
+		a.MarkdownDescription += fmt.Sprintf(" Defaults to `%d`.", def)
+	}
+	return a
+}
+
+func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A process that the GSE agent registers, and by default hosts (托管), on a set of hosts. " +
+			"Create registers the spec (`register_proc_info`), hosts it (`operate_proc_v2` op_type 3) and starts it when `running = true`; " +
+			"every asynchronous task is polled to completion. Refresh reads the runtime state (`get_proc_status_v2`), so a process " +
+			"unhosted, stopped or unregistered behind Terraform's back shows up as drift and `terraform apply` repairs it.\n\n" +
+			"GSE cannot read a registered spec back: refresh sees only runtime state, hosts and labels. After `terraform import` " +
+			"the next apply re-sends the spec with `update_proc_info`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "`namespace/name` of the process.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"meta": schema.SingleNestedAttribute{
+				Required:            true,
+				MarkdownDescription: "Identity of the process in GSE. Changing `namespace` or `name` replaces the resource.",
+				Attributes: map[string]schema.Attribute{
+					"namespace": schema.StringAttribute{
+						Required: true, MarkdownDescription: "Namespace grouping processes, such as `gse` or `nodeman`. No `:`, `/`, `@`, `,` or spaces.",
+						Validators:    []validator.String{metaName()},
+						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+					},
+					"name": schema.StringAttribute{
+						Required: true, MarkdownDescription: "Name of the process within the namespace, chosen by you. No `:`, `/`, `@`, `,` or spaces.",
+						Validators:    []validator.String{metaName()},
+						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+					},
+					"labels": schema.MapAttribute{
+						ElementType: types.StringType, Optional: true,
+						MarkdownDescription: "Free-form string labels for managing processes by label. Read back on refresh.",
+					},
+				},
+			},
+			"hosts": schema.SetNestedAttribute{
+				Required:            true,
+				MarkdownDescription: "Hosts the process is registered on. Adding a host registers and hosts it there; removing one unhosts and unregisters it there.",
+				Validators:          []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
+				NestedObject:        schema.NestedAttributeObject{Attributes: hostAttributes(true)},
+			},
+			"spec": specSchema(),
+			"managed": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Whether the agent hosts (托管) the process: restarts it when it dies and kills it when it exceeds its resource limits " +
+					"(op_type 3 to host, 4 to unhost). Defaults to `true`. Refresh sets it to `false` when a host no longer hosts the process.",
+			},
+			"running": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Desired run state. `true` starts the process (op_type 0), `false` stops it (op_type 1); unset means Terraform does not manage it. " +
+					"Refresh sets it to `false` when `true` was wanted and a host's process is stopped. In GSE a start hosts the process and a stop unhosts it, " +
+					"so `running = false` needs `managed = false`, and `running = true` needs `managed = true`.",
+			},
+			"restart_triggers": schema.MapAttribute{
+				ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Arbitrary values; when any changes (and the map is set), the process is restarted (op_type 7, `restart_cmd`) on every host. Use it for config file hashes.",
+			},
+			"reload_triggers": schema.MapAttribute{
+				ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Arbitrary values; when any changes (and the map is set), the process is reloaded (op_type 8, `reload_cmd`) on every host.",
+			},
+			"host_status": schema.MapNestedAttribute{
+				Computed: true,
+				MarkdownDescription: "Runtime state per host, keyed `bk_cloud_id:ip`, as GSE reported it after the last apply or refresh. " +
+					"Read-only; it changes outside Terraform (pids, start times) without causing a diff.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "Actual state: `running`, `stopped` or `unregistered`."},
+					"managed":         schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the agent hosts the process (`isauto`)."},
+					"pid":             schema.Int64Attribute{Computed: true, MarkdownDescription: "Process id; `-1` or `0` when not running."},
+					"version":         schema.StringAttribute{Computed: true, MarkdownDescription: "Version reported by `version_cmd`."},
+					"last_start_time": schema.Int64Attribute{Computed: true, MarkdownDescription: "Unix time of the last start."},
+				}},
+			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+// hostAttributes is a GSE host; v1 addressing adds bk_supplier_id.
+func hostAttributes(withSupplier bool) map[string]schema.Attribute {
+	a := map[string]schema.Attribute{
+		"ip": requiredString("IPv4 or IPv6 address of the host as GSE knows it.", ipAddress()),
+		"bk_cloud_id": schema.Int64Attribute{
+			Required: true, MarkdownDescription: "Cloud area (管控区域) id of the host; `0` is the default area.",
+			Validators: []validator.Int64{int64validator.AtLeast(0)},
+		},
+	}
+	if withSupplier {
+		a["bk_supplier_id"] = nonNegative("Developer (supplier) id of the host, used by the v1 register APIs.", 0)
+	}
+	return a
+}
+
+func specSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Required: true,
+		MarkdownDescription: "Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
+			"A change is sent with `update_proc_info` and the process is hosted again. GSE cannot read it back.",
+		Attributes: map[string]schema.Attribute{
+			"identity": schema.SingleNestedAttribute{
+				Required: true, MarkdownDescription: "What the process is and where it lives.",
+				Attributes: map[string]schema.Attribute{
+					"index_key":   optionalString("Agent index key; leave unset to let GSE use `setup_path` + `proc_name`. Set it when two processes share both."),
+					"proc_name":   requiredString("Binary file name of the process, such as `nginx`."),
+					"setup_path":  requiredString("Working directory (absolute path).", absolutePath()),
+					"pid_path":    requiredString("PID file (absolute path); the agent reads it to find the process.", absolutePath()),
+					"config_path": optionalString("Configuration file (absolute path).", absolutePath()),
+					"log_path":    optionalString("Log directory (absolute path).", absolutePath()),
+					"user":        requiredString("System account the process runs as, such as `root` or `Administrator`."),
+				},
+			},
+			"control": schema.SingleNestedAttribute{
+				Required: true, MarkdownDescription: "Commands the agent runs in `setup_path`. A command left unset makes its operation fail on the host.",
+				Attributes: map[string]schema.Attribute{
+					"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`."),
+					"stop_cmd":    optionalString("Stop command (op_type 1)."),
+					"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change."),
+					"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change."),
+					"kill_cmd":    optionalString("Kill command (op_type 9)."),
+					"version_cmd": optionalString("Command printing the process version."),
+					"health_cmd":  optionalString("Health check command."),
+				},
+			},
+			"resource": schema.SingleNestedAttribute{
+				Required: true, MarkdownDescription: "Limits beyond which the agent kills a hosted process.",
+				Attributes: map[string]schema.Attribute{
+					"cpu": schema.Float64Attribute{
+						Required: true, MarkdownDescription: "CPU usage limit in percent of the whole machine (not of one core), 0 to 100; `30.0` means 30%.",
+						Validators: []validator.Float64{float64validator.Between(0, 100)},
+					},
+					"mem": schema.Float64Attribute{
+						Required: true, MarkdownDescription: "Memory usage limit in percent, 0 to 100.",
+						Validators: []validator.Float64{float64validator.Between(0, 100)},
+					},
+					"fd":   nonNegative("File descriptor limit (reserved by GSE).", -1),
+					"disk": nonNegative("Disk usage limit (reserved by GSE).", -1),
+					"net":  nonNegative("Network traffic limit (reserved by GSE).", -1),
+				},
+			},
+			"monitor_policy": schema.SingleNestedAttribute{
+				Required: true, MarkdownDescription: "How the agent watches the process (`alive_monitor_policy` in the v2 operation API).",
+				Attributes: map[string]schema.Attribute{
+					"auto_type": schema.Int64Attribute{
+						Required:            true,
+						MarkdownDescription: "Hosting type: " + autoTypeDescription() + ".",
+						Validators:          []validator.Int64{int64validator.OneOf(0, 1, 2)},
+					},
+					"start_check_secs": nonNegative("Seconds after the start command before the agent checks the process is alive.", defaultStartCheckSecs),
+					"stop_check_secs":  nonNegative("Seconds after the stop command before the agent checks the process is gone.", -1),
+					"start_retries":    nonNegative("How many times the agent tries to pull the process up again.", defaultStartRetries),
+					"start_interval":   nonNegative("Seconds between the agent's attempts to pull the process up.", defaultStartInterval),
+					"crontab_rule":     optionalString("Schedule of a periodic process (`auto_type = 0`), in crontab syntax; ignored otherwise (reserved by GSE)."),
+					"op_timeout":       nonNegative("Timeout of each command, in seconds.", defaultOpTimeout),
+				},
+			},
+			"warn_report_policy": schema.SingleNestedAttribute{
+				Optional: true, MarkdownDescription: "Alarm raised for the process.",
+				Attributes: map[string]schema.Attribute{
+					"report_id": nonNegative("Alarm id.", -1),
+				},
+			},
+			"configmap": schema.ListNestedAttribute{
+				Optional: true, MarkdownDescription: "Configuration files of the process (reserved by GSE).",
+				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"path": optionalString("Configuration file (absolute path).", absolutePath()),
+					"md5":  optionalString("MD5 of the file's content."),
+				}},
+			},
+		},
+	}
+}
+
+// hostStatusType is the element type of host_status.
+var hostStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"status": types.StringType, "managed": types.BoolType, "pid": types.Int64Type,
+	"version": types.StringType, "last_start_time": types.Int64Type,
+}}

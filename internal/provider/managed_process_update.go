@@ -1,0 +1,171 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// Update converges step by step. cur starts as the prior state and records
+// each step that succeeded, so a failure leaves a state that says what exists
+// (hosts registered, spec sent, triggers run); runtime drift (hosting, run
+// state) is caught by the next refresh anyway.
+func (r *managedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior managedProcessModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	timeout, d := plan.Timeouts.Update(ctx, defaultTimeout)
+	resp.Diagnostics.Append(d...)
+	meta, d := plan.Meta.api(ctx)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	cur := prior
+	cur.Timeouts = plan.Timeouts
+	if err := r.update(ctx, meta, &plan, &prior, &cur); err != nil {
+		addAPIError(&resp.Diagnostics, "update", meta, err,
+			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
+	} else {
+		cur = plan
+	}
+	r.refreshHostStatus(ctx, &cur, meta, &resp.Diagnostics)
+	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
+}
+
+func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan, prior, cur *managedProcessModel) error {
+	spec := plan.Spec.api()
+	removed, added, kept := diffHosts(prior.Hosts, plan.Hosts)
+	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
+
+	if len(removed) > 0 {
+		gone, err := r.teardown(ctx, meta, prior.Spec.api(), removed, prior.Running.ValueBool())
+		cur.Hosts = hostsOutside(cur.Hosts, gone)
+		if err != nil {
+			return err
+		}
+	}
+	if specChanged {
+		if len(kept) > 0 {
+			if _, err := r.client.UpdateProcInfo(ctx, meta, kept, spec); err != nil {
+				return err
+			}
+		}
+		cur.Spec, cur.Meta.Labels = plan.Spec, plan.Meta.Labels
+	}
+	if len(added) > 0 {
+		done, err := r.client.RegisterProcInfo(ctx, meta, added, spec)
+		cur.Hosts = append(cur.Hosts, hostsIn(plan.Hosts, done)...)
+		if err != nil {
+			return err
+		}
+	}
+
+	// Hosting: new hosts, and kept ones after a spec change or when they were not hosted.
+	rehost := specChanged || !prior.Managed.ValueBool()
+	switch {
+	case plan.Managed.ValueBool():
+		if err := r.run(ctx, meta, spec, gse.OpHost, withIf(added, kept, rehost)); err != nil {
+			return err
+		}
+	case prior.Managed.ValueBool():
+		if err := r.run(ctx, meta, spec, gse.OpUnhost, kept); err != nil {
+			return err
+		}
+	}
+	cur.Managed = plan.Managed
+
+	if !plan.Running.IsNull() {
+		want := plan.Running.ValueBool()
+		op := gse.OpStop
+		if want {
+			op = gse.OpStart
+		}
+		settled := !prior.Running.IsNull() && prior.Running.ValueBool() == want
+		if err := r.run(ctx, meta, spec, op, withIf(added, kept, !settled)); err != nil {
+			return err
+		}
+	}
+	cur.Running = plan.Running
+
+	all := apiHosts(plan.Hosts)
+	for _, t := range []struct {
+		op          gse.OpType
+		plan, prior types.Map
+		cur         *types.Map
+	}{
+		{gse.OpRestart, plan.RestartTriggers, prior.RestartTriggers, &cur.RestartTriggers},
+		{gse.OpReload, plan.ReloadTriggers, prior.ReloadTriggers, &cur.ReloadTriggers},
+	} {
+		if !t.plan.IsNull() && !t.plan.Equal(t.prior) {
+			if err := r.run(ctx, meta, spec, t.op, all); err != nil {
+				return err
+			}
+		}
+		*t.cur = t.plan
+	}
+	return nil
+}
+
+// diffHosts splits hosts into those only in prior, only in plan, and in both.
+func diffHosts(prior, plan []hostModel) (removed, added, kept []gse.Host) {
+	inPrior := map[gse.Host]bool{}
+	for _, h := range prior {
+		inPrior[h.api()] = true
+	}
+	inPlan := map[gse.Host]bool{}
+	for _, h := range plan {
+		a := h.api()
+		inPlan[a] = true
+		if inPrior[a] {
+			kept = append(kept, a)
+		} else {
+			added = append(added, a)
+		}
+	}
+	for _, h := range prior {
+		if !inPlan[h.api()] {
+			removed = append(removed, h.api())
+		}
+	}
+	return removed, added, kept
+}
+
+// hostsOutside drops the hosts of hs whose API form is in set.
+func hostsOutside(hs []hostModel, set []gse.Host) []hostModel {
+	out := hs[:0:0]
+	drop := map[gse.Host]bool{}
+	for _, h := range set {
+		drop[h] = true
+	}
+	for _, h := range hs {
+		if !drop[h.api()] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// withIf returns base, plus extra when cond holds.
+func withIf(base, extra []gse.Host, cond bool) []gse.Host {
+	if !cond {
+		return base
+	}
+	return append(append([]gse.Host(nil), base...), extra...)
+}
+
+// sameSpec compares two specs as GSE would receive them.
+func sameSpec(a, b *specModel) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return reflect.DeepEqual(a.api(), b.api())
+}

@@ -1,0 +1,145 @@
+package provider
+
+import (
+	"context"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+var _ datasource.DataSourceWithConfigure = (*processStatusDataSource)(nil)
+
+type processStatusDataSource struct{ client *gse.Client }
+
+func newProcessStatusDataSource() datasource.DataSource { return &processStatusDataSource{} }
+
+type processStatusModel struct {
+	Meta       statusMetaModel   `tfsdk:"meta"`
+	Hosts      []statusHostModel `tfsdk:"hosts"`
+	ProcInfos  []procInfoModel   `tfsdk:"proc_infos"`
+	AllRunning types.Bool        `tfsdk:"all_running"`
+}
+
+type statusMetaModel struct {
+	Namespace types.String `tfsdk:"namespace"`
+	Name      types.String `tfsdk:"name"`
+}
+
+type statusHostModel struct {
+	IP        types.String `tfsdk:"ip"`
+	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
+}
+
+type procInfoModel struct {
+	IP             types.String  `tfsdk:"ip"`
+	BkCloudID      types.Int64   `tfsdk:"bk_cloud_id"`
+	Status         types.String  `tfsdk:"status"`
+	ExpectedStatus types.String  `tfsdk:"expected_status"`
+	Managed        types.Bool    `tfsdk:"managed"`
+	PID            types.Int64   `tfsdk:"pid"`
+	Version        types.String  `tfsdk:"version"`
+	RegisterTime   types.Int64   `tfsdk:"register_time"`
+	LastStartTime  types.Int64   `tfsdk:"last_start_time"`
+	ReportTime     types.Int64   `tfsdk:"report_time"`
+	CPUUsage       types.Float64 `tfsdk:"cpu_usage"`
+	MemUsage       types.Float64 `tfsdk:"mem_usage"`
+}
+
+func (d *processStatusDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_process_status"
+}
+
+func (d *processStatusDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *processStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Runtime state of a GSE process on a set of hosts, read with `get_proc_status_v2`. " +
+			"Use `all_running` in `check` blocks and postconditions.",
+		Attributes: map[string]schema.Attribute{
+			"meta": schema.SingleNestedAttribute{
+				Required: true, MarkdownDescription: "The process to look up.",
+				Attributes: map[string]schema.Attribute{
+					"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "Namespace of the process.", Validators: []validator.String{metaName()}},
+					"name":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the process.", Validators: []validator.String{metaName()}},
+				},
+			},
+			"hosts": schema.SetNestedAttribute{
+				Required: true, MarkdownDescription: "Hosts to read; looked up 1000 per call.",
+				Validators: []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"ip":          schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host.", Validators: []validator.String{ipAddress()}},
+					"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Cloud area id of the host; `0` is the default area."},
+				}},
+			},
+			"proc_infos": schema.ListNestedAttribute{
+				Computed: true, MarkdownDescription: "One entry per requested host, ordered by `bk_cloud_id` then `ip`.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"ip":              schema.StringAttribute{Computed: true, MarkdownDescription: "IP address, as requested."},
+					"bk_cloud_id":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id."},
+					"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "Actual state: `running`, `stopped`, or `unregistered` when the process is not registered on the host."},
+					"expected_status": schema.StringAttribute{Computed: true, MarkdownDescription: "State GSE expects (`flag`): `running`, `stopped` or `unregistered`."},
+					"managed":         schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the agent hosts the process (`isauto`)."},
+					"pid":             schema.Int64Attribute{Computed: true, MarkdownDescription: "Process id; `-1` or `0` when not running."},
+					"version":         schema.StringAttribute{Computed: true, MarkdownDescription: "Version reported by `version_cmd`."},
+					"register_time":   schema.Int64Attribute{Computed: true, MarkdownDescription: "Unix time of registration."},
+					"last_start_time": schema.Int64Attribute{Computed: true, MarkdownDescription: "Unix time of the last start."},
+					"report_time":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Unix time of the agent's last report."},
+					"cpu_usage":       schema.Float64Attribute{Computed: true, MarkdownDescription: "CPU usage in percent."},
+					"mem_usage":       schema.Float64Attribute{Computed: true, MarkdownDescription: "Memory usage in percent."},
+				}},
+			},
+			"all_running": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the process is running on every requested host."},
+		},
+	}
+}
+
+func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m processStatusModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	meta := gse.Meta{Namespace: m.Meta.Namespace.ValueString(), Name: m.Meta.Name.ValueString()}
+	hosts := make([]gse.Host, len(m.Hosts))
+	for i, h := range m.Hosts {
+		hosts[i] = gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64()}
+	}
+	sort.Slice(hosts, func(i, j int) bool {
+		if hosts[i].BkCloudID != hosts[j].BkCloudID {
+			return hosts[i].BkCloudID < hosts[j].BkCloudID
+		}
+		return hosts[i].IP < hosts[j].IP
+	})
+	entries, err := d.client.GetProcStatusV2(ctx, meta, hosts)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
+		return
+	}
+	byAddr := statusByAddr(entries)
+	allRunning := true
+	m.ProcInfos = make([]procInfoModel, 0, len(hosts))
+	for _, h := range hosts {
+		e, ok := byAddr[h.Addr()]
+		if !ok {
+			e = gse.ProcStatus{Status: gse.StateUnregistered, Flag: gse.StateUnregistered}
+		}
+		allRunning = allRunning && e.Status == gse.StateRunning
+		m.ProcInfos = append(m.ProcInfos, procInfoModel{
+			IP: types.StringValue(h.IP), BkCloudID: types.Int64Value(h.BkCloudID),
+			Status: types.StringValue(statusName(e.Status)), ExpectedStatus: types.StringValue(statusName(e.Flag)),
+			Managed: types.BoolValue(e.IsAuto), PID: types.Int64Value(e.PID), Version: types.StringValue(e.Version),
+			RegisterTime: types.Int64Value(e.RegisterTime), LastStartTime: types.Int64Value(e.LastStartTime),
+			ReportTime: types.Int64Value(e.ReportTime), CPUUsage: types.Float64Value(e.CPUUsage), MemUsage: types.Float64Value(e.MemUsage),
+		})
+	}
+	m.AllRunning = types.BoolValue(allRunning)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

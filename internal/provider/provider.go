@@ -1,0 +1,202 @@
+// Package provider is the Terraform provider for the GSE process-management APIs.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+const (
+	defaultRequestTimeout = 30 * time.Second
+	defaultMaxRetries     = 5
+)
+
+var _ provider.Provider = (*gseProvider)(nil)
+
+type gseProvider struct {
+	version string
+	// tune adjusts the client configuration; tests use it to poll and retry in milliseconds.
+	tune func(*gse.Config)
+}
+
+// New returns the provider factory for providerserver.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &gseProvider{version: version} }
+}
+
+type providerModel struct {
+	Endpoint           types.String `tfsdk:"endpoint"`
+	AppCode            types.String `tfsdk:"app_code"`
+	AppSecret          types.String `tfsdk:"app_secret"`
+	Username           types.String `tfsdk:"username"`
+	BkToken            types.String `tfsdk:"bk_token"`
+	SupplierAccount    types.String `tfsdk:"supplier_account"`
+	RequestTimeout     types.String `tfsdk:"request_timeout"`
+	MaxRetries         types.Int64  `tfsdk:"max_retries"`
+	InsecureSkipVerify types.Bool   `tfsdk:"insecure_skip_verify"`
+	CACertPEM          types.String `tfsdk:"ca_cert_pem"`
+}
+
+func (p *gseProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "gse"
+	resp.Version = p.version
+}
+
+func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Declares the processes that the Tencent BlueKing GSE agent registers and hosts (托管), " +
+			"through the GSE process-management APIs served by BlueKing ESB. Every argument falls back to the environment variable named in its description.",
+		Attributes: map[string]schema.Attribute{
+			"endpoint": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "ESB root URL, such as `https://paas.example.com`; GSE calls go to `{endpoint}/api/c/compapi/v2/gse/{api}/`. " +
+					"Falls back to `BK_COMPONENT_API_URL`. Required in one of the two.",
+				Validators: []validator.String{endpointURL()},
+			},
+			"app_code": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "BlueKing application ID (`bk_app_code`). Falls back to `BK_APP_CODE`. Required in one of the two.",
+			},
+			"app_secret": schema.StringAttribute{
+				Optional:            true,
+				Sensitive:           true,
+				MarkdownDescription: "Application secret (`bk_app_secret`), from the developer center. Falls back to `BK_APP_SECRET`. Required in one of the two. Never logged.",
+			},
+			"username": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "User the calls act as (`bk_username`); the app must be whitelisted for it. Falls back to `BK_USERNAME`. One of `username` and `bk_token` is required.",
+			},
+			"bk_token": schema.StringAttribute{
+				Optional:            true,
+				Sensitive:           true,
+				MarkdownDescription: "A user's login token (`bk_token` cookie), used instead of `username`. Falls back to `BK_TOKEN`. Never logged.",
+			},
+			"supplier_account": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Developer account sent as `bk_supplier_account`, for multi-supplier installations. Falls back to `BK_SUPPLIER_ACCOUNT`.",
+			},
+			"request_timeout": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Timeout of one HTTP attempt, as a Go duration such as `30s` or `2m`. Defaults to `30s`. Waiting for asynchronous tasks is bounded by each resource's `timeouts` instead.",
+				Validators:          []validator.String{duration()},
+			},
+			"max_retries": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: fmt.Sprintf("How many times a request is retried after a transient failure (connection error, HTTP 5xx or 429, ESB or gateway rate limit), "+
+					"with jittered exponential backoff that honours `Retry-After`. 0 to 20; defaults to %d. Operation submits are retried only when the request cannot have started a task.", defaultMaxRetries),
+				Validators: []validator.Int64{int64validator.Between(0, 20)},
+			},
+			"insecure_skip_verify": schema.BoolAttribute{
+				Optional:            true,
+				MarkdownDescription: "Skip TLS certificate verification. Defaults to `false`; use `ca_cert_pem` for a private CA instead.",
+			},
+			"ca_cert_pem": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "PEM-encoded CA certificate(s) trusted in addition to the system roots, for an ESB behind a private CA.",
+			},
+		},
+	}
+}
+
+// setting is one string argument with its environment fallback.
+type setting struct {
+	attr, env string
+	value     types.String
+}
+
+func (s setting) resolve() string {
+	if !s.value.IsNull() {
+		return s.value.ValueString()
+	}
+	return os.Getenv(s.env)
+}
+
+func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var m providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	settings := []setting{
+		{"endpoint", "BK_COMPONENT_API_URL", m.Endpoint},
+		{"app_code", "BK_APP_CODE", m.AppCode},
+		{"app_secret", "BK_APP_SECRET", m.AppSecret},
+		{"username", "BK_USERNAME", m.Username},
+		{"bk_token", "BK_TOKEN", m.BkToken},
+		{"supplier_account", "BK_SUPPLIER_ACCOUNT", m.SupplierAccount},
+	}
+	values := map[string]string{}
+	for _, s := range settings {
+		if s.value.IsUnknown() {
+			resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Unknown GSE provider argument",
+				fmt.Sprintf("The provider cannot be configured while %s is unknown. Set it to a value known at plan time, or set %s.", s.attr, s.env))
+			continue
+		}
+		values[s.attr] = s.resolve()
+	}
+	for _, s := range settings[:3] {
+		if values[s.attr] == "" && !s.value.IsUnknown() {
+			resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Missing GSE provider argument",
+				fmt.Sprintf("Set %s in the provider block or the %s environment variable.", s.attr, s.env))
+		}
+	}
+	if values["username"] == "" && values["bk_token"] == "" && !m.Username.IsUnknown() && !m.BkToken.IsUnknown() {
+		resp.Diagnostics.AddAttributeError(path.Root("username"), "Missing GSE user",
+			"Set username (or BK_USERNAME) to the user the calls act as, or bk_token (or BK_TOKEN) to a login token.")
+	}
+	if e := values["endpoint"]; e != "" {
+		if _, err := gse.ParseEndpoint(e); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("endpoint"), "Invalid GSE endpoint",
+				fmt.Sprintf("%s (set in endpoint or BK_COMPONENT_API_URL).", err))
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	cfg := gse.Config{
+		Endpoint: values["endpoint"], AppCode: values["app_code"], AppSecret: values["app_secret"],
+		Username: values["username"], BkToken: values["bk_token"], SupplierAccount: values["supplier_account"],
+		RequestTimeout: defaultRequestTimeout, MaxRetries: defaultMaxRetries,
+		InsecureSkipVerify: m.InsecureSkipVerify.ValueBool(), CACertPEM: m.CACertPEM.ValueString(),
+		UserAgent: "terraform-provider-gse/" + p.version + " (+https://registry.terraform.io/providers/bk-gse/gse)",
+		Logger:    newTFLogger(values["app_secret"], values["bk_token"]),
+	}
+	if !m.RequestTimeout.IsNull() {
+		cfg.RequestTimeout, _ = time.ParseDuration(m.RequestTimeout.ValueString()) // checked by its validator
+	}
+	if !m.MaxRetries.IsNull() {
+		cfg.MaxRetries = int(m.MaxRetries.ValueInt64())
+	}
+	if p.tune != nil {
+		p.tune(&cfg)
+	}
+	client, err := gse.New(cfg)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid GSE provider configuration", err.Error())
+		return
+	}
+	resp.ResourceData = client
+	resp.DataSourceData = client
+}
+
+func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{newManagedProcessResource}
+}
+
+func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{newProcessStatusDataSource}
+}

@@ -1,0 +1,129 @@
+package provider
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+const (
+	testAppCode   = "tf-acc"
+	testAppSecret = "acc-secret"
+)
+
+// testEnv is one simulator behind an httptest server, and providers wired to it.
+type testEnv struct {
+	sim *simulator.Server
+	url string
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	t.Helper()
+	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret, TaskPolls: simulator.TaskPolls{Unqueued: 2, Pending: 2}})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	return &testEnv{sim: sim, url: srv.URL}
+}
+
+// factories serve the provider in-process, tuned to poll and back off in milliseconds.
+func (e *testEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"gse": providerserver.NewProtocol6WithError(&gseProvider{version: "test", tune: func(c *gse.Config) {
+			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
+			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
+		}}),
+	}
+}
+
+// providerBlock configures the provider for the simulator.
+func (e *testEnv) providerBlock() string {
+	return fmt.Sprintf(`
+provider "gse" {
+  endpoint   = %q
+  app_code   = %q
+  app_secret = %q
+  username   = "admin"
+}
+`, e.url, testAppCode, testAppSecret)
+}
+
+// checkSimEmpty is a CheckDestroy: nothing may be left registered.
+func (e *testEnv) checkSimEmpty(*terraform.State) error {
+	if p := e.sim.Processes(); len(p) != 0 {
+		return fmt.Errorf("processes left in GSE after destroy: %+v", p)
+	}
+	return nil
+}
+
+func TestProviderConfigErrors(t *testing.T) {
+	e := newTestEnv(t)
+	for _, env := range []string{"BK_COMPONENT_API_URL", "BK_APP_CODE", "BK_APP_SECRET", "BK_USERNAME", "BK_TOKEN"} {
+		t.Setenv(env, "")
+	}
+	ds := `
+data "gse_process_status" "x" {
+  meta  = { namespace = "gse", name = "p" }
+  hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]
+}`
+	for _, tc := range []struct {
+		provider string
+		want     string
+	}{
+		{`provider "gse" {}`, `Set endpoint in the provider block or the BK_COMPONENT_API_URL`},
+		{`provider "gse" {
+  endpoint = "` + e.url + `"
+  app_code = "a"
+  app_secret = "s"
+}`, `Set username \(or BK_USERNAME\)`},
+		{`provider "gse" {
+  endpoint = "paas.example.com"
+}`, `endpoint must be an http:// or https:// URL`},
+		{`provider "gse" {
+  request_timeout = "soon"
+}`, `request_timeout must be a positive duration`},
+		{`provider "gse" {
+  max_retries = 50
+}`, `max_retries value must be between 0 and 20`},
+	} {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			Steps:                    []resource.TestStep{{Config: tc.provider + ds, ExpectError: regexp.MustCompile(tc.want)}},
+		})
+	}
+}
+
+// The environment variables alone configure the provider.
+func TestProviderConfigFromEnv(t *testing.T) {
+	e := newTestEnv(t)
+	t.Setenv("BK_COMPONENT_API_URL", e.url)
+	t.Setenv("BK_APP_CODE", testAppCode)
+	t.Setenv("BK_APP_SECRET", testAppSecret)
+	t.Setenv("BK_TOKEN", "token-from-env")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config: `
+data "gse_process_status" "x" {
+  meta  = { namespace = "gse", name = "absent" }
+  hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]
+}`,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("data.gse_process_status.x", "proc_infos.0.status", "unregistered"),
+				resource.TestCheckResourceAttr("data.gse_process_status.x", "all_running", "false"),
+			),
+		}},
+	})
+	if e.sim.Calls("get_proc_status_v2") == 0 {
+		t.Fatal("the data source never called GSE")
+	}
+}

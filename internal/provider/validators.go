@@ -1,0 +1,97 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// stringCheck turns a check of a known string into a plan-time validator.
+type stringCheck struct {
+	desc  string
+	check func(string) error
+}
+
+func (v stringCheck) Description(context.Context) string         { return v.desc }
+func (v stringCheck) MarkdownDescription(context.Context) string { return v.desc }
+
+func (v stringCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := v.check(req.ConfigValue.ValueString()); err != nil {
+		name := attrName(req.Path)
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+name,
+			fmt.Sprintf("%s %s, got %q.", name, err, req.ConfigValue.ValueString()))
+	}
+}
+
+// attrName names an attribute for a message: its path, or inside a set (whose
+// elements print as whole values) its own name.
+func attrName(p path.Path) string {
+	s := p.String()
+	if strings.Contains(s, "[Value(") {
+		if last, _ := p.Steps().LastStep(); last != nil {
+			return last.String()
+		}
+	}
+	return s
+}
+
+func ipAddress() validator.String {
+	return stringCheck{"must be an IPv4 or IPv6 address", func(s string) error {
+		if _, err := netip.ParseAddr(s); err != nil {
+			return fmt.Errorf("must be an IPv4 or IPv6 address such as 10.0.0.1")
+		}
+		return nil
+	}}
+}
+
+var absPathRE = regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`)
+
+func absolutePath() validator.String {
+	return stringCheck{"must be an absolute path", func(s string) error {
+		if !absPathRE.MatchString(s) {
+			return fmt.Errorf(`must be an absolute path, such as /data/app or C:\app`)
+		}
+		return nil
+	}}
+}
+
+// GSE joins names into result keys with ':', and import IDs use '/', '@' and ','.
+var metaNameRE = regexp.MustCompile(`^[^:/@,\s]+$`)
+
+func metaName() validator.String {
+	return stringCheck{"must be non-empty without ':', '/', '@', ',' or spaces", func(s string) error {
+		if !metaNameRE.MatchString(s) {
+			return fmt.Errorf("must be non-empty and hold none of ':', '/', '@', ',' or whitespace")
+		}
+		return nil
+	}}
+}
+
+func duration() validator.String {
+	return stringCheck{"must be a positive Go duration such as 30s", func(s string) error {
+		if d, err := time.ParseDuration(s); err != nil || d <= 0 {
+			return fmt.Errorf("must be a positive duration such as 30s, 90s or 2m")
+		}
+		return nil
+	}}
+}
+
+func endpointURL() validator.String {
+	return stringCheck{"must be an http:// or https:// URL", func(s string) error {
+		if _, err := gse.ParseEndpoint(s); err != nil {
+			return fmt.Errorf("must be an http:// or https:// URL with a host and no query, such as https://paas.example.com")
+		}
+		return nil
+	}}
+}
