@@ -104,6 +104,7 @@ func specField(p simulator.Process, field string) string {
 
 // Create with the full spec; update spec, labels, hosts and triggers; import.
 func TestAccManagedProcess_lifecycle(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	running := "running = true"
 	resource.Test(t, resource.TestCase{
@@ -197,6 +198,7 @@ func restartsReloads(restarts, reloads int) func(simulator.Process) error {
 
 // Out-of-band changes show as drift; apply repairs them; the plan is empty after.
 func TestAccManagedProcess_drift(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
 	drift := func(action, ip string) func() {
@@ -263,6 +265,7 @@ func TestAccManagedProcess_drift(t *testing.T) {
 
 // managed and running turned off, then on again.
 func TestAccManagedProcess_unmanaged(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	hosts := []string{"0:10.0.0.1"}
 	resource.Test(t, resource.TestCase{
@@ -297,6 +300,7 @@ func TestAccManagedProcess_unmanaged(t *testing.T) {
 
 // 115 on register, 1000115 and 115 on polls, and retried 429 / 1306429 / 5xx.
 func TestAccManagedProcess_pendingAndRetries(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.sim.SetTaskPolls(simulator.TaskPolls{Unqueued: 4, Pending: 3})
 	e.sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115, Times: 2})
@@ -338,6 +342,7 @@ func TestAccManagedProcess_pendingAndRetries(t *testing.T) {
 // registered hosts stay in the (tainted) state, the next apply recovers, and
 // destroy leaves GSE empty.
 func TestAccManagedProcess_hostFailure(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"3s\" }"})
 	resource.Test(t, resource.TestCase{
@@ -373,6 +378,7 @@ func TestAccManagedProcess_hostFailure(t *testing.T) {
 // A host where the process is registered already fails create with a pointer to import,
 // and is not taken into the state (destroy must not remove someone else's process).
 func TestAccManagedProcess_alreadyRegistered(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
@@ -397,6 +403,7 @@ func TestAccManagedProcess_alreadyRegistered(t *testing.T) {
 }
 
 func TestAccManagedProcess_importErrors(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	for id, want := range map[string]string{
 		"gse/proc-test":              `missing '@'`,
@@ -417,6 +424,7 @@ func TestAccManagedProcess_importErrors(t *testing.T) {
 }
 
 func TestAccManagedProcess_validation(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	base := e.config(proc{hosts: []string{"0:10.0.0.1"}})
 	type validationCase struct{ cfg, want string }

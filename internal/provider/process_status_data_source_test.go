@@ -1,0 +1,66 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+func TestAccProcessStatusDataSource(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ds := "data.gse_process_status.test"
+	// The data source reads the resource's hosts plus one where the process is not registered.
+	dataSource := `
+data "gse_process_status" "test" {
+  meta  = { namespace = gse_managed_process.test.meta.namespace, name = gse_managed_process.test.meta.name }
+  hosts = concat([for h in gse_managed_process.test.hosts : { ip = h.ip, bk_cloud_id = h.bk_cloud_id }], %s)
+}
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, extra: "running = true"}) + sprintf(dataSource, "[]"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("all_running"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("proc_infos"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "status": knownvalue.StringExact("running"),
+							"expected_status": knownvalue.StringExact("running"), "managed": knownvalue.Bool(true), "version": knownvalue.StringExact("1.0.0"),
+						}),
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"ip": knownvalue.StringExact("10.0.0.1"), "bk_cloud_id": knownvalue.Int64Exact(1), "status": knownvalue.StringExact("running"),
+						}),
+					})),
+				},
+				Check: resource.TestCheckResourceAttrPair(ds, "proc_infos.0.pid", addr, "host_status.0:10.0.0.2.pid"),
+			},
+			{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, extra: "running = true"}) +
+					sprintf(dataSource, `[{ ip = "10.0.0.7", bk_cloud_id = 0 }]`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("all_running"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("proc_infos").AtSliceIndex(1), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"ip": knownvalue.StringExact("10.0.0.7"), "status": knownvalue.StringExact("unregistered"), "managed": knownvalue.Bool(false),
+					})),
+				},
+			},
+			{
+				// A stop behind Terraform's back shows in the data source at once.
+				PreConfig: func() { _ = e.sim.Drift(simulator.DriftStop, "gse", "proc-test", 1, "10.0.0.1") },
+				Config:    e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, extra: "running = true"}) + sprintf(dataSource, "[]"),
+				// The refresh before this step's plan sees the drift; apply repairs it and the data source reads after.
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("all_running"), knownvalue.Bool(true)),
+				},
+			},
+		},
+	})
+}
