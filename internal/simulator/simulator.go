@@ -21,6 +21,9 @@ type Options struct {
 	AppCode, AppSecret string
 	// TaskPolls sets how many polls a task takes before it answers; the zero value means {2, 2}.
 	TaskPolls TaskPolls
+	// TaskLatency, when set, replaces TaskPolls with time: a task is unqueued
+	// (1000115) for its first third, pending (115) until it ends, then answers.
+	TaskLatency time.Duration
 }
 
 // TaskPolls is the latency of a task, counted in polls: first Unqueued polls
@@ -75,7 +78,7 @@ func keyOf(namespace, name string, cloud int64, ip string) procKey {
 
 // New returns an empty simulator.
 func New(opts Options) *Server {
-	if opts.TaskPolls == (TaskPolls{}) {
+	if opts.TaskPolls == (TaskPolls{}) && opts.TaskLatency == 0 {
 		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
 	}
 	s := &Server{opts: opts, procs: map[procKey]*Process{}, tasks: map[string]*task{}, calls: map[string]int{}}

@@ -14,11 +14,35 @@ type task struct {
 	polls   int
 	latency TaskPolls
 	results map[string]hostResult
+	start   time.Time
+	lasts   time.Duration // time-based latency, when set
+}
+
+// phase says where a task stands at this poll: 0 unqueued, 1 hosts left out, 2 hosts at 115, 3 done.
+func (t *task) phase() int {
+	if t.lasts > 0 {
+		switch age := time.Since(t.start); {
+		case age < t.lasts/3:
+			return 0
+		case age < t.lasts:
+			return 2
+		}
+		return 3
+	}
+	switch {
+	case t.polls <= t.latency.Unqueued:
+		return 0
+	case t.polls == t.latency.Unqueued+1 && t.latency.Pending > 0:
+		return 1
+	case t.polls <= t.latency.Unqueued+t.latency.Pending:
+		return 2
+	}
+	return 3
 }
 
 func (s *Server) submit(api string, reqs []request) (any, *apiError) {
 	v1 := api == "operate_proc"
-	t := &task{v1: v1, latency: s.opts.TaskPolls, results: map[string]hostResult{}}
+	t := &task{v1: v1, latency: s.opts.TaskPolls, lasts: s.opts.TaskLatency, start: time.Now(), results: map[string]hostResult{}}
 	for i := range reqs {
 		req := &reqs[i]
 		if err := validateTarget(req); err != nil {
@@ -131,12 +155,12 @@ func (s *Server) poll(api, id string) (any, *apiError) {
 		return nil, badParams("task %q not found for %s", id, api)
 	}
 	t.polls++
-	switch {
-	case t.polls <= t.latency.Unqueued:
+	switch t.phase() {
+	case 0:
 		return nil, &apiError{codeNotQueued, "task is not queued yet"}
-	case t.polls == t.latency.Unqueued+1 && t.latency.Pending > 0:
+	case 1:
 		return map[string]hostResult{}, nil // GSE sometimes leaves hosts out for a while
-	case t.polls <= t.latency.Unqueued+t.latency.Pending:
+	case 2:
 		out := map[string]hostResult{}
 		for k := range t.results {
 			out[k] = hostResult{ErrorCode: hostPending, ErrorMsg: "processing"}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -21,6 +22,7 @@ func main() {
 	appCode := flag.String("app-code", "", "required bk_app_code (empty: any)")
 	appSecret := flag.String("app-secret", "", "required bk_app_secret")
 	urlFile := flag.String("url-file", "", "write the server's URL to this file once listening")
+	latency := flag.Duration("task-latency", time.Second, "how long each operation task takes")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *listen)
@@ -34,7 +36,7 @@ func main() {
 		}
 	}
 	fmt.Println("gse-simulator listening on", url)
-	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret})} //nolint:gosec // loopback demo server
+	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TaskLatency: *latency})} //nolint:gosec // loopback demo server
 	go func() {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
