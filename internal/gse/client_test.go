@@ -47,7 +47,7 @@ func (l *recordingLogger) add(msg string, f map[string]any) {
 func (l *recordingLogger) Debug(_ context.Context, msg string, f map[string]any) { l.add(msg, f) }
 func (l *recordingLogger) Warn(_ context.Context, msg string, f map[string]any)  { l.add(msg, f) }
 
-func newClient(t *testing.T, opts simulator.Options) (*gse.Client, *simulator.Server, *recordingLogger) {
+func newClient(t testing.TB, opts simulator.Options) (*gse.Client, *simulator.Server, *recordingLogger) {
 	t.Helper()
 	opts.AppCode, opts.AppSecret = testCode, testSecret
 	sim := simulator.New(opts)
@@ -65,7 +65,7 @@ func newClient(t *testing.T, opts simulator.Options) (*gse.Client, *simulator.Se
 	return c, sim, log
 }
 
-func ctxTimeout(t *testing.T, d time.Duration) context.Context {
+func ctxTimeout(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx

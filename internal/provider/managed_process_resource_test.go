@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -14,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -454,4 +457,62 @@ func TestAccManagedProcess_validation(t *testing.T) {
 			Steps:                    []resource.TestStep{{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
 		})
 	}
+}
+
+// A process registered outside Terraform is imported; the next apply sends the
+// configuration's spec (GSE could not return it) and the plan is empty after.
+func TestAccManagedProcess_importThenApply(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	preexisting := func() {
+		c, err := gse.New(gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := gse.Meta{Namespace: "gse", Name: "proc-test"}
+		old := &gse.Spec{
+			Identity:      gse.Identity{ProcName: "proc-test", SetupPath: "/opt/old", PidPath: "/opt/old/p.pid", User: "root"},
+			Resource:      &gse.Resource{CPU: 5, Mem: 5},
+			MonitorPolicy: &gse.MonitorPolicy{AutoType: 1},
+		}
+		hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
+		if _, err := c.RegisterProcInfo(context.Background(), m, hosts, old); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpHost, Spec: old}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: preexisting, Config: cfg,
+				ResourceName: addr, ImportState: true, ImportStateId: "gse/proc-test@0:0:10.0.0.1,0:0:10.0.0.2", ImportStatePersist: true,
+				ImportStateCheck: func(s []*terraform.InstanceState) error {
+					if len(s) != 1 || s[0].Attributes["managed"] != "true" || s[0].Attributes["hosts.#"] != "2" || s[0].Attributes["spec.%"] != "" {
+						return fmt.Errorf("imported state: %v", s[0].Attributes)
+					}
+					return nil
+				},
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+						if specField(p, "setup_path") != "/data/gsetest" {
+							return fmt.Errorf("the spec was not re-sent: %s", p.Spec)
+						}
+						return hostedAndRunning(p)
+					}),
+					e.simCheck(0, "10.0.0.2", hostedAndRunning),
+				),
+			},
+		},
+	})
 }
