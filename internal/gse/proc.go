@@ -2,7 +2,6 @@ package gse
 
 import (
 	"context"
-	"errors"
 	"slices"
 )
 
@@ -220,62 +219,24 @@ func (c *Client) OperateV1(ctx context.Context, req OperateRequest) (*Outcome, e
 }
 
 // wait polls a task until every host of reqs has a final result or ctx ends.
-// An unqueued task (1000115), a host at 115 and a host left out of the map are pending.
 func (c *Client) wait(ctx context.Context, api, taskID string, poll func(context.Context, string) (map[string]HostResult, error),
 	key func(Host, Meta) string, reqs ...OperateRequest) (*Outcome, error) {
-	type want struct {
-		key string
-		HostOutcome
-	}
-	var pending []want
+	var keys []string
+	var wants []HostOutcome
 	for _, r := range reqs {
 		for _, h := range r.Hosts {
-			pending = append(pending, want{key(h, r.Meta), HostOutcome{Host: h, Meta: r.Meta, Op: r.Op}})
+			keys = append(keys, key(h, r.Meta))
+			wants = append(wants, HostOutcome{Host: h, Meta: r.Meta, Op: r.Op})
 		}
 	}
+	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[string]HostResult, error) { return poll(ctx, taskID) }, keys)
 	out := &Outcome{TaskID: taskID}
-	total := len(pending)
-	deadline := func(cause error) (*Outcome, error) {
-		e := &HostsError{API: api, Meta: reqs[0].Meta, Op: &reqs[0].Op, TaskID: taskID, Total: total, Cause: cause}
-		for _, w := range pending {
-			e.Pending = append(e.Pending, w.Host)
-		}
-		return out, e
+	if err != nil && ctx.Err() == nil {
+		return out, err
 	}
-	for n := 0; len(pending) > 0; n++ {
-		if err := c.poll.wait(ctx, n); err != nil {
-			return deadline(err)
-		}
-		data, err := poll(ctx, taskID)
-		var apiErr *APIError
-		switch {
-		case errors.As(err, &apiErr) && apiErr.Code == CodeTaskNotQueued:
-			continue
-		case err != nil && ctx.Err() != nil:
-			return deadline(ctx.Err())
-		case err != nil:
-			return out, err
-		}
-		pending = slices.DeleteFunc(pending, func(w want) bool {
-			r, ok := data[w.key]
-			if !ok || r.ErrorCode == HostPending {
-				return false
-			}
-			w.HostResult = r
-			out.Hosts = append(out.Hosts, w.HostOutcome)
-			return true
-		})
-	}
-	e := &HostsError{API: api, Meta: reqs[0].Meta, Op: &reqs[0].Op, TaskID: taskID, Total: total}
-	for _, o := range out.Hosts {
-		if !o.OK() {
-			e.Failures = append(e.Failures, HostFailure{Host: o.Host, Code: o.ErrorCode, Message: o.ErrorMsg})
-		}
-	}
-	if len(e.Failures) > 0 {
-		return out, e
-	}
-	return out, nil
+	done, failures, pending := settle(final, keys, wants)
+	out.Hosts = done
+	return out, taskError(ctx, &HostsError{API: api, Meta: reqs[0].Meta, Op: &reqs[0].Op, TaskID: taskID, Total: len(wants)}, failures, pending)
 }
 
 type statusBody struct {

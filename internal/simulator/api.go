@@ -91,26 +91,38 @@ func badParams(format string, a ...any) *apiError {
 	return &apiError{codeBadParams, fmt.Sprintf(format, a...)}
 }
 
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveGSE(w http.ResponseWriter, r *http.Request) {
+	s.serve(w, r, "", func(api string, raw []byte) (any, *apiError) {
+		var req request
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, badParams("the body does not match %s: %v", api, err)
+		}
+		return s.dispatch(api, &req)
+	})
+}
+
+// serve is the part every API shares: count the call, inject faults, check
+// the credentials; family prefixes the API name in counts and faults ("job/").
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, family string, dispatch func(api string, raw []byte) (any, *apiError)) {
 	api := r.PathValue("api")
 	raw, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.calls[api]++
-	if f := s.takeFault(api); f != nil {
+	s.calls[family+api]++
+	if f := s.takeFault(family + api); f != nil {
 		writeFault(w, f)
 		return
 	}
-	var req request
-	if err := json.Unmarshal(raw, &req); err != nil {
-		writeEnvelope(w, http.StatusOK, codeBadParams, "the body is not JSON: "+err.Error(), nil)
+	var creds auth
+	if err := json.Unmarshal(raw, &creds); err != nil {
+		writeEnvelope(w, http.StatusOK, codeBadParams, "the body is not a JSON object: "+err.Error(), nil)
 		return
 	}
-	if err := s.authenticate(r, req.auth); err != nil {
+	if err := s.authenticate(r, creds); err != nil {
 		writeEnvelope(w, http.StatusOK, err.code, err.msg, nil)
 		return
 	}
-	data, err := s.dispatch(api, &req)
+	data, err := dispatch(api, raw)
 	if err != nil {
 		writeEnvelope(w, http.StatusOK, err.code, err.msg, nil)
 		return
@@ -200,8 +212,10 @@ func (s *Server) syncProc(api string, req *request) (any, *apiError) {
 	if err := validateTarget(req); err != nil {
 		return nil, err
 	}
+	var sp *wireSpec
 	if api != "unregister_proc_info" {
-		if _, err := parseSpec(req.Spec, false); err != nil {
+		var err *apiError
+		if sp, err = parseSpec(req.Spec, false); err != nil {
 			return nil, err
 		}
 	}
@@ -229,6 +243,7 @@ func (s *Server) syncProc(api string, req *request) (any, *apiError) {
 				s.procs[k] = p
 			}
 			p.BkSupplierID, p.Labels, p.Spec = h.BkSupplierID, req.Meta.Labels, append(json.RawMessage(nil), req.Spec...)
+			p.ProcName, p.SetupPath = sp.Identity.ProcName, sp.Identity.SetupPath
 			out[key] = hostResult{ErrorMsg: "success"}
 		}
 	}

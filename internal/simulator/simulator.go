@@ -36,6 +36,7 @@ type Server struct {
 	mu         sync.Mutex
 	opts       Options
 	procs      map[procKey]*Process
+	jobProcs   map[procKey]*Process // JOB processes: namespace is the scope, name the index (value_key or path)
 	tasks      map[string]*task
 	faults     []*Fault
 	hostFaults []*HostFault
@@ -52,7 +53,9 @@ type Process struct {
 	IP            string            `json:"ip"`
 	BkCloudID     int64             `json:"bk_cloud_id"`
 	BkSupplierID  int64             `json:"bk_supplier_id"`
-	Spec          json.RawMessage   `json:"spec"`
+	ProcName      string            `json:"proc_name"`
+	SetupPath     string            `json:"setup_path"`
+	Spec          json.RawMessage   `json:"spec"` // the registered spec, or the JOB definition
 	Hosted        bool              `json:"hosted"`
 	Running       bool              `json:"running"`
 	PID           int64             `json:"pid"`
@@ -81,11 +84,14 @@ func New(opts Options) *Server {
 	if opts.TaskPolls == (TaskPolls{}) && opts.TaskLatency == 0 {
 		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
 	}
-	s := &Server{opts: opts, procs: map[procKey]*Process{}, tasks: map[string]*task{}, calls: map[string]int{}}
+	s := &Server{opts: opts, procs: map[procKey]*Process{}, jobProcs: map[procKey]*Process{}, tasks: map[string]*task{}, calls: map[string]int{}}
 	s.mux = http.NewServeMux()
-	for _, p := range []string{"/api/c/compapi/v2/gse/{api}", "/api/c/compapi/v2/gse/{api}/{$}", "/api/v2/proc/{api}", "/api/v2/proc/{api}/{$}"} {
-		s.mux.HandleFunc("POST "+p, s.serveAPI)
+	for _, p := range []string{"/api/c/compapi/v2/gse/{api}", "/api/v2/proc/{api}"} {
+		s.mux.HandleFunc("POST "+p, s.serveGSE)
+		s.mux.HandleFunc("POST "+p+"/{$}", s.serveGSE) // Python callers add a slash, Go callers do not
 	}
+	s.mux.HandleFunc("POST /api/c/compapi/v2/job/{api}", s.serveJOB)
+	s.mux.HandleFunc("POST /api/c/compapi/v2/job/{api}/{$}", s.serveJOB)
 	s.mux.HandleFunc("POST /_sim/drift", s.serveDrift)
 	s.mux.HandleFunc("GET /_sim/processes", s.serveProcesses)
 	return s
@@ -107,12 +113,16 @@ func (s *Server) Calls(api string) int {
 	return s.calls[api]
 }
 
-// Processes returns a copy of every registered process, sorted.
+// Processes returns a copy of every process registered through GSE, sorted.
 func (s *Server) Processes() []Process {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Process, 0, len(s.procs))
-	for _, p := range s.procs {
+	return snapshot(s.procs)
+}
+
+func snapshot(store map[procKey]*Process) []Process {
+	out := make([]Process, 0, len(store))
+	for _, p := range store {
 		out = append(out, *p)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -146,14 +156,17 @@ const (
 	DriftUnregister = "unregister" // someone unregistered the process
 )
 
-// Drift applies an out-of-band change to one process on one host.
+// Drift applies an out-of-band change to one GSE process on one host.
 func (s *Server) Drift(action, namespace, name string, cloud int64, ip string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := keyOf(namespace, name, cloud, ip)
-	p, ok := s.procs[k]
+	return drift(s.procs, action, keyOf(namespace, name, cloud, ip))
+}
+
+func drift(store map[procKey]*Process, action string, k procKey) error {
+	p, ok := store[k]
 	if !ok {
-		return fmt.Errorf("%s/%s is not registered on %d:%s", namespace, name, cloud, ip)
+		return fmt.Errorf("%s/%s is not registered on %d:%s", k.namespace, k.name, k.cloud, k.ip)
 	}
 	switch action {
 	case DriftStop:
@@ -161,7 +174,7 @@ func (s *Server) Drift(action, namespace, name string, cloud int64, ip string) e
 	case DriftUnhost:
 		p.Hosted = false
 	case DriftUnregister:
-		delete(s.procs, k)
+		delete(store, k)
 	default:
 		return fmt.Errorf("unknown drift action %q (want %s, %s or %s)", action, DriftStop, DriftUnhost, DriftUnregister)
 	}

@@ -11,6 +11,7 @@ import (
 // the results after the configured latency.
 type task struct {
 	v1      bool // keyed bk_cloud_id:bk_supplier_id:ip:namespace:name, else bk_cloud_id:ip:namespace:name
+	job     bool // a JOB task, keyed {setup_path}/{proc_name}:{bk_cloud_id}:{ip}
 	polls   int
 	latency TaskPolls
 	results map[string]hostResult
@@ -75,12 +76,17 @@ func (s *Server) submit(api string, reqs []request) (any, *apiError) {
 	return map[string]string{"task_id": id}, nil
 }
 
-// operate applies op to one process on one host, as the agent would.
+// operate applies op to a registered GSE process on one host.
 func (s *Server) operate(req request, h wireHost, op int) hostResult {
 	p, ok := s.procs[keyOf(req.Meta.Namespace, req.Meta.Name, h.BkCloudID, h.IP)]
 	if !ok {
 		return hostResult{ErrorCode: codeNotRegistered, ErrorMsg: fmt.Sprintf("process %s/%s is not registered on this host", req.Meta.Namespace, req.Meta.Name)}
 	}
+	return s.apply(p, op, autoType(req, p))
+}
+
+// apply runs op on one process on one host, as the agent would.
+func (s *Server) apply(p *Process, op, autoType int) hostResult {
 	now := time.Now().Unix()
 	start := func() {
 		s.seq++
@@ -103,7 +109,7 @@ func (s *Server) operate(req request, h wireHost, op int) hostResult {
 		return hostResult{ErrorMsg: "success", Content: statusContent(p)}
 	case 3: // register hosting: the agent pulls up a resident process that is down
 		p.Hosted = true
-		if !p.Running && autoType(req, p) == 1 {
+		if !p.Running && autoType == 1 {
 			start()
 		}
 	case 4:
@@ -140,10 +146,8 @@ func autoType(req request, p *Process) int {
 }
 
 func statusContent(p *Process) string {
-	var sp wireSpec
-	_ = json.Unmarshal(p.Spec, &sp)
 	b, _ := json.Marshal(map[string]any{"process": []any{map[string]any{
-		"procname": sp.Identity.ProcName,
+		"procname": p.ProcName,
 		"instance": []any{map[string]any{"pid": p.PID, "isAuto": p.Hosted, "version": p.Version, "cpuUsage": 0.5, "phyMemUsage": 1.5, "startTime": p.LastStartTime}},
 	}}})
 	return string(b)
@@ -151,7 +155,7 @@ func statusContent(p *Process) string {
 
 func (s *Server) poll(api, id string) (any, *apiError) {
 	t, ok := s.tasks[id]
-	if !ok || t.v1 != (api == "get_proc_operate_result") {
+	if !ok || t.job || t.v1 != (api == "get_proc_operate_result") {
 		return nil, badParams("task %q not found for %s", id, api)
 	}
 	t.polls++
