@@ -98,7 +98,8 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Validators:          []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
 				NestedObject:        schema.NestedAttributeObject{Attributes: hostAttributes(true)},
 			},
-			"spec": specSchema(),
+			"spec": specSchema("Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
+				"A change is sent with `update_proc_info` and the process is hosted again. GSE cannot read it back."),
 			"managed": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Whether the agent hosts (托管) the process: restarts it when it dies and kills it when it exceeds its resource limits " +
@@ -150,11 +151,10 @@ func hostAttributes(withSupplier bool) map[string]schema.Attribute {
 	return a
 }
 
-func specSchema() schema.SingleNestedAttribute {
+func specSchema(desc string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		Required: true,
-		MarkdownDescription: "Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
-			"A change is sent with `update_proc_info` and the process is hosted again. GSE cannot read it back.",
+		Required:            true,
+		MarkdownDescription: desc,
 		Attributes: map[string]schema.Attribute{
 			"identity": schema.SingleNestedAttribute{
 				Required: true, MarkdownDescription: "What the process is and where it lives.",

@@ -20,18 +20,18 @@ type processStatusDataSource struct{ client *gse.Client }
 func newProcessStatusDataSource() datasource.DataSource { return &processStatusDataSource{} }
 
 type processStatusModel struct {
-	Meta       statusMetaModel   `tfsdk:"meta"`
-	Hosts      []statusHostModel `tfsdk:"hosts"`
-	ProcInfos  []procInfoModel   `tfsdk:"proc_infos"`
-	AllRunning types.Bool        `tfsdk:"all_running"`
+	Meta       metaRefModel    `tfsdk:"meta"`
+	Hosts      []hostRefModel  `tfsdk:"hosts"`
+	ProcInfos  []procInfoModel `tfsdk:"proc_infos"`
+	AllRunning types.Bool      `tfsdk:"all_running"`
 }
 
-type statusMetaModel struct {
+type metaRefModel struct {
 	Namespace types.String `tfsdk:"namespace"`
 	Name      types.String `tfsdk:"name"`
 }
 
-type statusHostModel struct {
+type hostRefModel struct {
 	IP        types.String `tfsdk:"ip"`
 	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
 }

@@ -194,9 +194,9 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 }
 
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newManagedProcessResource}
+	return []func() resource.Resource{newManagedProcessResource, newJobManagedProcessResource, newProcessOperationResource}
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{newProcessStatusDataSource}
+	return []func() datasource.DataSource{newProcessStatusDataSource, newJobProcessStatusDataSource}
 }

@@ -1,0 +1,134 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+var _ datasource.DataSourceWithConfigure = (*jobProcessStatusDataSource)(nil)
+
+// jobProcessStatusDataSource runs a status query (op_type 2) through JOB's
+// operate_process and reads each IP's answer.
+type jobProcessStatusDataSource struct{ client *gse.Client }
+
+func newJobProcessStatusDataSource() datasource.DataSource { return &jobProcessStatusDataSource{} }
+
+type jobProcessStatusModel struct {
+	BkBizID    types.Int64        `tfsdk:"bk_biz_id"`
+	SetupPath  types.String       `tfsdk:"setup_path"`
+	ProcName   types.String       `tfsdk:"proc_name"`
+	PidPath    types.String       `tfsdk:"pid_path"`
+	Account    types.String       `tfsdk:"account"`
+	IPList     types.Set          `tfsdk:"ip_list"`
+	IPStatus   []jobIPStatusModel `tfsdk:"ip_status"`
+	AllRunning types.Bool         `tfsdk:"all_running"`
+}
+
+type jobIPStatusModel struct {
+	IP        types.String `tfsdk:"ip"`
+	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
+	Status    types.String `tfsdk:"status"`
+	Managed   types.Bool   `tfsdk:"managed"`
+	PID       types.Int64  `tfsdk:"pid"`
+	Version   types.String `tfsdk:"version"`
+	ErrorCode types.Int64  `tfsdk:"error_code"`
+	ErrorMsg  types.String `tfsdk:"error_msg"`
+}
+
+func (d *jobProcessStatusDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_job_process_status"
+}
+
+func (d *jobProcessStatusDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *jobProcessStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := func(n string, required bool) schema.StringAttribute {
+		return schema.StringAttribute{Required: required, Optional: !required, MarkdownDescription: jobFields[n].desc, Validators: jobFields[n].strs}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Runtime state of a process on a set of IPs, from a status query (op_type 2) through the JOB platform's `operate_process`, " +
+			"polled with `get_proc_result`. Each read runs one GSE task.",
+		Attributes: map[string]schema.Attribute{
+			"bk_biz_id":  schema.Int64Attribute{Required: true, MarkdownDescription: "Business id.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
+			"setup_path": str("setup_path", true),
+			"proc_name":  str("proc_name", true),
+			"pid_path":   str("pid_path", true),
+			"account":    str("account", false),
+			"ip_list": schema.SetNestedAttribute{
+				Required: true, MarkdownDescription: "IPs to query.",
+				Validators: []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"ip":          schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host.", Validators: []validator.String{ipAddress()}},
+					"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Cloud area id of the host; `0` is the default area."},
+				}},
+			},
+			"ip_status": schema.ListNestedAttribute{
+				Computed: true, MarkdownDescription: "One entry per IP, ordered by `bk_cloud_id` then `ip`.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"ip":          schema.StringAttribute{Computed: true, MarkdownDescription: "IP address."},
+					"bk_cloud_id": schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id."},
+					"status":      schema.StringAttribute{Computed: true, MarkdownDescription: "`running` (a pid), `stopped`, or `error (GSE code N)` when the query failed on the IP."},
+					"managed":     schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the agent hosts the process (`isAuto`)."},
+					"pid":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Process id; `-1` when not running."},
+					"version":     schema.StringAttribute{Computed: true, MarkdownDescription: "Version the agent reports."},
+					"error_code":  schema.Int64Attribute{Computed: true, MarkdownDescription: "GSE code of the IP's answer; 0 on success."},
+					"error_msg":   schema.StringAttribute{Computed: true, MarkdownDescription: "GSE message of the IP's answer."},
+				}},
+			},
+			"all_running": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the process runs on every IP."},
+		},
+	}
+}
+
+func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m jobProcessStatusModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(m.BkBizID.ValueInt64(), 10)}
+	proc := gse.JobProcess{SetupPath: m.SetupPath.ValueString(), ProcName: m.ProcName.ValueString(), PidPath: m.PidPath.ValueString(),
+		Account: m.Account.ValueString(), IPList: jobIPs(m.IPList)}
+	out, err := d.client.JobOperate(ctx, scope, gse.OpStatus, []gse.JobProcess{proc})
+	var hostsErr *gse.HostsError
+	switch {
+	case errors.As(err, &hostsErr) && out != nil:
+		resp.Diagnostics.AddWarning("The status query failed on some IPs", err.Error())
+	case err != nil:
+		addJobError(&resp.Diagnostics, "query the status of", scope, proc, err, "Check the provider configuration, bk_biz_id and the process fields.")
+		return
+	}
+	byAddr := map[string]gse.HostOutcome{}
+	for _, h := range out.Hosts {
+		byAddr[h.Host.Addr()] = h
+	}
+	all := true
+	m.IPStatus = nil
+	for _, ip := range proc.IPList {
+		h, ok := byAddr[jobIPAddr(ip)]
+		st := jobIPStatus{status: "error (no answer before the deadline)", pid: -1}
+		if ok {
+			st = jobIPStatusOf(h)
+		}
+		all = all && st.status == "running"
+		m.IPStatus = append(m.IPStatus, jobIPStatusModel{
+			IP: types.StringValue(ip.IP), BkCloudID: types.Int64Value(ip.BkCloudID), Status: types.StringValue(st.status),
+			Managed: types.BoolValue(st.managed), PID: types.Int64Value(st.pid), Version: types.StringValue(st.version),
+			ErrorCode: types.Int64Value(int64(h.ErrorCode)), ErrorMsg: types.StringValue(h.ErrorMsg),
+		})
+	}
+	m.AllRunning = types.BoolValue(all)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

@@ -1,0 +1,317 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*processOperationResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*processOperationResource)(nil)
+)
+
+// processOperationResource runs one operation when created, like
+// terraform_data: every input replaces it, so changing triggers runs it again.
+type processOperationResource struct{ client *gse.Client }
+
+func newProcessOperationResource() resource.Resource { return &processOperationResource{} }
+
+// operations are the op names of HCL, with their op_type.
+var operations = map[string]gse.OpType{
+	"start": gse.OpStart, "stop": gse.OpStop, "status": gse.OpStatus, "restart": gse.OpRestart, "reload": gse.OpReload, "kill": gse.OpKill,
+}
+
+func operationNames() []string {
+	names := make([]string, 0, len(operations))
+	for n := range operations {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return operations[names[i]] < operations[names[j]] })
+	return names
+}
+
+type processOperationModel struct {
+	ID       types.String       `tfsdk:"id"`
+	Op       types.String       `tfsdk:"op"`
+	Triggers types.Map          `tfsdk:"triggers"`
+	GSE      *operationGSEModel `tfsdk:"gse"`
+	JOB      *operationJOBModel `tfsdk:"job"`
+	TaskID   types.String       `tfsdk:"task_id"`
+	Results  types.List         `tfsdk:"results"`
+	Timeouts timeouts.Value     `tfsdk:"timeouts"`
+}
+
+type operationGSEModel struct {
+	Meta  metaRefModel   `tfsdk:"meta"`
+	Hosts []hostRefModel `tfsdk:"hosts"`
+	Spec  *specModel     `tfsdk:"spec"`
+}
+
+type operationJOBModel struct {
+	BkBizID      types.Int64    `tfsdk:"bk_biz_id"`
+	ProcessInfos []types.Object `tfsdk:"process_infos"`
+}
+
+type operationResult struct {
+	Process   types.String `tfsdk:"process"`
+	IP        types.String `tfsdk:"ip"`
+	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
+	ErrorCode types.Int64  `tfsdk:"error_code"`
+	ErrorMsg  types.String `tfsdk:"error_msg"`
+	Content   types.String `tfsdk:"content"`
+	PID       types.Int64  `tfsdk:"pid"`
+	Managed   types.Bool   `tfsdk:"managed"`
+	Version   types.String `tfsdk:"version"`
+}
+
+func (r *processOperationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_process_operation"
+}
+
+func (r *processOperationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *processOperationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	jobProc := jobAttributes(operateProcessFields, []string{"setup_path", "proc_name", "pid_path"}, nil)
+	jobProc["ip_list"] = jobIPListAttribute("Hosts to run the operation on.")
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Runs a process operation once, when created, and again whenever `triggers` (or any other argument) change, like `terraform_data`. " +
+			"The target is either a GSE process (`gse`, sent with `operate_proc_v2`) or JOB processes (`job`, sent with `operate_process`, " +
+			"or `operate_proc` when `cmd_shell_ext` is set). The task is polled until every host is done; a failed host fails the apply. " +
+			"Start answering 828 (already running) and stop or kill answering 829 (not running) count as success. Destroying it does nothing remotely.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The task id.", PlanModifiers: keep},
+			"op": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type 0, 1, 2, 7, 8 and 9). `status` reads the process state into `results`.",
+				Validators:          []validator.String{stringvalidator.OneOf(operationNames()...)},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"triggers": schema.MapAttribute{
+				ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Arbitrary values; changing any runs the operation again (the resource is replaced).",
+				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"gse": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "A GSE process as target. Exactly one of `gse` and `job` is required.",
+				Validators:          []validator.Object{objectvalidator.ExactlyOneOf(path.MatchRoot("job"))},
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				Attributes: map[string]schema.Attribute{
+					"meta": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The process.", Attributes: map[string]schema.Attribute{
+						"namespace": requiredString("Namespace of the process.", metaName()),
+						"name":      requiredString("Name of the process.", metaName()),
+					}},
+					"hosts": schema.SetNestedAttribute{
+						Required: true, MarkdownDescription: "Hosts to run the operation on.",
+						Validators:   []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
+						NestedObject: schema.NestedAttributeObject{Attributes: hostAttributes(false)},
+					},
+					"spec": specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
+				},
+			},
+			"job": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "JOB processes as target.",
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				Attributes: map[string]schema.Attribute{
+					"bk_biz_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Business id.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
+					"process_infos": schema.ListNestedAttribute{
+						Required: true, MarkdownDescription: "Processes to operate (`process_infos` of seeds 000 and 001).",
+						Validators:   []validator.List{listvalidator.SizeAtLeast(1)},
+						NestedObject: schema.NestedAttributeObject{Attributes: jobProc},
+					},
+				},
+			},
+			"task_id": schema.StringAttribute{Computed: true, MarkdownDescription: "GSE task id of the operation (`task_id` or `bk_gse_taskid`).", PlanModifiers: keep},
+			"results": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "One result per process and host, ordered by process, cloud id and IP.",
+				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"process":     schema.StringAttribute{Computed: true, MarkdownDescription: "`namespace/name` (GSE) or `setup_path/proc_name` (JOB)."},
+					"ip":          schema.StringAttribute{Computed: true, MarkdownDescription: "IP of the host."},
+					"bk_cloud_id": schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id of the host."},
+					"error_code":  schema.Int64Attribute{Computed: true, MarkdownDescription: "GSE code: 0, or the no-ops 828 / 829."},
+					"error_msg":   schema.StringAttribute{Computed: true, MarkdownDescription: "GSE message."},
+					"content":     schema.StringAttribute{Computed: true, MarkdownDescription: "The result's content, a JSON string (often empty); use `jsondecode`."},
+					"pid":         schema.Int64Attribute{Computed: true, MarkdownDescription: "From a `status` answer: the process id, `-1` when not running; null otherwise."},
+					"managed":     schema.BoolAttribute{Computed: true, MarkdownDescription: "From the content: whether the agent hosts the process (`isAuto`); null when absent."},
+					"version":     schema.StringAttribute{Computed: true, MarkdownDescription: "From a `status` answer: the process version; null otherwise."},
+				}},
+			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true}),
+		},
+	}
+}
+
+func quoted(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += "`" + n + "`"
+	}
+	return s
+}
+
+// ValidateConfig: one JOB operation goes through one API. With cmd_shell_ext
+// that is operate_proc, which would drop operate_process's other fields.
+func (r *processOperationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var procs types.List
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("job").AtName("process_infos"), &procs)...)
+	if procs.IsNull() || procs.IsUnknown() {
+		return
+	}
+	withExt := 0
+	for _, el := range procs.Elements() {
+		if obj, ok := el.(types.Object); ok && !obj.Attributes()["cmd_shell_ext"].IsNull() {
+			withExt++
+		}
+	}
+	if withExt == 0 {
+		return
+	}
+	for i, el := range procs.Elements() {
+		obj, ok := el.(types.Object)
+		if !ok || obj.IsUnknown() {
+			continue
+		}
+		at := path.Root("job").AtName("process_infos").AtListIndex(i)
+		if obj.Attributes()["cmd_shell_ext"].IsNull() {
+			resp.Diagnostics.AddAttributeError(at.AtName("cmd_shell_ext"), "cmd_shell_ext must be set on every process or none",
+				"An operation goes through one JOB API: operate_proc when cmd_shell_ext is set, operate_process otherwise.")
+		}
+		if extra := operateProcessOnly(obj.Attributes()); len(extra) > 0 {
+			resp.Diagnostics.AddAttributeError(at, "Fields operate_proc does not take",
+				fmt.Sprintf("With cmd_shell_ext the operation is sent with operate_proc (seed 000), which takes only %s; unset %s or cmd_shell_ext.", quoted(operateProcFields), quoted(extra)))
+		}
+	}
+}
+
+func (r *processOperationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan processOperationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	timeout, d := plan.Timeouts.Create(ctx, defaultTimeout)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	op := operations[plan.Op.ValueString()]
+	var out *gse.Outcome
+	var err error
+	var target gse.Meta
+	isJob := plan.JOB != nil
+	if g := plan.GSE; g != nil {
+		target = gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
+		var hosts []gse.Host
+		for _, h := range g.Hosts {
+			hosts = append(hosts, gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64()})
+		}
+		out, err = r.client.Operate(ctx, gse.OperateRequest{Meta: target, Hosts: hosts, Op: op, Spec: g.Spec.api()})
+	} else {
+		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(plan.JOB.BkBizID.ValueInt64(), 10)}
+		var procs []gse.JobProcess
+		for _, obj := range plan.JOB.ProcessInfos {
+			procs = append(procs, jobProcessFrom(obj.Attributes()))
+		}
+		target = gse.Meta{Namespace: "JOB " + scope.String(), Name: procs[0].Path()}
+		out, err = r.client.JobOperate(ctx, scope, op, procs)
+	}
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "run "+plan.Op.ValueString()+" on", target, err, "Nothing is saved: the next apply runs the operation again.")
+		return
+	}
+	plan.ID, plan.TaskID = types.StringValue(out.TaskID), types.StringValue(out.TaskID)
+	results, d := types.ListValueFrom(ctx, operationResultType, operationResults(out, isJob))
+	resp.Diagnostics.Append(d...)
+	plan.Results = results
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// operationResults lists an outcome's hosts with what their content says.
+// A JOB outcome's Meta.Name is the process path; a GSE one's Meta is the process.
+func operationResults(out *gse.Outcome, isJob bool) []operationResult {
+	hosts := append([]gse.HostOutcome(nil), out.Hosts...)
+	sort.Slice(hosts, func(i, j int) bool {
+		a, b := hosts[i], hosts[j]
+		if a.Meta.Name != b.Meta.Name {
+			return a.Meta.Name < b.Meta.Name
+		}
+		if a.Host.BkCloudID != b.Host.BkCloudID {
+			return a.Host.BkCloudID < b.Host.BkCloudID
+		}
+		return a.Host.IP < b.Host.IP
+	})
+	results := make([]operationResult, 0, len(hosts))
+	for _, h := range hosts {
+		res := operationResult{
+			Process: types.StringValue(h.Meta.String()), IP: types.StringValue(h.Host.IP), BkCloudID: types.Int64Value(h.Host.BkCloudID),
+			ErrorCode: types.Int64Value(int64(h.ErrorCode)), ErrorMsg: types.StringValue(h.ErrorMsg), Content: types.StringValue(h.Content),
+			PID: types.Int64Null(), Managed: types.BoolNull(), Version: types.StringNull(),
+		}
+		if isJob {
+			res.Process = types.StringValue(h.Meta.Name)
+		}
+		if c, err := gse.ParseContent(h.Content); err == nil {
+			for _, p := range c.Process {
+				for _, in := range p.Instance[:min(1, len(p.Instance))] {
+					res.PID, res.Managed, res.Version = types.Int64Value(in.PID), types.BoolValue(bool(in.IsAuto)), types.StringValue(in.Version)
+				}
+			}
+			for _, v := range c.Value[:min(1, len(c.Value))] {
+				res.Managed = types.BoolValue(bool(v.IsAuto))
+			}
+		}
+		results = append(results, res)
+	}
+	return results
+}
+
+// Read keeps the state: an operation has nothing to read back.
+func (r *processOperationResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
+}
+
+// Update happens only when timeouts change: everything else replaces.
+func (r *processOperationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan processOperationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete does nothing remotely: the operation ran.
+func (r *processOperationResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
+
+// operationResultType is the element type of results.
+var operationResultType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"process": types.StringType, "ip": types.StringType, "bk_cloud_id": types.Int64Type, "error_code": types.Int64Type,
+	"error_msg": types.StringType, "content": types.StringType, "pid": types.Int64Type, "managed": types.BoolType, "version": types.StringType,
+}}
