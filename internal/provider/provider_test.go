@@ -65,6 +65,9 @@ func (e *testEnv) checkSimEmpty(*terraform.State) error {
 	if p := e.sim.Processes(); len(p) != 0 {
 		return fmt.Errorf("processes left in GSE after destroy: %+v", p)
 	}
+	if p := e.sim.JobProcesses(); len(p) != 0 {
+		return fmt.Errorf("processes left hosted through JOB after destroy: %+v", p)
+	}
 	return nil
 }
 

@@ -1,0 +1,229 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+const (
+	jobAddr  = "gse_job_managed_process.test"
+	jobScope = "biz:2"
+	jobIndex = "/data/nginx/bin/nginx"
+)
+
+// jobConfig is a gse_job_managed_process hosting nginx on ips ("cloud:ip").
+func (e *testEnv) jobConfig(startCmd string, ips ...string) string {
+	var list []string
+	for _, h := range ips {
+		cloud, ip, _ := strings.Cut(h, ":")
+		list = append(list, fmt.Sprintf(`{ bk_cloud_id = %s, ip = %q }`, cloud, ip))
+	}
+	return e.providerBlock() + fmt.Sprintf(`
+resource "gse_job_managed_process" "test" {
+  bk_scope_type          = "biz"
+  bk_scope_id            = "2"
+  proc_name              = "nginx"
+  proc_owner             = "root"
+  setup_path             = "/data/nginx/bin"
+  pid_path               = "/data/nginx/run/nginx.pid"
+  cfg_path               = "/data/nginx/conf/nginx.conf"
+  log_path               = "/data/nginx/logs"
+  start_cmd              = %q
+  stop_cmd               = "./nginx -s stop"
+  restart_cmd            = "./nginx -s stop; ./nginx"
+  reload_cmd             = "./nginx -s reload"
+  kill_cmd               = "pkill -9 nginx"
+  type                   = 1
+  cpu_lmt                = 20
+  mem_lmt                = 30
+  instance_num           = 1
+  op_timeout             = 5
+  start_check_begin_time = 5
+  start_check_end_time   = 10
+  ip_list                = [%s]
+  timeouts               = { create = "5s" }
+}
+`, startCmd, strings.Join(list, ", "))
+}
+
+func (e *testEnv) jobCheck(cloud int64, ip string, check func(simulator.Process) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		p, ok := e.sim.JobProcess(jobScope, jobIndex, cloud, ip)
+		if !ok {
+			return fmt.Errorf("nginx is not hosted through JOB on %d:%s", cloud, ip)
+		}
+		return check(p)
+	}
+}
+
+func (e *testEnv) jobAbsent(cloud int64, ip string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if _, ok := e.sim.JobProcess(jobScope, jobIndex, cloud, ip); ok {
+			return fmt.Errorf("nginx is still hosted through JOB on %d:%s", cloud, ip)
+		}
+		return nil
+	}
+}
+
+func startCmdIs(want string) func(simulator.Process) error {
+	return func(p simulator.Process) error {
+		var def struct {
+			StartCmd string `json:"start_cmd"`
+		}
+		_ = json.Unmarshal(p.Spec, &def)
+		if def.StartCmd != want {
+			return fmt.Errorf("start_cmd = %q, want %q", def.StartCmd, want)
+		}
+		return hostedAndRunning(p)
+	}
+}
+
+func TestAccJobManagedProcess_lifecycle(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	repairCfg := e.jobConfig("./nginx -c v2", "0:10.0.0.2", "1:10.0.0.3")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				Config: e.jobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.jobCheck(0, "10.0.0.1", startCmdIs("./nginx")),
+					e.jobCheck(0, "10.0.0.2", startCmdIs("./nginx")),
+					resource.TestCheckResourceAttr(jobAddr, "id", "biz:2//data/nginx/bin/nginx"),
+					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.1.status", "running"),
+					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.2.managed", "true"),
+					func(*terraform.State) error {
+						if n := e.sim.Calls("job/manage_proc"); n != 1 {
+							return fmt.Errorf("manage_proc called %d times, want 1", n)
+						}
+						return nil
+					},
+				),
+			},
+			{
+				// The definition changes; 10.0.0.1 leaves and 10.0.0.3 (cloud 1) joins.
+				Config: repairCfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.jobAbsent(0, "10.0.0.1"),
+					e.jobCheck(0, "10.0.0.2", startCmdIs("./nginx -c v2")),
+					e.jobCheck(1, "10.0.0.3", startCmdIs("./nginx -c v2")),
+				),
+			},
+			{
+				// Hosting is unregistered behind Terraform's back on 10.0.0.3: the IP leaves the state.
+				PreConfig: func() {
+					if err := e.sim.JobDrift(simulator.DriftUnhost, jobScope, jobIndex, 1, "10.0.0.3"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				RefreshState: true, ExpectNonEmptyPlan: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(jobAddr, "ip_list.#", "1"),
+					resource.TestCheckResourceAttr(jobAddr, "ip_list.0.ip", "10.0.0.2"),
+				),
+			},
+			{
+				Config: repairCfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: e.jobCheck(1, "10.0.0.3", hostedAndRunning),
+			},
+			{
+				ResourceName: jobAddr, ImportState: true, ImportStateVerify: true,
+				ImportStateId: "biz:2//data/nginx/bin/nginx@0:10.0.0.2,1:10.0.0.3",
+				// JOB has no API that returns a definition: only the scope, setup_path,
+				// proc_name and ip_list are known after import; the next apply re-registers.
+				ImportStateVerifyIgnore: []string{"proc_owner", "pid_path", "cfg_path", "log_path", "start_cmd", "stop_cmd", "restart_cmd",
+					"reload_cmd", "kill_cmd", "type", "cpu_lmt", "mem_lmt", "instance_num", "op_timeout", "start_check_begin_time",
+					"start_check_end_time",
+					"ip_status", // read with operate_process, which needs pid_path
+					"timeouts"},
+			},
+		},
+	})
+}
+
+// One IP's failure names the IP; the registered one stays in the (tainted) state and the next apply recovers.
+func TestAccJobManagedProcess_ipFailure(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := e.jobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					e.sim.AddHostFault(simulator.HostFault{API: "job/manage_proc", IP: "10.0.0.2", Code: 65535, Message: "nginx: permission denied", Times: 1})
+				},
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)Could not create process JOB biz:2//data/nginx/bin/nginx.*manage_proc.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code\s+65535: nginx: permission denied`),
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(e.jobCheck(0, "10.0.0.1", hostedAndRunning), e.jobCheck(0, "10.0.0.2", hostedAndRunning)),
+			},
+		},
+	})
+}
+
+func TestAccJobManagedProcess_validation(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	base := e.jobConfig("./nginx", "0:10.0.0.1")
+	for _, tc := range []struct{ from, to, want string }{
+		{`type                   = 1`, `cycle_time = null`, `cycle_time is required for a periodic process`},
+		{`bk_scope_id            = "2"`, `bk_scope_id = "two"`, `must be a number written as a string`},
+		{`bk_scope_type          = "biz"`, `bk_scope_type = "project"`, `bk_scope_type value must be one of: \["biz" "biz_set"\]`},
+		{`cpu_lmt                = 20`, `cpu_lmt = 150`, `cpu_lmt value must be between 0 and 100`},
+		{`pid_path               = "/data/nginx/run/nginx.pid"`, `pid_path = "run/nginx.pid"`, `pid_path must be an absolute path`},
+	} {
+		cfg := strings.Replace(base, tc.from, tc.to, 1)
+		if cfg == base {
+			t.Fatalf("%q not found", tc.from)
+		}
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			Steps:                    []resource.TestStep{{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
+		})
+	}
+}
+
+func TestAccJobManagedProcess_importErrors(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	for id, want := range map[string]string{
+		"biz:2//data/nginx/bin/nginx":                       `missing '@'`,
+		"project:2//data/nginx/bin/nginx@0:10.0.0.1":        `is not biz:<id> or biz_set:<id>`,
+		"biz:2/nginx@0:10.0.0.1":                            `is not setup_path/proc_name`,
+		"biz:2//data/nginx/bin/nginx@10.0.0.1":              `is not bk_cloud_id:ip`,
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.1": `listed twice`,
+	} {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			Steps: []resource.TestStep{{
+				Config: e.jobConfig("./nginx", "0:10.0.0.1"), ResourceName: jobAddr, ImportState: true, ImportStateId: id,
+				ExpectError: regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(want), " ", `\s+`) + `(?s).*Expected\s+bk_scope_type:bk_scope_id`),
+			}},
+		})
+	}
+}
