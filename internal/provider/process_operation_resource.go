@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -119,7 +118,6 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 			"gse": schema.SingleNestedAttribute{
 				Optional:            true,
 				MarkdownDescription: "A GSE process as target. Exactly one of `gse` and `job` is required.",
-				Validators:          []validator.Object{objectvalidator.ExactlyOneOf(path.MatchRoot("job"))},
 				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				Attributes: map[string]schema.Attribute{
 					"meta": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The process.", Attributes: map[string]schema.Attribute{
@@ -183,6 +181,13 @@ func quoted(names []string) string {
 // ValidateConfig: one JOB operation goes through one API. With cmd_shell_ext
 // that is operate_proc, which would drop operate_process's other fields.
 func (r *processOperationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var gseTarget, jobTarget types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("gse"), &gseTarget)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("job"), &jobTarget)...)
+	if !gseTarget.IsUnknown() && !jobTarget.IsUnknown() && gseTarget.IsNull() == jobTarget.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("gse"), "Exactly one target is required",
+			"Set gse (a GSE process: meta, hosts and spec) or job (JOB processes: bk_biz_id and process_infos) as the target of the operation, not both and not neither.")
+	}
 	var procs types.List
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("job").AtName("process_infos"), &procs)...)
 	if procs.IsNull() || procs.IsUnknown() {

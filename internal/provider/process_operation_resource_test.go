@@ -1,0 +1,216 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+const opAddr = "gse_process_operation.test"
+
+// gseOperation targets the process of e.config with op, its spec taken from the resource.
+func (e *testEnv) gseOperation(op, trigger string) string {
+	return e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}) + fmt.Sprintf(`
+resource "gse_process_operation" "test" {
+  op       = %q
+  triggers = { config = %q }
+  gse = {
+    meta  = { namespace = "gse", name = gse_managed_process.test.meta.name }
+    hosts = [for h in gse_managed_process.test.hosts : { ip = h.ip, bk_cloud_id = h.bk_cloud_id }]
+    spec  = gse_managed_process.test.spec
+  }
+}
+`, op, trigger)
+}
+
+func restarts(n int) func(simulator.Process) error {
+	return func(p simulator.Process) error {
+		if p.Restarts != n {
+			return fmt.Errorf("restarted %d times, want %d", p.Restarts, n)
+		}
+		return hostedAndRunning(p)
+	}
+}
+
+func TestAccProcessOperation_gse(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				Config: e.gseOperation("restart", "v1"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.simCheck(0, "10.0.0.1", restarts(1)), e.simCheck(0, "10.0.0.2", restarts(1)),
+					resource.TestCheckResourceAttrPair(opAddr, "id", opAddr, "task_id"),
+					resource.TestMatchResourceAttr(opAddr, "task_id", regexp.MustCompile(`^GSETASK:`)),
+					resource.TestCheckResourceAttr(opAddr, "results.#", "2"),
+					resource.TestCheckResourceAttr(opAddr, "results.0.process", "gse/proc-test"),
+					resource.TestCheckResourceAttr(opAddr, "results.0.error_code", "0"),
+				),
+			},
+			{
+				// Same triggers: nothing runs.
+				Config:           e.gseOperation("restart", "v1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            e.simCheck(0, "10.0.0.1", restarts(1)),
+			},
+			{
+				// New triggers: the operation runs again.
+				Config: e.gseOperation("restart", "v2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(opAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", restarts(2)), e.simCheck(0, "10.0.0.2", restarts(2))),
+			},
+			{
+				// A status query: its content is parsed into pid, managed and version.
+				Config: e.gseOperation("status", "v2"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(opAddr, tfjsonpath.New("results").AtSliceIndex(0), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"ip": knownvalue.StringExact("10.0.0.1"), "managed": knownvalue.Bool(true), "version": knownvalue.StringExact("1.0.0"),
+						"content": knownvalue.StringRegexp(regexp.MustCompile(`"procname":"proc-test"`)),
+					})),
+				},
+				Check: resource.TestCheckResourceAttrPair(opAddr, "results.0.pid", addr, "host_status.0:10.0.0.1.pid"),
+			},
+			{
+				// Start on running processes answers 828: a success, reported as such.
+				Config: e.gseOperation("start", "v2"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(opAddr, "results.0.error_code", "828"),
+					resource.TestCheckResourceAttr(opAddr, "results.1.error_code", "828"),
+				),
+			},
+			{
+				// A failing host fails the apply, by IP.
+				PreConfig: func() {
+					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{9}, Code: 836, Message: "process still alive after kill", Times: 1})
+				},
+				Config:      e.gseOperation("kill", "v2"),
+				ExpectError: regexp.MustCompile(`(?s)Could not run kill on process gse/proc-test.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 836: process still alive\s+after kill`),
+			},
+			{
+				// Destroying the operation does nothing remotely.
+				Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = false\n managed = false"}),
+				Check: func(*terraform.State) error {
+					if n := e.sim.Calls("operate_proc_v2"); n == 0 {
+						return fmt.Errorf("no operation at all")
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// jobOperation runs op through JOB on nginx at 10.0.0.1 and 10.0.0.2; extra goes into the process_infos item.
+func (e *testEnv) jobOperation(op, trigger, extra string) string {
+	return e.providerBlock() + fmt.Sprintf(`
+resource "gse_process_operation" "test" {
+  op       = %q
+  triggers = { run = %q }
+  job = {
+    bk_biz_id = 2
+    process_infos = [{
+      setup_path = "/data/nginx/bin"
+      proc_name  = "nginx"
+      pid_path   = "/data/nginx/run/nginx.pid"
+      %s
+      ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }, { bk_cloud_id = 0, ip = "10.0.0.2" }]
+    }]
+  }
+}
+`, op, trigger, extra)
+}
+
+func TestAccProcessOperation_job(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	calls := func(api string, n int) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			if got := e.sim.Calls(api); got != n {
+				return fmt.Errorf("%s called %d times, want %d", api, got, n)
+			}
+			return nil
+		}
+	}
+	running := func(want bool) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			for _, ip := range []string{"10.0.0.1", "10.0.0.2"} {
+				p, ok := e.sim.JobProcess(jobScope, jobIndex, 0, ip)
+				if !ok || p.Running != want {
+					return fmt.Errorf("nginx on %s: %+v, want running = %v", ip, p, want)
+				}
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
+			{
+				// Seed 001: operate_process, with its own fields.
+				Config: e.jobOperation("start", "1", `start_cmd = "./nginx"
+      contact = "ops"
+      type = 1`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					calls("job/operate_process", 1),
+					running(true),
+					resource.TestCheckResourceAttr(opAddr, "results.#", "2"),
+					resource.TestCheckResourceAttr(opAddr, "results.0.process", "/data/nginx/bin/nginx"),
+					resource.TestCheckResourceAttr(opAddr, "results.1.ip", "10.0.0.2"),
+				),
+			},
+			{
+				// Seed 000: cmd_shell_ext sends it with operate_proc.
+				Config: e.jobOperation("stop", "2", `cmd_shell_ext = "sh"
+      account = "root"`),
+				Check: resource.ComposeAggregateTestCheckFunc(calls("job/operate_proc", 1), running(false)),
+			},
+			{
+				// Stop again: 829 (not running) is a success.
+				Config: e.jobOperation("stop", "3", `cmd_shell_ext = "sh"`),
+				Check:  resource.TestCheckResourceAttr(opAddr, "results.0.error_code", "829"),
+			},
+			{
+				PreConfig: func() {
+					e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.1", Code: 117, Message: "agent offline", Times: 1})
+				},
+				Config:      e.jobOperation("restart", "4", ""),
+				ExpectError: regexp.MustCompile(`(?s)Could not run restart on process JOB biz:2//data/nginx/bin/nginx.*10\.0\.0\.1 \(bk_cloud_id 0\): GSE code 117: agent offline`),
+			},
+		},
+	})
+}
+
+func TestAccProcessOperation_validation(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	for _, tc := range []struct{ cfg, want string }{
+		{e.jobOperation("start", "1", `cmd_shell_ext = "sh"
+      start_cmd = "./nginx"`), `only .setup_path., .proc_name., .pid_path., .account., .cmd_shell_ext., .cpu_lmt., .mem_lmt.; unset .start_cmd.`},
+		{e.jobOperation("start", "1", `cmd_shell_ext = "zsh"`), `cmd_shell_ext value must be one of: \["sh" "bat" "ps1"\]`},
+		{e.jobOperation("launch", "1", ""), `op value must be one of: \["start" "stop" "status" "restart" "reload" "kill"\]`},
+		{e.providerBlock() + `
+resource "gse_process_operation" "test" {
+  op = "start"
+}`, `Set gse \(a GSE process: meta, hosts and spec\) or job`},
+	} {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			Steps:                    []resource.TestStep{{Config: tc.cfg, PlanOnly: true, ExpectError: regexp.MustCompile(strings.ReplaceAll(tc.want, " ", `\s+`))}},
+		})
+	}
+}
