@@ -1,0 +1,33 @@
+# Reload proc-test (the gse_managed_process example) whenever its configuration changes.
+resource "gse_process_operation" "reload_agent" {
+  op       = "reload"
+  triggers = { config_md5 = "5d41402abc4b2a76b9719d911017c592" }
+
+  gse = {
+    meta  = { namespace = "gse", name = gse_managed_process.agent.meta.name }
+    hosts = [for h in gse_managed_process.agent.hosts : { ip = h.ip, bk_cloud_id = h.bk_cloud_id }]
+    spec  = gse_managed_process.agent.spec
+  }
+}
+
+# Restart a Windows process through JOB's operate_proc, chosen by cmd_shell_ext.
+resource "gse_process_operation" "restart_beat" {
+  op       = "restart"
+  triggers = { release = "2026.11.21" }
+
+  job = {
+    bk_biz_id = 2
+    process_infos = [{
+      setup_path    = "C:\\gse\\plugins\\bin"
+      proc_name     = "bkmonitorbeat"
+      pid_path      = "C:\\gse\\plugins\\run\\bkmonitorbeat.pid"
+      cmd_shell_ext = "bat"
+      account       = "Administrator"
+      ip_list       = [{ bk_cloud_id = 0, ip = "10.0.1.5" }]
+    }]
+  }
+}
+
+output "reload_results" {
+  value = [for r in gse_process_operation.reload_agent.results : "${r.ip}: ${r.error_code} ${r.error_msg}"]
+}

@@ -1,0 +1,47 @@
+package provider
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+)
+
+// The documentation's examples plan cleanly against the simulator: every
+// resource and data-source example, together (they refer to each other).
+func TestAccExamplesPlan(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	files, err := filepath.Glob("../../examples/*/*/*.tf")
+	if err != nil || len(files) < 5 {
+		t.Fatalf("examples: %v %v", files, err)
+	}
+	var cfg strings.Builder
+	cfg.WriteString(e.providerBlock())
+	for _, f := range files {
+		if strings.HasSuffix(f, "import-by-string-id.tf") {
+			continue // import blocks need existing objects
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Write(b)
+		cfg.WriteString("\n")
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config: cfg.String(), PlanOnly: true, ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("gse_managed_process.agent", plancheck.ResourceActionCreate),
+				plancheck.ExpectResourceAction("gse_job_managed_process.nginx", plancheck.ResourceActionCreate),
+				plancheck.ExpectResourceAction("gse_process_operation.reload_agent", plancheck.ResourceActionCreate),
+				plancheck.ExpectResourceAction("gse_process_operation.restart_beat", plancheck.ResourceActionCreate),
+			}},
+		}},
+	})
+}
