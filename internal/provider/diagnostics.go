@@ -1,7 +1,9 @@
 package provider
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -29,4 +31,12 @@ func clientFrom(data any, diags *diag.Diagnostics) *gse.Client {
 		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *gse.Client, got %T. Please report this issue to the provider developers.", data))
 	}
 	return c
+}
+
+// deadline bounds ctx by an operation's timeout from the timeouts block
+// (defaultTimeout when unset). Check diags before using the context.
+func deadline(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), diags *diag.Diagnostics) (context.Context, context.CancelFunc) {
+	d, ds := timeout(ctx, defaultTimeout)
+	diags.Append(ds...)
+	return context.WithTimeout(ctx, d)
 }

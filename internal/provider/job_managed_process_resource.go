@@ -173,13 +173,11 @@ func succeeded(out *gse.Outcome) []gse.JobIP {
 
 func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	like, m := getJobModel(ctx, req.Plan.Get, &resp.Diagnostics)
-	timeout, d := m.timeouts().Create(ctx, defaultTimeout)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel := deadline(ctx, m.timeouts().Create, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	scope, proc := m.scope(), m.process(nil)
 	m["id"] = types.StringValue(fmt.Sprintf("%s/%s/%s", scope, proc.SetupPath, proc.ProcName))
 	out, err := r.client.JobManage(ctx, scope, gse.JobRegister, []gse.JobProcess{proc})
@@ -262,13 +260,11 @@ func jobIPStatusOf(h gse.HostOutcome) jobIPStatus {
 
 func (r *jobManagedProcessResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	like, m := getJobModel(ctx, req.State.Get, &resp.Diagnostics)
-	timeout, d := m.timeouts().Read(ctx, defaultTimeout)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel := deadline(ctx, m.timeouts().Read, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	if m.str("pid_path") == "" {
 		// Imported and not applied yet: operate_process cannot query without pid_path.
 		return
@@ -296,13 +292,11 @@ func (r *jobManagedProcessResource) Read(ctx context.Context, req resource.ReadR
 func (r *jobManagedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	like, plan := getJobModel(ctx, req.Plan.Get, &resp.Diagnostics)
 	_, prior := getJobModel(ctx, req.State.Get, &resp.Diagnostics)
-	timeout, d := plan.timeouts().Update(ctx, defaultTimeout)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel := deadline(ctx, plan.timeouts().Update, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 
 	cur := jobModel{}
 	for k, v := range prior {
@@ -384,13 +378,11 @@ func diffJobIPs(prior, plan []gse.JobIP) (removed, added, kept []gse.JobIP) {
 
 func (r *jobManagedProcessResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	_, m := getJobModel(ctx, req.State.Get, &resp.Diagnostics)
-	timeout, d := m.timeouts().Delete(ctx, defaultTimeout)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel := deadline(ctx, m.timeouts().Delete, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	proc := m.process(nil)
 	if _, err := r.client.JobManage(ctx, m.scope(), gse.JobUnregister, []gse.JobProcess{proc}); err != nil {
 		addJobError(&resp.Diagnostics, "delete", m.scope(), proc, err, "The resource stays in the state; destroy again once the cause is fixed.")

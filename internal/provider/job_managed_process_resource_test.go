@@ -55,23 +55,16 @@ resource "gse_job_managed_process" "test" {
 `, startCmd, strings.Join(list, ", "))
 }
 
+func (e *testEnv) jobProc(cloud int64, ip string) func() (simulator.Process, bool) {
+	return func() (simulator.Process, bool) { return e.sim.JobProcess(jobScope, jobIndex, cloud, ip) }
+}
+
 func (e *testEnv) jobCheck(cloud int64, ip string, check func(simulator.Process) error) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		p, ok := e.sim.JobProcess(jobScope, jobIndex, cloud, ip)
-		if !ok {
-			return fmt.Errorf("nginx is not hosted through JOB on %d:%s", cloud, ip)
-		}
-		return check(p)
-	}
+	return expectProc(fmt.Sprintf("JOB %d:%s", cloud, ip), e.jobProc(cloud, ip), check)
 }
 
 func (e *testEnv) jobAbsent(cloud int64, ip string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		if _, ok := e.sim.JobProcess(jobScope, jobIndex, cloud, ip); ok {
-			return fmt.Errorf("nginx is still hosted through JOB on %d:%s", cloud, ip)
-		}
-		return nil
-	}
+	return expectNoProc(fmt.Sprintf("JOB %d:%s", cloud, ip), e.jobProc(cloud, ip))
 }
 
 func startCmdIs(want string) func(simulator.Process) error {

@@ -122,15 +122,13 @@ func (r *managedProcessResource) refreshHostStatus(ctx context.Context, m *manag
 func (r *managedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan managedProcessModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	timeout, d := plan.Timeouts.Create(ctx, defaultTimeout)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel := deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
 	meta, d := plan.Meta.api(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	spec := plan.Spec.api()
 	plan.ID = types.StringValue(meta.String())
 
@@ -231,15 +229,13 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 func (r *managedProcessResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state managedProcessModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	timeout, d := state.Timeouts.Delete(ctx, defaultTimeout)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel := deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
+	defer cancel()
 	meta, d := state.Meta.api(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	if _, err := r.teardown(ctx, meta, state.Spec.api(), apiHosts(state.Hosts), state.Running.ValueBool()); err != nil {
 		addAPIError(&resp.Diagnostics, "delete", meta, err,
 			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")

@@ -70,24 +70,37 @@ resource "gse_managed_process" "test" {
 `, labels, strings.Join(hosts, ", "), p.setupPath, p.extra)
 }
 
-// simCheck asserts the simulator's state of the process on one host.
-func (e *testEnv) simCheck(cloud int64, ip string, check func(simulator.Process) error) resource.TestCheckFunc {
+// expectProc asserts the simulator's state of the process that get finds at where.
+func expectProc(where string, get func() (simulator.Process, bool), check func(simulator.Process) error) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		p, ok := e.sim.Process("gse", "proc-test", cloud, ip)
+		p, ok := get()
 		if !ok {
-			return fmt.Errorf("proc-test is not registered on %d:%s", cloud, ip)
+			return fmt.Errorf("the process is not registered on %s", where)
 		}
 		return check(p)
 	}
 }
 
-func (e *testEnv) simAbsent(cloud int64, ip string) resource.TestCheckFunc {
+// expectNoProc asserts that get finds no process at where.
+func expectNoProc(where string, get func() (simulator.Process, bool)) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if _, ok := e.sim.Process("gse", "proc-test", cloud, ip); ok {
-			return fmt.Errorf("proc-test is still registered on %d:%s", cloud, ip)
+		if _, ok := get(); ok {
+			return fmt.Errorf("the process is still registered on %s", where)
 		}
 		return nil
 	}
+}
+
+func (e *testEnv) gseProc(cloud int64, ip string) func() (simulator.Process, bool) {
+	return func() (simulator.Process, bool) { return e.sim.Process("gse", "proc-test", cloud, ip) }
+}
+
+func (e *testEnv) simCheck(cloud int64, ip string, check func(simulator.Process) error) resource.TestCheckFunc {
+	return expectProc(fmt.Sprintf("GSE %d:%s", cloud, ip), e.gseProc(cloud, ip), check)
+}
+
+func (e *testEnv) simAbsent(cloud int64, ip string) resource.TestCheckFunc {
+	return expectNoProc(fmt.Sprintf("GSE %d:%s", cloud, ip), e.gseProc(cloud, ip))
 }
 
 func hostedAndRunning(p simulator.Process) error {

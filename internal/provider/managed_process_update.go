@@ -18,15 +18,13 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	var plan, prior managedProcessModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	timeout, d := plan.Timeouts.Update(ctx, defaultTimeout)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel := deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
+	defer cancel()
 	meta, d := plan.Meta.api(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 
 	cur := prior
 	cur.Timeouts = plan.Timeouts

@@ -222,13 +222,11 @@ func (r *processOperationResource) ValidateConfig(ctx context.Context, req resou
 func (r *processOperationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan processOperationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	timeout, d := plan.Timeouts.Create(ctx, defaultTimeout)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel := deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	op := operations[plan.Op.ValueString()]
 	var out *gse.Outcome
 	var err error
