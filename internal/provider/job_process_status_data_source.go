@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -32,6 +33,7 @@ type jobProcessStatusModel struct {
 	IPList     types.Set          `tfsdk:"ip_list"`
 	IPStatus   []jobIPStatusModel `tfsdk:"ip_status"`
 	AllRunning types.Bool         `tfsdk:"all_running"`
+	Timeouts   timeouts.Value     `tfsdk:"timeouts"`
 }
 
 type jobIPStatusModel struct {
@@ -53,7 +55,7 @@ func (d *jobProcessStatusDataSource) Configure(_ context.Context, req datasource
 	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-func (d *jobProcessStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *jobProcessStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	str := func(n string, required bool) schema.StringAttribute {
 		return schema.StringAttribute{Required: required, Optional: !required, MarkdownDescription: jobFields[n].desc, Validators: jobFields[n].strs}
 	}
@@ -88,6 +90,7 @@ func (d *jobProcessStatusDataSource) Schema(_ context.Context, _ datasource.Sche
 				}},
 			},
 			"all_running": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the process runs on every IP."},
+			"timeouts":    timeouts.Attributes(ctx),
 		},
 	}
 }
@@ -95,6 +98,12 @@ func (d *jobProcessStatusDataSource) Schema(_ context.Context, _ datasource.Sche
 func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m jobProcessStatusModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// The query is a task that is polled: without a deadline a host that never answers would hang the plan.
+	ctx, cancel := deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -118,10 +127,10 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 	m.IPStatus = nil
 	for _, ip := range proc.IPList {
 		h, ok := byAddr[jobIPAddr(ip)]
-		st := jobIPStatus{status: "error (no answer before the deadline)", pid: -1}
-		if ok {
-			st = jobIPStatusOf(h)
+		if !ok {
+			h.ErrorCode, h.ErrorMsg = gse.HostPending, "no answer before the deadline"
 		}
+		st := jobIPStatusOf(h)
 		all = all && st.status == "running"
 		m.IPStatus = append(m.IPStatus, jobIPStatusModel{
 			IP: types.StringValue(ip.IP), BkCloudID: types.Int64Value(ip.BkCloudID), Status: types.StringValue(st.status),

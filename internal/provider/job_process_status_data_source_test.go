@@ -1,12 +1,15 @@
 package provider
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 func TestAccJobProcessStatusDataSource(t *testing.T) {
@@ -41,6 +44,20 @@ data "gse_job_process_status" "test" {
 				})),
 			},
 			Check: resource.TestCheckResourceAttrPair("data.gse_job_process_status.test", "ip_status.0.pid", jobAddr, "ip_status.0:10.0.0.1.pid"),
+		}, {
+			// An IP that never answers is reported as pending once the read timeout passes; the read does not hang.
+			PreConfig: func() {
+				e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.9", Ops: []int{2}, Code: 115})
+			},
+			Config: strings.Replace(cfg, `ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `timeouts   = { read = "300ms" }
+  ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }`, 1),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("ip_status").AtSliceIndex(1), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"ip": knownvalue.StringExact("10.0.0.9"), "status": knownvalue.StringExact("error (GSE code 115)"),
+					"error_code": knownvalue.Int64Exact(115), "error_msg": knownvalue.StringExact("no answer before the deadline"),
+				})),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("ip_status").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("running")),
+			},
 		}},
 	})
 }
