@@ -225,7 +225,7 @@ func (c *Client) call(ctx context.Context, family, api string, body, out any, id
 	}
 	var env envelope
 	decodeErr := json.Unmarshal(raw, &env)
-	fields := map[string]any{"api": api, "request_id": rid, "http_status": resp.StatusCode, "code": env.Code, "elapsed_ms": time.Since(start).Milliseconds()}
+	fields := map[string]any{"api": api, "request_id": rid, "attempts": info.attempts, "http_status": resp.StatusCode, "code": env.Code, "elapsed_ms": time.Since(start).Milliseconds()}
 	if env.RequestID != "" {
 		fields["gse_request_id"] = env.RequestID
 	}

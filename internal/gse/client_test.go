@@ -183,7 +183,7 @@ func TestOperateHostFailureAndPending(t *testing.T) {
 
 	// A host that never finishes fails at the deadline, named.
 	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: host1.IP, Code: gse.HostPending, Times: 1})
-	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	_, err = c.Operate(short, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpRestart, Spec: spec})
 	var he *gse.HostsError

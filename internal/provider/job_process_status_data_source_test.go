@@ -49,7 +49,7 @@ data "gse_job_process_status" "test" {
 			PreConfig: func() {
 				e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.9", Ops: []int{2}, Code: 115})
 			},
-			Config: strings.Replace(cfg, `ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `timeouts   = { read = "300ms" }
+			Config: strings.Replace(cfg, `ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `timeouts   = { read = "1s" }
   ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }`, 1),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("ip_status").AtSliceIndex(1), knownvalue.ObjectPartial(map[string]knownvalue.Check{

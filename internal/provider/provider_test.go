@@ -160,7 +160,7 @@ func TestAccProviderLogsNoSecrets(t *testing.T) {
 		}
 	}
 	log := strings.Join(provider, "")
-	for _, want := range []string{"GSE API call", "api=register_proc_info", "retrying GSE API call", "request_id="} {
+	for _, want := range []string{"GSE API call", "api=register_proc_info", "retrying GSE API call", "request_id=", "attempts=2", "elapsed_ms="} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the provider's log lacks %q", want)
 		}
