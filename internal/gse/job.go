@@ -213,11 +213,5 @@ func (c *Client) jobWait(ctx context.Context, api string, scope JobScope, taskID
 		}
 		return got, nil
 	}, keys)
-	out := &Outcome{TaskID: taskID}
-	if err != nil && ctx.Err() == nil {
-		return out, err
-	}
-	done, failures, pending := settle(final, keys, wants)
-	out.Hosts = done
-	return out, taskError(ctx, &HostsError{API: api, Meta: wants[0].Meta, Op: &op, TaskID: taskID, Total: len(wants)}, failures, pending)
+	return conclude(ctx, err, &HostsError{API: api, Meta: wants[0].Meta, Op: &op, TaskID: taskID}, final, keys, wants)
 }

@@ -34,33 +34,33 @@ func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Co
 	return final, nil
 }
 
-// taskError completes e with the hosts that failed and those still pending
-// when the deadline passed; nil when there are none.
-func taskError(ctx context.Context, e *HostsError, failures []HostFailure, pending []Host) error {
-	if len(failures) == 0 && len(pending) == 0 {
-		return nil
+// conclude turns a task's final results into its outcome: each wanted host
+// with a final result, and an error naming the hosts that failed and those
+// still pending when the deadline passed (e is completed with them). A poll
+// that failed for another reason than the deadline is returned as is.
+func conclude[K comparable](ctx context.Context, pollErr error, e *HostsError, final map[K]HostResult, keys []K, wants []HostOutcome) (*Outcome, error) {
+	out := &Outcome{TaskID: e.TaskID}
+	if pollErr != nil && ctx.Err() == nil {
+		return out, pollErr
 	}
-	e.Failures, e.Pending = failures, pending
-	if len(pending) > 0 {
-		e.Cause = ctx.Err()
-	}
-	return e
-}
-
-// settle sorts the wanted outcomes by their final results: the ones done (with
-// their results), the failures among them, and the hosts still pending.
-func settle[K comparable](final map[K]HostResult, keys []K, wants []HostOutcome) (done []HostOutcome, failures []HostFailure, pending []Host) {
+	e.Total = len(wants)
 	for i, w := range wants {
 		r, ok := final[keys[i]]
 		if !ok {
-			pending = append(pending, w.Host)
+			e.Pending = append(e.Pending, w.Host)
 			continue
 		}
 		w.HostResult = r
-		done = append(done, w)
+		out.Hosts = append(out.Hosts, w)
 		if !w.OK() {
-			failures = append(failures, HostFailure{Host: w.Host, Code: r.ErrorCode, Message: r.ErrorMsg})
+			e.Failures = append(e.Failures, HostFailure{Host: w.Host, Code: r.ErrorCode, Message: r.ErrorMsg})
 		}
 	}
-	return done, failures, pending
+	if len(e.Failures) == 0 && len(e.Pending) == 0 {
+		return out, nil
+	}
+	if len(e.Pending) > 0 {
+		e.Cause = ctx.Err()
+	}
+	return out, e
 }

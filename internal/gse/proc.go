@@ -230,13 +230,7 @@ func (c *Client) wait(ctx context.Context, api, taskID string, poll func(context
 		}
 	}
 	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[string]HostResult, error) { return poll(ctx, taskID) }, keys)
-	out := &Outcome{TaskID: taskID}
-	if err != nil && ctx.Err() == nil {
-		return out, err
-	}
-	done, failures, pending := settle(final, keys, wants)
-	out.Hosts = done
-	return out, taskError(ctx, &HostsError{API: api, Meta: reqs[0].Meta, Op: &reqs[0].Op, TaskID: taskID, Total: len(wants)}, failures, pending)
+	return conclude(ctx, err, &HostsError{API: api, Meta: reqs[0].Meta, Op: &reqs[0].Op, TaskID: taskID}, final, keys, wants)
 }
 
 type statusBody struct {
