@@ -195,20 +195,15 @@ func (s *Server) pollJob(scope, id string) (any, *apiError) {
 	if !ok || !t.job {
 		return nil, badParams("task %q not found in %s", id, scope)
 	}
-	t.polls++
-	switch t.phase() {
-	case 0:
-		return nil, &apiError{codeNotQueued, "task is not queued yet"}
-	case 1:
-		return map[string]any{"status": 1, "result": map[string]hostResult{}}, nil
-	case 2:
-		out := map[string]hostResult{}
-		for k := range t.results {
-			out[k] = hostResult{ErrorCode: hostPending, ErrorMsg: "processing"}
-		}
-		return map[string]any{"status": 1, "result": out}, nil
+	results, done, err := t.answer()
+	if err != nil {
+		return nil, err
 	}
-	return map[string]any{"status": 2, "result": t.results}, nil
+	status := 1 // running
+	if done {
+		status = 2
+	}
+	return map[string]any{"status": status, "result": results}, nil
 }
 
 // JobProcesses returns a copy of every process hosted through JOB.

@@ -158,20 +158,27 @@ func (s *Server) poll(api, id string) (any, *apiError) {
 	if !ok || t.job || t.v1 != (api == "get_proc_operate_result") {
 		return nil, badParams("task %q not found for %s", id, api)
 	}
+	results, _, err := t.answer()
+	return results, err
+}
+
+// answer is what one poll of the task sees: 1000115 while it is unqueued,
+// then no hosts, then every host at 115, then the results (done).
+func (t *task) answer() (map[string]hostResult, bool, *apiError) {
 	t.polls++
 	switch t.phase() {
 	case 0:
-		return nil, &apiError{codeNotQueued, "task is not queued yet"}
+		return nil, false, &apiError{codeNotQueued, "task is not queued yet"}
 	case 1:
-		return map[string]hostResult{}, nil // GSE sometimes leaves hosts out for a while
+		return map[string]hostResult{}, false, nil // GSE sometimes leaves hosts out for a while
 	case 2:
 		out := map[string]hostResult{}
 		for k := range t.results {
 			out[k] = hostResult{ErrorCode: hostPending, ErrorMsg: "processing"}
 		}
-		return out, nil
+		return out, false, nil
 	}
-	return t.results, nil
+	return t.results, true, nil
 }
 
 type statusHost struct {
