@@ -29,16 +29,38 @@ func apiHosts(hs []hostModel) []gse.Host {
 	return out
 }
 
-// hostsIn keeps the hosts of hs whose API form is in set.
-func hostsIn(hs []hostModel, set []gse.Host) []hostModel {
-	in := map[gse.Host]bool{}
-	for _, h := range set {
-		in[h] = true
+// diffBy splits items into those only in prior, only in plan, and in both, comparing their keys.
+func diffBy[T any, K comparable](prior, plan []T, key func(T) K) (removed, added, kept []T) {
+	inPrior, inPlan := map[K]bool{}, map[K]bool{}
+	for _, x := range prior {
+		inPrior[key(x)] = true
 	}
-	var out []hostModel
-	for _, h := range hs {
-		if in[h.api()] {
-			out = append(out, h)
+	for _, x := range plan {
+		inPlan[key(x)] = true
+		if inPrior[key(x)] {
+			kept = append(kept, x)
+		} else {
+			added = append(added, x)
+		}
+	}
+	for _, x := range prior {
+		if !inPlan[key(x)] {
+			removed = append(removed, x)
+		}
+	}
+	return removed, added, kept
+}
+
+// selectBy keeps the items whose key is among keys (keep) or is not (!keep).
+func selectBy[T any, K comparable](items []T, key func(T) K, keys []K, keep bool) []T {
+	in := make(map[K]bool, len(keys))
+	for _, k := range keys {
+		in[k] = true
+	}
+	var out []T
+	for _, x := range items {
+		if in[key(x)] == keep {
+			out = append(out, x)
 		}
 	}
 	return out

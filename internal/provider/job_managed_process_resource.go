@@ -145,16 +145,11 @@ func setJobModel(ctx context.Context, like types.Object, m jobModel, set func(co
 
 // withIPs keeps the elements of an ip_list set whose host is in keep, as the user wrote them.
 func withIPs(set types.Set, keep []gse.JobIP) types.Set {
-	in := map[string]bool{}
-	for _, ip := range keep {
-		in[jobIPAddr(ip)] = true
+	addrs := make([]string, len(keep))
+	for i, ip := range keep {
+		addrs[i] = jobIPAddr(ip)
 	}
-	var els []attr.Value
-	for _, el := range set.Elements() {
-		if in[jobIPAddr(jobIPOf(el))] {
-			els = append(els, el)
-		}
-	}
+	els := selectBy(set.Elements(), func(el attr.Value) string { return jobIPAddr(jobIPOf(el)) }, addrs, true)
 	return types.SetValueMust(set.ElementType(context.Background()), els)
 }
 
@@ -305,20 +300,14 @@ func (r *jobManagedProcessResource) Update(ctx context.Context, req resource.Upd
 	cur["timeouts"] = plan["timeouts"]
 	scope := plan.scope()
 	err := func() error {
-		removed, added, kept := diffJobIPs(jobIPs(prior.ipSet()), jobIPs(plan.ipSet()))
+		removed, added, kept := diffBy(jobIPs(prior.ipSet()), jobIPs(plan.ipSet()), jobIPAddr)
 		if len(removed) > 0 {
 			out, err := r.client.JobManage(ctx, scope, gse.JobUnregister, []gse.JobProcess{prior.process(removed)})
-			gone := map[string]bool{}
+			var gone []string
 			for _, ip := range succeeded(out) {
-				gone[jobIPAddr(ip)] = true
+				gone = append(gone, jobIPAddr(ip))
 			}
-			var left []gse.JobIP
-			for _, ip := range jobIPs(cur.ipSet()) {
-				if !gone[jobIPAddr(ip)] {
-					left = append(left, ip)
-				}
-			}
-			cur["ip_list"] = withIPs(cur.ipSet(), left)
+			cur["ip_list"] = withIPs(cur.ipSet(), selectBy(jobIPs(cur.ipSet()), jobIPAddr, gone, false))
 			if err != nil {
 				return err
 			}
@@ -353,27 +342,6 @@ func sameJobDefinition(a, b jobModel) bool {
 		}
 	}
 	return true
-}
-
-func diffJobIPs(prior, plan []gse.JobIP) (removed, added, kept []gse.JobIP) {
-	inPrior, inPlan := map[string]bool{}, map[string]bool{}
-	for _, ip := range prior {
-		inPrior[jobIPAddr(ip)] = true
-	}
-	for _, ip := range plan {
-		inPlan[jobIPAddr(ip)] = true
-		if inPrior[jobIPAddr(ip)] {
-			kept = append(kept, ip)
-		} else {
-			added = append(added, ip)
-		}
-	}
-	for _, ip := range prior {
-		if !inPlan[jobIPAddr(ip)] {
-			removed = append(removed, ip)
-		}
-	}
-	return removed, added, kept
 }
 
 func (r *jobManagedProcessResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

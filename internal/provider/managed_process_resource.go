@@ -143,7 +143,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 		if len(registered) == 0 {
 			return // nothing exists remotely: no state
 		}
-		plan.Hosts = hostsIn(plan.Hosts, registered)
+		plan.Hosts = selectBy(plan.Hosts, hostModel.api, registered, true)
 	}
 	r.refreshHostStatus(ctx, &plan, meta, &resp.Diagnostics)
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)

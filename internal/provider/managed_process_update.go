@@ -41,12 +41,12 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 
 func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan, prior, cur *managedProcessModel) error {
 	spec := plan.Spec.api()
-	removed, added, kept := diffHosts(prior.Hosts, plan.Hosts)
+	removed, added, kept := diffBy(apiHosts(prior.Hosts), apiHosts(plan.Hosts), func(h gse.Host) gse.Host { return h })
 	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 
 	if len(removed) > 0 {
 		gone, err := r.teardown(ctx, meta, prior.Spec.api(), removed, prior.Running.ValueBool())
-		cur.Hosts = hostsOutside(cur.Hosts, gone)
+		cur.Hosts = selectBy(cur.Hosts, hostModel.api, gone, false)
 		if err != nil {
 			return err
 		}
@@ -61,7 +61,7 @@ func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan
 	}
 	if len(added) > 0 {
 		done, err := r.client.RegisterProcInfo(ctx, meta, added, spec)
-		cur.Hosts = append(cur.Hosts, hostsIn(plan.Hosts, done)...)
+		cur.Hosts = append(cur.Hosts, selectBy(plan.Hosts, hostModel.api, done, true)...)
 		if err != nil {
 			return err
 		}
@@ -111,45 +111,6 @@ func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan
 		*t.cur = t.plan
 	}
 	return nil
-}
-
-// diffHosts splits hosts into those only in prior, only in plan, and in both.
-func diffHosts(prior, plan []hostModel) (removed, added, kept []gse.Host) {
-	inPrior := map[gse.Host]bool{}
-	for _, h := range prior {
-		inPrior[h.api()] = true
-	}
-	inPlan := map[gse.Host]bool{}
-	for _, h := range plan {
-		a := h.api()
-		inPlan[a] = true
-		if inPrior[a] {
-			kept = append(kept, a)
-		} else {
-			added = append(added, a)
-		}
-	}
-	for _, h := range prior {
-		if !inPlan[h.api()] {
-			removed = append(removed, h.api())
-		}
-	}
-	return removed, added, kept
-}
-
-// hostsOutside drops the hosts of hs whose API form is in set.
-func hostsOutside(hs []hostModel, set []gse.Host) []hostModel {
-	out := hs[:0:0]
-	drop := map[gse.Host]bool{}
-	for _, h := range set {
-		drop[h] = true
-	}
-	for _, h := range hs {
-		if !drop[h.api()] {
-			out = append(out, h)
-		}
-	}
-	return out
 }
 
 // withIf returns base, plus extra when cond holds.
