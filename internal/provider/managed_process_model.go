@@ -135,9 +135,8 @@ func (s *specModel) api() *gse.Spec {
 	return out
 }
 
-// hostStatusValue builds host_status for hosts from status entries.
-func hostStatusValue(hosts []hostModel, entries []gse.ProcStatus) (types.Map, diag.Diagnostics) {
-	byAddr := statusByAddr(entries)
+// hostStatusValue builds host_status for hosts from their status entries (see statusByAddr).
+func hostStatusValue(hosts []hostModel, byAddr map[string]gse.ProcStatus) (types.Map, diag.Diagnostics) {
 	elems := map[string]attr.Value{}
 	var diags diag.Diagnostics
 	for _, h := range hosts {

@@ -114,7 +114,7 @@ func (r *managedProcessResource) refreshHostStatus(ctx context.Context, m *manag
 		diags.AddWarning("Could not read the process status after apply", err.Error()+"\n\nhost_status stays empty until the next refresh.")
 		return
 	}
-	v, d := hostStatusValue(m.Hosts, entries)
+	v, d := hostStatusValue(m.Hosts, statusByAddr(entries))
 	diags.Append(d...)
 	m.HostStatus = v
 }
@@ -221,7 +221,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	case len(state.Meta.Labels.Elements()) > 0:
 		state.Meta.Labels = types.MapNull(types.StringType)
 	}
-	state.HostStatus, d = hostStatusValue(kept, entries)
+	state.HostStatus, d = hostStatusValue(kept, byAddr)
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
