@@ -183,6 +183,7 @@ func TestAccJobManagedProcess_validation(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	base := e.jobConfig("./nginx", "0:10.0.0.1")
+	var cases []planError
 	for _, tc := range []struct{ from, to, want string }{
 		{`type                   = 1`, `cycle_time = null`, `cycle_time is required for a periodic process`},
 		{`bk_scope_id            = "2"`, `bk_scope_id = "two"`, `must be a number written as a string`},
@@ -190,15 +191,9 @@ func TestAccJobManagedProcess_validation(t *testing.T) {
 		{`cpu_lmt                = 20`, `cpu_lmt = 150`, `cpu_lmt value must be between 0 and 100`},
 		{`pid_path               = "/data/nginx/run/nginx.pid"`, `pid_path = "run/nginx.pid"`, `pid_path must be an absolute path`},
 	} {
-		cfg := strings.Replace(base, tc.from, tc.to, 1)
-		if cfg == base {
-			t.Fatalf("%q not found", tc.from)
-		}
-		resource.UnitTest(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			Steps:                    []resource.TestStep{{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
-		})
+		cases = append(cases, planError{edited(t, base, tc.from, tc.to), tc.want})
 	}
+	e.expectPlanErrors(t, cases)
 }
 
 func TestAccJobManagedProcess_importErrors(t *testing.T) {

@@ -443,8 +443,7 @@ func TestAccManagedProcess_validation(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	base := e.config(proc{hosts: []string{"0:10.0.0.1"}})
-	type validationCase struct{ cfg, want string }
-	var cases []validationCase
+	var cases []planError
 	for _, tc := range []struct{ from, to, want string }{
 		{`ip = "10.0.0.1"`, `ip = "10.0.0"`, `ip must be an IPv4 or IPv6 address`},
 		{`setup_path  = "/data/gsetest"`, `setup_path = "data/gsetest"`, `setup_path must be an absolute path`},
@@ -453,23 +452,12 @@ func TestAccManagedProcess_validation(t *testing.T) {
 		{`name = "proc-test"`, `name = "proc:test"`, `name must be non-empty and hold none of ':'`},
 		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "10.0.0.1", bk_cloud_id = 0, bk_supplier_id = 3 }]`, `lists 10\.0\.0\.1 \(bk_cloud_id 0\) more than once`},
 	} {
-		cfg := strings.Replace(base, tc.from, tc.to, 1)
-		if cfg == base {
-			t.Fatalf("%q not found in the configuration", tc.from)
-		}
-		cases = append(cases, validationCase{cfg, tc.want})
+		cases = append(cases, planError{edited(t, base, tc.from, tc.to), tc.want})
 	}
-	cases = append(cases,
-		validationCase{e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "running = false"}), `running = false needs managed = false`},
-		validationCase{e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "managed = false\n running = true"}), `running = true needs managed = true`},
-	)
-	for _, tc := range cases {
-		cfg := tc.cfg
-		resource.UnitTest(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			Steps:                    []resource.TestStep{{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
-		})
-	}
+	e.expectPlanErrors(t, append(cases,
+		planError{e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "running = false"}), `running = false needs managed = false`},
+		planError{e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "managed = false\n running = true"}), `running = true needs managed = true`},
+	))
 }
 
 // A process registered outside Terraform is imported; the next apply sends the

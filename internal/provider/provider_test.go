@@ -169,3 +169,27 @@ func TestAccProviderLogsNoSecrets(t *testing.T) {
 		t.Errorf("the app secret is in the provider's log: ...%s...", log[max(0, i-300):min(len(log), i+100)])
 	}
 }
+
+// planError is a configuration and the pattern of the plan-time error it must give.
+type planError struct{ cfg, want string }
+
+// expectPlanErrors plans each configuration and expects its error.
+func (e *testEnv) expectPlanErrors(t *testing.T, cases []planError) {
+	t.Helper()
+	for _, tc := range cases {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			Steps:                    []resource.TestStep{{Config: tc.cfg, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
+		})
+	}
+}
+
+// edited returns base with from replaced by to, failing the test when from is not there.
+func edited(t *testing.T, base, from, to string) string {
+	t.Helper()
+	cfg := strings.Replace(base, from, to, 1)
+	if cfg == base {
+		t.Fatalf("%q not found in the configuration", from)
+	}
+	return cfg
+}
