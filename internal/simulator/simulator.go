@@ -24,6 +24,9 @@ type Options struct {
 	// TaskLatency, when set, replaces TaskPolls with time: a task is unqueued
 	// (1000115) for its first third, pending (115) until it ends, then answers.
 	TaskLatency time.Duration
+	// InstantTasks makes every task answer at its first poll (TaskPolls and
+	// TaskLatency are ignored): GSE at its fastest, for benchmarks.
+	InstantTasks bool
 }
 
 // TaskPolls is the latency of a task, counted in polls: first Unqueued polls
@@ -81,7 +84,10 @@ func keyOf(namespace, name string, cloud int64, ip string) procKey {
 
 // New returns an empty simulator.
 func New(opts Options) *Server {
-	if opts.TaskPolls == (TaskPolls{}) && opts.TaskLatency == 0 {
+	switch {
+	case opts.InstantTasks:
+		opts.TaskPolls, opts.TaskLatency = TaskPolls{}, 0
+	case opts.TaskPolls == (TaskPolls{}) && opts.TaskLatency == 0:
 		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
 	}
 	s := &Server{opts: opts, procs: map[procKey]*Process{}, jobProcs: map[procKey]*Process{}, tasks: map[string]*task{}, calls: map[string]int{}}
@@ -94,6 +100,7 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("POST /api/c/compapi/v2/job/{api}/{$}", s.serveJOB)
 	s.mux.HandleFunc("POST /_sim/drift", s.serveDrift)
 	s.mux.HandleFunc("GET /_sim/processes", s.serveProcesses)
+	s.mux.HandleFunc("GET /_sim/calls", s.serveCalls)
 	return s
 }
 
@@ -111,6 +118,17 @@ func (s *Server) Calls(api string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[api]
+}
+
+// AllCalls returns how many requests each API has received, keyed as Calls is.
+func (s *Server) AllCalls() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int, len(s.calls))
+	for api, n := range s.calls {
+		out[api] = n
+	}
+	return out
 }
 
 // Processes returns a copy of every process registered through GSE, sorted.
@@ -203,6 +221,11 @@ func (s *Server) serveDrift(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveProcesses(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(s.Processes())
+}
+
+func (s *Server) serveCalls(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(s.AllCalls())
 }
 
 func (s *Server) nextID(prefix string) string {

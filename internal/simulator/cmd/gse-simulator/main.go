@@ -1,6 +1,7 @@
 // Command gse-simulator serves the GSE process-management APIs in memory on
 // loopback, for `make demo` and for trying the provider without a BlueKing
-// installation. Out-of-band changes: POST /_sim/drift; state: GET /_sim/processes.
+// installation. Out-of-band changes: POST /_sim/drift; state: GET /_sim/processes;
+// requests per API: GET /_sim/calls.
 package main
 
 import (
@@ -22,7 +23,7 @@ func main() {
 	appCode := flag.String("app-code", "", "required bk_app_code (empty: any)")
 	appSecret := flag.String("app-secret", "", "required bk_app_secret")
 	urlFile := flag.String("url-file", "", "write the server's URL to this file once listening")
-	latency := flag.Duration("task-latency", time.Second, "how long each operation task takes")
+	latency := flag.Duration("task-latency", time.Second, "how long each operation task takes; 0: tasks answer at their first poll")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *listen)
@@ -36,7 +37,7 @@ func main() {
 		}
 	}
 	fmt.Println("gse-simulator listening on", url)
-	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TaskLatency: *latency})} //nolint:gosec // loopback demo server
+	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TaskLatency: *latency, InstantTasks: *latency == 0})} //nolint:gosec // loopback demo server
 	go func() {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
