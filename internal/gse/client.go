@@ -38,13 +38,18 @@ type Config struct {
 	CACertPEM          string // added to the system roots
 
 	RetryWaitMin, RetryWaitMax time.Duration // backoff between attempts; default 1s..30s
-	PollInitial, PollMax       time.Duration // task polling interval; default 500ms growing to 5s
+	PollInitial, PollMax       time.Duration // task polling interval; default 100ms growing ×4 to 5s
+
+	// BatchWindow is how long Operate gathers concurrent calls into one
+	// operate_proc_multi task; default 20ms, negative turns batching off.
+	BatchWindow time.Duration
 
 	UserAgent string
 	Logger    Logger
 }
 
-// Logger receives one line per API call and per retry. Fields never hold secrets.
+// Logger receives one line per API call and per retry. Fields never hold
+// secrets: the configured ones are redacted even where a server echoes them.
 type Logger interface {
 	Debug(ctx context.Context, msg string, fields map[string]any)
 	Warn(ctx context.Context, msg string, fields map[string]any)
@@ -64,6 +69,8 @@ type Client struct {
 	userAgent  string
 	poll       backoff
 	log        Logger
+	redact     redactor
+	ops        *batcher
 }
 
 // New validates cfg and returns a Client.
@@ -93,7 +100,7 @@ func New(cfg Config) (*Client, error) {
 				pool = x509.NewCertPool()
 			}
 			if !pool.AppendCertsFromPEM([]byte(cfg.CACertPEM)) {
-				return nil, errors.New("ca_cert_pem holds no PEM certificate")
+				return nil, errors.New("the CA certificate holds no PEM certificate")
 			}
 			tlsCfg.RootCAs = pool
 		}
@@ -109,10 +116,13 @@ func New(cfg Config) (*Client, error) {
 	body, _ := json.Marshal(auth)
 
 	c := &Client{
-		base: base, bodyAuth: body, headerAuth: string(header), log: log,
+		base: base, bodyAuth: body, headerAuth: string(header),
 		userAgent: cfg.UserAgent,
-		poll:      backoff{min: orDefault(cfg.PollInitial, 500*time.Millisecond), max: orDefault(cfg.PollMax, 5*time.Second)},
+		poll:      newBackoff(orDefault(cfg.PollInitial, 100*time.Millisecond), orDefault(cfg.PollMax, 5*time.Second)),
+		redact:    newRedactor(cfg.AppSecret, cfg.BkToken),
 	}
+	c.log = redactingLogger{log, c.redact}
+	c.ops = newBatcher(c, esbOperate, cfg.BatchWindow)
 	if c.userAgent == "" {
 		c.userAgent = "terraform-provider-gse"
 	}
@@ -169,6 +179,13 @@ type envelope struct {
 	RequestID string          `json:"request_id"`
 }
 
+// decodeEnvelope parses a reply body.
+func decodeEnvelope(raw []byte) (envelope, error) {
+	var env envelope
+	err := json.Unmarshal(raw, &env)
+	return env, err
+}
+
 func (e *envelope) ok() bool {
 	if e.Result != nil {
 		return *e.Result && e.Code == 0
@@ -185,26 +202,38 @@ type callInfo struct {
 	api        string
 	requestID  string
 	idempotent bool
+	redact     redactor
 	attempts   int
+	// mayHaveActed: an earlier attempt failed after the request may have
+	// reached the server (a cut connection, a timeout, a 5xx), so the server
+	// may have acted on it.
+	mayHaveActed bool
+	last         error // why the latest failed attempt failed
 }
 
 // call posts body (plus the common arguments) to family/api and decodes the
 // envelope's data into out. Non-idempotent calls are retried only where the
 // request cannot have been acted on (see checkRetry).
 func (c *Client) call(ctx context.Context, family, api string, body, out any, idempotent bool) error {
+	_, err := c.do(ctx, family, api, body, out, idempotent)
+	return err
+}
+
+// do is call, and it also returns what the attempts saw.
+func (c *Client) do(ctx context.Context, family, api string, body, out any, idempotent bool) (*callInfo, error) {
+	rid, _ := uuid.GenerateUUID()
+	info := &callInfo{api: api, requestID: rid, idempotent: idempotent, redact: c.redact}
 	payload, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("%s: encoding the request: %w", api, err)
+		return info, fmt.Errorf("%s: encoding the request: %w", api, err)
 	}
 	payload = mergeObjects(c.bodyAuth, payload)
-	rid, _ := uuid.GenerateUUID()
-	info := &callInfo{api: api, requestID: rid, idempotent: idempotent}
 	ctx = context.WithValue(ctx, callKey, info)
 
 	u := c.base.JoinPath("api/c/compapi/v2", family, api) // ESB wants the trailing slash
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, u.String()+"/", payload)
 	if err != nil {
-		return fmt.Errorf("%s: %w", api, err)
+		return info, fmt.Errorf("%s: %w", api, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -215,41 +244,62 @@ func (c *Client) call(ctx context.Context, family, api string, body, out any, id
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		c.log.Warn(ctx, "GSE API call failed", map[string]any{"api": api, "request_id": rid, "elapsed_ms": time.Since(start).Milliseconds(), "error": err.Error()})
-		return fmt.Errorf("%s: %w", api, err)
+		if ctx.Err() != nil && info.last != nil {
+			err = &InterruptedError{API: api, Attempts: info.attempts, Cause: ctx.Err(), Last: info.last}
+		} else {
+			err = fmt.Errorf("%s: %w", api, err)
+		}
+		c.log.Warn(ctx, "GSE API call failed", map[string]any{"api": api, "request_id": rid, "attempts": info.attempts, "elapsed_ms": time.Since(start).Milliseconds(), "error": err.Error()})
+		return info, err
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("%s: reading the reply: %w", api, err)
-	}
-	var env envelope
-	decodeErr := json.Unmarshal(raw, &env)
+	raw, readErr := io.ReadAll(resp.Body) // checkRetry buffered it, with the read error of the last attempt
+	env, decodeErr := decodeEnvelope(raw)
 	fields := map[string]any{"api": api, "request_id": rid, "attempts": info.attempts, "http_status": resp.StatusCode, "code": env.Code, "elapsed_ms": time.Since(start).Milliseconds()}
 	if env.RequestID != "" {
 		fields["gse_request_id"] = env.RequestID
 	}
 	c.log.Debug(ctx, "GSE API call", fields)
-
-	if decodeErr != nil || resp.StatusCode != http.StatusOK || !env.ok() {
-		apiErr := &APIError{API: api, HTTPStatus: resp.StatusCode, Code: env.Code, Message: env.Message, RequestID: env.RequestID, Attempts: attemptsOf(resp)}
-		if apiErr.RequestID == "" {
-			apiErr.RequestID = rid
-		}
-		if m := resp.Header.Get("X-Bkapi-Error-Message"); apiErr.Message == "" && m != "" {
-			apiErr.Message = m
-		}
-		if decodeErr != nil && apiErr.Message == "" {
-			apiErr.Message = "the reply is not a GSE envelope: " + snippet(raw)
-		}
-		return apiErr
+	if err := attemptError(info, resp, raw, readErr, env, decodeErr); err != nil {
+		return info, err
 	}
 	if out != nil && len(env.Data) > 0 && string(env.Data) != "null" {
 		if err := json.Unmarshal(env.Data, out); err != nil {
-			return fmt.Errorf("%s: decoding data: %w (data: %s)", api, err, snippet(env.Data))
+			return info, &ReplyError{API: api, HTTPStatus: resp.StatusCode, RequestID: orString(env.RequestID, rid), Attempts: info.attempts,
+				Err: fmt.Errorf("decoding data: %w", err), Body: snippet(env.Data)}
 		}
 	}
-	return nil
+	return info, nil
+}
+
+// attemptError is the error of one attempt's reply, or nil when GSE accepted the call.
+func attemptError(info *callInfo, resp *http.Response, raw []byte, readErr error, env envelope, decodeErr error) error {
+	rid := orString(env.RequestID, info.requestID)
+	if readErr != nil || (decodeErr != nil && resp.StatusCode == http.StatusOK) {
+		err := readErr
+		if err == nil {
+			err = decodeErr
+		}
+		return &ReplyError{API: info.api, HTTPStatus: resp.StatusCode, RequestID: rid, Attempts: info.attempts, Err: err, Body: snippet(raw)}
+	}
+	if resp.StatusCode == http.StatusOK && env.ok() {
+		return nil
+	}
+	apiErr := &APIError{API: info.api, HTTPStatus: resp.StatusCode, Code: env.Code, Message: info.redact.String(env.Message), RequestID: rid, Attempts: info.attempts}
+	if m := resp.Header.Get("X-Bkapi-Error-Message"); apiErr.Message == "" && m != "" {
+		apiErr.Message = info.redact.String(m)
+	}
+	if decodeErr != nil && apiErr.Message == "" {
+		apiErr.Message = snippet(raw)
+	}
+	return apiErr
+}
+
+func orString(s, def string) string {
+	if s != "" {
+		return s
+	}
+	return def
 }
 
 // mergeObjects joins two JSON objects; keys of b follow those of a.

@@ -1,6 +1,7 @@
 package gse
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -39,7 +40,22 @@ func isAuthCode(code int) bool {
 	return false
 }
 
+func isParamsCode(code int) bool { return code == 1306406 || code == 1640001 }
+
+// Kind classifies a refusal, so callers can advise without parsing messages.
+type Kind int
+
+// The kinds of APIError.
+const (
+	KindOther       Kind = iota
+	KindAuth             // authentication or permission (1306401-1306403, 1640101, 1640102, 1640301)
+	KindParams           // bad parameters (1306406, 1640001)
+	KindRateLimited      // HTTP 429, 1306429, 1642901-1642904
+	KindServer           // HTTP 5xx: the server or a proxy failed
+)
+
 // APIError is a call that GSE (or ESB, or the gateway) refused as a whole.
+// Its text describes the API only.
 type APIError struct {
 	API        string
 	HTTPStatus int
@@ -66,31 +82,78 @@ func (e *APIError) Error() string {
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
 	}
-	if h := e.hint(); h != "" {
-		b.WriteString(". " + h)
+	return b.String()
+}
+
+// Kind says what sort of refusal this is.
+func (e *APIError) Kind() Kind {
+	switch {
+	case isAuthCode(e.Code):
+		return KindAuth
+	case isParamsCode(e.Code):
+		return KindParams
+	case isRateLimit(e.Code) || e.HTTPStatus == 429:
+		return KindRateLimited
+	case e.HTTPStatus >= 500:
+		return KindServer
+	}
+	return KindOther
+}
+
+// IsAuth reports whether err is an authentication or permission refusal.
+func IsAuth(err error) bool { return KindOf(err) == KindAuth }
+
+// KindOf is the Kind of the APIError in err's chain, or KindOther.
+func KindOf(err error) Kind {
+	var e *APIError
+	if errors.As(err, &e) {
+		return e.Kind()
+	}
+	return KindOther
+}
+
+// ReplyError is a reply that could not be read to its end (the connection was
+// cut, the body was short) or that is not a GSE envelope.
+type ReplyError struct {
+	API        string
+	HTTPStatus int
+	RequestID  string
+	Attempts   int
+	Err        error  // the read or decode error
+	Body       string // the start of what was received
+}
+
+func (e *ReplyError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: HTTP %d reply unreadable: %v", e.API, e.HTTPStatus, e.Err)
+	if e.Body != "" {
+		fmt.Fprintf(&b, " (received: %s)", e.Body)
+	}
+	if e.RequestID != "" {
+		fmt.Fprintf(&b, " (request id %s)", e.RequestID)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
 	}
 	return b.String()
 }
 
-func (e *APIError) hint() string {
-	switch {
-	case isAuthCode(e.Code):
-		return "Check the app code and app secret, and that the user (username or bk_token) has permission for this API"
-	case e.Code == 1306406 || e.Code == 1640001:
-		return "The request parameters were refused; fix the values named in the message"
-	case isRateLimit(e.Code) || e.HTTPStatus == 429:
-		return "The API is rate limited; retry later or raise max_retries"
-	case e.HTTPStatus >= 500:
-		return "The server kept failing; check the endpoint and retry later"
-	}
-	return ""
+func (e *ReplyError) Unwrap() error { return e.Err }
+
+// InterruptedError is a call whose context ended while it was being retried:
+// Cause is the context's error, Last why the latest attempt had failed.
+type InterruptedError struct {
+	API      string
+	Attempts int
+	Cause    error
+	Last     error
 }
 
-// IsAuth reports whether err is an authentication or permission refusal.
-func IsAuth(err error) bool {
-	var e *APIError
-	return errors.As(err, &e) && isAuthCode(e.Code)
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("%s: %v after %d attempt(s); the last attempt failed: %v", e.API, e.Cause, e.Attempts, e.Last)
 }
+
+func (e *InterruptedError) Unwrap() []error { return []error{e.Cause, e.Last} }
 
 // HostFailure is one host's failed result.
 type HostFailure struct {
@@ -104,28 +167,7 @@ func (f HostFailure) String() string {
 	if f.Message != "" {
 		s += ": " + f.Message
 	}
-	if h := hostHint(f.Code); h != "" {
-		s += ". " + h
-	}
 	return s
-}
-
-func hostHint(code int) string {
-	switch code {
-	case HostPending:
-		return "GSE was still processing it when the deadline passed; raise the timeout or check the agent"
-	case HostAgentAbnormal:
-		return "The GSE agent on this host is abnormal or offline; repair it (for example with bk-nodeman) and retry"
-	case HostUnknownOp:
-		return "GSE does not know this operation"
-	case HostPostCheck:
-		return "The command ran but the process is not in the expected state; check the commands, pid_path and the process log"
-	case HostRegistered:
-		return "The process is already registered on this host; import it instead of creating it, or unregister it first"
-	case HostCommandFailed:
-		return "The command failed on the host; its output is in the message"
-	}
-	return ""
 }
 
 // HostsError reports the hosts on which a call or an operation failed or never finished.
@@ -136,8 +178,12 @@ type HostsError struct {
 	TaskID   string
 	Total    int
 	Failures []HostFailure
-	Pending  []Host // still pending when the deadline passed
-	Cause    error  // the context error when the deadline passed
+	// Pending hosts have no final result: GSE may have acted on them, or may
+	// still act. Cause says why: the context's error when the deadline passed
+	// (an *InterruptedError when a call was failing at that moment), or the
+	// call that failed.
+	Pending []Host
+	Cause   error
 }
 
 func (e *HostsError) Error() string {
@@ -160,12 +206,34 @@ func (e *HostsError) Error() string {
 		if len(e.Failures) > 0 {
 			b.WriteString("\n and")
 		}
-		fmt.Fprintf(&b, " did not finish on %d of %d hosts before the deadline (%v):", len(e.Pending), e.Total, e.Cause)
+		if e.DeadlinePassed() {
+			fmt.Fprintf(&b, " did not finish on %d of %d hosts before the deadline (%v):", len(e.Pending), e.Total, e.Cause)
+		} else {
+			fmt.Fprintf(&b, " has no result on %d of %d hosts (%v):", len(e.Pending), e.Total, e.Cause)
+		}
 		for _, h := range e.Pending {
-			b.WriteString("\n  - " + h.String() + ": still pending; raise the timeout or check the agent on this host")
+			b.WriteString("\n  - " + h.String() + ": still pending")
 		}
 	}
 	return b.String()
 }
 
 func (e *HostsError) Unwrap() error { return e.Cause }
+
+// DeadlinePassed reports whether hosts are pending because the context ended.
+func (e *HostsError) DeadlinePassed() bool {
+	return errors.Is(e.Cause, context.DeadlineExceeded) || errors.Is(e.Cause, context.Canceled)
+}
+
+// Codes lists the distinct per-host codes of the failures, in order of appearance.
+func (e *HostsError) Codes() []int {
+	var out []int
+	seen := map[int]bool{}
+	for _, f := range e.Failures {
+		if !seen[f.Code] {
+			seen[f.Code] = true
+			out = append(out, f.Code)
+		}
+	}
+	return out
+}

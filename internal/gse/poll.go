@@ -7,8 +7,12 @@ import (
 
 // pollTask polls a task until every wanted key has a final result. An
 // unqueued task (1000115), a key at 115 and a key missing from the map are
-// pending. It returns the final results so far, with the context's error when
-// the deadline passed first, or the API's error when a poll failed.
+// pending: GSE leaves hosts out of the map for a while, so a missing host is
+// not a failure until the deadline (bk-nodeman fails it at once; that turned
+// slow tasks into false failures and hosts Terraform then forgot). It returns
+// the final results so far, with the context's error when the deadline passed
+// first (an *InterruptedError when a poll was failing at that moment), or the
+// API's error when a poll failed.
 func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Context) (map[K]HostResult, error), want []K) (map[K]HostResult, error) {
 	final := make(map[K]HostResult, len(want))
 	for n := 0; len(final) < len(want); n++ {
@@ -16,22 +20,43 @@ func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Co
 			return final, err
 		}
 		data, err := poll(ctx)
-		var apiErr *APIError
-		switch {
-		case errors.As(err, &apiErr) && apiErr.Code == CodeTaskNotQueued:
-			continue
-		case err != nil && ctx.Err() != nil:
-			return final, ctx.Err()
-		case err != nil:
-			return final, err
-		}
-		for _, k := range want {
-			if r, ok := data[k]; ok && r.ErrorCode != HostPending {
-				final[k] = r
+		if err != nil {
+			if pending(err) {
+				continue
 			}
+			return final, deadlineCause(ctx, err)
 		}
+		settle(data, want, final)
 	}
 	return final, nil
+}
+
+// pending reports a poll answered "task not queued yet".
+func pending(err error) bool {
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.Code == CodeTaskNotQueued
+}
+
+// settle copies the final results of want from data into final.
+func settle[K comparable](data map[K]HostResult, want []K, final map[K]HostResult) {
+	for _, k := range want {
+		if r, ok := data[k]; ok && r.ErrorCode != HostPending {
+			final[k] = r
+		}
+	}
+}
+
+// deadlineCause is err when ctx is still live; once ctx has ended it is the
+// *InterruptedError err carries (why the calls were failing), or ctx's error.
+func deadlineCause(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	var ie *InterruptedError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	return ctx.Err()
 }
 
 // conclude turns a task's final results into its outcome: each wanted host
@@ -60,7 +85,10 @@ func conclude[K comparable](ctx context.Context, pollErr error, e *HostsError, f
 		return out, nil
 	}
 	if len(e.Pending) > 0 {
-		e.Cause = ctx.Err()
+		e.Cause = pollErr
+		if e.Cause == nil {
+			e.Cause = ctx.Err()
+		}
 	}
 	return out, e
 }

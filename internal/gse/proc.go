@@ -18,8 +18,10 @@ type procBody struct {
 
 // RegisterProcInfo registers spec on hosts (register_proc_info). It returns the
 // hosts it registered, also when it fails on others. A host answering 850
-// (already registered) is a failure, unless it had answered 115 before: then
-// the earlier request did the work.
+// (already registered) is a failure, unless this request may have registered
+// it already: the host answered 115 before, or an earlier attempt of the same
+// request failed after it may have reached GSE (a timeout, a cut reply, a
+// 5xx). Hosts whose registration is unknown are the error's Pending hosts.
 func (c *Client) RegisterProcInfo(ctx context.Context, meta Meta, hosts []Host, spec *Spec) ([]Host, error) {
 	return c.syncHosts(ctx, "register_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec}, func(code int, resent bool) bool {
 		return code == HostOK || (code == HostRegistered && resent)
@@ -42,28 +44,35 @@ func (c *Client) UnregisterProcInfo(ctx context.Context, meta Meta, hosts []Host
 }
 
 // syncHosts runs a synchronous per-host API, resending the request for hosts
-// answered 115 (or left out of the reply) until they settle or ctx ends.
+// answered 115 (or left out of the reply) until they settle or ctx ends, on
+// the poll schedule. accept judges a host's code; resent says the host may
+// have been acted on by an earlier request or attempt.
 func (c *Client) syncHosts(ctx context.Context, api string, body procBody, accept func(code int, resent bool) bool) ([]Host, error) {
 	var done []Host
 	hostsErr := &HostsError{API: api, Meta: body.Meta, Total: len(body.Hosts)}
+	unknown := func(pending []Host, cause error) ([]Host, error) {
+		hostsErr.Pending, hostsErr.Cause = append(hostsErr.Pending, pending...), cause
+		return done, hostsErr
+	}
 	for chunk := range slices.Chunk(body.Hosts, chunkSize) {
 		pending := chunk
 		resent := map[Host]bool{}
 		for n := 0; len(pending) > 0; n++ {
 			if n > 0 {
 				if err := c.poll.wait(ctx, n-1); err != nil {
-					hostsErr.Pending, hostsErr.Cause = pending, err
-					return done, hostsErr
+					return unknown(pending, err)
 				}
 			}
 			var data map[string]HostResult
 			req := body
 			req.Hosts = pending
-			if err := c.call(ctx, familyGSE, api, req, &data, true); err != nil {
-				if ctx.Err() != nil { // the deadline passed during the call: report what is pending
-					hostsErr.Pending, hostsErr.Cause = pending, ctx.Err()
-					return done, hostsErr
-				}
+			info, err := c.do(ctx, familyGSE, api, req, &data, true)
+			switch {
+			case err != nil && ctx.Err() != nil: // the deadline passed during the call
+				return unknown(pending, deadlineCause(ctx, err))
+			case err != nil && (info.mayHaveActed || len(resent) > 0):
+				return unknown(pending, err) // GSE may have acted on them
+			case err != nil:
 				return done, err
 			}
 			var next []Host
@@ -73,7 +82,7 @@ func (c *Client) syncHosts(ctx context.Context, api string, body procBody, accep
 				case !ok || r.ErrorCode == HostPending:
 					next = append(next, h)
 					resent[h] = true
-				case accept(r.ErrorCode, resent[h]):
+				case accept(r.ErrorCode, resent[h] || info.mayHaveActed):
 					done = append(done, h)
 				default:
 					hostsErr.Failures = append(hostsErr.Failures, HostFailure{Host: h, Code: r.ErrorCode, Message: r.ErrorMsg})
@@ -117,41 +126,11 @@ type taskReply struct {
 	TaskID string `json:"task_id"`
 }
 
-// OperateProc submits a v1 operation (operate_proc) and returns its task id.
-func (c *Client) OperateProc(ctx context.Context, req OperateRequest) (string, error) {
+// operateProc submits a v1 operation (operate_proc) and returns its task id.
+func (c *Client) operateProc(ctx context.Context, req OperateRequest) (string, error) {
 	var out taskReply
 	err := c.call(ctx, familyGSE, "operate_proc", operateBodyV1{Meta: req.Meta, Hosts: req.Hosts, OpType: req.Op}, &out, false)
 	return out.TaskID, err
-}
-
-// OperateProcV2 submits an operation with its spec (operate_proc_v2) and returns its task id.
-func (c *Client) OperateProcV2(ctx context.Context, req OperateRequest) (string, error) {
-	var out taskReply
-	err := c.call(ctx, familyGSE, "operate_proc_v2", req.v2(), &out, false)
-	return out.TaskID, err
-}
-
-// OperateProcMulti submits several operations as one task (operate_proc_multi).
-func (c *Client) OperateProcMulti(ctx context.Context, reqs []OperateRequest) (string, error) {
-	body := struct {
-		Reqs []operateBodyV2 `json:"proc_operate_req"`
-	}{}
-	for _, r := range reqs {
-		body.Reqs = append(body.Reqs, r.v2())
-	}
-	var out taskReply
-	err := c.call(ctx, familyGSE, "operate_proc_multi", body, &out, false)
-	return out.TaskID, err
-}
-
-// GetProcOperateResult polls a v1 task once; keys are bk_cloud_id:bk_supplier_id:ip:namespace:name.
-func (c *Client) GetProcOperateResult(ctx context.Context, taskID string) (map[string]HostResult, error) {
-	return c.getResult(ctx, "get_proc_operate_result", taskID)
-}
-
-// GetProcOperateResultV2 polls a v2 task once; keys are bk_cloud_id:ip:namespace:name.
-func (c *Client) GetProcOperateResultV2(ctx context.Context, taskID string) (map[string]HostResult, error) {
-	return c.getResult(ctx, "get_proc_operate_result_v2", taskID)
 }
 
 func (c *Client) getResult(ctx context.Context, api, taskID string) (map[string]HostResult, error) {
@@ -190,48 +169,34 @@ type Outcome struct {
 	Hosts  []HostOutcome
 }
 
-// Operate runs an operation with operate_proc_v2 and waits for every host.
-// It fails with a *HostsError naming each host that failed or never finished.
+// Operate runs an operation with its spec and waits for every host of req.
+// Concurrent calls are coalesced into operate_proc_multi tasks (see batcher);
+// each caller still gets only its own hosts' results, and a *HostsError naming
+// each of its hosts that failed or never finished.
 func (c *Client) Operate(ctx context.Context, req OperateRequest) (*Outcome, error) {
-	taskID, err := c.OperateProcV2(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return c.wait(ctx, "operate_proc_v2", taskID, c.GetProcOperateResultV2, keyV2, req)
+	return c.ops.operate(ctx, req)
 }
 
-// OperateMulti runs several operations as one operate_proc_multi task and waits for every host.
-func (c *Client) OperateMulti(ctx context.Context, reqs ...OperateRequest) (*Outcome, error) {
-	taskID, err := c.OperateProcMulti(ctx, reqs)
-	if err != nil {
-		return nil, err
-	}
-	return c.wait(ctx, "operate_proc_multi", taskID, c.GetProcOperateResultV2, keyV2, reqs...)
-}
-
-// OperateV1 runs an operation with operate_proc (the registered spec) and waits for every host.
+// OperateV1 runs an operation with operate_proc (the registered spec) and
+// waits for every host. It is never batched: operate_proc has no multi form.
 func (c *Client) OperateV1(ctx context.Context, req OperateRequest) (*Outcome, error) {
-	taskID, err := c.OperateProc(ctx, req)
+	taskID, err := c.operateProc(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	return c.wait(ctx, "operate_proc", taskID, c.GetProcOperateResult, keyV1, req)
+	keys := make([]string, len(req.Hosts))
+	wants := make([]HostOutcome, len(req.Hosts))
+	for i, h := range req.Hosts {
+		keys[i], wants[i] = keyV1(h, req.Meta), HostOutcome{Host: h, Meta: req.Meta, Op: req.Op}
+	}
+	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[string]HostResult, error) {
+		return c.getResult(ctx, "get_proc_operate_result", taskID)
+	}, keys)
+	return conclude(ctx, err, &HostsError{API: "operate_proc", Meta: req.Meta, Op: &req.Op, TaskID: taskID}, final, keys, wants)
 }
 
-// wait polls a task until every host of reqs has a final result or ctx ends.
-func (c *Client) wait(ctx context.Context, api, taskID string, poll func(context.Context, string) (map[string]HostResult, error),
-	key func(Host, Meta) string, reqs ...OperateRequest) (*Outcome, error) {
-	var keys []string
-	var wants []HostOutcome
-	for _, r := range reqs {
-		for _, h := range r.Hosts {
-			keys = append(keys, key(h, r.Meta))
-			wants = append(wants, HostOutcome{Host: h, Meta: r.Meta, Op: r.Op})
-		}
-	}
-	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[string]HostResult, error) { return poll(ctx, taskID) }, keys)
-	return conclude(ctx, err, &HostsError{API: api, Meta: reqs[0].Meta, Op: &reqs[0].Op, TaskID: taskID}, final, keys, wants)
-}
+// Status reads cannot be coalesced like operations: get_proc_status_v2 takes
+// one meta per call, and every resource reads its own process.
 
 type statusBody struct {
 	Meta  Meta `json:"meta"`

@@ -3,7 +3,6 @@ package gse
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -20,35 +20,127 @@ import (
 // maxServerWait bounds how long a Retry-After or rate-limit reset is honoured.
 const maxServerWait = 2 * time.Minute
 
-// checkRetry is the single retry policy of every call.
+// maxReply bounds a reply body.
+const maxReply = 64 << 20
+
+// checkRetry is the single retry policy of every call. It reads each reply
+// to its end, so a reply cut short is a failed attempt like a reset.
 //
 // Idempotent calls (status, result polls, register/update/unregister) are
-// retried on transport errors, 5xx, HTTP 429 and rate-limit codes in a 200 body.
-// An operate submit is retried only where the request cannot have started a
-// task: the connection was never made, or the API refused it for rate limits.
-// Re-sending it after an ambiguous failure could start a second GSE task.
+// retried on transport errors, replies cut short or undecodable, 5xx, HTTP 429
+// and rate-limit codes in a 200 body. An operate submit is retried only where
+// the request cannot have started a task: the connection was never made, or
+// the API refused it for rate limits. Re-sending it after an ambiguous failure
+// could start a second GSE task.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
 	info, _ := ctx.Value(callKey).(*callInfo)
-	idempotent := info == nil || info.idempotent
+	if info == nil {
+		info = &callInfo{idempotent: true}
+	}
+	var env envelope
+	if err == nil {
+		raw, readErr := bufferReply(resp, info.redact)
+		var decodeErr error
+		env, decodeErr = decodeEnvelope(raw)
+		failed := attemptError(info, resp, raw, readErr, env, decodeErr)
+		info.note(ctx, failed, failed != nil && mayHaveActed(resp, readErr, env))
+		var re *ReplyError
+		if errors.As(failed, &re) {
+			err = re // cut short or not an envelope: as unusable as a reset
+		}
+	} else {
+		info.note(ctx, err, !neverSent(err))
+	}
 	if err != nil {
-		if !idempotent && !neverSent(err) {
+		if !info.idempotent && !neverSent(err) {
 			return false, nil
 		}
 		// The default policy knows which transport errors are permanent (bad TLS certificate, scheme, redirects).
-		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+		return retryablehttp.DefaultRetryPolicy(ctx, nil, err)
 	}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return true, nil
 	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
-		return idempotent, nil
+		return info.idempotent, nil
 	case resp.StatusCode == http.StatusOK:
-		return isRateLimit(peekCode(resp)), nil
+		return isRateLimit(env.Code), nil
 	}
 	return false, nil
+}
+
+// mayHaveActed says whether the server may have acted on a failed attempt.
+// A rate limit is a refusal before any work; anything else that failed after
+// the request was sent is ambiguous.
+func mayHaveActed(resp *http.Response, readErr error, env envelope) bool {
+	switch {
+	case readErr != nil:
+		return true
+	case resp.StatusCode == http.StatusTooManyRequests || isRateLimit(env.Code):
+		return false
+	}
+	return resp.StatusCode >= 500
+}
+
+// note records an attempt's failure (nil: it succeeded) on the call and on
+// the lastFailure its context carries, if any.
+func (info *callInfo) note(ctx context.Context, err error, acted bool) {
+	if err != nil {
+		info.last = err
+		info.mayHaveActed = info.mayHaveActed || acted
+	}
+	if lf, ok := ctx.Value(lastFailureKey).(*lastFailure); ok {
+		lf.set(err)
+	}
+}
+
+const lastFailureKey ctxKey = 1
+
+// lastFailure keeps the failure of the latest attempt of the calls made with
+// a context, for a waiter that gives up while a shared call is still retrying:
+// it reports why the calls were failing rather than only "deadline exceeded".
+type lastFailure struct {
+	mu  sync.Mutex
+	err error
+}
+
+func withLastFailure(ctx context.Context) (context.Context, *lastFailure) {
+	lf := &lastFailure{}
+	return context.WithValue(ctx, lastFailureKey, lf), lf
+}
+
+func (lf *lastFailure) set(err error) {
+	lf.mu.Lock()
+	defer lf.mu.Unlock()
+	lf.err = err
+}
+
+func (lf *lastFailure) get() error {
+	lf.mu.Lock()
+	defer lf.mu.Unlock()
+	return lf.err
+}
+
+// bufferReply reads a reply to its end and puts it back, redacted, as a body
+// that yields the same bytes and then the read error, if there was one.
+func bufferReply(resp *http.Response, r redactor) ([]byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
+	resp.Body.Close()
+	raw = r.Bytes(raw)
+	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(raw), errReader{err}))
+	return raw, err
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	return 0, io.EOF
 }
 
 // neverSent reports a failure to connect, after which the server saw nothing.
@@ -57,23 +149,10 @@ func neverSent(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// peekCode reads the envelope code of a reply and puts the body back.
-func peekCode(resp *http.Response) int {
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(raw))
-	if err != nil {
-		return 0
-	}
-	var e struct {
-		Code int `json:"code"`
-	}
-	_ = json.Unmarshal(raw, &e)
-	return e.Code
-}
-
-// retryBackoff honours Retry-After and X-Bkapi-RateLimit-Reset; otherwise it
-// waits an exponentially growing, jittered interval between min and max.
+// retryBackoff honours Retry-After and X-Bkapi-RateLimit-Reset when a server
+// sends them; the BlueKing gateway sends neither (it only has quota headers
+// where a stage enables them), so without them it waits an exponentially
+// growing, jittered interval between min and max.
 func retryBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
 		if d, ok := serverWait(resp.Header); ok {
@@ -127,38 +206,35 @@ func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, attempt i
 	}
 	info.attempts = attempt + 1
 	if attempt > 0 {
-		c.log.Warn(req.Context(), "retrying GSE API call", map[string]any{"api": info.api, "request_id": info.requestID, "attempt": attempt + 1})
+		fields := map[string]any{"api": info.api, "request_id": info.requestID, "attempt": attempt + 1}
+		if info.last != nil {
+			fields["previous_error"] = info.last.Error()
+		}
+		c.log.Warn(req.Context(), "retrying GSE API call", fields)
 	}
 }
 
-func attemptsOf(resp *http.Response) int {
-	if resp.Request == nil {
-		return 1
-	}
-	if info, _ := resp.Request.Context().Value(callKey).(*callInfo); info != nil {
-		return info.attempts
-	}
-	return 1
+// redactingLogger removes the configured secrets from every message and string field.
+type redactingLogger struct {
+	next   Logger
+	redact redactor
 }
 
-// backoff paces polls: the first comes after min, each next one 1.5 times
-// later up to max, with ±20% jitter so many resources do not poll in step.
-type backoff struct{ min, max time.Duration }
-
-func (b backoff) interval(n int) time.Duration {
-	d := float64(b.min) * math.Pow(1.5, float64(n))
-	d = math.Min(d, float64(b.max))
-	return time.Duration(d * (0.8 + 0.4*rand.Float64()))
+func (l redactingLogger) clean(msg string, fields map[string]any) (string, map[string]any) {
+	for k, v := range fields {
+		if s, ok := v.(string); ok {
+			fields[k] = l.redact.String(s)
+		}
+	}
+	return l.redact.String(msg), fields
 }
 
-// wait sleeps for the n-th interval or until ctx ends.
-func (b backoff) wait(ctx context.Context, n int) error {
-	t := time.NewTimer(b.interval(n))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+func (l redactingLogger) Debug(ctx context.Context, msg string, fields map[string]any) {
+	msg, fields = l.clean(msg, fields)
+	l.next.Debug(ctx, msg, fields)
+}
+
+func (l redactingLogger) Warn(ctx context.Context, msg string, fields map[string]any) {
+	msg, fields = l.clean(msg, fields)
+	l.next.Warn(ctx, msg, fields)
 }

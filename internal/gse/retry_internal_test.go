@@ -24,12 +24,17 @@ func TestRetryBackoffHonoursServerWait(t *testing.T) {
 	}
 }
 
+// The poll schedule: deterministic ×4 steps from 100 ms, jitter (upwards only) at the 5 s cap.
 func TestPollIntervalGrowsToCap(t *testing.T) {
-	b := backoff{min: 500 * time.Millisecond, max: 5 * time.Second}
-	if d := b.interval(0); d < 400*time.Millisecond || d > 600*time.Millisecond {
-		t.Fatalf("first poll after %v", d)
+	b := newBackoff(100*time.Millisecond, 5*time.Second)
+	for n, want := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 1600 * time.Millisecond} {
+		if d := b.interval(n); d != want {
+			t.Fatalf("interval %d = %v, want %v", n, d, want)
+		}
 	}
-	if d := b.interval(20); d < 4*time.Second || d > 6*time.Second {
-		t.Fatalf("capped poll after %v", d)
+	for n := 3; n < 40; n++ {
+		if d := b.interval(n); d < 5*time.Second || d > 6*time.Second {
+			t.Fatalf("capped interval %d = %v", n, d)
+		}
 	}
 }

@@ -2,7 +2,11 @@ package provider
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -12,13 +16,106 @@ import (
 
 // addAPIError reports a failed GSE call: what could not be done to which
 // process, the client's account of it (API, hosts, GSE codes and messages,
-// task and request ids), and what the user can do next.
+// task and request ids), advice keyed on what the client says went wrong,
+// and what the user can do next.
 func addAPIError(diags *diag.Diagnostics, action string, meta gse.Meta, err error, next string) {
 	detail := err.Error()
+	if a := advice(err); a != "" {
+		detail += "\n\n" + a
+	}
 	if next != "" {
 		detail += "\n\n" + next
 	}
 	diags.AddError(fmt.Sprintf("Could not %s process %s", action, meta), detail)
+}
+
+// advice turns the client's typed errors into what a Terraform user can do.
+// The client describes the API only; the arguments to change live here.
+func advice(err error) string {
+	var he *gse.HostsError
+	if !errors.As(err, &he) {
+		return callAdvice(err)
+	}
+	var lines []string
+	for _, code := range he.Codes() {
+		if a := hostAdvice(code); a != "" {
+			lines = append(lines, fmt.Sprintf("%s (%s)", a, hostsWith(he, code)))
+		}
+	}
+	if len(he.Pending) > 0 {
+		if a := callAdvice(he.Cause); a != "" && !isPlainDeadline(he.Cause) {
+			lines = append(lines, a)
+		} else {
+			lines = append(lines, "GSE had not finished on the pending hosts when the timeout passed: check the GSE agent on them, "+
+				"or raise the timeout in the resource's timeouts block.")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// isPlainDeadline: the context ended while the calls were succeeding.
+func isPlainDeadline(err error) bool {
+	var ie *gse.InterruptedError
+	return errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &ie)
+}
+
+// callAdvice advises on a call that failed as a whole.
+func callAdvice(err error) string {
+	var re *gse.ReplyError
+	var ie *gse.InterruptedError
+	var unknownCA x509.UnknownAuthorityError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &unknownCA) || errors.As(err, &verify):
+		return "The server's TLS certificate is not trusted: set ca_cert_pem in the provider block to the certificate of its CA " +
+			"(insecure_skip_verify = true only for a test installation)."
+	}
+	switch gse.KindOf(err) {
+	case gse.KindAuth:
+		return "Check app_code and app_secret (BK_APP_CODE, BK_APP_SECRET), and that the user (username or bk_token) has permission for this API."
+	case gse.KindParams:
+		return "GSE refused the request's parameters: fix the values named in the message."
+	case gse.KindRateLimited:
+		return "The API is rate limited: apply again later, or raise max_retries in the provider block."
+	}
+	switch {
+	case gse.KindOf(err) == gse.KindServer || errors.As(err, &re) || errors.As(err, &ie):
+		return "The endpoint kept failing (the last error is above): check endpoint and the ESB or gateway in front of GSE, then apply again. " +
+			"max_retries and request_timeout in the provider block set how long each call is retried."
+	case errors.Is(err, context.DeadlineExceeded):
+		return "The timeout passed: raise it in the resource's timeouts block."
+	}
+	return ""
+}
+
+// hostAdvice advises on a per-host code.
+func hostAdvice(code int) string {
+	switch code {
+	case gse.HostAgentAbnormal:
+		return "The GSE agent is abnormal or offline on these hosts: repair it (for example with bk-nodeman) and apply again"
+	case gse.HostUnknownOp:
+		return "GSE does not know this operation on these hosts: check the GSE version"
+	case gse.HostPostCheck:
+		return "The command ran but the process is not in the expected state: check the commands, pid_path and the process log"
+	case gse.HostRegistered:
+		return "The process is already registered outside this resource: import it (terraform import or an import block) instead of creating it, or unregister it first"
+	case gse.HostCommandFailed:
+		return "The command failed on the host; its output is in the message"
+	}
+	return ""
+}
+
+// hostsWith lists the hosts that failed with code.
+func hostsWith(he *gse.HostsError, code int) string {
+	var ips []string
+	for _, f := range he.Failures {
+		if f.Code == code {
+			ips = append(ips, f.Host.IP)
+		}
+	}
+	return strings.Join(ips, ", ")
 }
 
 // clientFrom takes the client the provider configured; nil before configuration.

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -103,31 +104,42 @@ func (s *Server) serveGSE(w http.ResponseWriter, r *http.Request) {
 
 // serve is the part every API shares: count the call, inject faults, check
 // the credentials; family prefixes the API name in counts and faults ("job/").
+// The reply is made under the lock and written after it, so a delayed reply
+// holds up no other request.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, family string, dispatch func(api string, raw []byte) (any, *apiError)) {
-	api := r.PathValue("api")
 	raw, _ := io.ReadAll(r.Body)
+	s.handle(r, family, r.PathValue("api"), raw, dispatch).write(w, r)
+}
+
+func (s *Server) handle(r *http.Request, family, api string, raw []byte, dispatch func(api string, raw []byte) (any, *apiError)) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[family+api]++
-	if f := s.takeFault(family + api); f != nil {
-		writeFault(w, f)
-		return
+	f := s.takeFault(family + api)
+	if f != nil && !f.acts() {
+		return f.reply(raw, reply{})
 	}
+	rep := s.answer(r, api, raw, dispatch)
+	if f != nil {
+		return f.reply(raw, rep)
+	}
+	return rep
+}
+
+// answer is the reply of a request that reaches the API.
+func (s *Server) answer(r *http.Request, api string, raw []byte, dispatch func(api string, raw []byte) (any, *apiError)) reply {
 	var creds auth
 	if err := json.Unmarshal(raw, &creds); err != nil {
-		writeEnvelope(w, http.StatusOK, codeBadParams, "the body is not a JSON object: "+err.Error(), nil)
-		return
+		return reply{status: http.StatusOK, code: codeBadParams, msg: "the body is not a JSON object: " + err.Error()}
 	}
 	if err := s.authenticate(r, creds); err != nil {
-		writeEnvelope(w, http.StatusOK, err.code, err.msg, nil)
-		return
+		return reply{status: http.StatusOK, code: err.code, msg: err.msg}
 	}
 	data, err := dispatch(api, raw)
 	if err != nil {
-		writeEnvelope(w, http.StatusOK, err.code, err.msg, nil)
-		return
+		return reply{status: http.StatusOK, code: err.code, msg: err.msg}
 	}
-	writeEnvelope(w, http.StatusOK, 0, "success", data)
+	return reply{status: http.StatusOK, msg: "success", data: data}
 }
 
 func (s *Server) authenticate(r *http.Request, body auth) *apiError {
@@ -224,7 +236,9 @@ func (s *Server) syncProc(api string, req *request) (any, *apiError) {
 	for _, h := range req.Hosts {
 		key := fmt.Sprintf("%d:%d:%s:%s:%s", h.BkCloudID, h.BkSupplierID, h.IP, req.Meta.Namespace, req.Meta.Name)
 		if f := s.takeHostFault(api, h.IP, -1); f != nil {
-			out[key] = hostResult{ErrorCode: f.Code, ErrorMsg: f.Message}
+			if !f.Missing {
+				out[key] = hostResult{ErrorCode: f.Code, ErrorMsg: f.Message}
+			}
 			continue
 		}
 		k := keyOf(req.Meta.Namespace, req.Meta.Name, h.BkCloudID, h.IP)
@@ -249,6 +263,54 @@ func (s *Server) syncProc(api string, req *request) (any, *apiError) {
 	}
 	return out, nil
 }
+
+// reply is one answer: an envelope, and how a fault delivers it.
+type reply struct {
+	status, code int
+	msg          string
+	data         any
+	header       http.Header
+	delay        time.Duration // hold the reply this long (or until the client gives up)
+	cut          bool          // send half the body, then drop the connection
+}
+
+func (rep reply) write(w http.ResponseWriter, r *http.Request) {
+	if rep.delay > 0 {
+		t := time.NewTimer(rep.delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return // the client gave up; the work is done all the same
+		}
+	}
+	for k, v := range rep.header {
+		w.Header()[k] = v
+	}
+	if !rep.cut {
+		writeEnvelope(w, rep.status, rep.code, rep.msg, rep.data)
+		return
+	}
+	var buf bytes.Buffer
+	writeEnvelope(&bufWriter{h: w.Header(), b: &buf}, rep.status, rep.code, rep.msg, rep.data)
+	w.Header().Set("Content-Length", fmt.Sprint(buf.Len()))
+	w.WriteHeader(rep.status)
+	_, _ = w.Write(buf.Bytes()[:buf.Len()/2])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	panic(http.ErrAbortHandler) // net/http closes the connection mid-body
+}
+
+// bufWriter renders a reply into a buffer, to be sent cut short.
+type bufWriter struct {
+	h http.Header
+	b *bytes.Buffer
+}
+
+func (w *bufWriter) Header() http.Header         { return w.h }
+func (w *bufWriter) Write(p []byte) (int, error) { return w.b.Write(p) }
+func (w *bufWriter) WriteHeader(int)             {}
 
 func writeEnvelope(w http.ResponseWriter, status, code int, msg string, data any) {
 	var id [16]byte

@@ -3,11 +3,25 @@ package simulator
 import (
 	"net/http"
 	"slices"
+	"time"
 )
 
-// Fault makes whole requests to API ("" = any) fail Times times (0 = once).
-// HTTPStatus alone answers that status (500, 502, 429, ...); Code alone answers
-// HTTP 200 with that envelope code (1306429, 1642901, 1306401, ...).
+// Forever, as Fault.Times, keeps a fault armed until ClearFaults.
+const Forever = -1
+
+// Fault makes whole requests to API ("" = any) misbehave Times times (0 =
+// once, Forever = until cleared). Each field is one knob, so a table of faults
+// reads as a table of cases:
+//   - HTTPStatus alone answers that status (500, 502, 503, 429, ...) instead of
+//     acting; Code alone answers HTTP 200 with that envelope code (1306429,
+//     1642901, 1306401, ...). Acted makes the server act on the request first
+//     (a 5xx after the work was done).
+//   - Delay holds the reply (the real one, or the status above) this long: past
+//     the client's request timeout, the client sees a timeout of a request the
+//     server acted on.
+//   - Cut sends half of the reply and drops the connection (the server acted).
+//   - Echo puts the whole request body, credentials included, into the error
+//     message and the X-Bkapi-Error-Message header, as some components do.
 type Fault struct {
 	API        string
 	HTTPStatus int
@@ -15,17 +29,25 @@ type Fault struct {
 	Message    string
 	RetryAfter string
 	Times      int
+	Acted      bool
+	Delay      time.Duration
+	Cut        bool
+	Echo       bool
 }
 
 // HostFault makes one host's result of API answer Code for Times requests
 // (0 = forever). For operate APIs it applies to tasks whose op_type is in Ops
 // (nil = any); a Code of 115 there means the host never finishes that task.
+// Missing leaves the host out of the result map instead (GSE does so for a
+// while; with Times 0, until the deadline). A fault for operate_proc_v2 also
+// applies to the items of operate_proc_multi, which are operate_proc_v2 bodies.
 type HostFault struct {
 	API     string
 	IP      string
 	Ops     []int
 	Code    int
 	Message string
+	Missing bool
 	Times   int
 }
 
@@ -64,9 +86,11 @@ func (s *Server) ClearFaults() {
 func (s *Server) takeFault(api string) *Fault {
 	for i, f := range s.faults {
 		if f.API == "" || f.API == api {
-			f.Times--
-			if f.Times <= 0 {
-				s.faults = slices.Delete(s.faults, i, i+1)
+			if f.Times != Forever {
+				f.Times--
+				if f.Times <= 0 {
+					s.faults = slices.Delete(s.faults, i, i+1)
+				}
 			}
 			return f
 		}
@@ -74,10 +98,10 @@ func (s *Server) takeFault(api string) *Fault {
 	return nil
 }
 
-// takeHostFault consumes a per-host fault for api, ip and op (-1 = not an operation).
-func (s *Server) takeHostFault(api, ip string, op int) *HostFault {
+// takeHostFault consumes a per-host fault for one of apis, ip and op (-1 = not an operation).
+func (s *Server) takeHostFault(api, ip string, op int, also ...string) *HostFault {
 	for _, f := range s.hostFaults {
-		if f.Times == 0 || f.API != api || f.IP != ip || (op >= 0 && f.Ops != nil && !slices.Contains(f.Ops, op)) {
+		if f.Times == 0 || (f.API != api && !slices.Contains(also, f.API)) || f.IP != ip || (op >= 0 && f.Ops != nil && !slices.Contains(f.Ops, op)) {
 			continue
 		}
 		if f.Times > 0 {
@@ -88,24 +112,38 @@ func (s *Server) takeHostFault(api, ip string, op int) *HostFault {
 	return nil
 }
 
-func writeFault(w http.ResponseWriter, f *Fault) {
-	if f.RetryAfter != "" {
-		w.Header().Set("Retry-After", f.RetryAfter)
-	}
-	status := f.HTTPStatus
-	if status == 0 {
-		status = http.StatusOK
-	}
-	msg := f.Message
-	if msg == "" {
-		msg = http.StatusText(status)
-		if f.Code != 0 {
-			msg = "injected fault"
+// acts reports whether the request reaches the API before the fault shows.
+func (f *Fault) acts() bool { return f.Acted || (f.HTTPStatus == 0 && f.Code == 0 && !f.Echo) }
+
+// reply is what the client receives: rep (the API's answer) unless the fault
+// replaces it with an error, delivered late or cut as the fault says.
+func (f *Fault) reply(raw []byte, rep reply) reply {
+	if f.HTTPStatus != 0 || f.Code != 0 {
+		rep = reply{status: f.HTTPStatus, code: f.Code, msg: f.Message}
+		if rep.status == 0 {
+			rep.status = http.StatusOK
+		}
+		if rep.msg == "" {
+			rep.msg = http.StatusText(rep.status)
+			if f.Code != 0 {
+				rep.msg = "injected fault"
+			}
+		}
+		if rep.code == 0 && rep.status == http.StatusTooManyRequests {
+			rep.code = 1642903
 		}
 	}
-	code := f.Code
-	if code == 0 && status == http.StatusTooManyRequests {
-		code = 1642903
+	rep.header = http.Header{}
+	if f.RetryAfter != "" {
+		rep.header.Set("Retry-After", f.RetryAfter)
 	}
-	writeEnvelope(w, status, code, msg, nil)
+	if f.Echo {
+		rep.msg = "invalid request: " + string(raw)
+		if rep.code == 0 {
+			rep.status, rep.code = http.StatusOK, codeBadParams
+		}
+		rep.header.Set("X-Bkapi-Error-Message", "invalid request: "+string(raw))
+	}
+	rep.delay, rep.cut = f.Delay, f.Cut
+	return rep
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -44,6 +45,7 @@ type Server struct {
 	faults     []*Fault
 	hostFaults []*HostFault
 	calls      map[string]int
+	taskLog    []TaskRecord
 	seq        int
 	mux        *http.ServeMux
 }
@@ -101,6 +103,7 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("POST /_sim/drift", s.serveDrift)
 	s.mux.HandleFunc("GET /_sim/processes", s.serveProcesses)
 	s.mux.HandleFunc("GET /_sim/calls", s.serveCalls)
+	s.mux.HandleFunc("GET /_sim/tasks", s.serveTasks)
 	return s
 }
 
@@ -129,6 +132,22 @@ func (s *Server) AllCalls() map[string]int {
 		out[api] = n
 	}
 	return out
+}
+
+// TaskRecord is one GSE operate task as submitted: which API, how many
+// operate items (operate_proc_multi holds several) and hosts it carried.
+type TaskRecord struct {
+	API    string `json:"api"`
+	TaskID string `json:"task_id"`
+	Items  int    `json:"items"`
+	Hosts  int    `json:"hosts"`
+}
+
+// Tasks returns every GSE operate task submitted so far, in order.
+func (s *Server) Tasks() []TaskRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.taskLog)
 }
 
 // Processes returns a copy of every process registered through GSE, sorted.
@@ -226,6 +245,11 @@ func (s *Server) serveProcesses(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) serveCalls(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(s.AllCalls())
+}
+
+func (s *Server) serveTasks(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(s.Tasks())
 }
 
 func (s *Server) nextID(prefix string) string {

@@ -15,6 +15,7 @@ type task struct {
 	polls   int
 	latency TaskPolls
 	results map[string]hostResult
+	missing map[string]bool // keys left out of every answer (a HostFault with Missing)
 	start   time.Time
 	lasts   time.Duration // time-based latency, when set
 }
@@ -43,7 +44,12 @@ func (t *task) phase() int {
 
 func (s *Server) submit(api string, reqs []request) (any, *apiError) {
 	v1 := api == "operate_proc"
-	t := &task{v1: v1, latency: s.opts.TaskPolls, lasts: s.opts.TaskLatency, start: time.Now(), results: map[string]hostResult{}}
+	t := &task{v1: v1, latency: s.opts.TaskPolls, lasts: s.opts.TaskLatency, start: time.Now(), results: map[string]hostResult{}, missing: map[string]bool{}}
+	var also []string
+	if api == "operate_proc_multi" {
+		also = []string{"operate_proc_v2"} // its items are operate_proc_v2 bodies
+	}
+	rec := TaskRecord{API: api, Items: len(reqs)}
 	for i := range reqs {
 		req := &reqs[i]
 		if err := validateTarget(req); err != nil {
@@ -64,15 +70,23 @@ func (s *Server) submit(api string, reqs []request) (any, *apiError) {
 			if v1 {
 				key = fmt.Sprintf("%d:%d:%s:%s:%s", h.BkCloudID, h.BkSupplierID, h.IP, req.Meta.Namespace, req.Meta.Name)
 			}
-			if f := s.takeHostFault(api, h.IP, *req.OpType); f != nil {
+			rec.Hosts++
+			f := s.takeHostFault(api, h.IP, *req.OpType, also...)
+			switch {
+			case f != nil && f.Missing:
+				t.missing[key] = true
+				t.results[key] = s.operate(req, h, *req.OpType)
+			case f != nil:
 				t.results[key] = hostResult{ErrorCode: f.Code, ErrorMsg: f.Message}
-				continue
+			default:
+				t.results[key] = s.operate(req, h, *req.OpType)
 			}
-			t.results[key] = s.operate(req, h, *req.OpType)
 		}
 	}
 	id := s.nextID("GSETASK")
 	s.tasks[id] = t
+	rec.TaskID = id
+	s.taskLog = append(s.taskLog, rec)
 	return map[string]string{"task_id": id}, nil
 }
 
@@ -174,11 +188,22 @@ func (t *task) answer() (map[string]hostResult, bool, *apiError) {
 	case 2:
 		out := map[string]hostResult{}
 		for k := range t.results {
-			out[k] = hostResult{ErrorCode: hostPending, ErrorMsg: "processing"}
+			if !t.missing[k] {
+				out[k] = hostResult{ErrorCode: hostPending, ErrorMsg: "processing"}
+			}
 		}
 		return out, false, nil
 	}
-	return t.results, true, nil
+	if len(t.missing) == 0 {
+		return t.results, true, nil
+	}
+	out := map[string]hostResult{}
+	for k, r := range t.results {
+		if !t.missing[k] {
+			out[k] = r
+		}
+	}
+	return out, false, nil
 }
 
 type statusHost struct {

@@ -1,0 +1,51 @@
+package gse
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// backoff paces the polls of a task and the re-sends of hosts answered 115.
+//
+// The first poll comes soon after the submit (100 ms by default): GSE often
+// answers a small task within that, and a first wait of 0.5 s cost every task
+// half a second. Intervals then grow ×4: polls at 0.1, 0.5, 2.1 s, then every
+// 5 s. A task of 2 s is seen done at the third poll, 0.1 s late, so a create
+// (register, submit, 3 polls) makes 5 requests; a ×1.5 schedule from 0.1 s
+// needs 6 polls to pass 2 s, and one from 0.5 s wastes up to 1 s.
+//
+// The early intervals are deterministic on purpose: with ±20 % jitter the
+// third poll could come at 1.7 s, miss a 2 s task and leave it waiting for
+// the next one at 6.7 s. Jitter matters where many pollers could fall into
+// step, which is at the cap; there it is applied, up to +20 %, never shorter.
+type backoff struct {
+	min, max time.Duration
+	factor   int64
+}
+
+func newBackoff(minD, maxD time.Duration) backoff { return backoff{min: minD, max: maxD, factor: 4} }
+
+// interval is the wait before the n-th poll (n from 0).
+func (b backoff) interval(n int) time.Duration {
+	d := b.min
+	for i := 0; i < n && d < b.max; i++ {
+		d *= time.Duration(b.factor)
+	}
+	if d < b.max {
+		return d
+	}
+	return b.max + rand.N(b.max/5+1)
+}
+
+// wait sleeps for the n-th interval or until ctx ends.
+func (b backoff) wait(ctx context.Context, n int) error {
+	t := time.NewTimer(b.interval(n))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,354 @@
+package gse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Apply-wide batching. Terraform applies up to ten resources at once, and
+// each used to submit its own task and poll it. Production callers (bk-nodeman,
+// GSEKit) put a step's operations into one operate_proc_multi task instead, so
+// Operate gathers the calls that arrive within a short window into one task
+// with one poller, and hands each caller only its own hosts' results.
+//
+// The window is 20 ms by default: resources that Terraform starts together
+// reach their operate step within a few milliseconds of each other (they
+// finish the same register round), while 20 ms is 1 % of a 2 s task. A batch
+// is sent at once when it holds maxBatchItems items.
+
+const (
+	defaultBatchWindow = 20 * time.Millisecond
+	maxBatchItems      = 1000 // items per operate_proc_multi task, as bk-nodeman sends at most
+)
+
+// operateFamily is how one API family runs operate tasks: the calls, the body
+// of one item, and the result key of each host, built from what was sent and
+// never parsed from a reply. GSE 2.0 through the gateway is another family
+// (/api/v2/proc/..., agent_id_list, keys {agent_id}:{namespace}:{name}).
+type operateFamily struct {
+	single, multi, result string
+	body                  func(OperateRequest) any
+	key                   func(Host, Meta) string
+}
+
+var esbOperate = operateFamily{
+	single: "operate_proc_v2", multi: "operate_proc_multi", result: "get_proc_operate_result_v2",
+	body: func(r OperateRequest) any { return r.v2() }, key: keyV2,
+}
+
+type batcher struct {
+	c      *Client
+	fam    operateFamily
+	window time.Duration
+
+	mu   sync.Mutex // guards open and the state of every item and task
+	open *gathering
+}
+
+func newBatcher(c *Client, fam operateFamily, window time.Duration) *batcher {
+	if window == 0 {
+		window = defaultBatchWindow
+	}
+	return &batcher{c: c, fam: fam, window: window}
+}
+
+// gathering is a batch still open for items.
+type gathering struct {
+	items []*opItem
+	keys  map[string]bool // no two items of a task may share a result key
+	timer *time.Timer
+	since time.Time
+}
+
+type itemState int
+
+const (
+	gatheringItem itemState = iota
+	sentItem                // in a task that is being submitted or polled
+	doneItem                // concluded: out and err are set and done is closed
+)
+
+// opItem is one caller's operation on at most chunkSize hosts.
+type opItem struct {
+	ctx   context.Context
+	req   OperateRequest
+	keys  []string // keys[i] is the result key of req.Hosts[i]
+	done  chan struct{}
+	state itemState
+	task  *opTask
+	final map[string]HostResult
+	out   *Outcome
+	err   error
+}
+
+// opTask is one submitted task and the items it carries.
+type opTask struct {
+	api, id string
+	items   []*opItem
+	live    int // items whose caller still waits
+	ctx     context.Context
+	cancel  context.CancelFunc
+	failing *lastFailure // why its calls are failing, for callers that leave
+}
+
+// operate splits req into items of at most chunkSize hosts, queues them and
+// waits for them, or until ctx ends.
+func (b *batcher) operate(ctx context.Context, req OperateRequest) (*Outcome, error) {
+	var items []*opItem
+	for hosts := range slices.Chunk(req.Hosts, chunkSize) {
+		it := &opItem{ctx: ctx, req: req, done: make(chan struct{}), final: map[string]HostResult{}}
+		it.req.Hosts = hosts
+		for _, h := range hosts {
+			it.keys = append(it.keys, b.fam.key(h, req.Meta))
+		}
+		items = append(items, it)
+		b.add(it)
+	}
+	for _, it := range items {
+		select {
+		case <-it.done:
+		case <-ctx.Done():
+			b.leave(it)
+		}
+	}
+	return merge(req, items)
+}
+
+// add puts it into the open batch, first sending that batch when it would
+// hold a result key twice (two operations on one process on one host).
+func (b *batcher) add(it *opItem) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if g := b.open; g != nil && slices.ContainsFunc(it.keys, func(k string) bool { return g.keys[k] }) {
+		b.flushLocked()
+	}
+	g := b.open
+	if g == nil {
+		g = &gathering{keys: map[string]bool{}, since: time.Now()}
+		b.open = g
+		if b.window > 0 {
+			g.timer = time.AfterFunc(b.window, func() {
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				if b.open == g {
+					b.flushLocked()
+				}
+			})
+		}
+	}
+	g.items = append(g.items, it)
+	for _, k := range it.keys {
+		g.keys[k] = true
+	}
+	if len(g.items) >= maxBatchItems || b.window < 0 {
+		b.flushLocked()
+	}
+}
+
+// flushLocked closes the open batch and submits it as one task.
+func (b *batcher) flushLocked() {
+	g := b.open
+	b.open = nil
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+	items := slices.DeleteFunc(g.items, func(it *opItem) bool { return it.state != gatheringItem })
+	if len(items) == 0 {
+		return
+	}
+	hosts := 0
+	for _, it := range items {
+		hosts += len(it.keys)
+	}
+	t := b.newTaskLocked(items)
+	b.c.log.Debug(t.ctx, "GSE operate batch", map[string]any{"items": len(items), "hosts": hosts, "gathered_ms": time.Since(g.since).Milliseconds()})
+	go b.run(t)
+}
+
+// newTaskLocked makes the task of items. Its calls outlive any one caller:
+// they run under the first caller's values but are cancelled only when every
+// caller has left.
+func (b *batcher) newTaskLocked(items []*opItem) *opTask {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(items[0].ctx))
+	ctx, lf := withLastFailure(ctx)
+	t := &opTask{items: items, live: len(items), ctx: ctx, cancel: cancel, failing: lf}
+	for _, it := range items {
+		it.state, it.task = sentItem, t
+	}
+	return t
+}
+
+// run submits the task, then polls it until each item is concluded or every caller has left.
+func (b *batcher) run(t *opTask) {
+	defer t.cancel()
+	api := b.fam.single
+	var body any
+	if len(t.items) == 1 {
+		body = b.fam.body(t.items[0].req)
+	} else {
+		api = b.fam.multi
+		reqs := make([]any, len(t.items))
+		for i, it := range t.items {
+			reqs[i] = b.fam.body(it.req)
+		}
+		body = struct {
+			Reqs []any `json:"proc_operate_req"`
+		}{reqs}
+	}
+	var reply taskReply
+	err := b.c.call(t.ctx, familyGSE, api, body, &reply, false)
+	if err != nil && len(t.items) > 1 && refusedUnstarted(err) {
+		// GSE checks a multi task as a whole and refused it before starting
+		// anything: send each item alone, so only the bad one fails.
+		b.mu.Lock()
+		for _, it := range t.items {
+			if it.state == sentItem {
+				go b.run(b.newTaskLocked([]*opItem{it}))
+			}
+		}
+		b.mu.Unlock()
+		return
+	}
+	b.mu.Lock()
+	t.api, t.id = api, reply.TaskID
+	if err != nil {
+		b.concludeAllLocked(t, err)
+	}
+	b.mu.Unlock()
+	if err != nil {
+		return
+	}
+	for n := 0; ; n++ {
+		if b.c.poll.wait(t.ctx, n) != nil {
+			return // every caller has left
+		}
+		data, err := b.c.getResult(t.ctx, b.fam.result, t.id)
+		if err != nil && pending(err) {
+			continue
+		}
+		if err != nil && t.ctx.Err() != nil {
+			return
+		}
+		b.mu.Lock()
+		if err != nil {
+			b.concludeAllLocked(t, err)
+		} else {
+			for _, it := range t.items {
+				if it.state == sentItem {
+					settle(data, it.keys, it.final)
+					if len(it.final) == len(it.keys) {
+						b.concludeLocked(it, nil)
+					}
+				}
+			}
+		}
+		live := t.live
+		b.mu.Unlock()
+		if live == 0 {
+			return
+		}
+	}
+}
+
+// refusedUnstarted reports a submit refused before any task could start.
+func refusedUnstarted(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && (e.Kind() == KindParams || e.HTTPStatus == 404)
+}
+
+// leave concludes it for a caller whose context ended: not sent, or with the
+// results its task had so far and the rest pending.
+func (b *batcher) leave(it *opItem) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch it.state {
+	case doneItem:
+		return
+	case gatheringItem:
+		it.state = doneItem
+		it.err = fmt.Errorf("%s %s of %s: not sent: %w", b.fam.single, it.req.Op, it.req.Meta, it.ctx.Err())
+		close(it.done)
+		return
+	}
+	cause := it.ctx.Err()
+	if last := it.task.failing.get(); last != nil {
+		cause = &InterruptedError{API: b.fam.result, Cause: cause, Last: last}
+	}
+	b.concludeLocked(it, cause)
+}
+
+func (b *batcher) concludeAllLocked(t *opTask, err error) {
+	for _, it := range t.items {
+		if it.state == sentItem {
+			b.concludeLocked(it, err)
+		}
+	}
+}
+
+// concludeLocked sets it's outcome from its final results; cause is nil when
+// every host has one.
+func (b *batcher) concludeLocked(it *opItem, cause error) {
+	t := it.task
+	wants := make([]HostOutcome, len(it.req.Hosts))
+	for i, h := range it.req.Hosts {
+		wants[i] = HostOutcome{Host: h, Meta: it.req.Meta, Op: it.req.Op}
+	}
+	api := t.api
+	if api == "" {
+		api = b.fam.single
+	}
+	it.out, it.err = conclude(it.ctx, cause, &HostsError{API: api, Meta: it.req.Meta, Op: &it.req.Op, TaskID: t.id}, it.final, it.keys, wants)
+	if it.out != nil && t.id == "" {
+		it.out = nil // never submitted
+	}
+	it.state = doneItem
+	close(it.done)
+	if t.live--; t.live == 0 {
+		t.cancel()
+	}
+}
+
+// merge joins the outcomes of a request's items (more than one when it had
+// more than chunkSize hosts).
+func merge(req OperateRequest, items []*opItem) (*Outcome, error) {
+	if len(items) == 1 {
+		return items[0].out, items[0].err
+	}
+	out := &Outcome{}
+	all := &HostsError{Meta: req.Meta, Op: &req.Op}
+	var ids []string
+	var other error
+	for _, it := range items {
+		if it.out != nil {
+			out.Hosts = append(out.Hosts, it.out.Hosts...)
+			ids = append(ids, it.out.TaskID)
+		}
+		var he *HostsError
+		switch {
+		case errors.As(it.err, &he):
+			all.API = he.API
+			all.Failures = append(all.Failures, he.Failures...)
+			all.Pending = append(all.Pending, he.Pending...)
+			if all.Cause == nil {
+				all.Cause = he.Cause
+			}
+		case it.err != nil && other == nil:
+			other = it.err
+		}
+		all.Total += len(it.keys)
+	}
+	out.TaskID = strings.Join(ids, ",")
+	all.TaskID = out.TaskID
+	switch {
+	case other != nil:
+		return out, other
+	case len(all.Failures) > 0 || len(all.Pending) > 0:
+		return out, all
+	}
+	return out, nil
+}
