@@ -49,16 +49,26 @@ func (l *recordingLogger) Warn(_ context.Context, msg string, f map[string]any) 
 
 func newClient(t testing.TB, opts simulator.Options) (*gse.Client, *simulator.Server, *recordingLogger) {
 	t.Helper()
+	return newClientWith(t, opts, nil)
+}
+
+// newClientWith is newClient with tune applied to the client's configuration.
+func newClientWith(t testing.TB, opts simulator.Options, tune func(*gse.Config)) (*gse.Client, *simulator.Server, *recordingLogger) {
+	t.Helper()
 	opts.AppCode, opts.AppSecret = testCode, testSecret
 	sim := simulator.New(opts)
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	log := &recordingLogger{}
-	c, err := gse.New(gse.Config{
+	cfg := gse.Config{
 		Endpoint: srv.URL, AppCode: testCode, AppSecret: testSecret, Username: "admin",
 		MaxRetries: 3, RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond,
 		PollInitial: time.Millisecond, PollMax: 5 * time.Millisecond, Logger: log,
-	})
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	c, err := gse.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func (f *Fault) reply(raw []byte, rep reply) reply {
 	}
 	if f.Echo {
 		rep.msg = "invalid request: " + string(raw)
-		if rep.code == 0 {
+		if f.HTTPStatus == 0 && f.Code == 0 {
 			rep.status, rep.code = http.StatusOK, codeBadParams
 		}
 		rep.header.Set("X-Bkapi-Error-Message", "invalid request: "+string(raw))

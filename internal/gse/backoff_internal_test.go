@@ -1,0 +1,41 @@
+package gse
+
+import (
+	"testing"
+	"time"
+)
+
+// pollsToSee counts the polls of schedule b that a task lasting l needs, on a
+// fake clock: the first poll whose time is at or past l sees it done.
+func pollsToSee(b backoff, l time.Duration) (polls int, late time.Duration) {
+	var at time.Duration
+	for n := 0; ; n++ {
+		at += b.interval(n)
+		if at >= l {
+			return n + 1, at - l
+		}
+	}
+}
+
+// The request budget of issue 6 at task latency L = 2 s: a create is one
+// register, one submit and the polls (≤ 6 requests, goal 4), so the task must
+// be seen within 3 polls, and at most 0.2 s late ((apply − terraform_data)/L ≤ 1.15).
+func TestPollScheduleBudget(t *testing.T) {
+	b := newBackoff(100*time.Millisecond, 5*time.Second)
+	polls, late := pollsToSee(b, 2*time.Second)
+	if polls != 3 || late > 200*time.Millisecond {
+		t.Fatalf("L = 2s: %d polls, %v late; want 3 polls, ≤ 200ms late", polls, late)
+	}
+	for _, tc := range []struct {
+		l     time.Duration
+		polls int
+	}{{50 * time.Millisecond, 1}, {100 * time.Millisecond, 1}, {300 * time.Millisecond, 2}, {500 * time.Millisecond, 2}, {time.Second, 3}, {2100 * time.Millisecond, 3}} {
+		if got, _ := pollsToSee(b, tc.l); got != tc.polls {
+			t.Errorf("L = %v: %d polls, want %d", tc.l, got, tc.polls)
+		}
+	}
+	// Past the cap a poll comes every 5 to 6 s: a 60 s task takes at most 3 + 12 polls.
+	if got, _ := pollsToSee(b, time.Minute); got > 15 {
+		t.Errorf("L = 1m: %d polls", got)
+	}
+}
