@@ -89,7 +89,9 @@ func TestTruncatedReply(t *testing.T) {
 // A 503 that lasts until the deadline is what the error reports, not "pending".
 func TestServerErrorUntilDeadline(t *testing.T) {
 	t.Parallel()
-	patient := func(c *gse.Config) { c.MaxRetries, c.RetryWaitMin, c.RetryWaitMax = 20, 20*time.Millisecond, 50*time.Millisecond }
+	patient := func(c *gse.Config) {
+		c.MaxRetries, c.RetryWaitMin, c.RetryWaitMax = 20, 20*time.Millisecond, 50*time.Millisecond
+	}
 	t.Run("poll", func(t *testing.T) {
 		t.Parallel()
 		c, sim, _ := newClientWith(t, simulator.Options{}, patient)
