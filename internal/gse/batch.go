@@ -277,7 +277,7 @@ func (b *batcher) leave(it *opItem) {
 	}
 	cause := it.ctx.Err()
 	if last := it.task.failing.get(); last != nil {
-		cause = &InterruptedError{API: b.fam.result, Cause: cause, Last: last}
+		cause = &InterruptedError{Cause: cause, Last: last}
 	}
 	b.concludeLocked(it, cause)
 }

@@ -245,7 +245,7 @@ func (c *Client) do(ctx context.Context, family, api string, body, out any, idem
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil && info.last != nil {
-			err = &InterruptedError{API: api, Attempts: info.attempts, Cause: ctx.Err(), Last: info.last}
+			err = &InterruptedError{Cause: ctx.Err(), Last: info.last}
 		} else {
 			err = fmt.Errorf("%s: %w", api, err)
 		}

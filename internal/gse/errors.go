@@ -141,16 +141,15 @@ func (e *ReplyError) Error() string {
 func (e *ReplyError) Unwrap() error { return e.Err }
 
 // InterruptedError is a call whose context ended while it was being retried:
-// Cause is the context's error, Last why the latest attempt had failed.
+// Cause is the context's error, Last why the latest attempt had failed (its
+// text starts with the API).
 type InterruptedError struct {
-	API      string
-	Attempts int
-	Cause    error
-	Last     error
+	Cause error
+	Last  error
 }
 
 func (e *InterruptedError) Error() string {
-	return fmt.Sprintf("%s: %v after %d attempt(s); the last attempt failed: %v", e.API, e.Cause, e.Attempts, e.Last)
+	return fmt.Sprintf("%v while retrying %v", e.Cause, e.Last)
 }
 
 func (e *InterruptedError) Unwrap() []error { return []error{e.Cause, e.Last} }
