@@ -2,10 +2,10 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -55,45 +55,74 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 
 // run performs op on hosts and waits for it. Without a spec (an imported
 // resource before its first apply) it uses operate_proc, which acts on the
-// registered spec.
-func (r *managedProcessResource) run(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host) error {
+// registered spec. What succeeded is noted in pr.
+func (r *managedProcessResource) run(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
 	if len(hosts) == 0 {
-		return nil
+		return &gse.Outcome{}, nil
 	}
 	req := gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: spec}
+	var out *gse.Outcome
 	var err error
 	if spec == nil {
-		_, err = r.client.OperateV1(ctx, req)
+		out, err = r.client.OperateV1(ctx, req)
 	} else {
-		_, err = r.client.Operate(ctx, req)
+		out, err = r.client.Operate(ctx, req)
 	}
-	return err
+	if err == nil {
+		pr.note(hosts, op)
+	}
+	return out, err
 }
 
-// teardown stops (when asked), unhosts and unregisters the process on hosts.
-// It reads the status first so that hosts where the process is already gone
-// are skipped: that is not an error. It returns the hosts now clear of it.
+// teardown stops (stop) or unhosts the process on hosts, then unregisters it.
+// It trusts the refreshed state that the process is registered there, so it
+// reads no status first: one task per step. A stop also unhosts (seed 002);
+// only hosts answering 829 (not running) are unhosted with op 4 after it. When
+// the first step fails on some hosts, their status is read then (the state may
+// be stale, as after destroy -refresh=false): hosts where the process is gone
+// are skipped, any other failure stands. It returns the hosts now clear of it.
 func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spec, hosts []gse.Host, stop bool) ([]gse.Host, error) {
-	entries, err := r.client.GetProcStatusV2(ctx, meta, hosts)
-	if err != nil {
-		return nil, err
-	}
-	registered := statusByAddr(entries)
-	var present, gone []gse.Host
-	for _, h := range hosts {
-		if _, ok := registered[h.Addr()]; ok {
-			present = append(present, h)
-		} else {
-			gone = append(gone, h)
-		}
-	}
+	var pr proven
+	op := gse.OpUnhost
 	if stop {
-		if err := r.run(ctx, meta, spec, gse.OpStop, present); err != nil {
+		op = gse.OpStop
+	}
+	out, err := r.run(ctx, meta, spec, op, hosts, &pr)
+	present, gone := hosts, []gse.Host(nil)
+	if err != nil {
+		var he *gse.HostsError
+		if !errors.As(err, &he) || len(he.Pending) > 0 || len(he.Failures) == 0 {
+			return nil, err
+		}
+		failed := make([]gse.Host, len(he.Failures))
+		for i, f := range he.Failures {
+			failed[i] = f.Host
+		}
+		entries, serr := r.client.GetProcStatusV2(ctx, meta, failed)
+		if serr != nil {
+			return nil, err
+		}
+		registered := statusByAddr(entries)
+		for _, h := range failed {
+			if _, ok := registered[h.Addr()]; !ok {
+				gone = append(gone, h)
+			}
+		}
+		if len(gone) < len(failed) {
 			return gone, err
 		}
+		present = selectBy(hosts, gse.Host.Addr, addrs(gone), false)
 	}
-	if err := r.run(ctx, meta, spec, gse.OpUnhost, present); err != nil {
-		return gone, err
+	if stop {
+		var notRunning []gse.Host
+		for _, o := range out.Hosts {
+			if o.ErrorCode == gse.HostNotRunning {
+				notRunning = append(notRunning, o.Host)
+			}
+		}
+		if _, err := r.run(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Addr, addrs(notRunning), true), &pr); err != nil {
+			return gone, err
+		}
 	}
 	if len(present) == 0 {
 		return gone, nil
@@ -102,21 +131,32 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 	return append(gone, done...), err
 }
 
-// refreshHostStatus fills host_status after an apply. A failed read does not
-// undo the apply: it leaves the map empty with a warning.
-func (r *managedProcessResource) refreshHostStatus(ctx context.Context, m *managedProcessModel, meta gse.Meta, diags *diag.Diagnostics) {
-	m.HostStatus = types.MapValueMust(hostStatusType, nil)
-	if len(m.Hosts) == 0 {
-		return
+func addrs(hosts []gse.Host) []string {
+	out := make([]string, len(hosts))
+	for i, h := range hosts {
+		out[i] = h.Addr()
 	}
-	entries, err := r.client.GetProcStatusV2(ctx, meta, apiHosts(m.Hosts))
-	if err != nil {
-		diags.AddWarning("Could not read the process status after apply", err.Error()+"\n\nhost_status stays empty until the next refresh.")
-		return
+	return out
+}
+
+// mayExist is the part of hosts on which a failed register may have left the
+// process: all but the hosts GSE refused outright (such as 850, someone else's
+// process) when it said which, only done when it refused the whole request,
+// and all of them when the outcome is unknown (a deadline, a cut connection).
+func mayExist(hosts, done []gse.Host, err error) []gse.Host {
+	var he *gse.HostsError
+	var ae *gse.APIError
+	switch {
+	case errors.As(err, &he):
+		refused := make([]gse.Host, len(he.Failures))
+		for i, f := range he.Failures {
+			refused[i] = f.Host
+		}
+		return selectBy(hosts, gse.Host.Addr, addrs(refused), false)
+	case errors.As(err, &ae) && ae.HTTPStatus == 200:
+		return done
 	}
-	v, d := hostStatusValue(m.Hosts, statusByAddr(entries))
-	diags.Append(d...)
-	m.HostStatus = v
+	return hosts
 }
 
 func (r *managedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -131,40 +171,46 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	}
 	spec := plan.Spec.api()
 	plan.ID = types.StringValue(meta.String())
+	hosts := apiHosts(plan.Hosts)
+	pr := proven{prior: types.MapNull(hostStatusType)}
 
-	registered, err := r.client.RegisterProcInfo(ctx, meta, apiHosts(plan.Hosts), spec)
-	if err == nil {
-		err = r.converge(ctx, meta, spec, &plan, registered)
+	registered, err := r.client.RegisterProcInfo(ctx, meta, hosts, spec)
+	if err != nil {
+		registered = mayExist(hosts, registered, err)
+	} else {
+		err = r.converge(ctx, meta, spec, &plan, registered, &pr)
 	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", meta, err,
-			"The hosts where the process was registered are kept in the state, and the resource is tainted: "+
+			"The hosts where the process may be registered are kept in the state, and the resource is tainted: "+
 				"the next apply unregisters and creates it again. Fix the cause above first.")
 		if len(registered) == 0 {
 			return // nothing exists remotely: no state
 		}
-		plan.Hosts = selectBy(plan.Hosts, hostModel.api, registered, true)
+		plan.Hosts = selectBy(plan.Hosts, hostAddr, addrs(registered), true)
 	}
-	r.refreshHostStatus(ctx, &plan, meta, &resp.Diagnostics)
+	plan.HostStatus = pr.value(plan.Hosts)
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// converge brings freshly registered hosts to the planned hosting and run state.
-func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host) error {
-	if plan.Managed.ValueBool() {
-		if err := r.run(ctx, meta, spec, gse.OpHost, hosts); err != nil {
-			return err
-		}
+func hostAddr(h hostModel) string { return h.api().Addr() }
+
+// converge brings freshly registered hosts to the planned hosting and run
+// state with one task: a start also hosts the process (seed 002), so
+// running = true is op 0 alone; otherwise op 3 hosts it, and running = false
+// (which needs managed = false) stops it.
+func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) error {
+	var err error
+	switch {
+	case plan.Running.ValueBool():
+		_, err = r.run(ctx, meta, spec, gse.OpStart, hosts, pr)
+	case !plan.Running.IsNull():
+		_, err = r.run(ctx, meta, spec, gse.OpStop, hosts, pr)
+	case plan.Managed.ValueBool():
+		_, err = r.run(ctx, meta, spec, gse.OpHost, hosts, pr)
 	}
-	if !plan.Running.IsNull() {
-		op := gse.OpStop
-		if plan.Running.ValueBool() {
-			op = gse.OpStart
-		}
-		return r.run(ctx, meta, spec, op, hosts)
-	}
-	return nil
+	return err
 }
 
 // Read refreshes the runtime state. Hosts where the process is no longer
@@ -221,8 +267,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	case len(state.Meta.Labels.Elements()) > 0:
 		state.Meta.Labels = types.MapNull(types.StringType)
 	}
-	state.HostStatus, d = hostStatusValue(kept, byAddr)
-	resp.Diagnostics.Append(d...)
+	state.HostStatus = hostStatusValue(kept, byAddr)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -236,7 +281,10 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, err := r.teardown(ctx, meta, state.Spec.api(), apiHosts(state.Hosts), state.Running.ValueBool()); err != nil {
+	// Stop when the process is, or was asked to be, running: a stop also unhosts.
+	want := loadDesired(ctx, req.Private, &state, &resp.Diagnostics)
+	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
+	if _, err := r.teardown(ctx, meta, state.Spec.api(), apiHosts(state.Hosts), stop); err != nil {
 		addAPIError(&resp.Diagnostics, "delete", meta, err,
 			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")
 	}

@@ -186,6 +186,8 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 					e.simCheck(1, "10.0.0.3", restartsReloads(2, 1)),
 				),
 			},
+			// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
+			{RefreshState: true},
 			{
 				ResourceName:      addr,
 				ImportState:       true,
@@ -339,13 +341,13 @@ func TestAccManagedProcess_pendingAndRetries(t *testing.T) {
 					if n := e.sim.Calls("register_proc_info"); n != 5 {
 						return fmt.Errorf("register_proc_info called %d times, want 5", n)
 					}
-					// op 3 and op 0, the first refused once with 429.
-					if n := e.sim.Calls("operate_proc_v2"); n != 3 {
-						return fmt.Errorf("operate_proc_v2 called %d times, want 3", n)
+					// op 0 alone (a start also hosts), refused once with 429.
+					if n := e.sim.Calls("operate_proc_v2"); n != 2 {
+						return fmt.Errorf("operate_proc_v2 called %d times, want 2", n)
 					}
-					// Per task: 4 unqueued + 3 pending + 1 result = 8 polls, plus 2 rate-limited.
-					if n := e.sim.Calls("get_proc_operate_result_v2"); n != 18 {
-						return fmt.Errorf("get_proc_operate_result_v2 called %d times, want 18", n)
+					// One task: 4 unqueued + 3 pending + 1 result = 8 polls, plus 2 rate-limited.
+					if n := e.sim.Calls("get_proc_operate_result_v2"); n != 10 {
+						return fmt.Errorf("get_proc_operate_result_v2 called %d times, want 10", n)
 					}
 					return nil
 				},
@@ -369,7 +371,8 @@ func TestAccManagedProcess_hostFailure(t *testing.T) {
 				PreConfig: func() {
 					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
 				},
-				Config:      cfg,
+				// Hosted without running: create hosts it with op 3 (with running = true, op 0 alone both hosts and starts).
+				Config:      e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "timeouts = { create = \"3s\" }"}),
 				ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*operate_proc_v2 op_type 3 \(register hosting\).*failed on 1 of 2 hosts.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117: agent is offline`),
 			},
 			{
