@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -33,23 +35,92 @@ func (r *managedProcessResource) Configure(_ context.Context, req resource.Confi
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// ValidateConfig rejects run states GSE cannot hold: a start hosts the process
-// and a stop unhosts it, so the other pairings would drift forever.
+// ValidateConfig checks what spans several attributes: run states GSE cannot
+// hold, operations without their command, and deadlines that could never pass.
 func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var managed, running types.Bool
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("managed"), &managed)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("running"), &running)...)
+	var c struct {
+		managed, running                types.Bool
+		restartTriggers, reloadTriggers types.Map
+		startCmd, restartCmd, reloadCmd types.String
+		autoType                        types.Int64
+		crontabRule                     types.String
+		timeouts                        timeouts.Value
+	}
+	for _, a := range []struct {
+		at     path.Path
+		target any
+	}{
+		{path.Root("managed"), &c.managed}, {path.Root("running"), &c.running},
+		{path.Root("restart_triggers"), &c.restartTriggers}, {path.Root("reload_triggers"), &c.reloadTriggers},
+		{controlPath.AtName("start_cmd"), &c.startCmd}, {controlPath.AtName("restart_cmd"), &c.restartCmd}, {controlPath.AtName("reload_cmd"), &c.reloadCmd},
+		{policyPath.AtName("auto_type"), &c.autoType}, {policyPath.AtName("crontab_rule"), &c.crontabRule},
+		{path.Root("timeouts"), &c.timeouts},
+	} {
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, a.at, a.target)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateRunState(c.managed, c.running, &resp.Diagnostics)
+	needsCommand(c.running.ValueBool(), "running = true", "starts the process (op_type 0)", c.startCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
+	needsCommand(!c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", c.restartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
+	needsCommand(!c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", c.reloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
+	// A warning, not an error: GSE accepts a periodic process without a rule
+	// (seed 002 marks crontab_rule optional and reserved), but nothing will run it.
+	if !c.autoType.IsUnknown() && !c.autoType.IsNull() && c.autoType.ValueInt64() == 0 && c.crontabRule.IsNull() {
+		resp.Diagnostics.AddAttributeWarning(policyPath.AtName("crontab_rule"), "Periodic process without crontab_rule",
+			"auto_type = 0 makes the process periodic: the agent runs it on the schedule in crontab_rule, and without one it is never run. "+
+				"Set crontab_rule (for example \"*/5 * * * *\"), or auto_type = 1 for a resident process.")
+	}
+	validateTimeouts(c.timeouts, &resp.Diagnostics)
+}
+
+var (
+	controlPath = path.Root("spec").AtName("control")
+	policyPath  = path.Root("spec").AtName("monitor_policy")
+)
+
+// validateRunState rejects run states GSE cannot hold: a start hosts the
+// process and a stop unhosts it, so the other pairings would drift forever.
+func validateRunState(managed, running types.Bool, diags *diag.Diagnostics) {
 	if managed.IsUnknown() || running.IsUnknown() || running.IsNull() {
 		return
 	}
 	wantManaged := managed.IsNull() || managed.ValueBool()
 	switch {
 	case wantManaged && !running.ValueBool():
-		resp.Diagnostics.AddAttributeError(path.Root("running"), "running = false needs managed = false",
+		diags.AddAttributeError(path.Root("running"), "running = false needs managed = false",
 			"GSE unhosts a process when it stops it (op_type 1), and a hosted resident process is pulled up again by the agent. Set managed = false to keep the process stopped, or leave running unset.")
 	case !wantManaged && running.ValueBool():
-		resp.Diagnostics.AddAttributeError(path.Root("running"), "running = true needs managed = true",
+		diags.AddAttributeError(path.Root("running"), "running = true needs managed = true",
 			"GSE hosts a process when it starts it (op_type 0), so managed = false could never hold. Set managed = true, or leave running unset.")
+	}
+}
+
+// needsCommand rejects a setting that runs an operation whose command is unset:
+// the agent would fail it on every host at apply time.
+func needsCommand(set bool, setting, does string, cmd types.String, at path.Path, diags *diag.Diagnostics) {
+	if set && cmd.IsNull() {
+		diags.AddAttributeError(at, fmt.Sprintf("%s needs %s", setting, at),
+			fmt.Sprintf("%s %s, which runs %s on every host; it is unset. Set %s, or remove %s.", setting, does, at, at, setting))
+	}
+}
+
+// validateTimeouts rejects a zero or negative deadline, which would fail every
+// call at once (the timeouts package checks only that the value parses).
+func validateTimeouts(t timeouts.Value, diags *diag.Diagnostics) {
+	if t.IsNull() || t.IsUnknown() {
+		return
+	}
+	for name, v := range t.Attributes() {
+		s, ok := v.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		if d, err := time.ParseDuration(s.ValueString()); err == nil && d <= 0 {
+			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeouts."+name,
+				fmt.Sprintf("timeouts.%s must be a positive duration such as 30s or 15m, got %q.", name, s.ValueString()))
+		}
 	}
 }
 

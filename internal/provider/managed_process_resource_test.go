@@ -454,8 +454,27 @@ func TestAccManagedProcess_validation(t *testing.T) {
 		{`cpu = 10.0`, `cpu = 150`, `cpu value must be between 0\.000000 and 100\.000000`},
 		{`name = "proc-test"`, `name = "proc:test"`, `name must be non-empty and hold none of ':'`},
 		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "10.0.0.1", bk_cloud_id = 0, bk_supplier_id = 3 }]`, `lists 10\.0\.0\.1 \(bk_cloud_id 0\) more than once`},
+		// Issue 7 item 9: inputs that used to pass plan.
+		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "::ffff:10.0.0.1", bk_cloud_id = 0 }]`, `lists ::ffff:10\.0\.0\.1 \(bk_cloud_id 0\) more than once`},
+		{`ip = "10.0.0.1"`, `ip = "fe80::1%eth0"`, `ip must be an IPv4 or IPv6 address without a zone`},
+		{`bk_cloud_id = 0`, `bk_cloud_id = -1`, `bk_cloud_id must be 0 or more`},
+		{`proc_name   = "proc-test"`, `proc_name = ""`, `proc_name string length must be at least 1`},
+		{`user        = "root"`, `user = ""`, `user string length must be at least 1`},
 	} {
 		cases = append(cases, planError{edited(t, base, tc.from, tc.to), tc.want})
+	}
+	// An operation whose command is unset, and a deadline that can never pass.
+	for _, tc := range []struct{ extra, drop, want string }{
+		{`timeouts = { create = "-5m" }`, "", `timeouts\.create must be a positive duration`},
+		{`running = true`, `start_cmd = "./start.sh", `, `running = true needs spec\.control\.start_cmd`},
+		{`restart_triggers = { conf = "v1" }`, `restart_cmd = "./restart.sh", `, `restart_triggers needs spec\.control\.restart_cmd`},
+		{`reload_triggers = { conf = "v1" }`, `reload_cmd = "./reload.sh"`, `reload_triggers needs spec\.control\.reload_cmd`},
+	} {
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: tc.extra})
+		if tc.drop != "" {
+			cfg = edited(t, cfg, tc.drop, "")
+		}
+		cases = append(cases, planError{cfg, tc.want})
 	}
 	e.expectPlanErrors(t, append(cases,
 		planError{e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "running = false"}), `running = false needs managed = false`},

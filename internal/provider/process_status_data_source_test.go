@@ -65,3 +65,22 @@ data "gse_process_status" "test" {
 		},
 	})
 }
+
+// Hosts are checked at plan time: cloud ids, zones, the same host in two spellings.
+func TestAccProcessStatusDataSource_validation(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := func(hosts string) string {
+		return e.providerBlock() + `data "gse_process_status" "test" {
+  meta  = { namespace = "gse", name = "proc-test" }
+  hosts = ` + hosts + `
+}
+`
+	}
+	e.expectPlanErrors(t, []planError{
+		{cfg(`[{ ip = "10.0.0.1", bk_cloud_id = -1 }]`), `bk_cloud_id must be 0 or more`},
+		{cfg(`[{ ip = "fe80::1%eth0", bk_cloud_id = 0 }]`), `ip must be an IPv4 or IPv6 address without a zone`},
+		{cfg(`[{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "::ffff:10.0.0.1", bk_cloud_id = 0 }]`), `more than once`},
+		{cfg(`[]`), `must list at least one host`},
+	})
+}
