@@ -539,3 +539,89 @@ func TestAccManagedProcess_importThenApply(t *testing.T) {
 		},
 	})
 }
+
+// Issue 7 item 1: a host whose register stays pending (115) until the deadline
+// may be registered by the time GSE finishes: it stays in the tainted state, so
+// the next apply tears it down and creates it again instead of failing with 850.
+func TestAccManagedProcess_pendingRegisterKept(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"1s\" }"})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { e.sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115}) },
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*register_proc_info.*10\.0\.0\.2 \(bk_cloud_id 0\)`),
+			},
+			{
+				// GSE finished the pending register after the deadline.
+				PreConfig: func() {
+					e.sim.ClearFaults()
+					c, err := gse.New(gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := c.RegisterProcInfo(context.Background(), gse.Meta{Namespace: "gse", Name: "proc-test"},
+						[]gse.Host{{IP: "10.0.0.2"}}, &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
+							Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+			},
+		},
+	})
+}
+
+// A spec change whose re-hosting fails on one host: update_proc_info reached
+// both hosts, but the new spec is not in effect until hosted with, so the state
+// keeps the old spec and the next apply finishes the work.
+func TestAccManagedProcess_updateFailsMidway(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	hosts := []string{"0:10.0.0.1", "0:10.0.0.2"}
+	newSpec := e.config(proc{hosts: hosts, setupPath: "/data/gsetest2", extra: "running = true"})
+	specSent := func(ip string) resource.TestCheckFunc {
+		return e.simCheck(0, ip, func(p simulator.Process) error {
+			if specField(p, "setup_path") != "/data/gsetest2" {
+				return fmt.Errorf("spec not updated on %s: %s", ip, p.Spec)
+			}
+			return hostedAndRunning(p)
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: e.config(proc{hosts: hosts, extra: "running = true"})},
+			{
+				PreConfig: func() {
+					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
+				},
+				Config:      newSpec,
+				ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*op_type 3.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117`),
+			},
+			{
+				PreConfig: func() {
+					// update_proc_info ran on both hosts before the re-host failed.
+					if err := specSent("10.0.0.1")(nil); err != nil {
+						t.Error(err)
+					}
+				},
+				Config: newSpec,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(specSent("10.0.0.1"), specSent("10.0.0.2")),
+			},
+		},
+	})
+}

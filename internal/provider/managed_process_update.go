@@ -12,8 +12,8 @@ import (
 
 // Update converges step by step. cur starts as the prior state and records
 // each step that succeeded, so a failure leaves a state that says what exists
-// (hosts registered, spec sent, triggers run); runtime drift (hosting, run
-// state) is caught by the next refresh anyway.
+// (hosts registered or possibly registered, spec in effect, triggers run);
+// runtime drift (hosting, run state) is caught by the next refresh anyway.
 func (r *managedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior managedProcessModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -58,7 +58,6 @@ func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan
 				return err
 			}
 		}
-		cur.Spec, cur.Meta.Labels = plan.Spec, plan.Meta.Labels
 	}
 	if len(added) > 0 {
 		done, err := r.client.RegisterProcInfo(ctx, meta, added, spec)
@@ -90,6 +89,12 @@ func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan
 		}
 	}
 	cur.Managed = plan.Managed
+	// A new spec is in effect once sent and hosted with (op 3 carries its
+	// monitor policy); until then the state keeps the old one, so the next
+	// apply sends both again.
+	if specChanged {
+		cur.Spec, cur.Meta.Labels = plan.Spec, plan.Meta.Labels
+	}
 
 	if !plan.Running.IsNull() {
 		op := gse.OpStop
