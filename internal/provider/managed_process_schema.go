@@ -64,8 +64,8 @@ func nonEmpty() validator.String { return stringvalidator.LengthAtLeast(1) }
 func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A process that the GSE agent registers, and by default hosts (托管), on a set of hosts. " +
-			"Create registers the spec (`register_proc_info`), hosts it (`operate_proc_v2` op_type 3) and starts it when `running = true`; " +
-			"every asynchronous task is polled to completion. Refresh reads the runtime state (`get_proc_status_v2`), so a process " +
+			"Create registers the spec (`register_proc_info`), then starts it when `running = true` (`operate_proc_v2` op_type 0, which also hosts it) " +
+			"or else hosts it (op_type 3): one task, polled to completion. Refresh reads the runtime state (`get_proc_status_v2`), so a process " +
 			"unhosted, stopped or unregistered behind Terraform's back shows up as drift and `terraform apply` repairs it.\n\n" +
 			"GSE cannot read a registered spec back: refresh sees only runtime state, hosts and labels. After `terraform import` " +
 			"the next apply re-sends the spec with `update_proc_info`.",
@@ -253,6 +253,12 @@ func timeoutsSchema(ctx context.Context) schema.Attribute {
 		DeleteDescription: fmt.Sprintf(d, "destroy (stop or unhost, unregister)"),
 	}).(schema.SingleNestedAttribute)
 	t.MarkdownDescription = "Deadlines of create, update and delete, each including every API call, retry and task poll."
+	for name, a := range t.Attributes {
+		if s, ok := a.(schema.StringAttribute); ok {
+			s.MarkdownDescription = s.Description
+			t.Attributes[name] = s
+		}
+	}
 	return t
 }
 
