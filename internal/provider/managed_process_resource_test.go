@@ -625,3 +625,26 @@ func TestAccManagedProcess_updateFailsMidway(t *testing.T) {
 		},
 	})
 }
+
+// Hosts are a list, but neither their order nor the spelling of an IP is a change:
+// ::ffff:10.0.0.1 is 10.0.0.1. A real change still plans an update.
+func TestAccManagedProcess_hostOrderAndSpelling(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "1:2001:db8::1"}})},
+			{Config: e.config(proc{hosts: []string{"1:2001:DB8::1", "0:10.0.0.2", "0:::ffff:10.0.0.1"}}), PlanOnly: true},
+			{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "0:10.0.0.3", "0:10.0.0.1"}}),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.3", hostedAndRunning), e.simAbsent(1, "2001:db8::1"),
+					resource.TestCheckResourceAttr(addr, "hosts.1.ip", "10.0.0.3")),
+			},
+		},
+	})
+}
