@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -14,6 +15,12 @@ import (
 // attributes (dotted paths); every other attribute is null.
 func configWith(t *testing.T, set map[string]tftypes.Value) tfsdk.Config {
 	t.Helper()
+	s, raw := rawWith(set)
+	return tfsdk.Config{Schema: s, Raw: raw}
+}
+
+// rawWith is the gse_managed_process schema and an object of its type with only set given.
+func rawWith(set map[string]tftypes.Value) (schema.Schema, tftypes.Value) {
 	ctx := context.Background()
 	var sr resource.SchemaResponse
 	(&managedProcessResource{}).Schema(ctx, resource.SchemaRequest{}, &sr)
@@ -37,7 +44,7 @@ func configWith(t *testing.T, set map[string]tftypes.Value) tfsdk.Config {
 		return tftypes.NewValue(typ, attrs), true
 	}
 	raw, _ := build(sr.Schema.Type().TerraformType(ctx), "")
-	return tfsdk.Config{Schema: sr.Schema, Raw: raw}
+	return sr.Schema, raw
 }
 
 // auto_type = 0 without crontab_rule plans with a warning, not an error: GSE
