@@ -3,12 +3,21 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/netip"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
+
+// Hosts are a list of plain objects: no per-element validators, defaults or
+// plan modifiers, because the framework walks those once per element and
+// compares set elements pairwise (quadratic at thousands of hosts). One
+// list-level validator checks every element, and one list-level plan modifier
+// makes the order irrelevant and fills bk_supplier_id. See hostsSchema.
 
 // hostModel is one element of gse_managed_process.hosts.
 type hostModel struct {
@@ -17,8 +26,10 @@ type hostModel struct {
 	BkSupplierID types.Int64  `tfsdk:"bk_supplier_id"`
 }
 
+// api converts the host as GSE addresses it: an IPv4-mapped IPv6 address
+// (::ffff:10.0.0.1) is sent as the IPv4 address it stands for.
 func (h hostModel) api() gse.Host {
-	return gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64(), BkSupplierID: h.BkSupplierID.ValueInt64()}
+	return gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64(), BkSupplierID: h.BkSupplierID.ValueInt64()}
 }
 
 func apiHosts(hs []hostModel) []gse.Host {
@@ -27,6 +38,20 @@ func apiHosts(hs []hostModel) []gse.Host {
 		out[i] = h.api()
 	}
 	return out
+}
+
+// unmapIP turns ::ffff:a.b.c.d into a.b.c.d and leaves any other spelling alone.
+func unmapIP(ip string) string {
+	if a, err := netip.ParseAddr(ip); err == nil && a.Is4In6() {
+		return a.Unmap().String()
+	}
+	return ip
+}
+
+// hostIdentity is a host's identity: cloud id and canonical IPv4/IPv6 address,
+// so 10.0.0.1, ::ffff:10.0.0.1 and (for IPv6) any letter case are one host.
+func hostIdentity(cloud int64, ip string) string {
+	return gse.Host{IP: unmapIP(ip), BkCloudID: cloud}.Addr()
 }
 
 // diffBy splits items into those only in prior, only in plan, and in both, comparing their keys.
@@ -90,8 +115,137 @@ func statusByAddr(entries []gse.ProcStatus) map[string]gse.ProcStatus {
 	return out
 }
 
-// uniqueHosts rejects two hosts with the same cloud id and IP (in any spelling):
-// GSE addresses a process on a host by those two alone.
+// hostFields reads the attributes of one known host object; ok is false when
+// the object or its ip or bk_cloud_id is not known yet.
+func hostFields(v attr.Value) (ip string, cloud int64, supplier types.Int64, ok bool) {
+	obj, isObj := v.(types.Object)
+	if !isObj || obj.IsNull() || obj.IsUnknown() {
+		return "", 0, types.Int64Unknown(), false
+	}
+	a := obj.Attributes()
+	ipV, _ := a["ip"].(types.String)
+	cloudV, _ := a["bk_cloud_id"].(types.Int64)
+	supplier, _ = a["bk_supplier_id"].(types.Int64)
+	if ipV.IsNull() || ipV.IsUnknown() || cloudV.IsNull() || cloudV.IsUnknown() {
+		return "", 0, supplier, false
+	}
+	return ipV.ValueString(), cloudV.ValueInt64(), supplier, true
+}
+
+// hostsValidator checks every host in one pass over the list: at least one,
+// each ip an IPv4 or IPv6 address without a zone, ids not negative, and no host
+// twice (cloud id and IP in any spelling: GSE addresses a process by those two).
+type hostsValidator struct{}
+
+func (hostsValidator) Description(context.Context) string {
+	return "at least one host; each ip an IPv4 or IPv6 address without a zone; ids not negative; no bk_cloud_id and ip pair twice"
+}
+func (v hostsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (hostsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	elems := req.ConfigValue.Elements()
+	if len(elems) == 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), req.Path.String()+" must list at least one host.")
+		return
+	}
+	seen := make(map[string]bool, len(elems))
+	for i, el := range elems {
+		p := req.Path.AtListIndex(i)
+		obj, _ := el.(types.Object)
+		if obj.IsUnknown() || obj.IsNull() {
+			continue
+		}
+		a := obj.Attributes()
+		if c, _ := a["bk_cloud_id"].(types.Int64); !c.IsUnknown() && !c.IsNull() && c.ValueInt64() < 0 {
+			resp.Diagnostics.AddAttributeError(p.AtName("bk_cloud_id"), "Invalid bk_cloud_id",
+				fmt.Sprintf("%s must be 0 or more (0 is the default cloud area), got %d.", p.AtName("bk_cloud_id"), c.ValueInt64()))
+		}
+		if s, _ := a["bk_supplier_id"].(types.Int64); !s.IsUnknown() && !s.IsNull() && s.ValueInt64() < 0 {
+			resp.Diagnostics.AddAttributeError(p.AtName("bk_supplier_id"), "Invalid bk_supplier_id",
+				fmt.Sprintf("%s must be 0 or more, got %d.", p.AtName("bk_supplier_id"), s.ValueInt64()))
+		}
+		ip, cloud, _, ok := hostFields(el)
+		if !ok {
+			continue
+		}
+		addr, err := netip.ParseAddr(ip)
+		if err != nil || addr.Zone() != "" {
+			resp.Diagnostics.AddAttributeError(p.AtName("ip"), "Invalid ip",
+				fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1, got %q.", p.AtName("ip"), ip))
+			continue
+		}
+		id := hostIdentity(cloud, ip)
+		if seen[id] {
+			resp.Diagnostics.AddAttributeError(p, "Duplicate host",
+				fmt.Sprintf("%s lists %s more than once; each bk_cloud_id and ip pair may appear once (10.0.0.1 and ::ffff:10.0.0.1 are the same host).",
+					req.Path, gse.Host{IP: ip, BkCloudID: cloud}))
+		}
+		seen[id] = true
+	}
+}
+
+// hostsPlan makes the order of hosts irrelevant and fills bk_supplier_id. When
+// the configuration names the same hosts as the prior state (cloud id, IP in any
+// spelling, supplier id), in any order, it plans the prior value: no change.
+// Otherwise it plans the configuration with bk_supplier_id defaulted to 0.
+type hostsPlan struct{}
+
+func (hostsPlan) Description(context.Context) string {
+	return "the order of hosts does not matter; bk_supplier_id defaults to 0"
+}
+func (m hostsPlan) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+
+func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest, resp *planmodifier.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	config := req.ConfigValue.Elements()
+	keys := make(map[string]bool, len(config))
+	planned := make([]attr.Value, len(config))
+	allKnown := true
+	for i, el := range config {
+		planned[i] = el
+		ip, cloud, supplier, ok := hostFields(el)
+		if !ok {
+			allKnown = false
+			continue
+		}
+		s := int64(0)
+		if !supplier.IsNull() && !supplier.IsUnknown() {
+			s = supplier.ValueInt64()
+		}
+		keys[fmt.Sprintf("%s/%d", hostIdentity(cloud, ip), s)] = true
+		planned[i] = types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{
+			"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": types.Int64Value(s),
+		})
+	}
+	if allKnown && !req.StateValue.IsNull() && !req.StateValue.IsUnknown() && len(req.StateValue.Elements()) == len(config) {
+		same := true
+		for _, el := range req.StateValue.Elements() {
+			ip, cloud, supplier, ok := hostFields(el)
+			if !ok || !keys[fmt.Sprintf("%s/%d", hostIdentity(cloud, ip), supplier.ValueInt64())] {
+				same = false
+				break
+			}
+		}
+		if same {
+			resp.PlanValue = req.StateValue
+			return
+		}
+	}
+	resp.PlanValue = types.ListValueMust(hostObjectType, planned)
+}
+
+// hostObjectType is the element type of gse_managed_process.hosts.
+var hostObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"ip": types.StringType, "bk_cloud_id": types.Int64Type, "bk_supplier_id": types.Int64Type,
+}}
+
+// uniqueHosts rejects two hosts with the same cloud id and IP (in any spelling)
+// in a set of hosts (the resources that still take hosts as a set).
 type uniqueHosts struct{}
 
 func (uniqueHosts) Description(context.Context) string {
@@ -102,20 +256,15 @@ func (v uniqueHosts) MarkdownDescription(ctx context.Context) string { return v.
 func (uniqueHosts) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
 	seen := map[string]bool{}
 	for _, el := range req.ConfigValue.Elements() {
-		obj, ok := el.(types.Object)
-		if !ok || obj.IsUnknown() {
+		ip, cloud, _, ok := hostFields(el)
+		if !ok {
 			continue
 		}
-		ip, _ := obj.Attributes()["ip"].(types.String)
-		cloud, _ := obj.Attributes()["bk_cloud_id"].(types.Int64)
-		if ip.IsUnknown() || cloud.IsUnknown() {
-			continue
-		}
-		h := gse.Host{IP: ip.ValueString(), BkCloudID: cloud.ValueInt64()}
-		if seen[h.Addr()] {
+		if id := hostIdentity(cloud, ip); seen[id] {
 			resp.Diagnostics.AddAttributeError(req.Path, "Duplicate host",
-				fmt.Sprintf("%s lists %s more than once; each bk_cloud_id and ip pair may appear once.", req.Path, h))
+				fmt.Sprintf("%s lists %s more than once; each bk_cloud_id and ip pair may appear once.", req.Path, gse.Host{IP: ip, BkCloudID: cloud}))
+		} else {
+			seen[id] = true
 		}
-		seen[h.Addr()] = true
 	}
 }

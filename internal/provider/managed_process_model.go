@@ -104,6 +104,15 @@ func int64Ptr(v types.Int64) *int64 {
 	return &x
 }
 
+// int64Or is v, or def when v is unset: the documented API defaults are applied
+// here rather than with schema defaults.
+func int64Or(v types.Int64, def int64) *int64 {
+	if p := int64Ptr(v); p != nil {
+		return p
+	}
+	return &def
+}
+
 // api converts the spec; nil stays nil (an imported resource before its first apply).
 func (s *specModel) api() *gse.Spec {
 	if s == nil {
@@ -121,9 +130,9 @@ func (s *specModel) api() *gse.Spec {
 		},
 		Resource: &gse.Resource{CPU: r.CPU.ValueFloat64(), Mem: r.Mem.ValueFloat64(), Fd: int64Ptr(r.Fd), Disk: int64Ptr(r.Disk), Net: int64Ptr(r.Net)},
 		MonitorPolicy: &gse.MonitorPolicy{
-			AutoType: m.AutoType.ValueInt64(), StartCheckSecs: int64Ptr(m.StartCheckSecs), StopCheckSecs: int64Ptr(m.StopCheckSecs),
-			StartRetries: int64Ptr(m.StartRetries), StartInterval: int64Ptr(m.StartInterval), CrontabRule: m.CrontabRule.ValueString(),
-			OpTimeout: int64Ptr(m.OpTimeout),
+			AutoType: m.AutoType.ValueInt64(), StartCheckSecs: int64Or(m.StartCheckSecs, defaultStartCheckSecs), StopCheckSecs: int64Ptr(m.StopCheckSecs),
+			StartRetries: int64Or(m.StartRetries, defaultStartRetries), StartInterval: int64Or(m.StartInterval, defaultStartInterval),
+			CrontabRule: m.CrontabRule.ValueString(), OpTimeout: int64Or(m.OpTimeout, defaultOpTimeout),
 		},
 	}
 	if w := s.WarnReportPolicy; w != nil {
@@ -136,28 +145,92 @@ func (s *specModel) api() *gse.Spec {
 }
 
 // hostStatusValue builds host_status for hosts from their status entries (see statusByAddr).
-func hostStatusValue(hosts []hostModel, byAddr map[string]gse.ProcStatus) (types.Map, diag.Diagnostics) {
-	elems := map[string]attr.Value{}
-	var diags diag.Diagnostics
+func hostStatusValue(hosts []hostModel, byAddr map[string]gse.ProcStatus) types.Map {
+	elems := make(map[string]attr.Value, len(hosts))
 	for _, h := range hosts {
-		a := h.api()
-		e, ok := byAddr[a.Addr()]
-		if !ok {
-			continue
+		if e, ok := byAddr[h.api().Addr()]; ok {
+			elems[statusKey(h)] = hostStatusObject(types.StringValue(statusName(e.Status)), types.BoolValue(e.IsAuto),
+				types.Int64Value(e.PID), types.StringValue(e.Version), types.Int64Value(e.LastStartTime))
 		}
-		obj, d := types.ObjectValue(hostStatusType.AttrTypes, map[string]attr.Value{
-			"status": types.StringValue(statusName(e.Status)), "managed": types.BoolValue(e.IsAuto),
-			"pid": types.Int64Value(e.PID), "version": types.StringValue(e.Version), "last_start_time": types.Int64Value(e.LastStartTime),
-		})
-		diags.Append(d...)
-		elems[hostKey(a)] = obj
 	}
-	m, d := types.MapValue(hostStatusType, elems)
-	diags.Append(d...)
-	return m, diags
+	return types.MapValueMust(hostStatusType, elems)
 }
 
-// hostKey is the key of a host in host_status: bk_cloud_id:ip, as written in the configuration.
+func hostStatusObject(status types.String, managed types.Bool, pid types.Int64, version types.String, started types.Int64) types.Object {
+	return types.ObjectValueMust(hostStatusType.AttrTypes, map[string]attr.Value{
+		"status": status, "managed": managed, "pid": pid, "version": version, "last_start_time": started,
+	})
+}
+
+// proven records in host_status what a successful apply proved on hosts:
+// the run state after a start or stop, the hosting after op 0, 1, 3 or 4. The
+// other facts of a touched host are null until the next refresh reads them;
+// hosts the apply did not touch keep their last refreshed values.
+type proven struct {
+	prior   types.Map // host_status of the prior state (null on create)
+	touched map[string]hostFacts
+}
+
+type hostFacts struct {
+	running, managed *bool
+}
+
+func (p *proven) note(hosts []gse.Host, op gse.OpType) {
+	if p.touched == nil {
+		p.touched = map[string]hostFacts{}
+	}
+	t, f := true, false
+	for _, h := range hosts {
+		facts := p.touched[h.Addr()]
+		switch op {
+		case gse.OpStart:
+			facts.running, facts.managed = &t, &t
+		case gse.OpStop:
+			facts.running, facts.managed = &f, &f
+		case gse.OpHost:
+			facts.managed = &t
+		case gse.OpUnhost:
+			facts.managed = &f
+		case gse.OpRestart:
+			facts.running = &t
+		}
+		p.touched[h.Addr()] = facts
+	}
+}
+
+// value is host_status for hosts after the apply.
+func (p *proven) value(hosts []hostModel) types.Map {
+	prior := p.prior.Elements()
+	elems := make(map[string]attr.Value, len(hosts))
+	for _, h := range hosts {
+		k := statusKey(h)
+		facts, touched := p.touched[h.api().Addr()]
+		old, known := prior[k].(types.Object)
+		switch {
+		case !touched && known:
+			elems[k] = old
+		case !touched:
+			elems[k] = hostStatusObject(types.StringNull(), types.BoolNull(), types.Int64Null(), types.StringNull(), types.Int64Null())
+		default:
+			status, managed := types.StringNull(), types.BoolNull()
+			if facts.running != nil {
+				status = types.StringValue(map[bool]string{true: "running", false: "stopped"}[*facts.running])
+			}
+			if facts.managed != nil {
+				managed = types.BoolValue(*facts.managed)
+			}
+			elems[k] = hostStatusObject(status, managed, types.Int64Null(), types.StringNull(), types.Int64Null())
+		}
+	}
+	return types.MapValueMust(hostStatusType, elems)
+}
+
+// statusKey is the key of a host in host_status: bk_cloud_id:ip, as written in the configuration.
+func statusKey(h hostModel) string {
+	return fmt.Sprintf("%d:%s", h.BkCloudID.ValueInt64(), h.IP.ValueString())
+}
+
+// hostKey is the key of a host in a status map: bk_cloud_id:ip.
 func hostKey(h gse.Host) string {
 	return fmt.Sprintf("%d:%s", h.BkCloudID, h.IP)
 }

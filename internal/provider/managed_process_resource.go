@@ -2,9 +2,11 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -33,67 +35,165 @@ func (r *managedProcessResource) Configure(_ context.Context, req resource.Confi
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// ValidateConfig rejects run states GSE cannot hold: a start hosts the process
-// and a stop unhosts it, so the other pairings would drift forever.
+// ValidateConfig checks what spans several attributes: run states GSE cannot
+// hold, operations without their command, and deadlines that could never pass.
 func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var managed, running types.Bool
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("managed"), &managed)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("running"), &running)...)
+	var c struct {
+		managed, running                types.Bool
+		restartTriggers, reloadTriggers types.Map
+		startCmd, restartCmd, reloadCmd types.String
+		autoType                        types.Int64
+		crontabRule                     types.String
+		timeouts                        timeouts.Value
+	}
+	for _, a := range []struct {
+		at     path.Path
+		target any
+	}{
+		{path.Root("managed"), &c.managed}, {path.Root("running"), &c.running},
+		{path.Root("restart_triggers"), &c.restartTriggers}, {path.Root("reload_triggers"), &c.reloadTriggers},
+		{controlPath.AtName("start_cmd"), &c.startCmd}, {controlPath.AtName("restart_cmd"), &c.restartCmd}, {controlPath.AtName("reload_cmd"), &c.reloadCmd},
+		{policyPath.AtName("auto_type"), &c.autoType}, {policyPath.AtName("crontab_rule"), &c.crontabRule},
+		{path.Root("timeouts"), &c.timeouts},
+	} {
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, a.at, a.target)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateRunState(c.managed, c.running, &resp.Diagnostics)
+	needsCommand(c.running.ValueBool(), "running = true", "starts the process (op_type 0)", c.startCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
+	needsCommand(!c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", c.restartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
+	needsCommand(!c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", c.reloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
+	// A warning, not an error: GSE accepts a periodic process without a rule
+	// (seed 002 marks crontab_rule optional and reserved), but nothing will run it.
+	if !c.autoType.IsUnknown() && !c.autoType.IsNull() && c.autoType.ValueInt64() == 0 && c.crontabRule.IsNull() {
+		resp.Diagnostics.AddAttributeWarning(policyPath.AtName("crontab_rule"), "Periodic process without crontab_rule",
+			"auto_type = 0 makes the process periodic: the agent runs it on the schedule in crontab_rule, and without one it is never run. "+
+				"Set crontab_rule (for example \"*/5 * * * *\"), or auto_type = 1 for a resident process.")
+	}
+	validateTimeouts(c.timeouts, &resp.Diagnostics)
+}
+
+var (
+	controlPath = path.Root("spec").AtName("control")
+	policyPath  = path.Root("spec").AtName("monitor_policy")
+)
+
+// validateRunState rejects run states GSE cannot hold: a start hosts the
+// process and a stop unhosts it, so the other pairings would drift forever.
+func validateRunState(managed, running types.Bool, diags *diag.Diagnostics) {
 	if managed.IsUnknown() || running.IsUnknown() || running.IsNull() {
 		return
 	}
 	wantManaged := managed.IsNull() || managed.ValueBool()
 	switch {
 	case wantManaged && !running.ValueBool():
-		resp.Diagnostics.AddAttributeError(path.Root("running"), "running = false needs managed = false",
+		diags.AddAttributeError(path.Root("running"), "running = false needs managed = false",
 			"GSE unhosts a process when it stops it (op_type 1), and a hosted resident process is pulled up again by the agent. Set managed = false to keep the process stopped, or leave running unset.")
 	case !wantManaged && running.ValueBool():
-		resp.Diagnostics.AddAttributeError(path.Root("running"), "running = true needs managed = true",
+		diags.AddAttributeError(path.Root("running"), "running = true needs managed = true",
 			"GSE hosts a process when it starts it (op_type 0), so managed = false could never hold. Set managed = true, or leave running unset.")
+	}
+}
+
+// needsCommand rejects a setting that runs an operation whose command is unset:
+// the agent would fail it on every host at apply time.
+func needsCommand(set bool, setting, does string, cmd types.String, at path.Path, diags *diag.Diagnostics) {
+	if set && cmd.IsNull() {
+		diags.AddAttributeError(at, fmt.Sprintf("%s needs %s", setting, at),
+			fmt.Sprintf("%s %s, which runs %s on every host; it is unset. Set %s, or remove %s.", setting, does, at, at, setting))
+	}
+}
+
+// validateTimeouts rejects a zero or negative deadline, which would fail every
+// call at once (the timeouts package checks only that the value parses).
+func validateTimeouts(t timeouts.Value, diags *diag.Diagnostics) {
+	if t.IsNull() || t.IsUnknown() {
+		return
+	}
+	for name, v := range t.Attributes() {
+		s, ok := v.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		if d, err := time.ParseDuration(s.ValueString()); err == nil && d <= 0 {
+			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeouts."+name,
+				fmt.Sprintf("timeouts.%s must be a positive duration such as 30s or 15m, got %q.", name, s.ValueString()))
+		}
 	}
 }
 
 // run performs op on hosts and waits for it. Without a spec (an imported
 // resource before its first apply) it uses operate_proc, which acts on the
-// registered spec.
-func (r *managedProcessResource) run(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host) error {
+// registered spec. What succeeded is noted in pr.
+func (r *managedProcessResource) run(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
 	if len(hosts) == 0 {
-		return nil
+		return &gse.Outcome{}, nil
 	}
 	req := gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: spec}
+	var out *gse.Outcome
 	var err error
 	if spec == nil {
-		_, err = r.client.OperateV1(ctx, req)
+		out, err = r.client.OperateV1(ctx, req)
 	} else {
-		_, err = r.client.Operate(ctx, req)
+		out, err = r.client.Operate(ctx, req)
 	}
-	return err
+	if err == nil {
+		pr.note(hosts, op)
+	}
+	return out, err
 }
 
-// teardown stops (when asked), unhosts and unregisters the process on hosts.
-// It reads the status first so that hosts where the process is already gone
-// are skipped: that is not an error. It returns the hosts now clear of it.
+// teardown stops (stop) or unhosts the process on hosts, then unregisters it.
+// It trusts the refreshed state that the process is registered there, so it
+// reads no status first: one task per step. A stop also unhosts (seed 002);
+// only hosts answering 829 (not running) are unhosted with op 4 after it. When
+// the first step fails on some hosts, their status is read then (the state may
+// be stale, as after destroy -refresh=false): hosts where the process is gone
+// are skipped, any other failure stands. It returns the hosts now clear of it.
 func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spec, hosts []gse.Host, stop bool) ([]gse.Host, error) {
-	entries, err := r.client.GetProcStatusV2(ctx, meta, hosts)
-	if err != nil {
-		return nil, err
-	}
-	registered := statusByAddr(entries)
-	var present, gone []gse.Host
-	for _, h := range hosts {
-		if _, ok := registered[h.Addr()]; ok {
-			present = append(present, h)
-		} else {
-			gone = append(gone, h)
-		}
-	}
+	var pr proven
+	op := gse.OpUnhost
 	if stop {
-		if err := r.run(ctx, meta, spec, gse.OpStop, present); err != nil {
+		op = gse.OpStop
+	}
+	out, err := r.run(ctx, meta, spec, op, hosts, &pr)
+	present, gone := hosts, []gse.Host(nil)
+	if err != nil {
+		var he *gse.HostsError
+		if !errors.As(err, &he) || len(he.Pending) > 0 || len(he.Failures) == 0 {
+			return nil, err
+		}
+		failed := make([]gse.Host, len(he.Failures))
+		for i, f := range he.Failures {
+			failed[i] = f.Host
+		}
+		entries, serr := r.client.GetProcStatusV2(ctx, meta, failed)
+		if serr != nil {
+			return nil, err
+		}
+		registered := statusByAddr(entries)
+		for _, h := range failed {
+			if _, ok := registered[h.Addr()]; !ok {
+				gone = append(gone, h)
+			}
+		}
+		if len(gone) < len(failed) {
 			return gone, err
 		}
+		present = selectBy(hosts, gse.Host.Addr, addrs(gone), false)
 	}
-	if err := r.run(ctx, meta, spec, gse.OpUnhost, present); err != nil {
-		return gone, err
+	if stop {
+		var notRunning []gse.Host
+		for _, o := range out.Hosts {
+			if o.ErrorCode == gse.HostNotRunning {
+				notRunning = append(notRunning, o.Host)
+			}
+		}
+		if _, err := r.run(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Addr, addrs(notRunning), true), &pr); err != nil {
+			return gone, err
+		}
 	}
 	if len(present) == 0 {
 		return gone, nil
@@ -102,21 +202,32 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 	return append(gone, done...), err
 }
 
-// refreshHostStatus fills host_status after an apply. A failed read does not
-// undo the apply: it leaves the map empty with a warning.
-func (r *managedProcessResource) refreshHostStatus(ctx context.Context, m *managedProcessModel, meta gse.Meta, diags *diag.Diagnostics) {
-	m.HostStatus = types.MapValueMust(hostStatusType, nil)
-	if len(m.Hosts) == 0 {
-		return
+func addrs(hosts []gse.Host) []string {
+	out := make([]string, len(hosts))
+	for i, h := range hosts {
+		out[i] = h.Addr()
 	}
-	entries, err := r.client.GetProcStatusV2(ctx, meta, apiHosts(m.Hosts))
-	if err != nil {
-		diags.AddWarning("Could not read the process status after apply", err.Error()+"\n\nhost_status stays empty until the next refresh.")
-		return
+	return out
+}
+
+// mayExist is the part of hosts on which a failed register may have left the
+// process: all but the hosts GSE refused outright (such as 850, someone else's
+// process) when it said which, only done when it refused the whole request,
+// and all of them when the outcome is unknown (a deadline, a cut connection).
+func mayExist(hosts, done []gse.Host, err error) []gse.Host {
+	var he *gse.HostsError
+	var ae *gse.APIError
+	switch {
+	case errors.As(err, &he):
+		refused := make([]gse.Host, len(he.Failures))
+		for i, f := range he.Failures {
+			refused[i] = f.Host
+		}
+		return selectBy(hosts, gse.Host.Addr, addrs(refused), false)
+	case errors.As(err, &ae) && ae.HTTPStatus == 200:
+		return done
 	}
-	v, d := hostStatusValue(m.Hosts, statusByAddr(entries))
-	diags.Append(d...)
-	m.HostStatus = v
+	return hosts
 }
 
 func (r *managedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -131,40 +242,46 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	}
 	spec := plan.Spec.api()
 	plan.ID = types.StringValue(meta.String())
+	hosts := apiHosts(plan.Hosts)
+	pr := proven{prior: types.MapNull(hostStatusType)}
 
-	registered, err := r.client.RegisterProcInfo(ctx, meta, apiHosts(plan.Hosts), spec)
-	if err == nil {
-		err = r.converge(ctx, meta, spec, &plan, registered)
+	registered, err := r.client.RegisterProcInfo(ctx, meta, hosts, spec)
+	if err != nil {
+		registered = mayExist(hosts, registered, err)
+	} else {
+		err = r.converge(ctx, meta, spec, &plan, registered, &pr)
 	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", meta, err,
-			"The hosts where the process was registered are kept in the state, and the resource is tainted: "+
+			"The hosts where the process may be registered are kept in the state, and the resource is tainted: "+
 				"the next apply unregisters and creates it again. Fix the cause above first.")
 		if len(registered) == 0 {
 			return // nothing exists remotely: no state
 		}
-		plan.Hosts = selectBy(plan.Hosts, hostModel.api, registered, true)
+		plan.Hosts = selectBy(plan.Hosts, hostAddr, addrs(registered), true)
 	}
-	r.refreshHostStatus(ctx, &plan, meta, &resp.Diagnostics)
+	plan.HostStatus = pr.value(plan.Hosts)
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// converge brings freshly registered hosts to the planned hosting and run state.
-func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host) error {
-	if plan.Managed.ValueBool() {
-		if err := r.run(ctx, meta, spec, gse.OpHost, hosts); err != nil {
-			return err
-		}
+func hostAddr(h hostModel) string { return h.api().Addr() }
+
+// converge brings freshly registered hosts to the planned hosting and run
+// state with one task: a start also hosts the process (seed 002), so
+// running = true is op 0 alone; otherwise op 3 hosts it, and running = false
+// (which needs managed = false) stops it.
+func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) error {
+	var err error
+	switch {
+	case plan.Running.ValueBool():
+		_, err = r.run(ctx, meta, spec, gse.OpStart, hosts, pr)
+	case !plan.Running.IsNull():
+		_, err = r.run(ctx, meta, spec, gse.OpStop, hosts, pr)
+	case plan.Managed.ValueBool():
+		_, err = r.run(ctx, meta, spec, gse.OpHost, hosts, pr)
 	}
-	if !plan.Running.IsNull() {
-		op := gse.OpStop
-		if plan.Running.ValueBool() {
-			op = gse.OpStart
-		}
-		return r.run(ctx, meta, spec, op, hosts)
-	}
-	return nil
+	return err
 }
 
 // Read refreshes the runtime state. Hosts where the process is no longer
@@ -221,8 +338,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	case len(state.Meta.Labels.Elements()) > 0:
 		state.Meta.Labels = types.MapNull(types.StringType)
 	}
-	state.HostStatus, d = hostStatusValue(kept, byAddr)
-	resp.Diagnostics.Append(d...)
+	state.HostStatus = hostStatusValue(kept, byAddr)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -236,7 +352,10 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, err := r.teardown(ctx, meta, state.Spec.api(), apiHosts(state.Hosts), state.Running.ValueBool()); err != nil {
+	// Stop when the process is, or was asked to be, running: a stop also unhosts.
+	want := loadDesired(ctx, req.Private, &state, &resp.Diagnostics)
+	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
+	if _, err := r.teardown(ctx, meta, state.Spec.api(), apiHosts(state.Hosts), stop); err != nil {
 		addAPIError(&resp.Diagnostics, "delete", meta, err,
 			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")
 	}

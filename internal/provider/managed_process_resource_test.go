@@ -186,6 +186,8 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 					e.simCheck(1, "10.0.0.3", restartsReloads(2, 1)),
 				),
 			},
+			// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
+			{RefreshState: true},
 			{
 				ResourceName:      addr,
 				ImportState:       true,
@@ -339,13 +341,13 @@ func TestAccManagedProcess_pendingAndRetries(t *testing.T) {
 					if n := e.sim.Calls("register_proc_info"); n != 5 {
 						return fmt.Errorf("register_proc_info called %d times, want 5", n)
 					}
-					// op 3 and op 0, the first refused once with 429.
-					if n := e.sim.Calls("operate_proc_v2"); n != 3 {
-						return fmt.Errorf("operate_proc_v2 called %d times, want 3", n)
+					// op 0 alone (a start also hosts), refused once with 429.
+					if n := e.sim.Calls("operate_proc_v2"); n != 2 {
+						return fmt.Errorf("operate_proc_v2 called %d times, want 2", n)
 					}
-					// Per task: 4 unqueued + 3 pending + 1 result = 8 polls, plus 2 rate-limited.
-					if n := e.sim.Calls("get_proc_operate_result_v2"); n != 18 {
-						return fmt.Errorf("get_proc_operate_result_v2 called %d times, want 18", n)
+					// One task: 4 unqueued + 3 pending + 1 result = 8 polls, plus 2 rate-limited.
+					if n := e.sim.Calls("get_proc_operate_result_v2"); n != 10 {
+						return fmt.Errorf("get_proc_operate_result_v2 called %d times, want 10", n)
 					}
 					return nil
 				},
@@ -369,7 +371,8 @@ func TestAccManagedProcess_hostFailure(t *testing.T) {
 				PreConfig: func() {
 					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
 				},
-				Config:      cfg,
+				// Hosted without running: create hosts it with op 3 (with running = true, op 0 alone both hosts and starts).
+				Config:      e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "timeouts = { create = \"3s\" }"}),
 				ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*operate_proc_v2 op_type 3 \(register hosting\).*failed on 1 of 2 hosts.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117: agent is offline`),
 			},
 			{
@@ -451,8 +454,27 @@ func TestAccManagedProcess_validation(t *testing.T) {
 		{`cpu = 10.0`, `cpu = 150`, `cpu value must be between 0\.000000 and 100\.000000`},
 		{`name = "proc-test"`, `name = "proc:test"`, `name must be non-empty and hold none of ':'`},
 		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "10.0.0.1", bk_cloud_id = 0, bk_supplier_id = 3 }]`, `lists 10\.0\.0\.1 \(bk_cloud_id 0\) more than once`},
+		// Issue 7 item 9: inputs that used to pass plan.
+		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "::ffff:10.0.0.1", bk_cloud_id = 0 }]`, `lists ::ffff:10\.0\.0\.1 \(bk_cloud_id 0\) more than once`},
+		{`ip = "10.0.0.1"`, `ip = "fe80::1%eth0"`, `ip must be an IPv4 or IPv6 address without a zone`},
+		{`bk_cloud_id = 0`, `bk_cloud_id = -1`, `bk_cloud_id must be 0 or more`},
+		{`proc_name   = "proc-test"`, `proc_name = ""`, `proc_name string length must be at least 1`},
+		{`user        = "root"`, `user = ""`, `user string length must be at least 1`},
 	} {
 		cases = append(cases, planError{edited(t, base, tc.from, tc.to), tc.want})
+	}
+	// An operation whose command is unset, and a deadline that can never pass.
+	for _, tc := range []struct{ extra, drop, want string }{
+		{`timeouts = { create = "-5m" }`, "", `timeouts\.create must be a positive duration`},
+		{`running = true`, `start_cmd = "./start.sh", `, `running = true needs spec\.control\.start_cmd`},
+		{`restart_triggers = { conf = "v1" }`, `restart_cmd = "./restart.sh", `, `restart_triggers needs spec\.control\.restart_cmd`},
+		{`reload_triggers = { conf = "v1" }`, `reload_cmd = "./reload.sh"`, `reload_triggers needs spec\.control\.reload_cmd`},
+	} {
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: tc.extra})
+		if tc.drop != "" {
+			cfg = edited(t, cfg, tc.drop, "")
+		}
+		cases = append(cases, planError{cfg, tc.want})
 	}
 	e.expectPlanErrors(t, append(cases,
 		planError{e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "running = false"}), `running = false needs managed = false`},
@@ -513,6 +535,115 @@ func TestAccManagedProcess_importThenApply(t *testing.T) {
 					}),
 					e.simCheck(0, "10.0.0.2", hostedAndRunning),
 				),
+			},
+		},
+	})
+}
+
+// Issue 7 item 1: a host whose register stays pending (115) until the deadline
+// may be registered by the time GSE finishes: it stays in the tainted state, so
+// the next apply tears it down and creates it again instead of failing with 850.
+func TestAccManagedProcess_pendingRegisterKept(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"1s\" }"})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { e.sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115}) },
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*register_proc_info.*10\.0\.0\.2 \(bk_cloud_id 0\)`),
+			},
+			{
+				// GSE finished the pending register after the deadline.
+				PreConfig: func() {
+					e.sim.ClearFaults()
+					c, err := gse.New(gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := c.RegisterProcInfo(context.Background(), gse.Meta{Namespace: "gse", Name: "proc-test"},
+						[]gse.Host{{IP: "10.0.0.2"}}, &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
+							Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+			},
+		},
+	})
+}
+
+// A spec change whose re-hosting fails on one host: update_proc_info reached
+// both hosts, but the new spec is not in effect until hosted with, so the state
+// keeps the old spec and the next apply finishes the work.
+func TestAccManagedProcess_updateFailsMidway(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	hosts := []string{"0:10.0.0.1", "0:10.0.0.2"}
+	newSpec := e.config(proc{hosts: hosts, setupPath: "/data/gsetest2", extra: "running = true"})
+	specSent := func(ip string) resource.TestCheckFunc {
+		return e.simCheck(0, ip, func(p simulator.Process) error {
+			if specField(p, "setup_path") != "/data/gsetest2" {
+				return fmt.Errorf("spec not updated on %s: %s", ip, p.Spec)
+			}
+			return hostedAndRunning(p)
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: e.config(proc{hosts: hosts, extra: "running = true"})},
+			{
+				PreConfig: func() {
+					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
+				},
+				Config:      newSpec,
+				ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*op_type 3.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117`),
+			},
+			{
+				PreConfig: func() {
+					// update_proc_info ran on both hosts before the re-host failed.
+					if err := specSent("10.0.0.1")(nil); err != nil {
+						t.Error(err)
+					}
+				},
+				Config: newSpec,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(specSent("10.0.0.1"), specSent("10.0.0.2")),
+			},
+		},
+	})
+}
+
+// Hosts are a list, but neither their order nor the spelling of an IP is a change:
+// ::ffff:10.0.0.1 is 10.0.0.1. A real change still plans an update.
+func TestAccManagedProcess_hostOrderAndSpelling(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "1:2001:db8::1"}})},
+			{Config: e.config(proc{hosts: []string{"1:2001:DB8::1", "0:10.0.0.2", "0:::ffff:10.0.0.1"}}), PlanOnly: true},
+			{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "0:10.0.0.3", "0:10.0.0.1"}}),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.3", hostedAndRunning), e.simAbsent(1, "2001:db8::1"),
+					resource.TestCheckResourceAttr(addr, "hosts.1.ip", "10.0.0.3")),
 			},
 		},
 	})

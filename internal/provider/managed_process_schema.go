@@ -9,12 +9,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -48,21 +47,25 @@ func requiredString(desc string, v ...validator.String) schema.StringAttribute {
 	return schema.StringAttribute{Required: true, MarkdownDescription: desc, Validators: v}
 }
 
+// nonNegative is an optional count. A documented API default (def >= 0) is
+// applied when the spec is sent (specModel.api), not with a schema Default:
+// defaults run on every plan of every resource, and the state keeps what the
+// configuration says.
 func nonNegative(desc string, def int64) schema.Int64Attribute {
 	a := schema.Int64Attribute{Optional: true, MarkdownDescription: desc, Validators: []validator.Int64{int64validator.AtLeast(0)}}
 	if def >= 0 {
-		a.Computed = true
-		a.Default = int64default.StaticInt64(def)
-		a.MarkdownDescription += fmt.Sprintf(" Defaults to `%d`.", def)
+		a.MarkdownDescription += fmt.Sprintf(" When unset, `%d` is sent.", def)
 	}
 	return a
 }
 
+func nonEmpty() validator.String { return stringvalidator.LengthAtLeast(1) }
+
 func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A process that the GSE agent registers, and by default hosts (托管), on a set of hosts. " +
-			"Create registers the spec (`register_proc_info`), hosts it (`operate_proc_v2` op_type 3) and starts it when `running = true`; " +
-			"every asynchronous task is polled to completion. Refresh reads the runtime state (`get_proc_status_v2`), so a process " +
+			"Create registers the spec (`register_proc_info`), then starts it when `running = true` (`operate_proc_v2` op_type 0, which also hosts it) " +
+			"or else hosts it (op_type 3): one task, polled to completion. Refresh reads the runtime state (`get_proc_status_v2`), so a process " +
 			"unhosted, stopped or unregistered behind Terraform's back shows up as drift and `terraform apply` repairs it.\n\n" +
 			"GSE cannot read a registered spec back: refresh sees only runtime state, hosts and labels. After `terraform import` " +
 			"the next apply re-sends the spec with `update_proc_info`.",
@@ -92,12 +95,8 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 					},
 				},
 			},
-			"hosts": schema.SetNestedAttribute{
-				Required:            true,
-				MarkdownDescription: "Hosts the process is registered on. Adding a host registers and hosts it there; removing one unhosts and unregisters it there.",
-				Validators:          []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
-				NestedObject:        schema.NestedAttributeObject{Attributes: hostAttributes(true)},
-			},
+			"hosts": hostsSchema("Hosts the process is registered on, in any order (a reordered list plans no change). " +
+				"Adding a host registers and hosts it there; removing one unhosts and unregisters it there."),
 			"spec": specSchema("Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
 				"A change is sent with `update_proc_info` and the process is hosted again. GSE cannot read it back."),
 			"managed": schema.BoolAttribute{
@@ -119,19 +118,17 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 				ElementType: types.StringType, Optional: true,
 				MarkdownDescription: "Arbitrary values; when any changes (and the map is set), the process is reloaded (op_type 8, `reload_cmd`) on every host.",
 			},
-			"host_status": schema.MapNestedAttribute{
-				Computed: true,
-				MarkdownDescription: "Runtime state per host, keyed `bk_cloud_id:ip`, as GSE reported it after the last apply or refresh. " +
-					"Read-only; it changes outside Terraform (pids, start times) without causing a diff.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "Actual state: `running`, `stopped` or `unregistered`."},
-					"managed":         schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the agent hosts the process (`isauto`)."},
-					"pid":             schema.Int64Attribute{Computed: true, MarkdownDescription: "Process id; `-1` or `0` when not running."},
-					"version":         schema.StringAttribute{Computed: true, MarkdownDescription: "Version reported by `version_cmd`."},
-					"last_start_time": schema.Int64Attribute{Computed: true, MarkdownDescription: "Unix time of the last start."},
-				}},
+			"host_status": schema.MapAttribute{
+				Computed: true, ElementType: hostStatusType,
+				MarkdownDescription: "Runtime state per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`). Each value holds `status` " +
+					"(`running`, `stopped` or `unregistered`), `managed` (whether the agent hosts the process, `isauto`), `pid` (`-1` or `0` when not running), " +
+					"`version` (from `version_cmd`) and `last_start_time` (Unix time). Refresh reads all of them with `get_proc_status_v2`. " +
+					"Create and update do not read the status again: they record what their tasks proved (`status` `running` after a start, " +
+					"`stopped` after a stop, `managed` after hosting or unhosting) and keep the last refreshed values of hosts they did not touch; " +
+					"facts no task proved are `null` until the next refresh. Read-only; pids and start times change outside Terraform without causing a diff. " +
+					"For every runtime fact of any host use the `gse_process_status` data source.",
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsSchema(ctx),
 		},
 	}
 }
@@ -160,21 +157,21 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 				Required: true, MarkdownDescription: "What the process is and where it lives.",
 				Attributes: map[string]schema.Attribute{
 					"index_key":   optionalString("Agent index key; leave unset to let GSE use `setup_path` + `proc_name`. Set it when two processes share both."),
-					"proc_name":   requiredString("Binary file name of the process, such as `nginx`."),
+					"proc_name":   requiredString("Binary file name of the process, such as `nginx`; not empty.", nonEmpty()),
 					"setup_path":  requiredString("Working directory (absolute path).", absolutePath()),
 					"pid_path":    requiredString("PID file (absolute path); the agent reads it to find the process.", absolutePath()),
 					"config_path": optionalString("Configuration file (absolute path).", absolutePath()),
 					"log_path":    optionalString("Log directory (absolute path).", absolutePath()),
-					"user":        requiredString("System account the process runs as, such as `root` or `Administrator`."),
+					"user":        requiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", nonEmpty()),
 				},
 			},
 			"control": schema.SingleNestedAttribute{
 				Required: true, MarkdownDescription: "Commands the agent runs in `setup_path`. A command left unset makes its operation fail on the host.",
 				Attributes: map[string]schema.Attribute{
-					"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`."),
+					"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`. Required with `running = true`."),
 					"stop_cmd":    optionalString("Stop command (op_type 1)."),
-					"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change."),
-					"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change."),
+					"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change; required with `restart_triggers`."),
+					"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change; required with `reload_triggers`."),
 					"kill_cmd":    optionalString("Kill command (op_type 9)."),
 					"version_cmd": optionalString("Command printing the process version."),
 					"health_cmd":  optionalString("Health check command."),
@@ -208,7 +205,7 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 					"stop_check_secs":  nonNegative("Seconds after the stop command before the agent checks the process is gone.", -1),
 					"start_retries":    nonNegative("How many times the agent tries to pull the process up again.", defaultStartRetries),
 					"start_interval":   nonNegative("Seconds between the agent's attempts to pull the process up.", defaultStartInterval),
-					"crontab_rule":     optionalString("Schedule of a periodic process (`auto_type = 0`), in crontab syntax; ignored otherwise (reserved by GSE)."),
+					"crontab_rule":     optionalString("Schedule of a periodic process (`auto_type = 0`), in crontab syntax; ignored otherwise (reserved by GSE). A periodic process without it plans with a warning."),
 					"op_timeout":       nonNegative("Timeout of each command, in seconds.", defaultOpTimeout),
 				},
 			},
@@ -228,6 +225,41 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 			},
 		},
 	}
+}
+
+// hostsSchema is a list of host objects with no per-element validators,
+// defaults or plan modifiers (see hosts.go for why): hostsValidator checks the
+// whole list once and hostsPlan ignores order and fills bk_supplier_id.
+func hostsSchema(desc string) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Required: true, MarkdownDescription: desc,
+		Validators:    []validator.List{hostsValidator{}},
+		PlanModifiers: []planmodifier.List{hostsPlan{}},
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"ip": schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host as GSE knows it, without a zone. " +
+				"`::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`."},
+			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Cloud area (管控区域) id of the host, 0 or more; `0` is the default area."},
+			"bk_supplier_id": schema.Int64Attribute{Optional: true, Computed: true,
+				MarkdownDescription: "Developer (supplier) id of the host, used by the v1 register APIs; 0 or more. Defaults to `0`."},
+		}},
+	}
+}
+
+func timeoutsSchema(ctx context.Context) schema.Attribute {
+	d := "How long %s may take, as a positive duration such as `30s` or `15m`. Defaults to `10m`; tasks still pending then fail the apply, naming each host."
+	t := timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
+		CreateDescription: fmt.Sprintf(d, "create (register, host or start, poll)"),
+		UpdateDescription: fmt.Sprintf(d, "an update"),
+		DeleteDescription: fmt.Sprintf(d, "destroy (stop or unhost, unregister)"),
+	}).(schema.SingleNestedAttribute)
+	t.MarkdownDescription = "Deadlines of create, update and delete, each including every API call, retry and task poll."
+	for name, a := range t.Attributes {
+		if s, ok := a.(schema.StringAttribute); ok {
+			s.MarkdownDescription = s.Description
+			t.Attributes[name] = s
+		}
+	}
+	return t
 }
 
 // hostStatusType is the element type of host_status.

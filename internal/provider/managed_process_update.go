@@ -12,8 +12,8 @@ import (
 
 // Update converges step by step. cur starts as the prior state and records
 // each step that succeeded, so a failure leaves a state that says what exists
-// (hosts registered, spec sent, triggers run); runtime drift (hosting, run
-// state) is caught by the next refresh anyway.
+// (hosts registered or possibly registered, spec in effect, triggers run);
+// runtime drift (hosting, run state) is caught by the next refresh anyway.
 func (r *managedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior managedProcessModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -28,25 +28,26 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 
 	cur := prior
 	cur.Timeouts = plan.Timeouts
-	if err := r.update(ctx, meta, &plan, &prior, &cur); err != nil {
+	pr := proven{prior: prior.HostStatus}
+	if err := r.update(ctx, meta, &plan, &prior, &cur, &pr); err != nil {
 		addAPIError(&resp.Diagnostics, "update", meta, err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
 	} else {
 		cur = plan
 	}
-	r.refreshHostStatus(ctx, &cur, meta, &resp.Diagnostics)
+	cur.HostStatus = pr.value(cur.Hosts)
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
 }
 
-func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan, prior, cur *managedProcessModel) error {
+func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan, prior, cur *managedProcessModel, pr *proven) error {
 	spec := plan.Spec.api()
-	removed, added, kept := diffBy(apiHosts(prior.Hosts), apiHosts(plan.Hosts), func(h gse.Host) gse.Host { return h })
+	removed, added, kept := diffBy(apiHosts(prior.Hosts), apiHosts(plan.Hosts), gse.Host.Addr)
 	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 
 	if len(removed) > 0 {
 		gone, err := r.teardown(ctx, meta, prior.Spec.api(), removed, prior.Running.ValueBool())
-		cur.Hosts = selectBy(cur.Hosts, hostModel.api, gone, false)
+		cur.Hosts = selectBy(cur.Hosts, hostAddr, addrs(gone), false)
 		if err != nil {
 			return err
 		}
@@ -57,38 +58,51 @@ func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan
 				return err
 			}
 		}
-		cur.Spec, cur.Meta.Labels = plan.Spec, plan.Meta.Labels
 	}
 	if len(added) > 0 {
 		done, err := r.client.RegisterProcInfo(ctx, meta, added, spec)
-		cur.Hosts = append(cur.Hosts, selectBy(plan.Hosts, hostModel.api, done, true)...)
+		if err != nil {
+			done = mayExist(added, done, err)
+		}
+		cur.Hosts = append(cur.Hosts, selectBy(plan.Hosts, hostAddr, addrs(done), true)...)
 		if err != nil {
 			return err
 		}
 	}
 
-	// Hosting: new hosts, and kept ones after a spec change or when they were not hosted.
+	// Hosting: new hosts, and kept ones after a spec change or when they were
+	// not hosted. New hosts that are about to be started need no op 3: a start hosts.
 	rehost := specChanged || !prior.Managed.ValueBool()
+	starting := plan.Running.ValueBool()
 	switch {
 	case plan.Managed.ValueBool():
-		if err := r.run(ctx, meta, spec, gse.OpHost, withIf(added, kept, rehost)); err != nil {
+		hostNew := added
+		if starting {
+			hostNew = nil
+		}
+		if _, err := r.run(ctx, meta, spec, gse.OpHost, withIf(hostNew, kept, rehost), pr); err != nil {
 			return err
 		}
 	case prior.Managed.ValueBool():
-		if err := r.run(ctx, meta, spec, gse.OpUnhost, kept); err != nil {
+		if _, err := r.run(ctx, meta, spec, gse.OpUnhost, kept, pr); err != nil {
 			return err
 		}
 	}
 	cur.Managed = plan.Managed
+	// A new spec is in effect once sent and hosted with (op 3 carries its
+	// monitor policy); until then the state keeps the old one, so the next
+	// apply sends both again.
+	if specChanged {
+		cur.Spec, cur.Meta.Labels = plan.Spec, plan.Meta.Labels
+	}
 
 	if !plan.Running.IsNull() {
-		want := plan.Running.ValueBool()
 		op := gse.OpStop
-		if want {
+		if starting {
 			op = gse.OpStart
 		}
-		settled := !prior.Running.IsNull() && prior.Running.ValueBool() == want
-		if err := r.run(ctx, meta, spec, op, withIf(added, kept, !settled)); err != nil {
+		settled := !prior.Running.IsNull() && prior.Running.ValueBool() == starting
+		if _, err := r.run(ctx, meta, spec, op, withIf(added, kept, !settled), pr); err != nil {
 			return err
 		}
 	}
@@ -104,7 +118,7 @@ func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan
 		{gse.OpReload, plan.ReloadTriggers, prior.ReloadTriggers, &cur.ReloadTriggers},
 	} {
 		if !t.plan.IsNull() && !t.plan.Equal(t.prior) {
-			if err := r.run(ctx, meta, spec, t.op, all); err != nil {
+			if _, err := r.run(ctx, meta, spec, t.op, all, pr); err != nil {
 				return err
 			}
 		}

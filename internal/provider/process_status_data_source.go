@@ -4,7 +4,6 @@ import (
 	"context"
 	"sort"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -71,12 +70,12 @@ func (d *processStatusDataSource) Schema(_ context.Context, _ datasource.SchemaR
 					"name":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the process.", Validators: []validator.String{metaName()}},
 				},
 			},
-			"hosts": schema.SetNestedAttribute{
-				Required: true, MarkdownDescription: "Hosts to read; looked up 1000 per call.",
-				Validators: []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
+			"hosts": schema.ListNestedAttribute{
+				Required: true, MarkdownDescription: "Hosts to read, in any order; looked up 1000 per call. The same host twice (cloud id and IP in any spelling) is rejected.",
+				Validators: []validator.List{hostsValidator{}},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"ip":          schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host.", Validators: []validator.String{ipAddress()}},
-					"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Cloud area id of the host; `0` is the default area."},
+					"ip":          schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host, without a zone."},
+					"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Cloud area id of the host, 0 or more; `0` is the default area."},
 				}},
 			},
 			"proc_infos": schema.ListNestedAttribute{
@@ -110,7 +109,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	meta := gse.Meta{Namespace: m.Meta.Namespace.ValueString(), Name: m.Meta.Name.ValueString()}
 	hosts := make([]gse.Host, len(m.Hosts))
 	for i, h := range m.Hosts {
-		hosts[i] = gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64()}
+		hosts[i] = gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64()}
 	}
 	sort.Slice(hosts, func(i, j int) bool {
 		if hosts[i].BkCloudID != hosts[j].BkCloudID {

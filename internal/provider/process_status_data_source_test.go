@@ -40,7 +40,6 @@ data "gse_process_status" "test" {
 						}),
 					})),
 				},
-				Check: resource.TestCheckResourceAttrPair(ds, "proc_infos.0.pid", addr, "host_status.0:10.0.0.2.pid"),
 			},
 			{
 				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, extra: "running = true"}) +
@@ -51,6 +50,8 @@ data "gse_process_status" "test" {
 						"ip": knownvalue.StringExact("10.0.0.7"), "status": knownvalue.StringExact("unregistered"), "managed": knownvalue.Bool(false),
 					})),
 				},
+				// Create records no pid (host_status holds what the tasks proved); the refresh before this step read it.
+				Check: resource.TestCheckResourceAttrPair(ds, "proc_infos.0.pid", addr, "host_status.0:10.0.0.2.pid"),
 			},
 			{
 				// A stop behind Terraform's back shows in the data source at once.
@@ -62,5 +63,24 @@ data "gse_process_status" "test" {
 				},
 			},
 		},
+	})
+}
+
+// Hosts are checked at plan time: cloud ids, zones, the same host in two spellings.
+func TestAccProcessStatusDataSource_validation(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := func(hosts string) string {
+		return e.providerBlock() + `data "gse_process_status" "test" {
+  meta  = { namespace = "gse", name = "proc-test" }
+  hosts = ` + hosts + `
+}
+`
+	}
+	e.expectPlanErrors(t, []planError{
+		{cfg(`[{ ip = "10.0.0.1", bk_cloud_id = -1 }]`), `bk_cloud_id must be 0 or more`},
+		{cfg(`[{ ip = "fe80::1%eth0", bk_cloud_id = 0 }]`), `ip must be an IPv4 or IPv6 address without a zone`},
+		{cfg(`[{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "::ffff:10.0.0.1", bk_cloud_id = 0 }]`), `more than once`},
+		{cfg(`[]`), `must list at least one host`},
 	})
 }

@@ -1,0 +1,120 @@
+// Command bench-e2e measures the provider end to end, the way a user runs it:
+// it builds the provider and the simulator, points Terraform at the provider
+// with dev_overrides, and times terraform plan / apply / destroy of generated
+// configurations side by side with terraform_data holding the same data, A/B
+// interleaved. It prints a markdown table of ratios (each taken within one
+// run), provider CPU and peak RSS, and HTTP requests counted by the simulator
+// (GET /_sim/calls). It is a benchmark: nothing in `make test` runs it.
+//
+//	go run ./internal/bench/cmd/bench-e2e -runs 3 -hosts 10000
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+type options struct {
+	repo, providerSrc string
+	hosts, resources  int
+	refreshResources  int
+	runs              int
+	taskLatency       time.Duration
+	createLatency     time.Duration
+	only              map[string]bool
+	providerEnv       []string
+	keep              bool
+	parallelism       int
+	terraform         string
+}
+
+func main() {
+	var o options
+	var only, providerEnv string
+	var quick bool
+	flag.StringVar(&o.repo, "repo", ".", "repository root (builds the simulator, and the provider unless -provider-src)")
+	flag.StringVar(&o.providerSrc, "provider-src", "", "build the provider from this checkout instead (to measure an older commit)")
+	flag.IntVar(&o.hosts, "hosts", 10000, "hosts of the one-resource plan and apply rows")
+	flag.IntVar(&o.resources, "resources", 100, "one-host resources of the many-resources apply row and the 100-creates request row")
+	flag.IntVar(&o.refreshResources, "refresh-resources", 1000, "resources of the refresh row")
+	flag.IntVar(&o.runs, "runs", 3, "A/B runs per row (medians are reported)")
+	flag.DurationVar(&o.taskLatency, "task-latency", 0, "simulator task latency of the plan/apply/refresh rows; 0: tasks finish at once")
+	flag.DurationVar(&o.createLatency, "create-latency", 2*time.Second, "task latency L of the per-create and request rows")
+	flag.StringVar(&only, "only", "", "comma-separated rows to run: plan,apply,many,refresh,create,requests (default all)")
+	flag.StringVar(&providerEnv, "provider-env", "", "comma-separated NAME=value added to the environment of every terraform run (e.g. TF_LOG_SDK=trace)")
+	flag.BoolVar(&quick, "quick", false, "quick look: 1 run, 1000 hosts, 200 resources to refresh")
+	flag.BoolVar(&o.keep, "keep", false, "keep the work directory")
+	flag.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
+	flag.StringVar(&o.terraform, "terraform", "terraform", "terraform CLI")
+	flag.Parse()
+	if quick {
+		o.runs, o.hosts, o.refreshResources = 1, 1000, 200
+	}
+	o.only = map[string]bool{}
+	for _, r := range strings.Split(only, ",") {
+		if r != "" {
+			o.only[r] = true
+		}
+	}
+	if providerEnv != "" {
+		o.providerEnv = strings.Split(providerEnv, ",")
+	}
+	if err := run(o); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func (o options) want(row string) bool { return len(o.only) == 0 || o.only[row] }
+
+func run(o options) error {
+	work, err := os.MkdirTemp("", "bench-e2e-")
+	if err != nil {
+		return err
+	}
+	if !o.keep {
+		defer os.RemoveAll(work)
+	} else {
+		fmt.Fprintln(os.Stderr, "work directory:", work)
+	}
+	b, err := setup(o, work)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+
+	var rows []row
+	if o.want("plan") {
+		rows = append(rows, b.planRow())
+	}
+	if o.want("apply") {
+		rows = append(rows, b.applyRow())
+	}
+	if o.want("many") {
+		rows = append(rows, b.manyRows()...)
+	}
+	if o.want("refresh") {
+		rows = append(rows, b.refreshRow())
+	}
+	if o.want("create") {
+		rows = append(rows, b.createRows()...)
+	}
+	if o.want("requests") {
+		rows = append(rows, b.requestRows()...)
+	}
+	printTable(os.Stdout, o, rows)
+	return nil
+}
+
+// absPath resolves p against the working directory.
+func absPath(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}

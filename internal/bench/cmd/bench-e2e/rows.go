@@ -1,0 +1,172 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+)
+
+// row is one line of the table.
+type row struct {
+	work, value, detail string
+}
+
+// pair is one row's A/B measurements: A is terraform_data, B the provider.
+type pair struct{ a, b []measure }
+
+// order runs a and b, a first in even runs and b first in odd ones.
+func (bn *bench) order(run int, a, b func() measure) (measure, measure) {
+	if run%2 == 0 {
+		ma := a()
+		return ma, b()
+	}
+	mb := b()
+	return a(), mb
+}
+
+// abRuns runs a and b o.runs times, alternating which goes first.
+func (bn *bench) abRuns(a, b func() measure) pair {
+	var p pair
+	for i := 0; i < bn.o.runs; i++ {
+		ma, mb := bn.order(i, a, b)
+		p.a, p.b = append(p.a, ma), append(p.b, mb)
+		fmt.Fprintf(os.Stderr, "  run %d: terraform_data %v, gse %v\n", i+1, p.a[i].wall.Round(time.Millisecond), p.b[i].wall.Round(time.Millisecond))
+	}
+	return p
+}
+
+func median[T any](xs []T, key func(T) float64) float64 {
+	v := make([]float64, len(xs))
+	for i, x := range xs {
+		v[i] = key(x)
+	}
+	slices.Sort(v)
+	if len(v) == 0 {
+		return 0
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func secs(m measure) float64 { return m.wall.Seconds() }
+
+// ratioRow reports the median of per-run ratios B/A, with both medians and the
+// provider's median CPU and largest peak RSS.
+func ratioRow(work string, p pair) row {
+	ratios := make([]float64, len(p.a))
+	for i := range p.a {
+		ratios[i] = p.b[i].wall.Seconds() / p.a[i].wall.Seconds()
+	}
+	var rss int64
+	for _, m := range p.b {
+		rss = max(rss, m.peakRSS)
+	}
+	return row{work: work, value: fmt.Sprintf("%.2f×", median(ratios, func(x float64) float64 { return x })),
+		detail: fmt.Sprintf("gse %.2f s / terraform_data %.2f s; provider CPU %.2f s, peak RSS %d MiB",
+			median(p.b, secs), median(p.a, secs), median(p.b, func(m measure) float64 { return m.cpu.Seconds() }), rss>>20)}
+}
+
+func (bn *bench) planRow() row {
+	w := workload{resources: 1, hosts: bn.o.hosts}
+	fmt.Fprintf(os.Stderr, "plan: one resource, %d hosts\n", w.hosts)
+	a, b := bn.dir("plan-data", dataConfig(w)), bn.dir("plan-gse", gseConfig(w))
+	p := bn.abRuns(func() measure { return bn.plan(a, bn.fast) }, func() measure { return bn.plan(b, bn.fast) })
+	return ratioRow(fmt.Sprintf("plan one `gse_managed_process` with %d hosts / `terraform_data` with them", w.hosts), p)
+}
+
+func (bn *bench) applyRow() row {
+	w := workload{resources: 1, hosts: bn.o.hosts, running: true}
+	fmt.Fprintf(os.Stderr, "apply: one resource, %d hosts\n", w.hosts)
+	a, b := bn.dir("apply-data", dataConfig(w)), bn.dir("apply-gse", gseConfig(w))
+	p := bn.abRuns(
+		func() measure { m := bn.apply(a, bn.fast); bn.destroy(a, bn.fast); return m },
+		func() measure { m := bn.apply(b, bn.fast); bn.destroy(b, bn.fast); return m })
+	return ratioRow(fmt.Sprintf("apply that resource (%d hosts, `running = true`, task latency %v)", w.hosts, bn.o.taskLatency), p)
+}
+
+func (bn *bench) manyRows() []row {
+	w := workload{resources: bn.o.resources, hosts: 1, running: true}
+	fmt.Fprintf(os.Stderr, "many: %d one-host resources\n", w.resources)
+	a, b := bn.dir("many-data", dataConfig(w)), bn.dir("many-gse", gseConfig(w))
+	// Each run applies then destroys both, in alternating order.
+	var applies, destroys pair
+	for i := 0; i < bn.o.runs; i++ {
+		aa, ba := bn.order(i, func() measure { return bn.apply(a, bn.fast) }, func() measure { return bn.apply(b, bn.fast) })
+		ad, bd := bn.order(i, func() measure { return bn.destroy(a, bn.fast) }, func() measure { return bn.destroy(b, bn.fast) })
+		applies.a, applies.b = append(applies.a, aa), append(applies.b, ba)
+		destroys.a, destroys.b = append(destroys.a, ad), append(destroys.b, bd)
+		fmt.Fprintf(os.Stderr, "  run %d: apply %v / %v, destroy %v / %v\n", i+1, aa.wall.Round(time.Millisecond), ba.wall.Round(time.Millisecond),
+			ad.wall.Round(time.Millisecond), bd.wall.Round(time.Millisecond))
+	}
+	return []row{
+		ratioRow(fmt.Sprintf("apply %d resources (1 host, `running = true`) / %d `terraform_data`", w.resources, w.resources), applies),
+		ratioRow(fmt.Sprintf("destroy them / destroy %d `terraform_data`", w.resources), destroys),
+	}
+}
+
+func (bn *bench) refreshRow() row {
+	w := workload{resources: bn.o.refreshResources, hosts: 1, running: true}
+	fmt.Fprintf(os.Stderr, "refresh: %d resources\n", w.resources)
+	a, b := bn.dir("refresh-data", dataConfig(w)), bn.dir("refresh-gse", gseConfig(w))
+	bn.apply(a, bn.fast)
+	bn.apply(b, bn.fast)
+	p := bn.abRuns(func() measure { return bn.plan(a, bn.fast) }, func() measure { return bn.plan(b, bn.fast) })
+	bn.destroy(a, bn.fast)
+	bn.destroy(b, bn.fast)
+	return ratioRow(fmt.Sprintf("plan (refresh) %d resources / %d `terraform_data`", w.resources, w.resources), p)
+}
+
+// createRows: (apply − terraform_data apply) / L for one create at latency L.
+func (bn *bench) createRows() []row {
+	L := bn.o.createLatency
+	fmt.Fprintf(os.Stderr, "create: one resource at task latency %v\n", L)
+	data := bn.dir("create-data", dataConfig(workload{resources: 1, hosts: 1}))
+	var out []row
+	for _, running := range []bool{true, false} {
+		gse := bn.dir("create-gse", gseConfig(workload{resources: 1, hosts: 1, running: running}))
+		p := bn.abRuns(
+			func() measure { m := bn.apply(data, bn.slow); bn.destroy(data, bn.slow); return m },
+			func() measure { m := bn.apply(gse, bn.slow); bn.destroy(gse, bn.slow); return m })
+		over := make([]float64, len(p.a))
+		for i := range p.a {
+			over[i] = (p.b[i].wall - p.a[i].wall).Seconds() / L.Seconds()
+		}
+		name := "`running = true`"
+		if !running {
+			name = "`running` unset"
+		}
+		out = append(out, row{work: fmt.Sprintf("one create, %s: (apply − `terraform_data` apply) / L, L = %v", name, L),
+			value:  fmt.Sprintf("%.2f", median(over, func(x float64) float64 { return x })),
+			detail: fmt.Sprintf("gse %.2f s / terraform_data %.2f s", median(p.b, secs), median(p.a, secs))})
+	}
+	return out
+}
+
+// requestRows count HTTP requests (GET /_sim/calls) at latency L.
+func (bn *bench) requestRows() []row {
+	L := bn.o.createLatency
+	fmt.Fprintf(os.Stderr, "requests at task latency %v\n", L)
+	one := bn.dir("requests-one", gseConfig(workload{resources: 1, hosts: 1, running: true}))
+	c, d := bn.apply(one, bn.slow), bn.destroy(one, bn.slow)
+	many := bn.dir("requests-many", gseConfig(workload{resources: bn.o.resources, hosts: 1, running: true}))
+	mc := bn.apply(many, bn.slow)
+	md := bn.destroy(many, bn.slow)
+	return []row{
+		{work: fmt.Sprintf("HTTP requests per create / per destroy (L = %v, `running = true`)", L), value: fmt.Sprintf("%d / %d", c.calls, d.calls)},
+		{work: fmt.Sprintf("HTTP requests for %d creates applied together (L = %v)", bn.o.resources, L), value: fmt.Sprint(mc.calls),
+			detail: fmt.Sprintf("and %d for their destroy; apply %.1f s", md.calls, mc.wall.Seconds())},
+	}
+}
+
+func printTable(w io.Writer, o options, rows []row) {
+	fmt.Fprintf(w, "\nbench-e2e: %d run(s) per row, A/B interleaved, medians; ratios are gse / terraform_data within each run.\n\n", o.runs)
+	fmt.Fprintln(w, "| work | measured | detail |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", r.work, r.value, r.detail)
+	}
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+const (
+	benchAppCode   = "bench"
+	benchAppSecret = "bench-secret"
+	providerSource = "registry.terraform.io/bk-gse/gse"
+)
+
+// bench holds what every row shares: binaries, simulators, the CLI config.
+type bench struct {
+	o          options
+	work, bin  string
+	cliConfig  string
+	fast, slow *simulator // task latency o.taskLatency and o.createLatency
+	seq        int
+}
+
+type simulator struct {
+	cmd *exec.Cmd
+	url string
+}
+
+func setup(o options, work string) (*bench, error) {
+	b := &bench{o: o, work: work, bin: filepath.Join(work, "bin")}
+	src := o.repo
+	if o.providerSrc != "" {
+		src = o.providerSrc
+	}
+	for _, build := range []struct{ dir, out, pkg string }{
+		{src, filepath.Join(b.bin, "terraform-provider-gse"), "."},
+		{o.repo, filepath.Join(b.bin, "gse-simulator"), "./internal/simulator/cmd/gse-simulator"},
+	} {
+		cmd := exec.Command("go", "build", "-o", build.out, build.pkg)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = absPath(build.dir), os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("go build %s in %s: %w", build.pkg, build.dir, err)
+		}
+	}
+	b.cliConfig = filepath.Join(work, "terraformrc")
+	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", providerSource, b.bin)
+	if err := os.WriteFile(b.cliConfig, []byte(rc), 0o600); err != nil {
+		return nil, err
+	}
+	var err error
+	if b.fast, err = b.startSimulator(o.taskLatency); err != nil {
+		return nil, err
+	}
+	if b.slow, err = b.startSimulator(o.createLatency); err != nil {
+		b.fast.stop()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *bench) startSimulator(latency time.Duration) (*simulator, error) {
+	b.seq++
+	urlFile := filepath.Join(b.work, fmt.Sprintf("sim-%d.url", b.seq))
+	cmd := exec.Command(filepath.Join(b.bin, "gse-simulator"), "-listen", "127.0.0.1:0", "-app-code", benchAppCode,
+		"-app-secret", benchAppSecret, "-url-file", urlFile, "-task-latency", latency.String())
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	for i := 0; i < 200; i++ {
+		if raw, err := os.ReadFile(urlFile); err == nil && strings.HasSuffix(string(raw), "\n") {
+			return &simulator{cmd: cmd, url: strings.TrimSpace(string(raw))}, nil
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	return nil, fmt.Errorf("the simulator did not start")
+}
+
+func (s *simulator) stop() {
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+}
+
+func (b *bench) close() {
+	b.fast.stop()
+	b.slow.stop()
+}
+
+// calls is the total of HTTP requests the simulator has answered.
+func (s *simulator) calls() (int, error) {
+	resp, err := http.Get(s.url + "/_sim/calls")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var per map[string]int
+	if err := json.NewDecoder(resp.Body).Decode(&per); err != nil {
+		return 0, err
+	}
+	n := 0
+	for api, c := range per {
+		if !strings.HasPrefix(api, "_sim") {
+			n += c
+		}
+	}
+	return n, nil
+}
+
+// dir makes a working directory holding config as main.tf.
+func (b *bench) dir(name, config string) string {
+	b.seq++
+	d := filepath.Join(b.work, fmt.Sprintf("%02d-%s", b.seq, name))
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		panic(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "main.tf"), []byte(config), 0o600); err != nil {
+		panic(err)
+	}
+	return d
+}

@@ -1,0 +1,73 @@
+package provider
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// Delete trusts the refreshed state and reads no status first. When the state
+// is stale (destroy -refresh=false) and the process is gone from a host, the
+// stop fails there: Delete then reads the status of just that host, skips it,
+// and clears the others.
+func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newTestEnv(t)
+	c, err := gse.New(gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin",
+		PollInitial: time.Millisecond, PollMax: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := gse.Meta{Namespace: "gse", Name: "proc-test"}
+	hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
+	spec := &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
+		Control: gse.Control{StartCmd: "./start.sh", StopCmd: "./stop.sh"}, Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}
+	if _, err := c.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStart, Spec: spec}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.sim.Drift(simulator.DriftUnregister, "gse", "proc-test", 0, "10.0.0.2"); err != nil {
+		t.Fatal(err)
+	}
+
+	hostType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"ip": tftypes.String, "bk_cloud_id": tftypes.Number, "bk_supplier_id": tftypes.Number}}
+	host := func(ip string) tftypes.Value {
+		return tftypes.NewValue(hostType, map[string]tftypes.Value{
+			"ip": tftypes.NewValue(tftypes.String, ip), "bk_cloud_id": tftypes.NewValue(tftypes.Number, 0), "bk_supplier_id": tftypes.NewValue(tftypes.Number, 0),
+		})
+	}
+	s, raw := rawWith(map[string]tftypes.Value{
+		"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
+		"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
+		"hosts":          tftypes.NewValue(tftypes.List{ElementType: hostType}, []tftypes.Value{host("10.0.0.1"), host("10.0.0.2")}),
+		"running":        tftypes.NewValue(tftypes.Bool, true),
+		"managed":        tftypes.NewValue(tftypes.Bool, true),
+	})
+	state := tfsdk.State{Schema: s, Raw: raw}
+	statusReads := e.sim.Calls("get_proc_status_v2")
+	resp := resource.DeleteResponse{State: state}
+	(&managedProcessResource{client: c}).Delete(ctx, resource.DeleteRequest{State: state}, &resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatalf("delete failed: %v", resp.Diagnostics)
+	}
+	if p := e.sim.Processes(); len(p) != 0 {
+		t.Errorf("processes left after delete: %+v", p)
+	}
+	if n := e.sim.Calls("get_proc_status_v2") - statusReads; n != 1 {
+		t.Errorf("get_proc_status_v2 called %d times, want 1 (for the host where the stop failed)", n)
+	}
+	// The state holds no spec (as after import), so the stop goes through operate_proc.
+	if n := e.sim.Calls("operate_proc"); n != 1 {
+		t.Errorf("operate_proc called %d times, want 1 (one stop; a stop also unhosts)", n)
+	}
+}
