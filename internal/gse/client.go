@@ -48,6 +48,10 @@ type Config struct {
 	Logger    Logger
 }
 
+// secrets lists every credential of cfg, to be redacted from every text the
+// client returns or logs. A new credential (GSE 2.0's access_token) goes here.
+func (cfg Config) secrets() []string { return []string{cfg.AppSecret, cfg.BkToken} }
+
 // Logger receives one line per API call and per retry. Fields never hold
 // secrets: the configured ones are redacted even where a server echoes them.
 type Logger interface {
@@ -119,7 +123,7 @@ func New(cfg Config) (*Client, error) {
 		base: base, bodyAuth: body, headerAuth: string(header),
 		userAgent: cfg.UserAgent,
 		poll:      newBackoff(orDefault(cfg.PollInitial, 100*time.Millisecond), orDefault(cfg.PollMax, 5*time.Second)),
-		redact:    newRedactor(cfg.AppSecret, cfg.BkToken),
+		redact:    newRedactor(cfg.secrets()...),
 	}
 	c.log = redactingLogger{log, c.redact}
 	c.ops = newBatcher(c, esbOperate, cfg.BatchWindow)
@@ -266,8 +270,9 @@ func (c *Client) do(ctx context.Context, family, api string, body, out any, idem
 	if out != nil && len(env.Data) > 0 && string(env.Data) != "null" {
 		if err := json.Unmarshal(env.Data, out); err != nil {
 			return info, &ReplyError{API: api, HTTPStatus: resp.StatusCode, RequestID: orString(env.RequestID, rid), Attempts: info.attempts,
-				Err: fmt.Errorf("decoding data: %w", err), Body: snippet(env.Data)}
+				Err: fmt.Errorf("decoding data: %w", err), Body: c.redact.String(snippet(env.Data))}
 		}
+		c.redact.value(out) // per-host messages and contents may echo the request too
 	}
 	return info, nil
 }
@@ -280,7 +285,7 @@ func attemptError(info *callInfo, resp *http.Response, raw []byte, readErr error
 		if err == nil {
 			err = decodeErr
 		}
-		return &ReplyError{API: info.api, HTTPStatus: resp.StatusCode, RequestID: rid, Attempts: info.attempts, Err: err, Body: snippet(raw)}
+		return &ReplyError{API: info.api, HTTPStatus: resp.StatusCode, RequestID: rid, Attempts: info.attempts, Err: err, Body: info.redact.String(snippet(raw))}
 	}
 	if resp.StatusCode == http.StatusOK && env.ok() {
 		return nil
@@ -290,7 +295,7 @@ func attemptError(info *callInfo, resp *http.Response, raw []byte, readErr error
 		apiErr.Message = info.redact.String(m)
 	}
 	if decodeErr != nil && apiErr.Message == "" {
-		apiErr.Message = snippet(raw)
+		apiErr.Message = info.redact.String(snippet(raw))
 	}
 	return apiErr
 }

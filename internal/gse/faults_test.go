@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -153,5 +154,27 @@ func TestEchoedSecretsRedacted(t *testing.T) {
 				t.Fatalf("secret %q in %q", secret, s)
 			}
 		}
+	}
+}
+
+// A per-host message that echoes a secret is redacted too, and a secret too
+// short to redact safely does not mangle the replies it occurs in.
+func TestRedactionOfHostMessagesAndShortSecrets(t *testing.T) {
+	t.Parallel()
+	c, sim, _ := newClient(t, simulator.Options{})
+	sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: host2.IP, Code: gse.HostCommandFailed, Message: "sh: " + testSecret + ": not found"})
+	_, err := c.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1, host2}, spec)
+	if err == nil || strings.Contains(err.Error(), testSecret) || !strings.Contains(err.Error(), "sh: [redacted]: not found") {
+		t.Fatalf("err = %v", err)
+	}
+
+	srv := httptest.NewServer(simulator.New(simulator.Options{}))
+	t.Cleanup(srv.Close)
+	short, err := gse.New(gse.Config{Endpoint: srv.URL, AppCode: "a", AppSecret: "s", Username: "u", PollInitial: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done, err := short.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1}, spec); err != nil || len(done) != 1 {
+		t.Fatalf("with a one-letter secret: %v %v", done, err)
 	}
 }

@@ -28,7 +28,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		}
 		info := &callInfo{api: "get_proc_status_v2", requestID: "rid", redact: newRedactor(fuzzSecret)}
 		resp := &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body))}
-		raw, readErr := bufferReply(resp, info.redact)
+		raw, readErr := bufferReply(resp)
 		env, decodeErr := decodeEnvelope(raw)
 		err := attemptError(info, resp, raw, readErr, env, decodeErr)
 		if (err == nil) != (decodeErr == nil && status == 200 && env.ok()) {

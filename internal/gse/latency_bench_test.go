@@ -126,3 +126,26 @@ func destroyOneTask(ctx context.Context, c *gse.Client, m gse.Meta, hosts []gse.
 	_, err := c.UnregisterProcInfo(ctx, m, hosts)
 	return err
 }
+
+// How many tasks 100 resources, created ten at a time, make for each batch
+// window when GSE answers at once: the arrival spread the window must cover.
+//
+//	go test ./internal/gse/ -run '^$' -bench BatchWindow -benchtime 3x
+func BenchmarkBatchWindow(b *testing.B) {
+	for _, w := range []time.Duration{-1, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond} {
+		b.Run(fmt.Sprint(w), func(b *testing.B) {
+			for b.Loop() {
+				sim := simulator.New(simulator.Options{InstantTasks: true})
+				srv := httptest.NewServer(sim)
+				c, err := gse.New(gse.Config{Endpoint: srv.URL, AppCode: "a", AppSecret: "s", Username: "u", BatchWindow: w})
+				if err != nil {
+					b.Fatal(err)
+				}
+				parallel(b, 100, func(i int) error { return createOneTask(b.Context(), c, benchMeta(i), []gse.Host{{IP: "10.0.0.1"}}) })
+				b.ReportMetric(float64(len(sim.Tasks())), "tasks")
+				b.ReportMetric(float64(total(sim.AllCalls())), "requests")
+				srv.Close()
+			}
+		})
+	}
+}

@@ -3,23 +3,30 @@ package gse
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 )
 
 // redactedMark replaces a secret in every text the client returns or logs.
 const redactedMark = "[redacted]"
 
+// minSecret is the shortest secret redacted: a shorter one would mangle every
+// text it occurs in, and is no secret worth keeping.
+const minSecret = 4
+
 // redactor removes configured secrets from text. A server that echoes the
 // request in its error message (some ESB components do) would otherwise put
 // the app secret or a token into an error or a log line. Secrets are matched
-// as sent and as a JSON encoder may escape them inside a string.
+// as sent and as a JSON encoder may escape them inside a string. Replies are
+// decoded as received and redacted afterwards (messages, snippets, every
+// string of the decoded data): redacting the raw JSON could break its syntax.
 type redactor struct{ r *strings.Replacer }
 
 func newRedactor(secrets ...string) redactor {
 	var pairs []string
 	seen := map[string]bool{}
 	add := func(s string) {
-		if s != "" && !seen[s] {
+		if len(s) >= minSecret && !seen[s] {
 			seen[s] = true
 			pairs = append(pairs, s, redactedMark)
 		}
@@ -48,9 +55,44 @@ func (r redactor) String(s string) string {
 	return r.r.Replace(s)
 }
 
-func (r redactor) Bytes(b []byte) []byte {
-	if r.r == nil {
-		return b
+// value redacts every string reachable from v, a pointer to decoded data.
+func (r redactor) value(v any) {
+	if r.r != nil {
+		r.walk(reflect.ValueOf(v))
 	}
-	return []byte(r.r.Replace(string(b)))
+}
+
+func (r redactor) walk(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			e := v.Elem()
+			if v.Kind() == reflect.Interface && e.Kind() == reflect.String {
+				v.Set(reflect.ValueOf(r.String(e.String())))
+				return
+			}
+			r.walk(e)
+		}
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(r.String(v.String()))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				r.walk(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			r.walk(v.Index(i))
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			r.walk(e)
+			v.SetMapIndex(k, e)
+		}
+	}
 }

@@ -42,7 +42,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	}
 	var env envelope
 	if err == nil {
-		raw, readErr := bufferReply(resp, info.redact)
+		raw, readErr := bufferReply(resp)
 		var decodeErr error
 		env, decodeErr = decodeEnvelope(raw)
 		failed := attemptError(info, resp, raw, readErr, env, decodeErr)
@@ -124,12 +124,11 @@ func (lf *lastFailure) get() error {
 	return lf.err
 }
 
-// bufferReply reads a reply to its end and puts it back, redacted, as a body
-// that yields the same bytes and then the read error, if there was one.
-func bufferReply(resp *http.Response, r redactor) ([]byte, error) {
+// bufferReply reads a reply to its end and puts it back as a body that
+// yields the same bytes and then the read error, if there was one.
+func bufferReply(resp *http.Response) ([]byte, error) {
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
 	resp.Body.Close()
-	raw = r.Bytes(raw)
 	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(raw), errReader{err}))
 	return raw, err
 }
