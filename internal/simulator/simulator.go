@@ -44,6 +44,7 @@ type Server struct {
 	faults     []*Fault
 	hostFaults []*HostFault
 	calls      map[string]int
+	job        jobKnobs // JOB-only knobs, in job.go
 	seq        int
 	mux        *http.ServeMux
 }
