@@ -45,8 +45,8 @@ func TestParseContentTolerance(t *testing.T) {
 		`{"process":[{"instance":[{"pid":"31","startTime":"","stime":"1","utime":"2"}]}]}`: 31,
 		`{"process":[{"instance":[{"pid":31.0,"version":2}]}]}`:                            31,
 		`{"process":[{"instance":[{"pid":"","isAuto":""}]}]}`:                              -1,
-		`"{\"process\":[{\"instance\":[{\"pid\":7}]}]}"`:                                  7, // encoded twice
-		`{"process":[{"instance":[{"isAuto":"yes"}]}],"extra":{"a":[1,2]}}`:               -1,
+		`"{\"process\":[{\"instance\":[{\"pid\":7}]}]}"`:                                   7, // encoded twice
+		`{"process":[{"instance":[{"isAuto":"yes"}]}],"extra":{"a":[1,2]}}`:                -1,
 	} {
 		st, err := ParseContent(content)
 		if err != nil || st.PID() != wantPID {

@@ -136,7 +136,9 @@ type jobIPModel struct {
 	IP        types.String `tfsdk:"ip"`
 }
 
-func (m jobIPModel) api() gse.JobIP { return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()} }
+func (m jobIPModel) api() gse.JobIP {
+	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
+}
 
 // addr is the element's host identity (gse.JobIP.Addr).
 func (m jobIPModel) addr() string { return m.api().Addr() }

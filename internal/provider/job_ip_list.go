@@ -7,8 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
-	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -77,7 +77,9 @@ func (jobIPListValidator) Description(context.Context) string {
 	return "every ip is an IPv4 or IPv6 address without zone, bk_cloud_id is 0 or more, and no host appears twice"
 }
 
-func (v jobIPListValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v jobIPListValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (v jobIPListValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
 	validateJobIPs(req.Path, req.ConfigValue.Elements(), func(i int) path.Path { return req.Path.AtListIndex(i) }, &resp.Diagnostics)

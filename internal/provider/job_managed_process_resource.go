@@ -292,7 +292,9 @@ func (m *jobManagedProcessModel) process(ips []gse.JobIP) gse.JobProcess {
 	return p
 }
 
-func (m *jobManagedProcessModel) target() gse.JobTarget { return gse.TargetOf(m.scope(), m.process(nil)) }
+func (m *jobManagedProcessModel) target() gse.JobTarget {
+	return gse.TargetOf(m.scope(), m.process(nil))
+}
 
 // id is scope/setup_path/proc_name, with the value_key the agent indexes the process by.
 func (m *jobManagedProcessModel) id() string {
