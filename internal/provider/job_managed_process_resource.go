@@ -27,6 +27,7 @@ var (
 	_ resource.ResourceWithConfigure      = (*jobManagedProcessResource)(nil)
 	_ resource.ResourceWithImportState    = (*jobManagedProcessResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*jobManagedProcessResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*jobManagedProcessResource)(nil)
 )
 
 // jobManagedProcessResource hosts one process definition on a set of IPs
@@ -97,6 +98,23 @@ func (r *jobManagedProcessResource) ValidateConfig(ctx context.Context, req reso
 	if (typ.IsNull() || typ.ValueInt64() == 0) && cycle.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("cycle_time"), "cycle_time is required for a periodic process",
 			"type = 0 (periodic, the default) needs cycle_time, the period in seconds. Set it, or choose type = 1 (resident) or 2 (one-shot).")
+	}
+}
+
+// ModifyPlan keeps the prior ip_status when nothing else changes. The
+// framework marks computed attributes unknown as soon as the configuration
+// differs from the state, before ip_list's plan modifier finds that only the
+// order differed; without this a reordered ip_list would still plan an update.
+func (r *jobManagedProcessResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var prior types.Map
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("ip_status"), &prior)...)
+	unchanged := resp.Plan
+	resp.Diagnostics.Append(unchanged.SetAttribute(ctx, path.Root("ip_status"), prior)...)
+	if !resp.Diagnostics.HasError() && unchanged.Raw.Equal(req.State.Raw) {
+		resp.Plan = unchanged
 	}
 }
 
