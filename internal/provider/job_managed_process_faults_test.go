@@ -178,7 +178,7 @@ func TestAccJobManagedProcess_reorderedIPs(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: e.jobConfig("./nginx", "0:10.0.0.1", "1:10.0.0.2", "0:2001:db8::1")},
 			{
-				Config: e.jobConfig("./nginx", "0:2001:db8::1", "0:10.0.0.1", "1:10.0.0.2"),
+				Config:           e.jobConfig("./nginx", "0:2001:db8::1", "0:10.0.0.1", "1:10.0.0.2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
