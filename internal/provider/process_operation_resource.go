@@ -177,7 +177,7 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 					"version":     schema.StringAttribute{Computed: true, MarkdownDescription: "From a `status` answer: the process version; null otherwise."},
 				}},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true}),
+			"timeouts": resourceTimeouts(ctx, timeouts.Opts{Create: true}),
 		},
 	}
 }
