@@ -24,6 +24,7 @@ func TestMatchJobResults(t *testing.T) {
 		"ipv6 zone":              {JobProcess{SetupPath: "/opt", ProcName: "a"}, JobIP{IP: "fe80::1%eth0"}, "/opt/a:0:fe80::1%eth0"},
 		"zone dropped":           {JobProcess{SetupPath: "/opt", ProcName: "a"}, JobIP{IP: "fe80::1%eth0"}, "/opt/a:0:fe80::1"},
 		"path ends in :0 (fuzz)": {JobProcess{SetupPath: "0", ProcName: ""}, JobIP{IP: "31::"}, "0/:0:31::"},
+		"proc name ends in :0":   {JobProcess{SetupPath: "a", ProcName: "b:0"}, JobIP{IP: "1::"}, "a/b:0:0:1::"}, // split from the right: path "a/b", ip "0:1::"
 		"mapped ipv4":            {JobProcess{SetupPath: "/opt", ProcName: "a"}, JobIP{IP: "::ffff:10.0.0.1"}, "/opt/a:0:10.0.0.1"},
 		"colon in path":          {JobProcess{SetupPath: `D:\a:b`, ProcName: "c"}, JobIP{IP: "fe80::1"}, `D:\a:b/c:0:fe80::1`},
 	} {
