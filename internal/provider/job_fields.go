@@ -26,16 +26,19 @@ type jobField struct {
 
 var cmdShellExts = []string{"sh", "bat", "ps1"}
 
+// absPath is the check of every path field: JOB joins setup_path and proc_name, and the agent runs from it.
+var absPath = []validator.String{stringvalidator.RegexMatches(absPathRE, `must be an absolute path, such as /data/app or C:\app`)}
+
 var jobFields = map[string]jobField{
-	"setup_path":             {desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", strs: []validator.String{absolutePath()}},
+	"setup_path":             {desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", strs: absPath},
 	"proc_name":              {desc: "Process (binary) name, such as `nginx`."},
-	"pid_path":               {desc: "PID file of the process (absolute path); the agent reads it to find the process.", strs: []validator.String{absolutePath()}},
+	"pid_path":               {desc: "PID file of the process (absolute path); the agent reads it to find the process.", strs: absPath},
 	"proc_owner":             {desc: "Owner (contact person) of the process."},
 	"account":                {desc: "System account the commands run as; JOB uses `root` when unset."},
 	"cmd_shell_ext":          {desc: "Extension of the control scripts, the same for every IP: `sh` (Linux or cygwin), `bat` or `ps1` (Windows). Setting it sends the operation with `operate_proc` (seed 000), which takes no other optional field than `account`, `cpu_lmt` and `mem_lmt`.", strs: []validator.String{stringvalidator.OneOf(cmdShellExts...)}},
 	"contact":                {desc: "Contact (owner) of the process."},
-	"cfg_path":               {desc: "Configuration file or directory (absolute path).", strs: []validator.String{absolutePath()}},
-	"log_path":               {desc: "Log directory (absolute path).", strs: []validator.String{absolutePath()}},
+	"cfg_path":               {desc: "Configuration file or directory (absolute path).", strs: absPath},
+	"log_path":               {desc: "Log directory (absolute path).", strs: absPath},
 	"start_cmd":              {desc: "Start command."},
 	"stop_cmd":               {desc: "Stop command."},
 	"restart_cmd":            {desc: "Restart command."},
