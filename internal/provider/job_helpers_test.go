@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -133,5 +134,23 @@ func TestJobIPDiff(t *testing.T) {
 	if !reflect.DeepEqual(removed, []gse.JobIP{{BkCloudID: 1, IP: "10.0.0.2"}}) || !reflect.DeepEqual(added, []gse.JobIP{{IP: "10.0.0.3"}}) ||
 		!reflect.DeepEqual(kept, []gse.JobIP{{IP: "::ffff:10.0.0.1"}, {IP: "2001:db8::1"}}) {
 		t.Errorf("removed %v added %v kept %v", removed, added, kept)
+	}
+}
+
+// What may exist after a failed register: the IPs that succeeded and those
+// still pending at the deadline (115 means "processing"), not those that failed.
+func TestMayExist(t *testing.T) {
+	t.Parallel()
+	out := &gse.JobOutcome{IPs: []gse.JobIPOutcome{
+		{IP: gse.JobIP{IP: "10.0.0.1"}, Op: gse.OpHost},
+		{IP: gse.JobIP{IP: "10.0.0.2"}, Op: gse.OpHost, HostResult: gse.HostResult{ErrorCode: 65535}},
+	}}
+	err := &gse.HostsError{Failures: []gse.HostFailure{{Host: gse.Host{IP: "10.0.0.2"}, Code: 65535}}, Pending: []gse.Host{{IP: "10.0.0.3", BkCloudID: 1}}}
+	got := mayExist(out, fmt.Errorf("wrapped: %w", err))
+	if want := []gse.JobIP{{IP: "10.0.0.1"}, {BkCloudID: 1, IP: "10.0.0.3"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := mayExist(nil, errors.New("connection refused")); len(got) != 0 {
+		t.Errorf("nothing submitted: %v", got)
 	}
 }
