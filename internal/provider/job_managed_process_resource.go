@@ -209,7 +209,7 @@ func (r *jobManagedProcessResource) Read(ctx context.Context, req resource.ReadR
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// Update converges step by step, as gse_managed_process does: cur starts as
+// Update converges step by step, as gse_managed_process does: applied starts as
 // the prior state and records each step that succeeded, so a failure leaves a
 // state that says what is registered where, with which definition.
 func (r *jobManagedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -225,19 +225,21 @@ func (r *jobManagedProcessResource) Update(ctx context.Context, req resource.Upd
 		return
 	}
 
-	cur := prior
-	cur.Timeouts = plan.Timeouts
-	if err := r.update(ctx, &plan, &prior, &cur); err != nil {
+	applied := prior
+	applied.Timeouts = plan.Timeouts
+	if err := r.converge(ctx, &plan, &prior, &applied); err != nil {
 		addAPIError(&resp.Diagnostics, "update", plan.target(), err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
 	} else {
-		cur = plan
+		applied = plan
 	}
-	cur.IPStatus = r.ipStatus(ctx, &cur, nil, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
+	applied.IPStatus = r.ipStatus(ctx, &applied, nil, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
 }
 
-func (r *jobManagedProcessResource) update(ctx context.Context, plan, prior, cur *jobManagedProcessModel) error {
+// converge unregisters removed IPs, re-registers kept ones when the definition
+// changed, then registers new ones, recording each step in applied.
+func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, applied *jobManagedProcessModel) error {
 	scope := plan.scope()
 	removed, added, kept := diffBy(prior.ips(), plan.ips(), gse.JobIP.Addr)
 	// Framework values compare by state and value, so == is Equal field by field.
@@ -245,7 +247,7 @@ func (r *jobManagedProcessResource) update(ctx context.Context, plan, prior, cur
 
 	if len(removed) > 0 {
 		out, err := r.client.JobManage(ctx, scope, gse.JobUnregister, prior.process(removed))
-		cur.IPList = selectBy(cur.IPList, jobIPModel.addr, jobIPAddrs(out.Succeeded()), false)
+		applied.IPList = selectBy(applied.IPList, jobIPModel.addr, jobIPAddrs(out.Succeeded()), false)
 		if err != nil {
 			return err
 		}
@@ -257,11 +259,11 @@ func (r *jobManagedProcessResource) update(ctx context.Context, plan, prior, cur
 				return err
 			}
 		}
-		cur.jobDefinitionModel, cur.ProcOwner = plan.jobDefinitionModel, plan.ProcOwner
+		applied.jobDefinitionModel, applied.ProcOwner = plan.jobDefinitionModel, plan.ProcOwner
 	}
 	if len(added) > 0 {
 		out, err := r.client.JobManage(ctx, scope, gse.JobRegister, plan.process(added))
-		cur.IPList = append(cur.IPList, selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(mayExist(out, err)), true)...)
+		applied.IPList = append(applied.IPList, selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(mayExist(out, err)), true)...)
 		if err != nil {
 			return err
 		}
