@@ -82,14 +82,15 @@ func (v jobIPListValidator) MarkdownDescription(ctx context.Context) string {
 }
 
 func (v jobIPListValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
-	validateJobIPs(req.Path, req.ConfigValue.Elements(), func(i int) path.Path { return req.Path.AtListIndex(i) }, &resp.Diagnostics)
+	validateJobIPs(req.Path, req.ConfigValue.Elements(), func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
 }
 
 func (v jobIPListValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
-	validateJobIPs(req.Path, req.ConfigValue.Elements(), func(int) path.Path { return req.Path }, &resp.Diagnostics)
+	// A set element's path is its whole value: the message names the IP instead.
+	validateJobIPs(req.Path, req.ConfigValue.Elements(), func(int, string) path.Path { return req.Path }, &resp.Diagnostics)
 }
 
-func validateJobIPs(list path.Path, els []attr.Value, at func(int) path.Path, diags *diag.Diagnostics) {
+func validateJobIPs(list path.Path, els []attr.Value, at func(i int, name string) path.Path, diags *diag.Diagnostics) {
 	seen := make(map[string]string, len(els))
 	for i, el := range els {
 		ip, ok := knownJobIP(el)
@@ -99,17 +100,17 @@ func validateJobIPs(list path.Path, els []attr.Value, at func(int) path.Path, di
 		a, err := netip.ParseAddr(ip.IP)
 		switch {
 		case err != nil:
-			diags.AddAttributeError(at(i).AtName("ip"), "Invalid ip", fmt.Sprintf("%s: %q is not an IPv4 or IPv6 address such as 10.0.0.1 or 2001:db8::1.", list, ip.IP))
+			diags.AddAttributeError(at(i, "ip"), "Invalid ip", fmt.Sprintf("%s: %q is not an IPv4 or IPv6 address such as 10.0.0.1 or 2001:db8::1.", list, ip.IP))
 			continue
 		case a.Zone() != "":
-			diags.AddAttributeError(at(i).AtName("ip"), "Invalid ip", fmt.Sprintf("%s: %q has a zone; JOB addresses hosts without one, so write %s.", list, ip.IP, a.WithZone("")))
+			diags.AddAttributeError(at(i, "ip"), "Invalid ip", fmt.Sprintf("%s: %q has a zone; JOB addresses hosts without one, so write %s.", list, ip.IP, a.WithZone("")))
 			continue
 		case ip.BkCloudID < 0:
-			diags.AddAttributeError(at(i).AtName("bk_cloud_id"), "Invalid bk_cloud_id", fmt.Sprintf("%s: bk_cloud_id must be 0 or more, got %d.", list, ip.BkCloudID))
+			diags.AddAttributeError(at(i, "bk_cloud_id"), "Invalid bk_cloud_id", fmt.Sprintf("%s: bk_cloud_id must be 0 or more, got %d.", list, ip.BkCloudID))
 			continue
 		}
 		if first, dup := seen[ip.Addr()]; dup {
-			diags.AddAttributeError(at(i), "Duplicate host",
+			diags.AddAttributeError(at(i, "ip"), "Duplicate host",
 				fmt.Sprintf("%s lists bk_cloud_id %d, ip %q and %s: the same host. Keep one.", list, ip.BkCloudID, ip.IP, first))
 			continue
 		}
