@@ -146,11 +146,11 @@ func TestMayExist(t *testing.T) {
 		{IP: gse.JobIP{IP: "10.0.0.2"}, Op: gse.OpHost, HostResult: gse.HostResult{ErrorCode: 65535}},
 	}}
 	err := &gse.HostsError{Failures: []gse.HostFailure{{Host: gse.Host{IP: "10.0.0.2"}, Code: 65535}}, Pending: []gse.Host{{IP: "10.0.0.3", BkCloudID: 1}}}
-	got := mayExist(out, fmt.Errorf("wrapped: %w", err))
+	got := jobMayExist(out, fmt.Errorf("wrapped: %w", err))
 	if want := []gse.JobIP{{IP: "10.0.0.1"}, {BkCloudID: 1, IP: "10.0.0.3"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	if got := mayExist(nil, errors.New("connection refused")); len(got) != 0 {
+	if got := jobMayExist(nil, errors.New("connection refused")); len(got) != 0 {
 		t.Errorf("nothing submitted: %v", got)
 	}
 }

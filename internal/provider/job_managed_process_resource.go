@@ -134,7 +134,7 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", plan.target(), err,
 			"The IPs where hosting may be registered are kept in the state, and the resource is tainted: the next apply unregisters and registers it again.")
-		plan.IPList = selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(mayExist(out, err)), true)
+		plan.IPList = selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(jobMayExist(out, err)), true)
 		if len(plan.IPList) == 0 {
 			return
 		}
@@ -143,9 +143,9 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// mayExist lists the IPs where a register may have taken effect: those that
+// jobMayExist lists the IPs where a register may have taken effect: those that
 // succeeded and those still pending at the deadline.
-func mayExist(out *gse.JobOutcome, err error) []gse.JobIP {
+func jobMayExist(out *gse.JobOutcome, err error) []gse.JobIP {
 	ips := out.Succeeded()
 	var hostsErr *gse.HostsError
 	if errors.As(err, &hostsErr) {
@@ -263,7 +263,7 @@ func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, a
 	}
 	if len(added) > 0 {
 		out, err := r.client.JobManage(ctx, scope, gse.JobRegister, plan.process(added))
-		applied.IPList = append(applied.IPList, selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(mayExist(out, err)), true)...)
+		applied.IPList = append(applied.IPList, selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(jobMayExist(out, err)), true)...)
 		if err != nil {
 			return err
 		}
