@@ -79,11 +79,54 @@ func (s JobScope) fields() map[string]any {
 	return f
 }
 
-// JOB manage_proc numbers its own operations.
+// JobTarget is what a JOB call acts on: a process, by its index in the agent,
+// in a scope. Diagnostics name it; it is not a GSE Meta.
+type JobTarget struct {
+	Scope    JobScope
+	Path     string // {setup_path}/{proc_name}
+	ValueKey string // the agent's index when set, instead of Path
+}
+
+// TargetOf is the target of p in scope.
+func TargetOf(scope JobScope, p JobProcess) JobTarget {
+	return JobTarget{Scope: scope, Path: p.Path(), ValueKey: p.ValueKey}
+}
+
+func (t JobTarget) String() string {
+	s := "JOB " + t.Scope.String() + "/" + t.Path
+	if t.ValueKey != "" {
+		s += " (value_key " + t.ValueKey + ")"
+	}
+	return s
+}
+
+// JobManageOp is an op_type of manage_proc, which numbers its own operations.
+type JobManageOp int
+
+// The operations of manage_proc (seed 003).
 const (
-	JobRegister   = 1
-	JobUnregister = 2
+	JobRegister   JobManageOp = 1
+	JobUnregister JobManageOp = 2
 )
+
+func (o JobManageOp) String() string {
+	switch o {
+	case JobRegister:
+		return "op_type 1 (register hosting)"
+	case JobUnregister:
+		return "op_type 2 (unregister hosting)"
+	}
+	return fmt.Sprintf("op_type %d", int(o))
+}
+
+// Addr is the IP's identity: cloud id and the IP in canonical form, an
+// IPv4-mapped IPv6 address (::ffff:10.0.0.1) being the IPv4 address it maps.
+func (ip JobIP) Addr() string {
+	if a, err := netip.ParseAddr(ip.IP); err == nil {
+		return fmt.Sprintf("%d:%s", ip.BkCloudID, a.Unmap().String())
+	}
+	return fmt.Sprintf("%d:%s", ip.BkCloudID, ip.IP)
+}
 
 type jobTaskReply struct {
 	TaskID string `json:"bk_gse_taskid"`
@@ -98,120 +141,177 @@ func (c *Client) jobSubmit(ctx context.Context, api string, scope JobScope, op i
 	return out.TaskID, err
 }
 
-// JobOperateProc submits operate_proc (seed 000); it alone takes cmd_shell_ext.
-func (c *Client) JobOperateProc(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (string, error) {
-	return c.jobSubmit(ctx, "operate_proc", scope, int(op), procs)
+// jobResult is the reply of get_proc_result.
+type jobResult struct {
+	Status int                       `json:"status"`
+	Result map[string]jobResultEntry `json:"result"`
 }
 
-// JobOperateProcess submits operate_process (seed 001), the full process definition.
-func (c *Client) JobOperateProcess(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (string, error) {
-	return c.jobSubmit(ctx, "operate_process", scope, int(op), procs)
+// jobResultEntry is one key of get_proc_result; its content may be a string or an object.
+type jobResultEntry struct {
+	ErrorCode int        `json:"error_code"`
+	ErrorMsg  string     `json:"error_msg"`
+	Content   rawContent `json:"content"`
 }
 
-// JobManageProc submits manage_proc (seed 003): JobRegister or JobUnregister hosting.
-func (c *Client) JobManageProc(ctx context.Context, scope JobScope, op int, procs []JobProcess) (string, error) {
-	return c.jobSubmit(ctx, "manage_proc", scope, op, procs)
-}
-
-// JobResult is the reply of get_proc_result.
-type JobResult struct {
-	Status int                   `json:"status"`
-	Result map[string]HostResult `json:"result"`
-}
-
-// JobGetProcResult polls a JOB task once. Keys are {setup_path}/{proc_name}:{bk_cloud_id}:{ip}.
-func (c *Client) JobGetProcResult(ctx context.Context, scope JobScope, taskID string) (*JobResult, error) {
+// getProcResult polls a JOB task once.
+func (c *Client) getProcResult(ctx context.Context, scope JobScope, taskID string) (map[string]HostResult, error) {
 	body := scope.fields()
 	body["bk_gse_taskid"] = taskID
-	var out JobResult
-	err := c.call(ctx, familyJOB, "get_proc_result", body, &out, true)
-	return &out, err
-}
-
-// SplitJobResultKey splits {setup_path}/{proc_name}:{bk_cloud_id}:{ip} from the
-// right: a Windows setup_path holds ':' (C:\...), and so does an IPv6 address,
-// so the IP is the longest tail that parses as one, and the cloud id the
-// number before it.
-func SplitJobResultKey(key string) (path string, cloud int64, ip string, err error) {
-	for i := 0; i < len(key); i++ {
-		if key[i] != ':' {
-			continue
-		}
-		if _, perr := netip.ParseAddr(key[i+1:]); perr != nil {
-			continue
-		}
-		rest := key[:i]
-		j := strings.LastIndexByte(rest, ':')
-		if j < 0 {
-			continue
-		}
-		n, perr := strconv.ParseInt(rest[j+1:], 10, 64)
-		if perr != nil || n < 0 {
-			continue
-		}
-		return rest[:j], n, key[i+1:], nil
+	var out jobResult
+	if err := c.call(ctx, familyJOB, "get_proc_result", body, &out, true); err != nil {
+		return nil, err
 	}
-	return "", 0, "", fmt.Errorf("JOB result key %q is not {setup_path}/{proc_name}:{bk_cloud_id}:{ip}", key)
+	res := make(map[string]HostResult, len(out.Result))
+	for k, e := range out.Result {
+		res[k] = HostResult{ErrorCode: e.ErrorCode, ErrorMsg: e.ErrorMsg, Content: string(e.Content)}
+	}
+	return res, nil
 }
 
-type jobAddr struct {
-	path  string
-	cloud int64
-	ip    string
+// JobIPOutcome is one IP's final result of a JOB task.
+type JobIPOutcome struct {
+	Process string // {setup_path}/{proc_name} of its process_infos item
+	IP      JobIP
+	Op      OpType // the operation as GSE numbers it (manage_proc's 1 and 2 are 3 and 4)
+	HostResult
+	Status     Status // what the content says: instances (status query), isAuto
+	ContentErr error  // content that is not the documented JSON; Status is then empty
+}
+
+// OK reports whether the result counts as success, as HostOutcome.OK does.
+func (o JobIPOutcome) OK() bool { return HostOutcome{Op: o.Op, HostResult: o.HostResult}.OK() }
+
+// JobOutcome is the result of a JOB task: one entry per IP that finished.
+type JobOutcome struct {
+	TaskID string
+	IPs    []JobIPOutcome
+}
+
+// Succeeded lists the IPs whose result is a success.
+func (o *JobOutcome) Succeeded() []JobIP {
+	var ips []JobIP
+	if o != nil {
+		for _, r := range o.IPs {
+			if r.OK() {
+				ips = append(ips, r.IP)
+			}
+		}
+	}
+	return ips
 }
 
 // JobOperate submits an operation with operate_process, or with operate_proc
-// when a process carries cmd_shell_ext, and waits for every IP. In the
-// outcome, Meta.Namespace is the scope and Meta.Name the process path
-// ({setup_path}/{proc_name}).
-func (c *Client) JobOperate(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (*Outcome, error) {
-	submit, api := c.JobOperateProcess, "operate_process"
+// when a process carries cmd_shell_ext, and waits for every IP.
+func (c *Client) JobOperate(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (*JobOutcome, error) {
+	api := "operate_process"
 	if slices.ContainsFunc(procs, func(p JobProcess) bool { return p.CmdShellExt != "" }) {
-		submit, api = c.JobOperateProc, "operate_proc"
+		api = "operate_proc" // seed 000: the only one that takes cmd_shell_ext
 	}
-	taskID, err := submit(ctx, scope, op, procs)
+	taskID, err := c.jobSubmit(ctx, api, scope, int(op), procs)
 	if err != nil {
 		return nil, err
 	}
-	return c.jobWait(ctx, api, scope, taskID, op, procs)
+	return c.jobWait(ctx, api, &op, scope, taskID, op, procs)
 }
 
-// JobManage registers (JobRegister) or unregisters (JobUnregister) hosting with manage_proc and waits for every IP.
-func (c *Client) JobManage(ctx context.Context, scope JobScope, op int, procs []JobProcess) (*Outcome, error) {
-	taskID, err := c.JobManageProc(ctx, scope, op, procs)
+// JobManage registers or unregisters hosting of a process with manage_proc and waits for every IP.
+func (c *Client) JobManage(ctx context.Context, scope JobScope, op JobManageOp, proc JobProcess) (*JobOutcome, error) {
+	taskID, err := c.jobSubmit(ctx, "manage_proc", scope, int(op), []JobProcess{proc})
 	if err != nil {
 		return nil, err
 	}
-	asOp := OpHost
+	asOp := OpHost // what counts as success: 829 (not running) is fine when unregistering
 	if op == JobUnregister {
 		asOp = OpUnhost
 	}
-	return c.jobWait(ctx, "manage_proc", scope, taskID, asOp, procs)
+	return c.jobWait(ctx, "manage_proc "+op.String(), nil, scope, taskID, asOp, []JobProcess{proc})
+}
+
+// JobStatus queries the state of a process on its IPs (op_type 2 through
+// operate_process). It returns the answers of the IPs that finished, with a
+// *HostsError naming those that failed or never answered.
+func (c *Client) JobStatus(ctx context.Context, scope JobScope, proc JobProcess) (*JobOutcome, error) {
+	return c.JobOperate(ctx, scope, OpStatus, []JobProcess{proc})
 }
 
 // jobWait polls get_proc_result until every IP of every process has a final
-// result, as wait does for GSE tasks.
-func (c *Client) jobWait(ctx context.Context, api string, scope JobScope, taskID string, op OpType, procs []JobProcess) (*Outcome, error) {
-	var keys []jobAddr
-	var wants []HostOutcome
+// result. Replies are matched against the keys built from what was sent
+// (jobResultKeys), never split: a key mixes a path and an IP that both may hold ':'.
+func (c *Client) jobWait(ctx context.Context, api string, op *OpType, scope JobScope, taskID string, asOp OpType, procs []JobProcess) (*JobOutcome, error) {
+	var keys [][]string
+	var wants []JobIPOutcome
+	var hosts []HostOutcome
 	for _, p := range procs {
 		for _, ip := range p.IPList {
-			keys = append(keys, jobAddr{p.Path(), ip.BkCloudID, CanonicalIP(ip.IP)})
-			wants = append(wants, HostOutcome{Host: Host{IP: ip.IP, BkCloudID: ip.BkCloudID}, Meta: Meta{Namespace: scope.String(), Name: p.Path()}, Op: op})
+			keys = append(keys, jobResultKeys(p, ip))
+			wants = append(wants, JobIPOutcome{Process: p.Path(), IP: ip, Op: asOp})
+			hosts = append(hosts, HostOutcome{Host: Host{IP: ip.IP, BkCloudID: ip.BkCloudID}, Op: asOp})
 		}
 	}
-	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[jobAddr]HostResult, error) {
-		res, err := c.JobGetProcResult(ctx, scope, taskID)
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[int]HostResult, error) {
+		res, err := c.getProcResult(ctx, scope, taskID)
 		if err != nil {
 			return nil, err
 		}
-		got := make(map[jobAddr]HostResult, len(res.Result))
-		for key, r := range res.Result {
-			if path, cloud, ip, err := SplitJobResultKey(key); err == nil {
-				got[jobAddr{normalizeJobPath(path), cloud, CanonicalIP(ip)}] = r
+		return matchJobResults(res, keys), nil
+	}, idx)
+	// The error names the process as its resource ID does: scope/path.
+	e := &HostsError{API: api, Op: op, TaskID: taskID}
+	if len(procs) > 0 {
+		e.Meta = Meta{Namespace: scope.String(), Name: procs[0].Path()}
+	}
+	_, err = conclude(ctx, err, e, final, idx, hosts)
+	out := &JobOutcome{TaskID: taskID}
+	for i, w := range wants {
+		r, ok := final[i]
+		if !ok {
+			continue
+		}
+		w.HostResult = r
+		w.Status, w.ContentErr = ParseContent(r.Content)
+		out.IPs = append(out.IPs, w)
+	}
+	return out, err
+}
+
+// jobResultKeys are the spellings of the result key of ip for p:
+// {setup_path}/{proc_name}:{bk_cloud_id}:{ip}, with the path as sent or with
+// setup_path's trailing slashes folded (as the agent indexes it), and the IP as
+// sent, canonical, or unmapped from IPv4-mapped IPv6. The spelling as sent comes first.
+func jobResultKeys(p JobProcess, ip JobIP) []string {
+	paths := []string{p.SetupPath + "/" + p.ProcName, p.Path()}
+	ips := []string{ip.IP}
+	if a, err := netip.ParseAddr(ip.IP); err == nil {
+		ips = append(ips, a.String(), a.Unmap().String(), a.WithZone("").String(), a.Unmap().WithZone("").String())
+	}
+	var keys []string
+	for _, path := range paths {
+		for _, addr := range ips {
+			k := path + ":" + strconv.FormatInt(ip.BkCloudID, 10) + ":" + addr
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
 			}
 		}
-		return got, nil
-	}, keys)
-	return conclude(ctx, err, &HostsError{API: api, Meta: wants[0].Meta, Op: &op, TaskID: taskID}, final, keys, wants)
+	}
+	return keys
+}
+
+// matchJobResults finds each wanted key's entry in a reply: the first of its
+// spellings the reply holds. Entries of other keys are ignored.
+func matchJobResults(reply map[string]HostResult, keys [][]string) map[int]HostResult {
+	got := make(map[int]HostResult, len(keys))
+	for i, spellings := range keys {
+		for _, k := range spellings {
+			if r, ok := reply[k]; ok {
+				got[i] = r
+				break
+			}
+		}
+	}
+	return got
 }

@@ -1,7 +1,6 @@
 package gse_test
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -9,26 +8,6 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
-
-func TestSplitJobResultKey(t *testing.T) {
-	t.Parallel()
-	for key, want := range map[string][3]string{
-		"/data/nginx/bin/nginx:0:10.0.0.1":        {"/data/nginx/bin/nginx", "0", "10.0.0.1"},
-		`C:\gse\plugins/bkmonitorbeat:2:10.0.0.9`: {`C:\gse\plugins/bkmonitorbeat`, "2", "10.0.0.9"},
-		"/opt/app/app:12:2001:db8::1":             {"/opt/app/app", "12", "2001:db8::1"},
-		`D:\a:b/c:0:fe80::1`:                      {`D:\a:b/c`, "0", "fe80::1"},
-	} {
-		path, cloud, ip, err := gse.SplitJobResultKey(key)
-		if err != nil || path != want[0] || ip != want[2] || want[1] != strconv.FormatInt(cloud, 10) {
-			t.Errorf("%q: got %q %d %q %v, want %v", key, path, cloud, ip, err, want)
-		}
-	}
-	for _, bad := range []string{"nginx", "/a/b:x:10.0.0.1", "/a/b:0:not-an-ip"} {
-		if _, _, _, err := gse.SplitJobResultKey(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
 
 func jobProc(ips ...string) gse.JobProcess {
 	resident := int64(1)
@@ -46,24 +25,23 @@ func TestJobManageAndStatus(t *testing.T) {
 	scope := gse.JobScope{Type: "biz", ID: "3"}
 	p := jobProc("10.0.0.1", "10.0.0.2")
 
-	out, err := c.JobManage(ctx, scope, gse.JobRegister, []gse.JobProcess{p})
-	if err != nil || len(out.Hosts) != 2 || out.TaskID == "" {
+	out, err := c.JobManage(ctx, scope, gse.JobRegister, p)
+	if err != nil || len(out.IPs) != 2 || out.TaskID == "" {
 		t.Fatalf("register: %+v %v", out, err)
 	}
 	if got := len(sim.JobProcesses()); got != 2 {
 		t.Fatalf("%d JOB processes, want 2", got)
 	}
 	// The setup_path's trailing slash makes the key ".../bin//nginx"; the outcome still matches.
-	out, err = c.JobOperate(ctx, scope, gse.OpStatus, []gse.JobProcess{p})
-	if err != nil || len(out.Hosts) != 2 {
+	out, err = c.JobStatus(ctx, scope, p)
+	if err != nil || len(out.IPs) != 2 {
 		t.Fatalf("status: %+v %v", out, err)
 	}
-	content, err := gse.ParseContent(out.Hosts[0].Content)
-	if err != nil || len(content.Process) != 1 || content.Process[0].ProcName != "nginx" {
-		t.Fatalf("content %+v %v", content, err)
+	st := out.IPs[0].Status
+	if out.IPs[0].ContentErr != nil || len(st.Instances) != 1 {
+		t.Fatalf("content %+v %v", st, out.IPs[0].ContentErr)
 	}
-	inst := content.Process[0].Instance[0]
-	if !bool(inst.IsAuto) || inst.PID <= 0 || inst.Version == "" {
+	if inst := st.Instances[0]; inst.IsAuto == nil || !*inst.IsAuto || inst.PID <= 0 || inst.Version == "" {
 		t.Fatalf("instance %+v", inst)
 	}
 	if sim.Calls("job/operate_process") != 1 || sim.Calls("job/operate_proc") != 0 {
@@ -78,7 +56,7 @@ func TestJobManageAndStatus(t *testing.T) {
 		t.Fatal("cmd_shell_ext did not select operate_proc")
 	}
 	p.CmdShellExt = ""
-	if _, err := c.JobManage(ctx, scope, gse.JobUnregister, []gse.JobProcess{p}); err != nil {
+	if _, err := c.JobManage(ctx, scope, gse.JobUnregister, p); err != nil {
 		t.Fatal(err)
 	}
 	if got := sim.JobProcesses(); len(got) != 0 {
@@ -90,8 +68,8 @@ func TestJobFailureNamesIP(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{})
 	sim.AddHostFault(simulator.HostFault{API: "job/manage_proc", IP: "10.0.0.2", Code: 65535, Message: "start.sh: permission denied", Times: 1})
-	out, err := c.JobManage(ctxTimeout(t, 5*time.Second), gse.JobScope{Type: "biz_set", ID: "9"}, gse.JobRegister, []gse.JobProcess{jobProc("10.0.0.1", "10.0.0.2")})
-	if err == nil || len(out.Hosts) != 2 {
+	out, err := c.JobManage(ctxTimeout(t, 5*time.Second), gse.JobScope{Type: "biz_set", ID: "9"}, gse.JobRegister, jobProc("10.0.0.1", "10.0.0.2"))
+	if err == nil || len(out.IPs) != 2 {
 		t.Fatalf("outcome %+v err %v", out, err)
 	}
 	for _, want := range []string{"manage_proc", "biz_set:9", "failed on 1 of 2 hosts", "10.0.0.2 (bk_cloud_id 0): GSE code 65535: start.sh: permission denied"} {
@@ -106,7 +84,7 @@ func TestJobBadParams(t *testing.T) {
 	c, _, _ := newClient(t, simulator.Options{})
 	periodic := jobProc("10.0.0.1")
 	periodic.Type = nil // type 0 needs cycle_time
-	_, err := c.JobManage(ctxTimeout(t, 5*time.Second), gse.JobScope{Type: "biz", ID: "3"}, gse.JobRegister, []gse.JobProcess{periodic})
+	_, err := c.JobManage(ctxTimeout(t, 5*time.Second), gse.JobScope{Type: "biz", ID: "3"}, gse.JobRegister, periodic)
 	if err == nil || !strings.Contains(err.Error(), "GSE code 1306406") || !strings.Contains(err.Error(), "cycle_time") {
 		t.Fatalf("err = %v", err)
 	}
@@ -115,13 +93,47 @@ func TestJobBadParams(t *testing.T) {
 func TestParseContentFlags(t *testing.T) {
 	t.Parallel()
 	c, err := gse.ParseContent(`{"value":[{"procName":"a","isAuto":"1","result":"ok"}],"process":[{"procname":"a","instance":[{"pid":-1,"isAuto":0}]}]}`)
-	if err != nil || !bool(c.Value[0].IsAuto) || bool(c.Process[0].Instance[0].IsAuto) || c.Process[0].Instance[0].PID != -1 {
+	if err != nil || *c.IsAuto != true || *c.Instances[0].IsAuto != false || c.Instances[0].PID != -1 {
 		t.Fatalf("%+v %v", c, err)
 	}
-	if c, err := gse.ParseContent(""); err != nil || c == nil {
+	if c, err := gse.ParseContent(""); err != nil || len(c.Instances) != 0 {
 		t.Fatal("empty content")
 	}
 	if _, err := gse.ParseContent("{not json"); err == nil {
 		t.Fatal("bad content accepted")
+	}
+}
+
+// A status answer in the documentation's shape (content an object, startTime
+// "", string times, no isAuto) is read: pid and running, hosting unknown.
+// Several instances are all judged.
+func TestJobStatusShapesAndInstances(t *testing.T) {
+	t.Parallel()
+	c, sim, _ := newClient(t, simulator.Options{InstantTasks: true})
+	ctx := ctxTimeout(t, 5*time.Second)
+	scope := gse.JobScope{Type: "biz", ID: "3"}
+	p := jobProc("10.0.0.1")
+	two := int64(2)
+	p.InstanceNum = &two
+	if _, err := c.JobManage(ctx, scope, gse.JobRegister, p); err != nil {
+		t.Fatal(err)
+	}
+	sim.JobInstancesDown("biz:3", "/data/nginx/bin//nginx", 0, "10.0.0.1", 1)
+	for _, shape := range []simulator.JobContentShape{simulator.JobContentGSE, simulator.JobContentStrings, simulator.JobContentDoc} {
+		sim.SetJobContentShape(shape)
+		out, err := c.JobStatus(ctx, scope, p)
+		if err != nil || len(out.IPs) != 1 || out.IPs[0].ContentErr != nil {
+			t.Fatalf("shape %d: %+v %v", shape, out, err)
+		}
+		st := out.IPs[0].Status
+		if !st.Running() || st.RunningInstances() != 1 || st.PID() <= 0 || len(st.Instances) != 2 {
+			t.Errorf("shape %d: the second instance runs, got %+v", shape, st)
+		}
+		if hosted := st.Hosted(); (shape == simulator.JobContentDoc) != (hosted == nil) || (hosted != nil && !*hosted) {
+			t.Errorf("shape %d: hosted %v", shape, hosted)
+		}
+	}
+	if _, err := c.JobManage(ctx, scope, gse.JobUnregister, p); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -14,11 +14,11 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// addAPIError reports a failed GSE call: what could not be done to which
-// process, the client's account of it (API, hosts, GSE codes and messages,
+// addAPIError reports a failed GSE or JOB call: what could not be done to which
+// process (a gse.Meta or a gse.JobTarget), the client's account of it (API, hosts, GSE codes and messages,
 // task and request ids), advice keyed on what the client says went wrong,
 // and what the user can do next.
-func addAPIError(diags *diag.Diagnostics, action string, meta gse.Meta, err error, next string) {
+func addAPIError(diags *diag.Diagnostics, action string, meta fmt.Stringer, err error, next string) {
 	detail := err.Error()
 	if a := advice(err); a != "" {
 		detail += "\n\n" + a

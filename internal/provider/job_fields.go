@@ -2,10 +2,8 @@ package provider
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -28,16 +26,19 @@ type jobField struct {
 
 var cmdShellExts = []string{"sh", "bat", "ps1"}
 
+// absPath is the check of every path field: JOB joins setup_path and proc_name, and the agent runs from it.
+var absPath = []validator.String{stringvalidator.RegexMatches(absPathRE, `must be an absolute path, such as /data/app or C:\app`)}
+
 var jobFields = map[string]jobField{
-	"setup_path":             {desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", strs: []validator.String{absolutePath()}},
+	"setup_path":             {desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", strs: absPath},
 	"proc_name":              {desc: "Process (binary) name, such as `nginx`."},
-	"pid_path":               {desc: "PID file of the process (absolute path); the agent reads it to find the process.", strs: []validator.String{absolutePath()}},
+	"pid_path":               {desc: "PID file of the process (absolute path); the agent reads it to find the process.", strs: absPath},
 	"proc_owner":             {desc: "Owner (contact person) of the process."},
 	"account":                {desc: "System account the commands run as; JOB uses `root` when unset."},
 	"cmd_shell_ext":          {desc: "Extension of the control scripts, the same for every IP: `sh` (Linux or cygwin), `bat` or `ps1` (Windows). Setting it sends the operation with `operate_proc` (seed 000), which takes no other optional field than `account`, `cpu_lmt` and `mem_lmt`.", strs: []validator.String{stringvalidator.OneOf(cmdShellExts...)}},
 	"contact":                {desc: "Contact (owner) of the process."},
-	"cfg_path":               {desc: "Configuration file or directory (absolute path).", strs: []validator.String{absolutePath()}},
-	"log_path":               {desc: "Log directory (absolute path).", strs: []validator.String{absolutePath()}},
+	"cfg_path":               {desc: "Configuration file or directory (absolute path).", strs: absPath},
+	"log_path":               {desc: "Log directory (absolute path).", strs: absPath},
 	"start_cmd":              {desc: "Start command."},
 	"stop_cmd":               {desc: "Stop command."},
 	"restart_cmd":            {desc: "Restart command."},
@@ -69,7 +70,9 @@ var (
 )
 
 // jobAttributes builds the schema attributes of names; required ones must be
-// set, and replace ones replace the resource when they change.
+// set, and replace ones replace the resource when they change. Every string
+// must be non-empty: JOB drops an empty field, so "" would plan a value that
+// is never sent.
 func jobAttributes(names, required, replace []string) map[string]schema.Attribute {
 	out := make(map[string]schema.Attribute, len(names))
 	for _, n := range names {
@@ -79,7 +82,8 @@ func jobAttributes(names, required, replace []string) map[string]schema.Attribut
 			out[n] = schema.Int64Attribute{Required: req, Optional: !req, MarkdownDescription: f.desc, Validators: f.ints}
 			continue
 		}
-		a := schema.StringAttribute{Required: req, Optional: !req, MarkdownDescription: f.desc, Validators: f.strs}
+		a := schema.StringAttribute{Required: req, Optional: !req, MarkdownDescription: f.desc,
+			Validators: append([]validator.String{stringvalidator.LengthAtLeast(1)}, f.strs...)}
 		if slices.Contains(replace, n) {
 			a.PlanModifiers = []planmodifier.String{stringplanmodifier.RequiresReplace()}
 		}
@@ -88,65 +92,86 @@ func jobAttributes(names, required, replace []string) map[string]schema.Attribut
 	return out
 }
 
-// jobIPListAttribute is ip_list: the hosts of a JOB process, as a set.
-func jobIPListAttribute(desc string) schema.SetNestedAttribute {
-	return schema.SetNestedAttribute{
-		Required: true, MarkdownDescription: desc,
-		Validators:   []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
-		NestedObject: schema.NestedAttributeObject{Attributes: hostAttributes(false)},
-	}
+// jobDefinitionModel holds the process_infos fields that manage_proc (seed
+// 003) and operate_process (seed 001) share; each model embeds it.
+type jobDefinitionModel struct {
+	SetupPath           types.String `tfsdk:"setup_path"`
+	ProcName            types.String `tfsdk:"proc_name"`
+	PidPath             types.String `tfsdk:"pid_path"`
+	CfgPath             types.String `tfsdk:"cfg_path"`
+	LogPath             types.String `tfsdk:"log_path"`
+	StartCmd            types.String `tfsdk:"start_cmd"`
+	StopCmd             types.String `tfsdk:"stop_cmd"`
+	RestartCmd          types.String `tfsdk:"restart_cmd"`
+	ReloadCmd           types.String `tfsdk:"reload_cmd"`
+	KillCmd             types.String `tfsdk:"kill_cmd"`
+	FuncID              types.String `tfsdk:"func_id"`
+	InstanceID          types.String `tfsdk:"instance_id"`
+	ValueKey            types.String `tfsdk:"value_key"`
+	Type                types.Int64  `tfsdk:"type"`
+	CPULmt              types.Int64  `tfsdk:"cpu_lmt"`
+	MemLmt              types.Int64  `tfsdk:"mem_lmt"`
+	CycleTime           types.Int64  `tfsdk:"cycle_time"`
+	InstanceNum         types.Int64  `tfsdk:"instance_num"`
+	OpTimeout           types.Int64  `tfsdk:"op_timeout"`
+	StartCheckBeginTime types.Int64  `tfsdk:"start_check_begin_time"`
+	StartCheckEndTime   types.Int64  `tfsdk:"start_check_end_time"`
 }
 
-// jobProcessFrom reads a process_infos item from attribute values by name;
-// fields that are absent, null or unknown stay unset.
-func jobProcessFrom(attrs map[string]attr.Value) gse.JobProcess {
-	str := func(n string) string {
-		v, _ := attrs[n].(types.String)
-		return v.ValueString()
-	}
-	num := func(n string) *int64 {
-		v, _ := attrs[n].(types.Int64)
-		return int64Ptr(v)
-	}
-	set, _ := attrs["ip_list"].(types.Set)
+// api is the definition as a process_infos item on ips; null fields stay unset.
+func (d jobDefinitionModel) api(ips []gse.JobIP) gse.JobProcess {
 	return gse.JobProcess{
-		SetupPath: str("setup_path"), ProcName: str("proc_name"), PidPath: str("pid_path"), ProcOwner: str("proc_owner"),
-		Account: str("account"), CmdShellExt: str("cmd_shell_ext"), Contact: str("contact"), CfgPath: str("cfg_path"), LogPath: str("log_path"),
-		StartCmd: str("start_cmd"), StopCmd: str("stop_cmd"), RestartCmd: str("restart_cmd"), ReloadCmd: str("reload_cmd"), KillCmd: str("kill_cmd"),
-		FuncID: str("func_id"), InstanceID: str("instance_id"), ValueKey: str("value_key"),
-		Type: num("type"), CPULmt: num("cpu_lmt"), MemLmt: num("mem_lmt"), CycleTime: num("cycle_time"), InstanceNum: num("instance_num"),
-		StartCheckBeginTime: num("start_check_begin_time"), StartCheckEndTime: num("start_check_end_time"), OpTimeout: num("op_timeout"),
-		IPList: jobIPs(set),
+		SetupPath: d.SetupPath.ValueString(), ProcName: d.ProcName.ValueString(), PidPath: d.PidPath.ValueString(),
+		CfgPath: d.CfgPath.ValueString(), LogPath: d.LogPath.ValueString(),
+		StartCmd: d.StartCmd.ValueString(), StopCmd: d.StopCmd.ValueString(), RestartCmd: d.RestartCmd.ValueString(),
+		ReloadCmd: d.ReloadCmd.ValueString(), KillCmd: d.KillCmd.ValueString(),
+		FuncID: d.FuncID.ValueString(), InstanceID: d.InstanceID.ValueString(), ValueKey: d.ValueKey.ValueString(),
+		Type: int64Ptr(d.Type), CPULmt: int64Ptr(d.CPULmt), MemLmt: int64Ptr(d.MemLmt), CycleTime: int64Ptr(d.CycleTime),
+		InstanceNum: int64Ptr(d.InstanceNum), OpTimeout: int64Ptr(d.OpTimeout),
+		StartCheckBeginTime: int64Ptr(d.StartCheckBeginTime), StartCheckEndTime: int64Ptr(d.StartCheckEndTime),
+		IPList: ips,
 	}
 }
 
-// jobIPs reads an ip_list set, sorted by cloud id then IP.
-func jobIPs(set types.Set) []gse.JobIP {
-	var out []gse.JobIP
-	for _, el := range set.Elements() {
-		out = append(out, jobIPOf(el))
+// jobIPModel is one element of ip_list.
+type jobIPModel struct {
+	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
+	IP        types.String `tfsdk:"ip"`
+}
+
+func (m jobIPModel) api() gse.JobIP {
+	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
+}
+
+// addr is the element's host identity (gse.JobIP.Addr).
+func (m jobIPModel) addr() string { return m.api().Addr() }
+
+func jobIPModels(ips []gse.JobIP) []jobIPModel {
+	out := make([]jobIPModel, len(ips))
+	for i, ip := range ips {
+		out[i] = jobIPModel{BkCloudID: types.Int64Value(ip.BkCloudID), IP: types.StringValue(ip.IP)}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].BkCloudID != out[j].BkCloudID {
-			return out[i].BkCloudID < out[j].BkCloudID
-		}
-		return out[i].IP < out[j].IP
-	})
 	return out
 }
 
-// jobIPOf reads one ip_list element.
-func jobIPOf(el attr.Value) gse.JobIP {
-	obj, _ := el.(types.Object)
-	ip, _ := obj.Attributes()["ip"].(types.String)
-	cloud, _ := obj.Attributes()["bk_cloud_id"].(types.Int64)
-	return gse.JobIP{IP: ip.ValueString(), BkCloudID: cloud.ValueInt64()}
+func apiJobIPs(ms []jobIPModel) []gse.JobIP {
+	out := make([]gse.JobIP, len(ms))
+	for i, m := range ms {
+		out[i] = m.api()
+	}
+	return out
 }
 
-// jobIPAddr is the host identity of a JOB IP (see gse.Host.Addr).
-func jobIPAddr(ip gse.JobIP) string { return gse.Host{IP: ip.IP, BkCloudID: ip.BkCloudID}.Addr() }
+func jobIPAddrs(ips []gse.JobIP) []string {
+	out := make([]string, len(ips))
+	for i, ip := range ips {
+		out[i] = ip.Addr()
+	}
+	return out
+}
 
-// operateProcessOnly lists the fields of p that operate_proc would drop.
+// operateProcessOnly lists the fields set in attrs (a process_infos object
+// of the configuration) that operate_proc would drop.
 func operateProcessOnly(attrs map[string]attr.Value) []string {
 	var out []string
 	for _, n := range operateProcessFields {

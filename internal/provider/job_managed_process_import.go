@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -16,60 +16,102 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-const jobImportIDFormat = "bk_scope_type:bk_scope_id/setup_path/proc_name@bk_cloud_id:ip[,bk_cloud_id:ip...], " +
-	"with setup_path written as in the configuration, such as biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.2"
+const jobImportIDFormat = "bk_scope_type:bk_scope_id/setup_path/proc_name@bk_cloud_id:ip[,bk_cloud_id:ip...]?proc_owner=...[&pid_path=...][&value_key=...], " +
+	"with setup_path written as in the configuration and the query URL-encoded, such as " +
+	"biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.2?proc_owner=ops&pid_path=/data/nginx/run/nginx.pid"
 
 var jobScopeRE = regexp.MustCompile(`^(biz|biz_set):([0-9]+)$`)
 
-// ImportState takes biz:<id>/<setup_path>/<proc_name>@<cloud>:<ip>,... . JOB
-// cannot read a definition back: every field but these stays empty until the
-// next apply registers the configuration's definition again.
+// jobImport is what an import ID says. proc_owner is required because every
+// manage_proc call needs it (seed 003), unregistering included; value_key
+// because it is the agent's index (a wrong one would unregister another
+// process); pid_path, optional, lets refresh query the status at once.
+type jobImport struct {
+	scopeType, scopeID, setupPath, procName string
+	procOwner, pidPath, valueKey            string
+	ips                                     []gse.JobIP
+}
+
+// ImportState takes jobImportIDFormat. JOB cannot read a definition back:
+// every other field stays empty until the next apply, which updates in place
+// and registers the configuration's definition again.
 func (r *jobManagedProcessResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	scope, setupPath, procName, ips, err := parseJobImportID(req.ID)
+	im, err := parseJobImportID(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for gse_job_managed_process", fmt.Sprintf("%s. Expected %s; got %q.", err, jobImportIDFormat, req.ID))
 		return
 	}
+	m := jobManagedProcessModel{BkScopeType: types.StringValue(im.scopeType), BkScopeID: types.StringValue(im.scopeID),
+		ProcOwner: types.StringValue(im.procOwner), IPList: jobIPModels(im.ips)}
+	m.SetupPath, m.ProcName = types.StringValue(im.setupPath), types.StringValue(im.procName)
+	m.PidPath, m.ValueKey = optionalValue(im.pidPath), optionalValue(im.valueKey)
+	m.ID = types.StringValue(m.id())
 	for name, v := range map[string]any{
-		"id": req.ID[:strings.LastIndex(req.ID, "@")], "bk_scope_type": scope[1], "bk_scope_id": scope[2],
-		"setup_path": setupPath, "proc_name": procName, "ip_list": ips,
+		"id": m.ID, "bk_scope_type": m.BkScopeType, "bk_scope_id": m.BkScopeID, "proc_owner": m.ProcOwner, "setup_path": m.SetupPath,
+		"proc_name": m.ProcName, "pid_path": m.PidPath, "value_key": m.ValueKey, "ip_list": m.IPList,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
 	}
 }
 
-func parseJobImportID(id string) (scope []string, setupPath, procName string, ips types.Set, err error) {
-	target, list, ok := strings.Cut(id, "@")
-	if !ok {
-		return nil, "", "", ips, fmt.Errorf("missing '@' between the process and its IPs")
+func optionalValue(s string) types.String {
+	if s == "" {
+		return types.StringNull()
 	}
+	return types.StringValue(s)
+}
+
+// parseJobImportID reads jobImportIDFormat. The query comes after the first
+// '?', the IPs after the last '@' before it: an owner may hold '@' (write it
+// %40 or raw), a setup_path may hold '@' but not '?'.
+func parseJobImportID(id string) (jobImport, error) {
+	var im jobImport
+	main, query, _ := strings.Cut(id, "?")
+	at := strings.LastIndex(main, "@")
+	if at < 0 {
+		return im, fmt.Errorf("missing '@' between the process and its IPs")
+	}
+	target, list := main[:at], main[at+1:]
 	scopePart, proc, ok := strings.Cut(target, "/")
-	if scope = jobScopeRE.FindStringSubmatch(scopePart); !ok || scope == nil {
-		return nil, "", "", ips, fmt.Errorf("the scope %q is not biz:<id> or biz_set:<id>", scopePart)
+	scope := jobScopeRE.FindStringSubmatch(scopePart)
+	if !ok || scope == nil {
+		return im, fmt.Errorf("the scope %q is not biz:<id> or biz_set:<id>", scopePart)
 	}
+	im.scopeType, im.scopeID = scope[1], scope[2]
 	i := strings.LastIndex(proc, "/")
 	if i < 0 || proc[i+1:] == "" {
-		return nil, "", "", ips, fmt.Errorf("%q is not setup_path/proc_name", proc)
+		return im, fmt.Errorf("%q is not setup_path/proc_name", proc)
 	}
-	setupPath, procName = proc[:i], proc[i+1:]
-	elType := types.ObjectType{AttrTypes: map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type}}
-	var els []attr.Value
+	im.setupPath, im.procName = proc[:i], proc[i+1:]
 	seen := map[string]bool{}
 	for _, item := range strings.Split(list, ",") {
 		cloudPart, ip, ok := strings.Cut(item, ":") // the IP comes last: an IPv6 address holds ':'
 		cloud, perr := strconv.ParseInt(cloudPart, 10, 64)
 		if !ok || perr != nil || cloud < 0 {
-			return nil, "", "", ips, fmt.Errorf("IP %q is not bk_cloud_id:ip", item)
+			return im, fmt.Errorf("IP %q is not bk_cloud_id:ip", item)
 		}
-		if _, perr := netip.ParseAddr(ip); perr != nil {
-			return nil, "", "", ips, fmt.Errorf("IP %q: %q is not an IP address", item, ip)
+		if a, perr := netip.ParseAddr(ip); perr != nil || a.Zone() != "" {
+			return im, fmt.Errorf("IP %q: %q is not an IP address without zone", item, ip)
 		}
-		a := jobIPAddr(gse.JobIP{IP: ip, BkCloudID: cloud})
-		if seen[a] {
-			return nil, "", "", ips, fmt.Errorf("IP %q is listed twice", item)
+		j := gse.JobIP{BkCloudID: cloud, IP: ip}
+		if seen[j.Addr()] {
+			return im, fmt.Errorf("IP %q is listed twice", item)
 		}
-		seen[a] = true
-		els = append(els, types.ObjectValueMust(elType.AttrTypes, map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud)}))
+		seen[j.Addr()] = true
+		im.ips = append(im.ips, j)
 	}
-	return scope, setupPath, procName, types.SetValueMust(elType, els), nil
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return im, fmt.Errorf("the query %q is not URL-encoded: %v", query, err)
+	}
+	for k := range q {
+		if k != "proc_owner" && k != "pid_path" && k != "value_key" {
+			return im, fmt.Errorf("unknown query parameter %q (proc_owner, pid_path and value_key are known)", k)
+		}
+	}
+	im.procOwner, im.pidPath, im.valueKey = q.Get("proc_owner"), q.Get("pid_path"), q.Get("value_key")
+	if im.procOwner == "" {
+		return im, fmt.Errorf("missing ?proc_owner=...: manage_proc requires it to unregister the process")
+	}
+	return im, nil
 }

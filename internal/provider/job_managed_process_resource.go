@@ -2,7 +2,9 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -25,11 +27,11 @@ var (
 	_ resource.ResourceWithConfigure      = (*jobManagedProcessResource)(nil)
 	_ resource.ResourceWithImportState    = (*jobManagedProcessResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*jobManagedProcessResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*jobManagedProcessResource)(nil)
 )
 
 // jobManagedProcessResource hosts one process definition on a set of IPs
-// through JOB's manage_proc (seed 003). Its model is the schema's object,
-// read and written by attribute name through the shared JOB field table.
+// through JOB's manage_proc (seed 003).
 type jobManagedProcessResource struct{ client *gse.Client }
 
 func newJobManagedProcessResource() resource.Resource { return &jobManagedProcessResource{} }
@@ -49,8 +51,9 @@ func (r *jobManagedProcessResource) Schema(ctx context.Context, _ resource.Schem
 	typeField := jobFields["type"]
 	attrs["type"] = schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
 		MarkdownDescription: typeField.desc + " Defaults to `0`.", Validators: typeField.ints}
-	attrs["id"] = schema.StringAttribute{Computed: true, MarkdownDescription: "`bk_scope_type:bk_scope_id/setup_path/proc_name`.",
-		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
+	attrs["id"] = schema.StringAttribute{Computed: true,
+		MarkdownDescription: "`bk_scope_type:bk_scope_id/setup_path/proc_name`, followed by `?value_key=...` when `value_key` is set.",
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
 	attrs["bk_scope_type"] = schema.StringAttribute{Required: true,
 		MarkdownDescription: "Scope of the process: `biz` (a business) or `biz_set` (a business set). Changing it replaces the resource.",
 		Validators:          []validator.String{stringvalidator.OneOf(scopeTypes...)},
@@ -65,17 +68,21 @@ func (r *jobManagedProcessResource) Schema(ctx context.Context, _ resource.Schem
 		MarkdownDescription: "Runtime state per IP, keyed `bk_cloud_id:ip`, from the status query (op_type 2 through `operate_process`) of the last apply or refresh. " +
 			"Read-only; it changes outside Terraform (pids) without causing a diff.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"status":  schema.StringAttribute{Computed: true, MarkdownDescription: "`running`, `stopped`, or `error` when the query failed on the IP."},
-			"managed": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the agent hosts the process (`isAuto`)."},
-			"pid":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Process id; `-1` when not running."},
-			"version": schema.StringAttribute{Computed: true, MarkdownDescription: "Version the agent reports."},
+			"status": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "`running` when any instance has a pid, `stopped`, or `error (...)` when the query failed on the IP or its answer was unreadable."},
+			"managed": schema.BoolAttribute{Computed: true,
+				MarkdownDescription: "Whether the agent hosts the process (`isAuto` of any instance); null when the answer does not say."},
+			"pid":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Process id of the first running instance; `-1` when none runs."},
+			"version":           schema.StringAttribute{Computed: true, MarkdownDescription: "Version the agent reports (of a running instance first)."},
+			"running_instances": schema.Int64Attribute{Computed: true, MarkdownDescription: "How many instances have a pid; compare with `instance_num`."},
 		}},
 	}
-	attrs["timeouts"] = timeouts.Attributes(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
+	attrs["timeouts"] = resourceTimeouts(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A process definition hosted (托管) on a set of IPs through the JOB platform's `manage_proc` (op_type 1 registers hosting, 2 unregisters), " +
 			"for installations that manage processes through JOB rather than GSE directly. Each task is polled with `get_proc_result` until every IP is done. " +
-			"Refresh runs a status query (op_type 2 through `operate_process`), so an IP whose process is no longer hosted leaves `ip_list` and shows up as drift.",
+			"Refresh runs a status query (op_type 2 through `operate_process`), so an IP whose agent says the process is no longer hosted leaves `ip_list` and shows up as drift; " +
+			"an IP whose answer does not say (no `isAuto`), fails or is unreadable is kept.",
 		Attributes: attrs,
 	}
 }
@@ -94,270 +101,226 @@ func (r *jobManagedProcessResource) ValidateConfig(ctx context.Context, req reso
 	}
 }
 
-// jobModel is the resource's object by attribute name.
-type jobModel map[string]attr.Value
-
-func (m jobModel) str(n string) string {
-	v, _ := m[n].(types.String)
-	return v.ValueString()
-}
-
-func (m jobModel) scope() gse.JobScope {
-	return gse.JobScope{Type: m.str("bk_scope_type"), ID: m.str("bk_scope_id")}
-}
-
-func (m jobModel) ipSet() types.Set {
-	s, _ := m["ip_list"].(types.Set)
-	return s
-}
-
-// process is the definition with the given IPs (all of ip_list when nil).
-func (m jobModel) process(ips []gse.JobIP) gse.JobProcess {
-	p := jobProcessFrom(m)
-	if ips != nil {
-		p.IPList = ips
+// ModifyPlan keeps the prior ip_status when nothing else changes. The
+// framework marks computed attributes unknown as soon as the configuration
+// differs from the state, before ip_list's plan modifier finds that only the
+// order differed; without this a reordered ip_list would still plan an update.
+func (r *jobManagedProcessResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
 	}
-	return p
-}
-
-func (m jobModel) timeouts() timeouts.Value {
-	t, _ := m["timeouts"].(timeouts.Value)
-	return t
-}
-
-func getJobModel(ctx context.Context, get func(context.Context, any) diag.Diagnostics, diags *diag.Diagnostics) (types.Object, jobModel) {
-	var obj types.Object
-	diags.Append(get(ctx, &obj)...)
-	m := jobModel{}
-	for k, v := range obj.Attributes() {
-		m[k] = v
-	}
-	return obj, m
-}
-
-func setJobModel(ctx context.Context, like types.Object, m jobModel, set func(context.Context, any) diag.Diagnostics, diags *diag.Diagnostics) {
-	obj, d := types.ObjectValue(like.AttributeTypes(ctx), m)
-	diags.Append(d...)
-	if !d.HasError() {
-		diags.Append(set(ctx, obj)...)
+	var prior types.Map
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("ip_status"), &prior)...)
+	unchanged := resp.Plan
+	resp.Diagnostics.Append(unchanged.SetAttribute(ctx, path.Root("ip_status"), prior)...)
+	if !resp.Diagnostics.HasError() && unchanged.Raw.Equal(req.State.Raw) {
+		resp.Plan = unchanged
 	}
 }
 
-// withIPs keeps the elements of an ip_list set whose host is in keep, as the user wrote them.
-func withIPs(set types.Set, keep []gse.JobIP) types.Set {
-	addrs := make([]string, len(keep))
-	for i, ip := range keep {
-		addrs[i] = jobIPAddr(ip)
+func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan jobManagedProcessModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
 	}
-	els := selectBy(set.Elements(), func(el attr.Value) string { return jobIPAddr(jobIPOf(el)) }, addrs, true)
-	return types.SetValueMust(set.ElementType(context.Background()), els)
+	ctx, cancel := deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID = types.StringValue(plan.id())
+	out, err := r.client.JobManage(ctx, plan.scope(), gse.JobRegister, plan.process(plan.ips()))
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "create", plan.target(), err,
+			"The IPs where hosting may be registered are kept in the state, and the resource is tainted: the next apply unregisters and registers it again.")
+		plan.IPList = selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(jobMayExist(out, err)), true)
+		if len(plan.IPList) == 0 {
+			return
+		}
+	}
+	plan.IPStatus = r.ipStatus(ctx, &plan, nil, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// succeeded lists the IPs of an outcome whose result is a success.
-func succeeded(out *gse.Outcome) []gse.JobIP {
-	var ips []gse.JobIP
-	if out != nil {
-		for _, h := range out.Hosts {
-			if h.OK() {
-				ips = append(ips, gse.JobIP{IP: h.Host.IP, BkCloudID: h.Host.BkCloudID})
-			}
+// jobMayExist lists the IPs where a register may have taken effect: those that
+// succeeded and those still pending at the deadline.
+func jobMayExist(out *gse.JobOutcome, err error) []gse.JobIP {
+	ips := out.Succeeded()
+	var hostsErr *gse.HostsError
+	if errors.As(err, &hostsErr) {
+		for _, h := range hostsErr.Pending {
+			ips = append(ips, gse.JobIP{BkCloudID: h.BkCloudID, IP: h.IP})
 		}
 	}
 	return ips
 }
 
-func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	like, m := getJobModel(ctx, req.Plan.Get, &resp.Diagnostics)
-	ctx, cancel := deadline(ctx, m.timeouts().Create, &resp.Diagnostics)
-	defer cancel()
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	scope, proc := m.scope(), m.process(nil)
-	m["id"] = types.StringValue(fmt.Sprintf("%s/%s/%s", scope, proc.SetupPath, proc.ProcName))
-	out, err := r.client.JobManage(ctx, scope, gse.JobRegister, []gse.JobProcess{proc})
-	if err != nil {
-		addJobError(&resp.Diagnostics, "create", scope, proc, err,
-			"The IPs where hosting was registered are kept in the state, and the resource is tainted: the next apply unregisters and registers it again.")
-		done := succeeded(out)
-		if len(done) == 0 {
-			return
-		}
-		m["ip_list"] = withIPs(m.ipSet(), done)
-	}
-	m["ip_status"] = r.ipStatus(ctx, m, nil, &resp.Diagnostics)
-	setJobModel(ctx, like, m, resp.State.Set, &resp.Diagnostics)
-}
-
-// jobStatusType is the element type of ip_status.
-var jobStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"status": types.StringType, "managed": types.BoolType, "pid": types.Int64Type, "version": types.StringType,
-}}
-
-// ipStatus queries the process's state on its IPs (op_type 2 through
-// operate_process) and builds ip_status; hosted, when not nil, receives
-// whether each IP's process is hosted (an IP whose query failed counts as hosted:
-// unknown is not drift). A failed query leaves a warning, not an error.
-func (r *jobManagedProcessResource) ipStatus(ctx context.Context, m jobModel, hosted map[string]bool, diags *diag.Diagnostics) types.Map {
-	proc := m.process(nil)
+// ipStatus reads ip_status; hosted, when not nil, receives the drift
+// judgement of each IP (stillHosted). A failed query leaves a warning, not an error.
+func (r *jobManagedProcessResource) ipStatus(ctx context.Context, m *jobManagedProcessModel, hosted map[string]bool, diags *diag.Diagnostics) types.Map {
 	elems := map[string]attr.Value{}
-	if proc.PidPath == "" || len(proc.IPList) == 0 {
+	if m.PidPath.ValueString() == "" || len(m.IPList) == 0 {
 		return types.MapValueMust(jobStatusType, elems)
 	}
-	out, err := r.client.JobOperate(ctx, m.scope(), gse.OpStatus, []gse.JobProcess{proc})
+	states, err := findJobIPStates(ctx, r.client, m.scope(), m.process(m.ips()))
 	if err != nil {
 		diags.AddWarning("Could not query the process status on every IP", err.Error()+"\n\nIPs whose status is unknown are kept as they are.")
 	}
-	if out == nil {
-		return types.MapValueMust(jobStatusType, elems)
-	}
-	for _, h := range out.Hosts {
-		st := jobIPStatusOf(h)
-		elems[hostKey(h.Host)] = types.ObjectValueMust(jobStatusType.AttrTypes, map[string]attr.Value{
-			"status": types.StringValue(st.status), "managed": types.BoolValue(st.managed), "pid": types.Int64Value(st.pid), "version": types.StringValue(st.version),
-		})
+	for _, ip := range m.ips() {
+		o, ok := states[ip.Addr()]
+		if ok {
+			elems[fmt.Sprintf("%d:%s", ip.BkCloudID, ip.IP)] = jobIPStatusOf(o, true).value()
+		}
 		if hosted != nil {
-			hosted[h.Host.Addr()] = st.managed || st.status == "error"
+			hosted[ip.Addr()] = stillHosted(o, ok)
 		}
 	}
 	return types.MapValueMust(jobStatusType, elems)
 }
 
-type jobIPStatus struct {
-	status  string
-	managed bool
-	pid     int64
-	version string
-}
-
-// jobIPStatusOf reads one IP's status answer: the first instance of its content.
-func jobIPStatusOf(h gse.HostOutcome) jobIPStatus {
-	st := jobIPStatus{status: "stopped", pid: -1}
-	c, err := gse.ParseContent(h.Content)
-	if !h.OK() || err != nil {
-		st.status = fmt.Sprintf("error (GSE code %d)", h.ErrorCode)
-		if h.OK() {
-			st.status = "error (unreadable content)"
-		}
-		return st
-	}
-	for _, p := range c.Process {
-		for _, in := range p.Instance {
-			st.managed, st.pid, st.version = bool(in.IsAuto), in.PID, in.Version
-			if in.PID > 0 {
-				st.status = "running"
-			}
-			return st
-		}
-	}
-	return st
-}
-
 func (r *jobManagedProcessResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	like, m := getJobModel(ctx, req.State.Get, &resp.Diagnostics)
-	ctx, cancel := deadline(ctx, m.timeouts().Read, &resp.Diagnostics)
-	defer cancel()
+	var m jobManagedProcessModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if m.str("pid_path") == "" {
-		// Imported and not applied yet: operate_process cannot query without pid_path.
+	ctx, cancel := deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
+	defer cancel()
+	if resp.Diagnostics.HasError() || m.PidPath.ValueString() == "" {
+		// Imported without pid_path: operate_process cannot query without it.
 		return
 	}
 	hosted := map[string]bool{}
-	m["ip_status"] = r.ipStatus(ctx, m, hosted, &resp.Diagnostics)
-	var kept []gse.JobIP
-	for _, ip := range jobIPs(m.ipSet()) {
-		if h, ok := hosted[jobIPAddr(ip)]; h || !ok {
+	m.IPStatus = r.ipStatus(ctx, &m, hosted, &resp.Diagnostics)
+	kept := m.IPList[:0:0]
+	for _, ip := range m.IPList {
+		if hosted[ip.addr()] {
 			kept = append(kept, ip)
 		}
 	}
-	if len(kept) == 0 {
-		resp.Diagnostics.AddWarning(fmt.Sprintf("JOB process %s is no longer hosted", m.str("id")),
+	m.IPList = kept
+	if len(m.IPList) == 0 {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("JOB process %s is no longer hosted", m.ID.ValueString()),
 			"No IP hosts the process any more, so it was removed from the state; the next apply registers it again.")
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	m["ip_list"] = withIPs(m.ipSet(), kept)
-	setJobModel(ctx, like, m, resp.State.Set, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// Update unregisters removed IPs, then registers the definition on new IPs,
-// and on kept ones when it changed. The state records what succeeded.
+// Update converges step by step, as gse_managed_process does: applied starts as
+// the prior state and records each step that succeeded, so a failure leaves a
+// state that says what is registered where, with which definition.
 func (r *jobManagedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	like, plan := getJobModel(ctx, req.Plan.Get, &resp.Diagnostics)
-	_, prior := getJobModel(ctx, req.State.Get, &resp.Diagnostics)
-	ctx, cancel := deadline(ctx, plan.timeouts().Update, &resp.Diagnostics)
+	var plan, prior jobManagedProcessModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
 
-	cur := jobModel{}
-	for k, v := range prior {
-		cur[k] = v
-	}
-	cur["timeouts"] = plan["timeouts"]
-	scope := plan.scope()
-	err := func() error {
-		removed, added, kept := diffBy(jobIPs(prior.ipSet()), jobIPs(plan.ipSet()), jobIPAddr)
-		if len(removed) > 0 {
-			out, err := r.client.JobManage(ctx, scope, gse.JobUnregister, []gse.JobProcess{prior.process(removed)})
-			var gone []string
-			for _, ip := range succeeded(out) {
-				gone = append(gone, jobIPAddr(ip))
-			}
-			cur["ip_list"] = withIPs(cur.ipSet(), selectBy(jobIPs(cur.ipSet()), jobIPAddr, gone, false))
-			if err != nil {
-				return err
-			}
-		}
-		targets := added
-		if changed := !sameJobDefinition(prior, plan); changed {
-			targets = append(targets, kept...)
-		}
-		if len(targets) > 0 {
-			out, err := r.client.JobManage(ctx, scope, gse.JobRegister, []gse.JobProcess{plan.process(targets)})
-			cur["ip_list"] = withIPs(plan.ipSet(), append(jobIPs(cur.ipSet()), succeeded(out)...))
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}()
-	if err != nil {
-		addJobError(&resp.Diagnostics, "update", scope, plan.process(nil), err, "The state records the steps that succeeded; fix the cause above and apply again to finish.")
+	applied := prior
+	applied.Timeouts = plan.Timeouts
+	if err := r.converge(ctx, &plan, &prior, &applied); err != nil {
+		addAPIError(&resp.Diagnostics, "update", plan.target(), err,
+			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
 	} else {
-		cur = plan
+		applied = plan
 	}
-	cur["ip_status"] = r.ipStatus(ctx, cur, nil, &resp.Diagnostics)
-	setJobModel(ctx, like, cur, resp.State.Set, &resp.Diagnostics)
+	applied.IPStatus = r.ipStatus(ctx, &applied, nil, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
 }
 
-// sameJobDefinition compares the process definitions of two models.
-func sameJobDefinition(a, b jobModel) bool {
-	for _, n := range manageProcFields {
-		if !a[n].Equal(b[n]) {
-			return false
+// converge unregisters removed IPs, re-registers kept ones when the definition
+// changed, then registers new ones, recording each step in applied.
+func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, applied *jobManagedProcessModel) error {
+	scope := plan.scope()
+	removed, added, kept := diffBy(prior.ips(), plan.ips(), gse.JobIP.Addr)
+	// Framework values compare by state and value, so == is Equal field by field.
+	changed := prior.jobDefinitionModel != plan.jobDefinitionModel || !prior.ProcOwner.Equal(plan.ProcOwner)
+
+	if len(removed) > 0 {
+		out, err := r.client.JobManage(ctx, scope, gse.JobUnregister, prior.process(removed))
+		applied.IPList = selectBy(applied.IPList, jobIPModel.addr, jobIPAddrs(out.Succeeded()), false)
+		if err != nil {
+			return err
 		}
 	}
-	return true
+	if changed {
+		if len(kept) > 0 {
+			// A partial re-register leaves the prior definition in the state: the next apply sends the new one again.
+			if _, err := r.client.JobManage(ctx, scope, gse.JobRegister, plan.process(kept)); err != nil {
+				return err
+			}
+		}
+		applied.jobDefinitionModel, applied.ProcOwner = plan.jobDefinitionModel, plan.ProcOwner
+	}
+	if len(added) > 0 {
+		out, err := r.client.JobManage(ctx, scope, gse.JobRegister, plan.process(added))
+		applied.IPList = append(applied.IPList, selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(jobMayExist(out, err)), true)...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *jobManagedProcessResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	_, m := getJobModel(ctx, req.State.Get, &resp.Diagnostics)
-	ctx, cancel := deadline(ctx, m.timeouts().Delete, &resp.Diagnostics)
+	var m jobManagedProcessModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := deadline(ctx, m.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	proc := m.process(nil)
-	if _, err := r.client.JobManage(ctx, m.scope(), gse.JobUnregister, []gse.JobProcess{proc}); err != nil {
-		addJobError(&resp.Diagnostics, "delete", m.scope(), proc, err, "The resource stays in the state; destroy again once the cause is fixed.")
+	if _, err := r.client.JobManage(ctx, m.scope(), gse.JobUnregister, m.process(m.ips())); err != nil {
+		addAPIError(&resp.Diagnostics, "delete", m.target(), err, "The resource stays in the state; destroy again once the cause is fixed.")
 	}
 }
 
-// addJobError reports a failed JOB call like addAPIError does for GSE.
-func addJobError(diags *diag.Diagnostics, action string, scope gse.JobScope, p gse.JobProcess, err error, next string) {
-	addAPIError(diags, action, gse.Meta{Namespace: "JOB " + scope.String(), Name: p.Path()}, err, next)
+// jobManagedProcessModel is the resource's state and plan.
+type jobManagedProcessModel struct {
+	ID          types.String `tfsdk:"id"`
+	BkScopeType types.String `tfsdk:"bk_scope_type"`
+	BkScopeID   types.String `tfsdk:"bk_scope_id"`
+	ProcOwner   types.String `tfsdk:"proc_owner"`
+	jobDefinitionModel
+	IPList   []jobIPModel   `tfsdk:"ip_list"`
+	IPStatus types.Map      `tfsdk:"ip_status"`
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (m *jobManagedProcessModel) scope() gse.JobScope {
+	return gse.JobScope{Type: m.BkScopeType.ValueString(), ID: m.BkScopeID.ValueString()}
+}
+
+func (m *jobManagedProcessModel) ips() []gse.JobIP { return apiJobIPs(m.IPList) }
+
+// process is the manage_proc item for ips; proc_owner is required by seed 003 on every call.
+func (m *jobManagedProcessModel) process(ips []gse.JobIP) gse.JobProcess {
+	p := m.api(ips)
+	p.ProcOwner = m.ProcOwner.ValueString()
+	return p
+}
+
+func (m *jobManagedProcessModel) target() gse.JobTarget {
+	return gse.TargetOf(m.scope(), m.process(nil))
+}
+
+// id is scope/setup_path/proc_name, with the value_key the agent indexes the process by.
+func (m *jobManagedProcessModel) id() string {
+	id := fmt.Sprintf("%s/%s/%s", m.scope(), m.SetupPath.ValueString(), m.ProcName.ValueString())
+	if k := m.ValueKey.ValueString(); k != "" {
+		id += "?" + url.Values{"value_key": {k}}.Encode()
+	}
+	return id
 }

@@ -139,14 +139,13 @@ func TestAccJobManagedProcess_lifecycle(t *testing.T) {
 			},
 			{
 				ResourceName: jobAddr, ImportState: true, ImportStateVerify: true,
-				ImportStateId: "biz:2//data/nginx/bin/nginx@0:10.0.0.2,1:10.0.0.3",
+				ImportStateId: "biz:2//data/nginx/bin/nginx@0:10.0.0.2,1:10.0.0.3?proc_owner=root&pid_path=/data/nginx/run/nginx.pid",
 				// JOB has no API that returns a definition: only the scope, setup_path,
-				// proc_name and ip_list are known after import; the next apply re-registers.
-				ImportStateVerifyIgnore: []string{"proc_owner", "pid_path", "cfg_path", "log_path", "start_cmd", "stop_cmd", "restart_cmd",
+				// proc_name, the ID's proc_owner and pid_path, and ip_list are known after
+				// import (ip_status is read with pid_path); the next apply re-registers.
+				ImportStateVerifyIgnore: []string{"cfg_path", "log_path", "start_cmd", "stop_cmd", "restart_cmd",
 					"reload_cmd", "kill_cmd", "type", "cpu_lmt", "mem_lmt", "instance_num", "op_timeout", "start_check_begin_time",
-					"start_check_end_time",
-					"ip_status", // read with operate_process, which needs pid_path
-					"timeouts"},
+					"start_check_end_time", "timeouts"},
 			},
 		},
 	})
@@ -205,6 +204,7 @@ func TestAccJobManagedProcess_importErrors(t *testing.T) {
 		"biz:2/nginx@0:10.0.0.1":                            `is not setup_path/proc_name`,
 		"biz:2//data/nginx/bin/nginx@10.0.0.1":              `is not bk_cloud_id:ip`,
 		"biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.1": `listed twice`,
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1":            `missing ?proc_owner=...`,
 	} {
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.factories(),

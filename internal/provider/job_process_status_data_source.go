@@ -3,11 +3,11 @@ package provider
 import (
 	"context"
 	"errors"
+	"sort"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -30,21 +30,22 @@ type jobProcessStatusModel struct {
 	ProcName   types.String       `tfsdk:"proc_name"`
 	PidPath    types.String       `tfsdk:"pid_path"`
 	Account    types.String       `tfsdk:"account"`
-	IPList     types.Set          `tfsdk:"ip_list"`
+	IPList     []jobIPModel       `tfsdk:"ip_list"`
 	IPStatus   []jobIPStatusModel `tfsdk:"ip_status"`
 	AllRunning types.Bool         `tfsdk:"all_running"`
 	Timeouts   timeouts.Value     `tfsdk:"timeouts"`
 }
 
 type jobIPStatusModel struct {
-	IP        types.String `tfsdk:"ip"`
-	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
-	Status    types.String `tfsdk:"status"`
-	Managed   types.Bool   `tfsdk:"managed"`
-	PID       types.Int64  `tfsdk:"pid"`
-	Version   types.String `tfsdk:"version"`
-	ErrorCode types.Int64  `tfsdk:"error_code"`
-	ErrorMsg  types.String `tfsdk:"error_msg"`
+	IP               types.String `tfsdk:"ip"`
+	BkCloudID        types.Int64  `tfsdk:"bk_cloud_id"`
+	Status           types.String `tfsdk:"status"`
+	Managed          types.Bool   `tfsdk:"managed"`
+	PID              types.Int64  `tfsdk:"pid"`
+	Version          types.String `tfsdk:"version"`
+	RunningInstances types.Int64  `tfsdk:"running_instances"`
+	ErrorCode        types.Int64  `tfsdk:"error_code"`
+	ErrorMsg         types.String `tfsdk:"error_msg"`
 }
 
 func (d *jobProcessStatusDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -68,29 +69,24 @@ func (d *jobProcessStatusDataSource) Schema(ctx context.Context, _ datasource.Sc
 			"proc_name":  str("proc_name", true),
 			"pid_path":   str("pid_path", true),
 			"account":    str("account", false),
-			"ip_list": schema.SetNestedAttribute{
-				Required: true, MarkdownDescription: "IPs to query.",
-				Validators: []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"ip":          schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host.", Validators: []validator.String{ipAddress()}},
-					"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Cloud area id of the host; `0` is the default area."},
-				}},
-			},
+			"ip_list":    jobIPListDataSourceAttribute("IPs to query."),
 			"ip_status": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "One entry per IP, ordered by `bk_cloud_id` then `ip`.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"ip":          schema.StringAttribute{Computed: true, MarkdownDescription: "IP address."},
 					"bk_cloud_id": schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id."},
-					"status":      schema.StringAttribute{Computed: true, MarkdownDescription: "`running` (a pid), `stopped`, or `error (GSE code N)` when the query failed on the IP."},
-					"managed":     schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the agent hosts the process (`isAuto`)."},
-					"pid":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Process id; `-1` when not running."},
-					"version":     schema.StringAttribute{Computed: true, MarkdownDescription: "Version the agent reports."},
-					"error_code":  schema.Int64Attribute{Computed: true, MarkdownDescription: "GSE code of the IP's answer; 0 on success."},
-					"error_msg":   schema.StringAttribute{Computed: true, MarkdownDescription: "GSE message of the IP's answer."},
+					"status": schema.StringAttribute{Computed: true,
+						MarkdownDescription: "`running` when any instance has a pid, `stopped`, `error (GSE code N)` when the query failed on the IP, or `error (unreadable content)`."},
+					"managed":           schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the agent hosts the process (`isAuto` of any instance); null when the answer does not say."},
+					"pid":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Process id of the first running instance; `-1` when none runs."},
+					"version":           schema.StringAttribute{Computed: true, MarkdownDescription: "Version the agent reports (of a running instance first)."},
+					"running_instances": schema.Int64Attribute{Computed: true, MarkdownDescription: "How many instances have a pid."},
+					"error_code":        schema.Int64Attribute{Computed: true, MarkdownDescription: "GSE code of the IP's answer; 0 on success."},
+					"error_msg":         schema.StringAttribute{Computed: true, MarkdownDescription: "GSE message of the IP's answer."},
 				}},
 			},
-			"all_running": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the process runs on every IP."},
-			"timeouts":    timeouts.Attributes(ctx),
+			"all_running": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the process runs (at least one instance) on every IP."},
+			"timeouts":    dataSourceTimeouts(ctx),
 		},
 	}
 }
@@ -108,34 +104,34 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(m.BkBizID.ValueInt64(), 10)}
+	ips := apiJobIPs(m.IPList)
 	proc := gse.JobProcess{SetupPath: m.SetupPath.ValueString(), ProcName: m.ProcName.ValueString(), PidPath: m.PidPath.ValueString(),
-		Account: m.Account.ValueString(), IPList: jobIPs(m.IPList)}
-	out, err := d.client.JobOperate(ctx, scope, gse.OpStatus, []gse.JobProcess{proc})
+		Account: m.Account.ValueString(), IPList: ips}
+	states, err := findJobIPStates(ctx, d.client, scope, proc)
 	var hostsErr *gse.HostsError
 	switch {
-	case errors.As(err, &hostsErr) && out != nil:
+	case errors.As(err, &hostsErr):
 		resp.Diagnostics.AddWarning("The status query failed on some IPs", err.Error())
 	case err != nil:
-		addJobError(&resp.Diagnostics, "query the status of", scope, proc, err, "Check the provider configuration, bk_biz_id and the process fields.")
+		addAPIError(&resp.Diagnostics, "query the status of", gse.TargetOf(scope, proc), err, "Check the provider configuration, bk_biz_id and the process fields.")
 		return
 	}
-	byAddr := map[string]gse.HostOutcome{}
-	for _, h := range out.Hosts {
-		byAddr[h.Host.Addr()] = h
-	}
-	all := true
-	m.IPStatus = nil
-	for _, ip := range proc.IPList {
-		h, ok := byAddr[jobIPAddr(ip)]
-		if !ok {
-			h.ErrorCode, h.ErrorMsg = gse.HostPending, "no answer before the deadline"
+	sort.SliceStable(ips, func(i, j int) bool {
+		if ips[i].BkCloudID != ips[j].BkCloudID {
+			return ips[i].BkCloudID < ips[j].BkCloudID
 		}
-		st := jobIPStatusOf(h)
+		return ips[i].IP < ips[j].IP
+	})
+	all := true
+	m.IPStatus = make([]jobIPStatusModel, 0, len(ips))
+	for _, ip := range ips {
+		o, ok := states[ip.Addr()]
+		st := jobIPStatusOf(o, ok)
 		all = all && st.status == "running"
 		m.IPStatus = append(m.IPStatus, jobIPStatusModel{
 			IP: types.StringValue(ip.IP), BkCloudID: types.Int64Value(ip.BkCloudID), Status: types.StringValue(st.status),
-			Managed: types.BoolValue(st.managed), PID: types.Int64Value(st.pid), Version: types.StringValue(st.version),
-			ErrorCode: types.Int64Value(int64(h.ErrorCode)), ErrorMsg: types.StringValue(h.ErrorMsg),
+			Managed: st.managed, PID: types.Int64Value(st.pid), Version: types.StringValue(st.version),
+			RunningInstances: types.Int64Value(st.runningInstances), ErrorCode: types.Int64Value(int64(st.code)), ErrorMsg: types.StringValue(st.msg),
 		})
 	}
 	m.AllRunning = types.BoolValue(all)

@@ -69,8 +69,23 @@ type operationGSEModel struct {
 }
 
 type operationJOBModel struct {
-	BkBizID      types.Int64    `tfsdk:"bk_biz_id"`
-	ProcessInfos []types.Object `tfsdk:"process_infos"`
+	BkBizID      types.Int64                `tfsdk:"bk_biz_id"`
+	ProcessInfos []operationJOBProcessModel `tfsdk:"process_infos"`
+}
+
+// operationJOBProcessModel is a process_infos item of operate_process (seed 001).
+type operationJOBProcessModel struct {
+	jobDefinitionModel
+	Contact     types.String `tfsdk:"contact"`
+	Account     types.String `tfsdk:"account"`
+	CmdShellExt types.String `tfsdk:"cmd_shell_ext"`
+	IPList      []jobIPModel `tfsdk:"ip_list"`
+}
+
+func (m operationJOBProcessModel) api() gse.JobProcess {
+	p := m.jobDefinitionModel.api(apiJobIPs(m.IPList))
+	p.Contact, p.Account, p.CmdShellExt = m.Contact.ValueString(), m.Account.ValueString(), m.CmdShellExt.ValueString()
+	return p
 }
 
 type operationResult struct {
@@ -96,7 +111,7 @@ func (r *processOperationResource) Configure(_ context.Context, req resource.Con
 func (r *processOperationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	jobProc := jobAttributes(operateProcessFields, []string{"setup_path", "proc_name", "pid_path"}, nil)
-	jobProc["ip_list"] = jobIPListAttribute("Hosts to run the operation on.")
+	jobProc["ip_list"] = jobIPSetAttribute("Hosts to run the operation on.")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Runs a process operation once, when created, and again whenever `triggers` (or any other argument) change, like `terraform_data`. " +
 			"The target is either a GSE process (`gse`, sent with `operate_proc_v2`) or JOB processes (`job`, sent with `operate_process`, " +
@@ -162,7 +177,7 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 					"version":     schema.StringAttribute{Computed: true, MarkdownDescription: "From a `status` answer: the process version; null otherwise."},
 				}},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true}),
+			"timeouts": resourceTimeouts(ctx, timeouts.Opts{Create: true}),
 		},
 	}
 }
@@ -228,74 +243,91 @@ func (r *processOperationResource) Create(ctx context.Context, req resource.Crea
 		return
 	}
 	op := operations[plan.Op.ValueString()]
-	var out *gse.Outcome
+	var results []operationResult
+	var taskID string
+	var target fmt.Stringer
 	var err error
-	var target gse.Meta
-	isJob := plan.JOB != nil
 	if g := plan.GSE; g != nil {
-		target = gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
+		meta := gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
+		target = meta
 		var hosts []gse.Host
 		for _, h := range g.Hosts {
 			hosts = append(hosts, gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64()})
 		}
-		out, err = r.client.Operate(ctx, gse.OperateRequest{Meta: target, Hosts: hosts, Op: op, Spec: g.Spec.api()})
+		var out *gse.Outcome
+		if out, err = r.client.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: g.Spec.api()}); err == nil {
+			taskID, results = out.TaskID, gseOperationResults(out)
+		}
 	} else {
 		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(plan.JOB.BkBizID.ValueInt64(), 10)}
 		var procs []gse.JobProcess
-		for _, obj := range plan.JOB.ProcessInfos {
-			procs = append(procs, jobProcessFrom(obj.Attributes()))
+		for _, p := range plan.JOB.ProcessInfos {
+			procs = append(procs, p.api())
 		}
-		target = gse.Meta{Namespace: "JOB " + scope.String(), Name: procs[0].Path()}
-		out, err = r.client.JobOperate(ctx, scope, op, procs)
+		target = gse.TargetOf(scope, procs[0])
+		var out *gse.JobOutcome
+		if out, err = r.client.JobOperate(ctx, scope, op, procs); err == nil {
+			taskID, results = out.TaskID, jobOperationResults(out)
+		}
 	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "run "+plan.Op.ValueString()+" on", target, err, "Nothing is saved: the next apply runs the operation again.")
 		return
 	}
-	plan.ID, plan.TaskID = types.StringValue(out.TaskID), types.StringValue(out.TaskID)
-	results, d := types.ListValueFrom(ctx, operationResultType, operationResults(out, isJob))
+	plan.ID, plan.TaskID = types.StringValue(taskID), types.StringValue(taskID)
+	sort.Slice(results, func(i, j int) bool {
+		a, b := results[i], results[j]
+		if a.Process != b.Process {
+			return a.Process.ValueString() < b.Process.ValueString()
+		}
+		if a.BkCloudID != b.BkCloudID {
+			return a.BkCloudID.ValueInt64() < b.BkCloudID.ValueInt64()
+		}
+		return a.IP.ValueString() < b.IP.ValueString()
+	})
+	list, d := types.ListValueFrom(ctx, operationResultType, results)
 	resp.Diagnostics.Append(d...)
-	plan.Results = results
+	plan.Results = list
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// operationResults lists an outcome's hosts with what their content says.
-// A JOB outcome's Meta.Name is the process path; a GSE one's Meta is the process.
-func operationResults(out *gse.Outcome, isJob bool) []operationResult {
-	hosts := append([]gse.HostOutcome(nil), out.Hosts...)
-	sort.Slice(hosts, func(i, j int) bool {
-		a, b := hosts[i], hosts[j]
-		if a.Meta.Name != b.Meta.Name {
-			return a.Meta.Name < b.Meta.Name
-		}
-		if a.Host.BkCloudID != b.Host.BkCloudID {
-			return a.Host.BkCloudID < b.Host.BkCloudID
-		}
-		return a.Host.IP < b.Host.IP
-	})
-	results := make([]operationResult, 0, len(hosts))
-	for _, h := range hosts {
-		res := operationResult{
-			Process: types.StringValue(h.Meta.String()), IP: types.StringValue(h.Host.IP), BkCloudID: types.Int64Value(h.Host.BkCloudID),
-			ErrorCode: types.Int64Value(int64(h.ErrorCode)), ErrorMsg: types.StringValue(h.ErrorMsg), Content: types.StringValue(h.Content),
-			PID: types.Int64Null(), Managed: types.BoolNull(), Version: types.StringNull(),
-		}
-		if isJob {
-			res.Process = types.StringValue(h.Meta.Name)
-		}
-		if c, err := gse.ParseContent(h.Content); err == nil {
-			for _, p := range c.Process {
-				for _, in := range p.Instance[:min(1, len(p.Instance))] {
-					res.PID, res.Managed, res.Version = types.Int64Value(in.PID), types.BoolValue(bool(in.IsAuto)), types.StringValue(in.Version)
-				}
-			}
-			for _, v := range c.Value[:min(1, len(c.Value))] {
-				res.Managed = types.BoolValue(bool(v.IsAuto))
-			}
-		}
-		results = append(results, res)
+// gseOperationResults lists a GSE outcome's hosts with what their content says.
+func gseOperationResults(out *gse.Outcome) []operationResult {
+	results := make([]operationResult, 0, len(out.Hosts))
+	for _, h := range out.Hosts {
+		st, err := gse.ParseContent(h.Content)
+		results = append(results, operationResultOf(h.Meta.String(), h.Host.IP, h.Host.BkCloudID, h.HostResult, st, err))
 	}
 	return results
+}
+
+// jobOperationResults lists a JOB outcome's IPs; the client read their content.
+func jobOperationResults(out *gse.JobOutcome) []operationResult {
+	results := make([]operationResult, 0, len(out.IPs))
+	for _, o := range out.IPs {
+		results = append(results, operationResultOf(o.Process, o.IP.IP, o.IP.BkCloudID, o.HostResult, o.Status, o.ContentErr))
+	}
+	return results
+}
+
+// operationResultOf is one result: pid and version from a status answer's
+// instances (all judged, see gse.Status), managed from whatever says isAuto.
+func operationResultOf(process, ip string, cloud int64, r gse.HostResult, st gse.Status, contentErr error) operationResult {
+	res := operationResult{
+		Process: types.StringValue(process), IP: types.StringValue(ip), BkCloudID: types.Int64Value(cloud),
+		ErrorCode: types.Int64Value(int64(r.ErrorCode)), ErrorMsg: types.StringValue(r.ErrorMsg), Content: types.StringValue(r.Content),
+		PID: types.Int64Null(), Managed: types.BoolNull(), Version: types.StringNull(),
+	}
+	if contentErr != nil {
+		return res
+	}
+	if len(st.Instances) > 0 {
+		res.PID, res.Version = types.Int64Value(st.PID()), types.StringValue(st.Version())
+	}
+	if h := st.Hosted(); h != nil {
+		res.Managed = types.BoolValue(*h)
+	}
+	return res
 }
 
 // Read keeps the state: an operation has nothing to read back.

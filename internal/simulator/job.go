@@ -32,9 +32,74 @@ type jobProc struct {
 	Type        *int       `json:"type"`
 	CycleTime   *int       `json:"cycle_time"`
 	CPULmt      *int       `json:"cpu_lmt"`
+	InstanceNum *int       `json:"instance_num"`
 	MemLmt      *int       `json:"mem_lmt"`
 	IPList      []wireHost `json:"ip_list"`
 	raw         json.RawMessage
+}
+
+// JobContentShape is how JOB status answers are written.
+type JobContentShape int
+
+const (
+	// JobContentGSE: content is a JSON string with numeric times and isAuto, as GSE writes it.
+	JobContentGSE JobContentShape = iota
+	// JobContentDoc: content is a JSON object, startTime is "", stime and utime
+	// are strings and isAuto is absent, as the public get_proc_result documentation shows it.
+	JobContentDoc
+	// JobContentStrings: as JobContentGSE, with the documentation's string-typed times.
+	JobContentStrings
+)
+
+// jobKnobs are the JOB-only test knobs of a Server.
+type jobKnobs struct {
+	shape JobContentShape
+	down  map[procKey]int // leading instances that are not running
+}
+
+// SetJobContentShape sets how status answers are written from now on.
+func (s *Server) SetJobContentShape(shape JobContentShape) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.job.shape = shape
+}
+
+// JobInstancesDown makes the first n instances of a JOB process report no pid
+// in status answers; its other instances (instance_num) keep running.
+func (s *Server) JobInstancesDown(scope, index string, cloud int64, ip string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.job.down == nil {
+		s.job.down = map[procKey]int{}
+	}
+	s.job.down[keyOf(scope, index, cloud, ip)] = n
+}
+
+// jobStatusContent is a status answer for p, one instance per instance_num.
+func (s *Server) jobStatusContent(k procKey, p *Process, def jobProc) string {
+	n := 1
+	if def.InstanceNum != nil && *def.InstanceNum > 1 {
+		n = *def.InstanceNum
+	}
+	var instances []map[string]any
+	for i := range n {
+		pid := int64(-1)
+		if p.Running && i >= s.job.down[k] {
+			pid = p.PID + int64(i)
+		}
+		in := map[string]any{"pid": pid, "version": p.Version, "processName": p.ProcName, "cpuUsage": 0.5, "phyMemUsage": 1.5}
+		switch s.job.shape {
+		case JobContentGSE:
+			in["isAuto"], in["startTime"] = p.Hosted, p.LastStartTime
+		case JobContentStrings:
+			in["isAuto"], in["startTime"], in["stime"], in["utime"] = p.Hosted, "", "0", "0"
+		case JobContentDoc:
+			in["startTime"], in["stime"], in["utime"], in["freeVMem"] = "", "0", "0", "0"
+		}
+		instances = append(instances, in)
+	}
+	b, _ := json.Marshal(map[string]any{"process": []any{map[string]any{"procname": p.ProcName, "instance": instances}}, "ip": p.IP, "timezone": 8})
+	return string(b)
 }
 
 func (p jobProc) index() string {
@@ -42,11 +107,6 @@ func (p jobProc) index() string {
 		return p.ValueKey
 	}
 	return p.SetupPath + "/" + p.ProcName
-}
-
-// JobIndex is the index of a JOB process: value_key, else {setup_path}/{proc_name}.
-func JobIndex(setupPath, procName, valueKey string) string {
-	return jobProc{SetupPath: setupPath, ProcName: procName, ValueKey: valueKey}.index()
 }
 
 func (s *Server) serveJOB(w http.ResponseWriter, r *http.Request) {
@@ -172,7 +232,7 @@ func (s *Server) operateJob(api, scope string, p jobProc, h wireHost, op int) ho
 	if !known {
 		if op != 0 && op != 3 && op != 7 {
 			if op == 2 {
-				return hostResult{ErrorMsg: "success", Content: statusContent(&Process{ProcName: p.ProcName, PID: -1})}
+				return hostResult{ErrorMsg: "success", Content: s.jobStatusContent(k, &Process{ProcName: p.ProcName, IP: h.IP, PID: -1}, p)}
 			}
 			return hostResult{ErrorCode: hostNotRunning, ErrorMsg: "process is not running"}
 		}
@@ -182,6 +242,9 @@ func (s *Server) operateJob(api, scope string, p jobProc, h wireHost, op int) ho
 	proc.ProcName, proc.SetupPath = p.ProcName, p.SetupPath
 	if op == 3 || op == 0 {
 		proc.Spec = append(json.RawMessage(nil), p.raw...)
+	}
+	if op == 2 {
+		return hostResult{ErrorMsg: "success", Content: s.jobStatusContent(k, proc, p)}
 	}
 	autoType := 0
 	if p.Type != nil {
@@ -203,7 +266,23 @@ func (s *Server) pollJob(scope, id string) (any, *apiError) {
 	if done {
 		status = 2
 	}
-	return map[string]any{"status": status, "result": results}, nil
+	if s.job.shape != JobContentDoc {
+		return map[string]any{"status": status, "result": results}, nil
+	}
+	type docResult struct {
+		ErrorCode int             `json:"error_code"`
+		ErrorMsg  string          `json:"error_msg"`
+		Content   json.RawMessage `json:"content"`
+	}
+	doc := make(map[string]docResult, len(results))
+	for k, r := range results {
+		d := docResult{ErrorCode: r.ErrorCode, ErrorMsg: r.ErrorMsg, Content: json.RawMessage(`""`)}
+		if json.Valid([]byte(r.Content)) {
+			d.Content = json.RawMessage(r.Content) // the object itself, not a string
+		}
+		doc[k] = d
+	}
+	return map[string]any{"status": status, "result": doc}, nil
 }
 
 // JobProcesses returns a copy of every process hosted through JOB.

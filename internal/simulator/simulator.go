@@ -46,6 +46,7 @@ type Server struct {
 	hostFaults []*HostFault
 	calls      map[string]int
 	taskLog    []TaskRecord
+	job        jobKnobs // JOB-only knobs, in job.go
 	seq        int
 	mux        *http.ServeMux
 }

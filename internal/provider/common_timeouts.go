@@ -1,0 +1,72 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	dstimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+)
+
+const (
+	timeoutsDescription = "How long each operation may take, as a positive Go duration such as `30s` or `5m` (default `%s`). " +
+		"A task still pending at the deadline fails naming its hosts; raise the timeout when agents answer slowly."
+	timeoutDescription = "Deadline of %s, a positive duration such as `90s` or `10m` (default `%s`)."
+)
+
+// defaultTimeoutText is defaultTimeout as a user writes it: 10m, not 10m0s.
+var defaultTimeoutText = shortDuration(defaultTimeout)
+
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// resourceTimeouts is the timeouts attribute of a resource, described, with
+// each duration required to be positive: "-5m" parses as a duration, and would
+// otherwise fail at apply as a task that never finished.
+func resourceTimeouts(ctx context.Context, opts timeouts.Opts) schema.SingleNestedAttribute {
+	a, ok := timeouts.Attributes(ctx, opts).(schema.SingleNestedAttribute)
+	if !ok {
+		panic("timeouts.Attributes is not a SingleNestedAttribute")
+	}
+	a.MarkdownDescription = fmt.Sprintf(timeoutsDescription, defaultTimeoutText)
+	for name, nested := range a.Attributes {
+		s, ok := nested.(schema.StringAttribute)
+		if !ok {
+			continue
+		}
+		s.MarkdownDescription = fmt.Sprintf(timeoutDescription, name, defaultTimeoutText)
+		s.Validators = append(s.Validators, duration())
+		a.Attributes[name] = s
+	}
+	return a
+}
+
+// dataSourceTimeouts is resourceTimeouts for a data source (read only).
+func dataSourceTimeouts(ctx context.Context) dschema.SingleNestedAttribute {
+	a, ok := dstimeouts.Attributes(ctx).(dschema.SingleNestedAttribute)
+	if !ok {
+		panic("timeouts.Attributes is not a SingleNestedAttribute")
+	}
+	a.MarkdownDescription = fmt.Sprintf(timeoutsDescription, defaultTimeoutText)
+	for name, nested := range a.Attributes {
+		if s, ok := nested.(dschema.StringAttribute); ok {
+			s.MarkdownDescription = fmt.Sprintf(timeoutDescription, name, defaultTimeoutText)
+			s.Validators = append(s.Validators, []validator.String{duration()}...)
+			a.Attributes[name] = s
+		}
+	}
+	return a
+}

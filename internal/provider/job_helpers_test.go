@@ -1,0 +1,156 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+func TestParseJobImportID(t *testing.T) {
+	t.Parallel()
+	for id, want := range map[string]jobImport{
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1,1:2001:db8::1?proc_owner=ops": {scopeType: "biz", scopeID: "2", setupPath: "/data/nginx/bin",
+			procName: "nginx", procOwner: "ops", ips: []gse.JobIP{{IP: "10.0.0.1"}, {BkCloudID: 1, IP: "2001:db8::1"}}},
+		"biz_set:9/C:\\app@2/app@0:10.0.0.1?proc_owner=a%40b.com&pid_path=C%3A%5Capp%5Capp.pid&value_key=k": {scopeType: "biz_set", scopeID: "9",
+			setupPath: "C:\\app@2", procName: "app", procOwner: "a@b.com", pidPath: "C:\\app\\app.pid", valueKey: "k", ips: []gse.JobIP{{IP: "10.0.0.1"}}},
+		"biz:2//opt/bin/x@0:10.0.0.1?value_key=k&proc_owner=a@b": {scopeType: "biz", scopeID: "2", setupPath: "/opt/bin", procName: "x",
+			procOwner: "a@b", valueKey: "k", ips: []gse.JobIP{{IP: "10.0.0.1"}}},
+	} {
+		got, err := parseJobImportID(id)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v %v\nwant %+v", id, got, err, want)
+		}
+	}
+	for id, want := range map[string]string{
+		"biz:2//data/nginx/bin/nginx?proc_owner=ops":                              "missing '@'",
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1":                                  "missing ?proc_owner",
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:::ffff:10.0.0.1?proc_owner=ops": "listed twice",
+		"biz:2//data/nginx/bin/nginx@0:fe80::1%eth0?proc_owner=ops":               "without zone",
+		"biz:2//data/nginx/bin/nginx@-1:10.0.0.1?proc_owner=ops":                  "is not bk_cloud_id:ip",
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1?proc_owner=ops&owner=x":           `unknown query parameter "owner"`,
+		"biz:x//data/nginx/bin/nginx@0:10.0.0.1?proc_owner=ops":                   "is not biz:<id>",
+		"biz:2/nginx/@0:10.0.0.1?proc_owner=ops":                                  "is not setup_path/proc_name",
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1?proc_owner=%zz":                   "not URL-encoded",
+	} {
+		if _, err := parseJobImportID(id); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", id, err, want)
+		}
+	}
+}
+
+func ipObj(cloud int64, ip string) attr.Value {
+	return types.ObjectValueMust(map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type},
+		map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud)})
+}
+
+func TestSameIPsAnyOrder(t *testing.T) {
+	t.Parallel()
+	a := []attr.Value{ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2"), ipObj(0, "2001:db8::1")}
+	for name, tc := range map[string]struct {
+		b    []attr.Value
+		same bool
+	}{
+		"reordered":       {[]attr.Value{ipObj(0, "2001:db8::1"), ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2")}, true},
+		"another cloud":   {[]attr.Value{ipObj(0, "2001:db8::1"), ipObj(0, "10.0.0.1"), ipObj(0, "10.0.0.2")}, false},
+		"respelled":       {[]attr.Value{ipObj(0, "2001:DB8::1"), ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2")}, false},
+		"one less":        {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2")}, false},
+		"one twice":       {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2")}, false},
+		"unknown element": {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2"), types.ObjectUnknown(map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type})}, false},
+	} {
+		if got := sameIPsAnyOrder(a, tc.b); got != tc.same {
+			t.Errorf("%s: %v, want %v", name, got, tc.same)
+		}
+	}
+}
+
+func TestJobIPListValidator(t *testing.T) {
+	t.Parallel()
+	elType := types.ObjectType{AttrTypes: map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type}}
+	for name, tc := range map[string]struct {
+		els  []attr.Value
+		want []string // summaries
+	}{
+		"valid":        {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(0, "10.0.0.2"), ipObj(1, "10.0.0.1"), ipObj(0, "2001:db8::1")}, nil},
+		"mapped twice": {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(0, "::ffff:10.0.0.1")}, []string{"Duplicate host"}},
+		"case twice":   {[]attr.Value{ipObj(0, "2001:DB8::1"), ipObj(0, "2001:db8::1")}, []string{"Duplicate host"}},
+		"zone":         {[]attr.Value{ipObj(0, "fe80::1%eth0")}, []string{"Invalid ip"}},
+		"not an ip":    {[]attr.Value{ipObj(0, "10.0.0"), ipObj(-1, "10.0.0.1")}, []string{"Invalid ip", "Invalid bk_cloud_id"}},
+	} {
+		resp := &validator.ListResponse{}
+		jobIPListValidator{}.ValidateList(context.Background(), validator.ListRequest{Path: path.Root("ip_list"), ConfigValue: types.ListValueMust(elType, tc.els)}, resp)
+		var got []string
+		for _, d := range resp.Diagnostics {
+			got = append(got, d.Summary())
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+	}
+}
+
+// The drift judgement: only an answer that says "not hosted" is drift.
+func TestStillHosted(t *testing.T) {
+	t.Parallel()
+	yes, no := true, false
+	ok := func(st gse.Status) gse.JobIPOutcome { return gse.JobIPOutcome{Op: gse.OpStatus, Status: st} }
+	for name, tc := range map[string]struct {
+		o        gse.JobIPOutcome
+		answered bool
+		hosted   bool
+		status   string
+	}{
+		"hosted and running": {ok(gse.Status{Instances: []gse.Instance{{PID: -1, IsAuto: &no}, {PID: 9, IsAuto: &yes}}}), true, true, "running"},
+		"unhosted":           {ok(gse.Status{Instances: []gse.Instance{{PID: -1, IsAuto: &no}}}), true, false, "stopped"},
+		"does not say":       {ok(gse.Status{Instances: []gse.Instance{{PID: 9}}}), true, true, "running"},
+		"no answer":          {gse.JobIPOutcome{}, false, true, "error (GSE code 115)"},
+		"agent offline":      {gse.JobIPOutcome{Op: gse.OpStatus, HostResult: gse.HostResult{ErrorCode: 117}}, true, true, "error (GSE code 117)"},
+		"unreadable content": {gse.JobIPOutcome{Op: gse.OpStatus, ContentErr: errors.New("bad")}, true, true, "error (unreadable content)"},
+	} {
+		if got := stillHosted(tc.o, tc.answered); got != tc.hosted {
+			t.Errorf("%s: hosted %v, want %v", name, got, tc.hosted)
+		}
+		if got := jobIPStatusOf(tc.o, tc.answered).status; got != tc.status {
+			t.Errorf("%s: status %q, want %q", name, got, tc.status)
+		}
+	}
+}
+
+// IP diffing for an update: by host identity, so a respelled IP is kept, not removed and added.
+func TestJobIPDiff(t *testing.T) {
+	t.Parallel()
+	prior := []gse.JobIP{{IP: "10.0.0.1"}, {IP: "2001:DB8::1"}, {BkCloudID: 1, IP: "10.0.0.2"}}
+	plan := []gse.JobIP{{IP: "::ffff:10.0.0.1"}, {IP: "2001:db8::1"}, {IP: "10.0.0.3"}}
+	removed, added, kept := diffBy(prior, plan, gse.JobIP.Addr)
+	if !reflect.DeepEqual(removed, []gse.JobIP{{BkCloudID: 1, IP: "10.0.0.2"}}) || !reflect.DeepEqual(added, []gse.JobIP{{IP: "10.0.0.3"}}) ||
+		!reflect.DeepEqual(kept, []gse.JobIP{{IP: "::ffff:10.0.0.1"}, {IP: "2001:db8::1"}}) {
+		t.Errorf("removed %v added %v kept %v", removed, added, kept)
+	}
+}
+
+// What may exist after a failed register: the IPs that succeeded and those
+// still pending at the deadline (115 means "processing"), not those that failed.
+func TestMayExist(t *testing.T) {
+	t.Parallel()
+	out := &gse.JobOutcome{IPs: []gse.JobIPOutcome{
+		{IP: gse.JobIP{IP: "10.0.0.1"}, Op: gse.OpHost},
+		{IP: gse.JobIP{IP: "10.0.0.2"}, Op: gse.OpHost, HostResult: gse.HostResult{ErrorCode: 65535}},
+	}}
+	err := &gse.HostsError{Failures: []gse.HostFailure{{Host: gse.Host{IP: "10.0.0.2"}, Code: 65535}}, Pending: []gse.Host{{IP: "10.0.0.3", BkCloudID: 1}}}
+	got := jobMayExist(out, fmt.Errorf("wrapped: %w", err))
+	if want := []gse.JobIP{{IP: "10.0.0.1"}, {BkCloudID: 1, IP: "10.0.0.3"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := jobMayExist(nil, errors.New("connection refused")); len(got) != 0 {
+		t.Errorf("nothing submitted: %v", got)
+	}
+}

@@ -1,0 +1,176 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// ip_list is a list whose order does not matter. Its elements carry no
+// validator, default or plan modifier: the framework would walk them one by
+// one (and a set compares them pairwise), so plan cost would grow faster than
+// the list. One list-level validator checks every IP and finds duplicates,
+// and one list-level plan modifier keeps the prior order when only the order changed.
+
+const (
+	jobIPDesc    = "IPv4 or IPv6 address of the host, without a zone (`%eth0`)."
+	jobCloudDesc = "Cloud area (管控区域) id of the host, `0` or more; `0` is the default area."
+)
+
+// jobIPListAttribute is ip_list of gse_job_managed_process.
+func jobIPListAttribute(desc string) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Required: true, MarkdownDescription: desc + " Order does not matter; each `bk_cloud_id` and IP pair may appear once.",
+		Validators:    []validator.List{listvalidator.SizeAtLeast(1), jobIPListValidator{}},
+		PlanModifiers: []planmodifier.List{ignoreIPOrder{}},
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: jobIPDesc},
+			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: jobCloudDesc},
+		}},
+	}
+}
+
+// jobIPSetAttribute is the ip_list of a process_infos item of gse_process_operation.
+func jobIPSetAttribute(desc string) schema.SetNestedAttribute {
+	return schema.SetNestedAttribute{
+		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
+		Validators: []validator.Set{setvalidator.SizeAtLeast(1), jobIPListValidator{}},
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: jobIPDesc},
+			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: jobCloudDesc},
+		}},
+	}
+}
+
+// jobIPListDataSourceAttribute is ip_list of gse_job_process_status.
+func jobIPListDataSourceAttribute(desc string) dschema.ListNestedAttribute {
+	return dschema.ListNestedAttribute{
+		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
+		Validators: []validator.List{listvalidator.SizeAtLeast(1), jobIPListValidator{}},
+		NestedObject: dschema.NestedAttributeObject{Attributes: map[string]dschema.Attribute{
+			"ip":          dschema.StringAttribute{Required: true, MarkdownDescription: jobIPDesc},
+			"bk_cloud_id": dschema.Int64Attribute{Required: true, MarkdownDescription: jobCloudDesc},
+		}},
+	}
+}
+
+// jobIPListValidator checks every element of an ip_list in one pass: the IP
+// parses and has no zone (JOB cannot address one), the cloud id is not
+// negative, and no host appears twice in any spelling (10.0.0.1 and
+// ::ffff:10.0.0.1, 2001:DB8::1 and 2001:db8::1 are one host).
+type jobIPListValidator struct{}
+
+func (jobIPListValidator) Description(context.Context) string {
+	return "every ip is an IPv4 or IPv6 address without zone, bk_cloud_id is 0 or more, and no host appears twice"
+}
+
+func (v jobIPListValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v jobIPListValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	validateJobIPs(req.Path, req.ConfigValue.Elements(), func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
+}
+
+func (v jobIPListValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	// A set element's path is its whole value: the message names the IP instead.
+	validateJobIPs(req.Path, req.ConfigValue.Elements(), func(int, string) path.Path { return req.Path }, &resp.Diagnostics)
+}
+
+func validateJobIPs(list path.Path, els []attr.Value, at func(i int, name string) path.Path, diags *diag.Diagnostics) {
+	seen := make(map[string]string, len(els))
+	for i, el := range els {
+		ip, ok := knownJobIP(el)
+		if !ok {
+			continue
+		}
+		a, err := netip.ParseAddr(ip.IP)
+		switch {
+		case err != nil:
+			diags.AddAttributeError(at(i, "ip"), "Invalid ip", fmt.Sprintf("%s: %q is not an IPv4 or IPv6 address such as 10.0.0.1 or 2001:db8::1.", list, ip.IP))
+			continue
+		case a.Zone() != "":
+			diags.AddAttributeError(at(i, "ip"), "Invalid ip", fmt.Sprintf("%s: %q has a zone; JOB addresses hosts without one, so write %s.", list, ip.IP, a.WithZone("")))
+			continue
+		case ip.BkCloudID < 0:
+			diags.AddAttributeError(at(i, "bk_cloud_id"), "Invalid bk_cloud_id", fmt.Sprintf("%s: bk_cloud_id must be 0 or more, got %d.", list, ip.BkCloudID))
+			continue
+		}
+		if first, dup := seen[ip.Addr()]; dup {
+			diags.AddAttributeError(at(i, "ip"), "Duplicate host",
+				fmt.Sprintf("%s lists bk_cloud_id %d, ip %q and %s: the same host. Keep one.", list, ip.BkCloudID, ip.IP, first))
+			continue
+		}
+		seen[ip.Addr()] = fmt.Sprintf("ip %q", ip.IP)
+	}
+}
+
+// knownJobIP reads an element whose ip and bk_cloud_id are known.
+func knownJobIP(el attr.Value) (gse.JobIP, bool) {
+	obj, ok := el.(types.Object)
+	if !ok || obj.IsNull() || obj.IsUnknown() {
+		return gse.JobIP{}, false
+	}
+	ip, okIP := obj.Attributes()["ip"].(types.String)
+	cloud, okCloud := obj.Attributes()["bk_cloud_id"].(types.Int64)
+	if !okIP || !okCloud || ip.IsNull() || ip.IsUnknown() || cloud.IsNull() || cloud.IsUnknown() {
+		return gse.JobIP{}, false
+	}
+	return gse.JobIP{BkCloudID: cloud.ValueInt64(), IP: ip.ValueString()}, true
+}
+
+// ignoreIPOrder plans the prior ip_list when the configuration lists the same
+// hosts, spelled the same, in another order: reordering is not a change.
+type ignoreIPOrder struct{}
+
+func (ignoreIPOrder) Description(context.Context) string {
+	return "a reordered ip_list plans no change"
+}
+
+func (m ignoreIPOrder) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+
+func (ignoreIPOrder) PlanModifyList(_ context.Context, req planmodifier.ListRequest, resp *planmodifier.ListResponse) {
+	if req.StateValue.IsNull() || req.PlanValue.IsUnknown() || req.PlanValue.IsNull() || req.PlanValue.Equal(req.StateValue) {
+		return
+	}
+	if sameIPsAnyOrder(req.StateValue.Elements(), req.PlanValue.Elements()) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+// sameIPsAnyOrder reports whether two ip_lists hold the same elements, as
+// written, in any order.
+func sameIPsAnyOrder(a, b []attr.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := make(map[gse.JobIP]int, len(a))
+	for _, el := range a {
+		ip, ok := knownJobIP(el)
+		if !ok {
+			return false
+		}
+		count[ip]++
+	}
+	for _, el := range b {
+		ip, ok := knownJobIP(el)
+		if !ok || count[ip] == 0 {
+			return false
+		}
+		count[ip]--
+	}
+	return true
+}

@@ -1,0 +1,223 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// Issue 7 item 5: status answers in the documentation's shape (content an
+// object, startTime "", stime/utime strings, no isAuto) and with string times
+// are read: no IP leaves the state, no plan shows drift.
+func TestAccJobManagedProcess_contentShapes(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := e.jobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2")
+	var steps []resource.TestStep
+	steps = append(steps, resource.TestStep{Config: cfg})
+	for _, shape := range []simulator.JobContentShape{simulator.JobContentDoc, simulator.JobContentStrings} {
+		steps = append(steps, resource.TestStep{
+			PreConfig: func() { e.sim.SetJobContentShape(shape) },
+			Config:    cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(jobAddr, "ip_list.#", "2"),
+				resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.1.status", "running"),
+				resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.2.running_instances", "1"),
+			),
+		})
+	}
+	// In the documented shape the agent does not say whether it hosts: unknown is not drift.
+	steps[1].Check = resource.ComposeAggregateTestCheckFunc(steps[1].Check, resource.TestCheckNoResourceAttr(jobAddr, "ip_status.0:10.0.0.1.managed"))
+	// With isAuto present, unhosting behind Terraform's back is still drift.
+	steps = append(steps, resource.TestStep{
+		PreConfig: func() {
+			if err := e.sim.JobDrift(simulator.DriftUnhost, jobScope, jobIndex, 0, "10.0.0.2"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		RefreshState: true, ExpectNonEmptyPlan: true,
+		Check: resource.TestCheckResourceAttr(jobAddr, "ip_list.#", "1"),
+	}, resource.TestStep{Config: cfg, Check: e.jobCheck(0, "10.0.0.2", hostedAndRunning)})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: e.factories(), CheckDestroy: e.checkSimEmpty, Steps: steps})
+}
+
+// Issue 7 item 7: every instance counts. The first of two instances is down,
+// the second runs: the process runs on the host.
+func TestAccJobManagedProcess_instances(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := edited(t, e.jobConfig("./nginx", "0:10.0.0.1"), "instance_num           = 1", "instance_num = 2")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig:    func() { e.sim.JobInstancesDown(jobScope, jobIndex, 0, "10.0.0.1", 1) },
+				RefreshState: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.1.status", "running"),
+					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.1.running_instances", "1"),
+					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.1.managed", "true"),
+					resource.TestMatchResourceAttr(jobAddr, "ip_status.0:10.0.0.1.pid", regexp.MustCompile(`^[1-9][0-9]*$`)),
+				),
+			},
+		},
+	})
+}
+
+// manageProcCalls asserts how many manage_proc calls the simulator served
+// (the simulator refuses any without proc_owner, as seed 003 requires).
+func (e *testEnv) manageProcCalls(want int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if n := e.sim.Calls("job/manage_proc"); n != want {
+			return fmt.Errorf("manage_proc called %d times, want %d", n, want)
+		}
+		return nil
+	}
+}
+
+// Issue 7 item 6: an import with value_key updates in place at the next apply,
+// and a destroy straight after import carries proc_owner.
+func TestAccJobManagedProcess_importValueKey(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := edited(t, e.jobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2"), `proc_owner             = "root"`, `proc_owner = "root"
+  value_key  = "key_test"`)
+	id := "biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.2?proc_owner=root&pid_path=%2Fdata%2Fnginx%2Frun%2Fnginx.pid&value_key=key_test"
+	importBlock := fmt.Sprintf("\nimport {\n  to = %s\n  id = %q\n}\n", jobAddr, id)
+	forget := e.providerBlock() + fmt.Sprintf("\nremoved {\n  from = %s\n  lifecycle {\n    destroy = false\n  }\n}\n", jobAddr)
+	hostedByKey := func(ip string) resource.TestCheckFunc {
+		return expectProc("JOB key_test "+ip, func() (simulator.Process, bool) { return e.sim.JobProcess(jobScope, "key_test", 0, ip) }, hostedAndRunning)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(hostedByKey("10.0.0.1"), hostedByKey("10.0.0.2"),
+				resource.TestCheckResourceAttr(jobAddr, "id", "biz:2//data/nginx/bin/nginx?value_key=key_test"))},
+			{
+				ResourceName: jobAddr, ImportState: true, ImportStateVerify: true, ImportStateId: id,
+				ImportStateVerifyIgnore: []string{"cfg_path", "log_path", "start_cmd", "stop_cmd", "restart_cmd", "reload_cmd", "kill_cmd", "type",
+					"cpu_lmt", "mem_lmt", "instance_num", "op_timeout", "start_check_begin_time", "start_check_end_time", "timeouts"},
+			},
+			{Config: forget},
+			{
+				Config: cfg + importBlock,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(hostedByKey("10.0.0.1"), hostedByKey("10.0.0.2"), e.manageProcCalls(2)),
+			},
+			{Config: forget},
+			{Config: cfg, ResourceName: jobAddr, ImportState: true, ImportStatePersist: true, ImportStateId: id},
+			{Config: cfg, Destroy: true, Check: e.manageProcCalls(3)},
+		},
+	})
+}
+
+// A midway-failing update: the definition changes on the kept IPs (that
+// re-register succeeds) and adding 10.0.0.3 fails. The state records exactly
+// that: the new definition, the two kept IPs, not the new one.
+func TestAccJobManagedProcess_updateFailsMidway(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	v2 := e.jobConfig("./nginx -c v2", "0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: e.jobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2")},
+			{
+				PreConfig: func() {
+					e.sim.AddHostFault(simulator.HostFault{API: "job/manage_proc", IP: "10.0.0.3", Code: 65535, Message: "disk full", Times: 1})
+				},
+				Config:      v2,
+				ExpectError: regexp.MustCompile(`(?s)Could not update process JOB biz:2//data/nginx/bin/nginx.*10\.0\.0\.3 \(bk_cloud_id 0\): GSE code\s+65535: disk full`),
+			},
+			{
+				RefreshState: true, ExpectNonEmptyPlan: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(jobAddr, "ip_list.#", "2"),
+					resource.TestCheckResourceAttr(jobAddr, "start_cmd", "./nginx -c v2"),
+					e.jobCheck(0, "10.0.0.1", startCmdIs("./nginx -c v2")),
+					e.jobCheck(0, "10.0.0.2", startCmdIs("./nginx -c v2")),
+					e.jobAbsent(0, "10.0.0.3"),
+				),
+			},
+			{
+				Config: v2,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: e.jobCheck(0, "10.0.0.3", startCmdIs("./nginx -c v2")),
+			},
+		},
+	})
+}
+
+// Issue 6: a reordered ip_list plans no change.
+func TestAccJobManagedProcess_reorderedIPs(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: e.jobConfig("./nginx", "0:10.0.0.1", "1:10.0.0.2", "0:2001:db8::1")},
+			{
+				Config:           e.jobConfig("./nginx", "0:2001:db8::1", "0:10.0.0.1", "1:10.0.0.2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// Issue 7 item 9: inputs that used to pass plan.
+func TestAccJobManagedProcess_inputValidation(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	base := e.jobConfig("./nginx", "0:10.0.0.1")
+	var cases []planError
+	for _, tc := range []struct{ from, to, want string }{
+		{`proc_name              = "nginx"`, `proc_name = ""`, `proc_name string length must be at least 1`},
+		{`proc_owner             = "root"`, `proc_owner = ""`, `proc_owner string length must be at least 1`},
+		{`start_cmd              = "./nginx"`, `start_cmd = ""`, `start_cmd string length must be at least 1`},
+		{`{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `{ bk_cloud_id = 0, ip = "fe80::1%eth0" }`, `has a zone`},
+		{`{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `{ bk_cloud_id = 0, ip = "10.0.0.1" }, { bk_cloud_id = 0, ip = "::ffff:10.0.0.1" }`, `the same\s+host`},
+		{`{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `{ bk_cloud_id = -1, ip = "10.0.0.1" }`, `bk_cloud_id must be 0 or more`},
+		{`{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `{ bk_cloud_id = 0, ip = "10.0.0" }`, `is not an IPv4 or IPv6 address`},
+		{`timeouts               = { create = "5s" }`, `timeouts = { create = "-5m" }`, `must be a positive duration`},
+	} {
+		cases = append(cases, planError{edited(t, base, tc.from, tc.to), tc.want})
+	}
+	e.expectPlanErrors(t, cases)
+}
+
+// The ip_list of a JOB operation (a set) gets the same checks as the resource's.
+func TestAccProcessOperation_jobIPValidation(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	base := e.jobOperation("start", "1", "")
+	var cases []planError
+	for _, tc := range []struct{ to, want string }{
+		{`{ bk_cloud_id = 0, ip = "10.0.0.1" }, { bk_cloud_id = 0, ip = "::ffff:10.0.0.1" }`, `the same\s+host`},
+		{`{ bk_cloud_id = 0, ip = "fe80::1%eth0" }`, `has a zone`},
+		{`{ bk_cloud_id = 0, ip = "10.0.0" }`, `is not an IPv4 or IPv6\s+address`},
+	} {
+		cases = append(cases, planError{edited(t, base, `{ bk_cloud_id = 0, ip = "10.0.0.1" }, { bk_cloud_id = 0, ip = "10.0.0.2" }`, tc.to), tc.want})
+	}
+	e.expectPlanErrors(t, cases)
+}
