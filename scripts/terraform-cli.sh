@@ -63,13 +63,9 @@ chmod -R u+w "$tmp/src"
 mkdir -p "$dest"
 (
   cd "$tmp/src"
-  ldflags=
-  if [ "$cli" = terraform ]; then
-    strip_nested_backends
-    # Without it the binary reports $version-dev.
-    ldflags="-X github.com/hashicorp/terraform/version.dev=no"
-  fi
-  GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o "$tmp/$cli" "$pkg"
+  [ "$cli" != terraform ] || strip_nested_backends
+  # Both CLIs report $version-dev unless built as a release.
+  GOFLAGS=-mod=mod go build -trimpath -ldflags "-X $module/version.dev=no" -o "$tmp/$cli" "$pkg"
 ) >&2
 # Rename into place last, so an interrupted build never leaves a half-written CLI.
 mv "$tmp/$cli" "$bin"
