@@ -12,9 +12,13 @@ awk -v label="$label" '
     n[$2]++
     if ($2 != "PASS:") names[$2] = names[$2] " " $3
   }
+  # A package can fail without a test result line (a panic, or os.Exit when
+  # the CLI cannot run): name it too.
+  /^FAIL\t/ { pkgs = pkgs " " $2 }
   END {
     ran = n["PASS:"] + n["FAIL:"]
     printf "\n== %s: %d tests ran (%d passed, %d failed), %d skipped\n", label, ran, n["PASS:"], n["FAIL:"], n["SKIP:"]
     if (n["SKIP:"]) printf "   skipped:%s\n", names["SKIP:"]
     if (n["FAIL:"]) printf "   failed:%s\n", names["FAIL:"]
+    if (pkgs != "") printf "   failed packages:%s\n", pkgs
   }'
