@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/bin"
 work="$root/.demo"
-tf=$(bash "$root/scripts/terraform-cli.sh")
+tf=${TF:-$(bash "$root/scripts/terraform-cli.sh")} # make demo TF=/path/to/terraform-or-tofu
 
 rm -rf "$work"
 mkdir -p "$work"
