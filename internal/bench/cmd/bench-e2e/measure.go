@@ -100,6 +100,8 @@ func sampleProviders(parent int, done <-chan struct{}, out chan<- map[int]procSa
 				continue
 			}
 			if s, ok := readProc(pid, parent); ok {
+				// An exiting process has no VmHWM any more: keep the peak seen.
+				s.hwm = max(s.hwm, seen[pid].hwm)
 				seen[pid] = s
 			}
 		}
