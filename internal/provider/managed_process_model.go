@@ -229,8 +229,3 @@ func (p *proven) value(hosts []hostModel) types.Map {
 func statusKey(h hostModel) string {
 	return fmt.Sprintf("%d:%s", h.BkCloudID.ValueInt64(), h.IP.ValueString())
 }
-
-// hostKey is the key of a host in a status map: bk_cloud_id:ip.
-func hostKey(h gse.Host) string {
-	return fmt.Sprintf("%d:%s", h.BkCloudID, h.IP)
-}

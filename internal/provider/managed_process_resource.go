@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -44,7 +43,6 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 		startCmd, restartCmd, reloadCmd types.String
 		autoType                        types.Int64
 		crontabRule                     types.String
-		timeouts                        timeouts.Value
 	}
 	for _, a := range []struct {
 		at     path.Path
@@ -54,7 +52,6 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 		{path.Root("restart_triggers"), &c.restartTriggers}, {path.Root("reload_triggers"), &c.reloadTriggers},
 		{controlPath.AtName("start_cmd"), &c.startCmd}, {controlPath.AtName("restart_cmd"), &c.restartCmd}, {controlPath.AtName("reload_cmd"), &c.reloadCmd},
 		{policyPath.AtName("auto_type"), &c.autoType}, {policyPath.AtName("crontab_rule"), &c.crontabRule},
-		{path.Root("timeouts"), &c.timeouts},
 	} {
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, a.at, a.target)...)
 	}
@@ -72,7 +69,6 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 			"auto_type = 0 makes the process periodic: the agent runs it on the schedule in crontab_rule, and without one it is never run. "+
 				"Set crontab_rule (for example \"*/5 * * * *\"), or auto_type = 1 for a resident process.")
 	}
-	validateTimeouts(c.timeouts, &resp.Diagnostics)
 }
 
 var (
@@ -103,24 +99,6 @@ func needsCommand(set bool, setting, does string, cmd types.String, at path.Path
 	if set && cmd.IsNull() {
 		diags.AddAttributeError(at, fmt.Sprintf("%s needs %s", setting, at),
 			fmt.Sprintf("%s %s, which runs %s on every host; it is unset. Set %s, or remove %s.", setting, does, at, at, setting))
-	}
-}
-
-// validateTimeouts rejects a zero or negative deadline, which would fail every
-// call at once (the timeouts package checks only that the value parses).
-func validateTimeouts(t timeouts.Value, diags *diag.Diagnostics) {
-	if t.IsNull() || t.IsUnknown() {
-		return
-	}
-	for name, v := range t.Attributes() {
-		s, ok := v.(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
-		}
-		if d, err := time.ParseDuration(s.ValueString()); err == nil && d <= 0 {
-			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeouts."+name,
-				fmt.Sprintf("timeouts.%s must be a positive duration such as 30s or 15m, got %q.", name, s.ValueString()))
-		}
 	}
 }
 

@@ -173,8 +173,8 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
 					extra: running + "\n restart_triggers = { conf = \"v1\" }\n reload_triggers = { conf = \"v1\" }"}),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.2", restartsReloads(1, 1)),
-					e.simCheck(1, "10.0.0.3", restartsReloads(1, 1)),
+					e.simCheck(0, "10.0.0.2", restartsAndOneReload(1)),
+					e.simCheck(1, "10.0.0.3", restartsAndOneReload(1)),
 				),
 			},
 			{
@@ -182,8 +182,8 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
 					extra: running + "\n restart_triggers = { conf = \"v2\" }\n reload_triggers = { conf = \"v1\" }"}),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.2", restartsReloads(2, 1)),
-					e.simCheck(1, "10.0.0.3", restartsReloads(2, 1)),
+					e.simCheck(0, "10.0.0.2", restartsAndOneReload(2)),
+					e.simCheck(1, "10.0.0.3", restartsAndOneReload(2)),
 				),
 			},
 			// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
@@ -205,7 +205,9 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 	})
 }
 
-func restartsReloads(restarts, reloads int) func(simulator.Process) error {
+// restartsAndOneReload checks a process restarted restarts times and reloaded once.
+func restartsAndOneReload(restarts int) func(simulator.Process) error {
+	const reloads = 1
 	return func(p simulator.Process) error {
 		if p.Restarts != restarts || p.Reloads != reloads {
 			return fmt.Errorf("restarts/reloads = %d/%d, want %d/%d", p.Restarts, p.Reloads, restarts, reloads)

@@ -247,18 +247,12 @@ func hostsSchema(desc string) schema.ListNestedAttribute {
 
 func timeoutsSchema(ctx context.Context) schema.Attribute {
 	d := "How long %s may take, as a positive duration such as `30s` or `15m`. Defaults to `10m`; tasks still pending then fail the apply, naming each host."
-	t := timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
+	t := resourceTimeouts(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
 		CreateDescription: fmt.Sprintf(d, "create (register, host or start, poll)"),
 		UpdateDescription: fmt.Sprintf(d, "an update"),
 		DeleteDescription: fmt.Sprintf(d, "destroy (stop or unhost, unregister)"),
-	}).(schema.SingleNestedAttribute)
+	})
 	t.MarkdownDescription = "Deadlines of create, update and delete, each including every API call, retry and task poll."
-	for name, a := range t.Attributes {
-		if s, ok := a.(schema.StringAttribute); ok {
-			s.MarkdownDescription = s.Description
-			t.Attributes[name] = s
-		}
-	}
 	return t
 }
 
