@@ -100,9 +100,6 @@ func (e *APIError) Kind() Kind {
 	return KindOther
 }
 
-// IsAuth reports whether err is an authentication or permission refusal.
-func IsAuth(err error) bool { return KindOf(err) == KindAuth }
-
 // KindOf is the Kind of the APIError in err's chain, or KindOther.
 func KindOf(err error) Kind {
 	var e *APIError

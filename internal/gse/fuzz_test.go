@@ -96,9 +96,9 @@ func FuzzStatusReply(f *testing.F) {
 			return
 		}
 		for _, e := range out.ProcInfos {
-			ip := CanonicalIP(e.Host.IP)
-			if CanonicalIP(ip) != ip {
-				t.Fatalf("CanonicalIP(%q) is not stable", e.Host.IP)
+			ip := canonicalIP(e.Host.IP)
+			if canonicalIP(ip) != ip {
+				t.Fatalf("canonicalIP(%q) is not stable", e.Host.IP)
 			}
 			if e.Host.Addr() != (Host{IP: ip, BkCloudID: e.Host.BkCloudID}).Addr() {
 				t.Fatalf("%q and its canonical form are different hosts", e.Host.IP)

@@ -52,10 +52,10 @@ func (h Host) String() string { return fmt.Sprintf("%s (bk_cloud_id %d)", h.IP, 
 
 // Addr is the host's identity for matching server data: cloud id and the IP in
 // canonical form, so "2001:DB8::1" and "2001:db8::1" are the same host.
-func (h Host) Addr() string { return fmt.Sprintf("%d:%s", h.BkCloudID, CanonicalIP(h.IP)) }
+func (h Host) Addr() string { return fmt.Sprintf("%d:%s", h.BkCloudID, canonicalIP(h.IP)) }
 
-// CanonicalIP returns ip in canonical form, or ip unchanged when it does not parse.
-func CanonicalIP(ip string) string {
+// canonicalIP returns ip in canonical form, or ip unchanged when it does not parse.
+func canonicalIP(ip string) string {
 	if a, err := netip.ParseAddr(ip); err == nil {
 		return a.String()
 	}

@@ -130,7 +130,7 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	plan.ID = types.StringValue(plan.id())
-	out, err := r.client.JobManage(ctx, plan.scope(), gse.JobRegister, plan.process(plan.ips()))
+	out, err := r.client.Job.Manage(ctx, plan.scope(), gse.JobRegister, plan.process(plan.ips()))
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", plan.target(), err,
 			"The IPs where hosting may be registered are kept in the state, and the resource is tainted: the next apply unregisters and registers it again.")
@@ -246,7 +246,7 @@ func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, a
 	changed := prior.jobDefinitionModel != plan.jobDefinitionModel || !prior.ProcOwner.Equal(plan.ProcOwner)
 
 	if len(removed) > 0 {
-		out, err := r.client.JobManage(ctx, scope, gse.JobUnregister, prior.process(removed))
+		out, err := r.client.Job.Manage(ctx, scope, gse.JobUnregister, prior.process(removed))
 		applied.IPList = selectBy(applied.IPList, jobIPModel.addr, jobIPAddrs(out.Succeeded()), false)
 		if err != nil {
 			return err
@@ -255,14 +255,14 @@ func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, a
 	if changed {
 		if len(kept) > 0 {
 			// A partial re-register leaves the prior definition in the state: the next apply sends the new one again.
-			if _, err := r.client.JobManage(ctx, scope, gse.JobRegister, plan.process(kept)); err != nil {
+			if _, err := r.client.Job.Manage(ctx, scope, gse.JobRegister, plan.process(kept)); err != nil {
 				return err
 			}
 		}
 		applied.jobDefinitionModel, applied.ProcOwner = plan.jobDefinitionModel, plan.ProcOwner
 	}
 	if len(added) > 0 {
-		out, err := r.client.JobManage(ctx, scope, gse.JobRegister, plan.process(added))
+		out, err := r.client.Job.Manage(ctx, scope, gse.JobRegister, plan.process(added))
 		applied.IPList = append(applied.IPList, selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(jobMayExist(out, err)), true)...)
 		if err != nil {
 			return err
@@ -282,7 +282,7 @@ func (r *jobManagedProcessResource) Delete(ctx context.Context, req resource.Del
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, err := r.client.JobManage(ctx, m.scope(), gse.JobUnregister, m.process(m.ips())); err != nil {
+	if _, err := r.client.Job.Manage(ctx, m.scope(), gse.JobUnregister, m.process(m.ips())); err != nil {
 		addAPIError(&resp.Diagnostics, "delete", m.target(), err, "The resource stays in the state; destroy again once the cause is fixed.")
 	}
 }

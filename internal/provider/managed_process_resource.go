@@ -113,9 +113,9 @@ func (r *managedProcessResource) run(ctx context.Context, meta gse.Meta, spec *g
 	var out *gse.Outcome
 	var err error
 	if spec == nil {
-		out, err = r.client.OperateV1(ctx, req)
+		out, err = r.client.Proc.OperateV1(ctx, req)
 	} else {
-		out, err = r.client.Operate(ctx, req)
+		out, err = r.client.Proc.Operate(ctx, req)
 	}
 	if err == nil {
 		pr.note(hosts, op)
@@ -147,7 +147,7 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 		for i, f := range he.Failures {
 			failed[i] = f.Host
 		}
-		entries, serr := r.client.GetProcStatusV2(ctx, meta, failed)
+		entries, serr := r.client.Proc.GetProcStatusV2(ctx, meta, failed)
 		if serr != nil {
 			return nil, err
 		}
@@ -176,7 +176,7 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 	if len(present) == 0 {
 		return gone, nil
 	}
-	done, err := r.client.UnregisterProcInfo(ctx, meta, present)
+	done, err := r.client.Proc.UnregisterProcInfo(ctx, meta, present)
 	return append(gone, done...), err
 }
 
@@ -223,7 +223,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	hosts := apiHosts(plan.Hosts)
 	pr := proven{prior: types.MapNull(hostStatusType)}
 
-	registered, err := r.client.RegisterProcInfo(ctx, meta, hosts, spec)
+	registered, err := r.client.Proc.RegisterProcInfo(ctx, meta, hosts, spec)
 	if err != nil {
 		registered = mayExist(hosts, registered, err)
 	} else {
@@ -273,7 +273,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	entries, err := r.client.GetProcStatusV2(ctx, meta, apiHosts(state.Hosts))
+	entries, err := r.client.Proc.GetProcStatusV2(ctx, meta, apiHosts(state.Hosts))
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint, then refresh again.")
 		return

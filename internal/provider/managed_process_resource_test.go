@@ -501,10 +501,10 @@ func TestAccManagedProcess_importThenApply(t *testing.T) {
 			MonitorPolicy: &gse.MonitorPolicy{AutoType: 1},
 		}
 		hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
-		if _, err := c.RegisterProcInfo(context.Background(), m, hosts, old); err != nil {
+		if _, err := c.Proc.RegisterProcInfo(context.Background(), m, hosts, old); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpHost, Spec: old}); err != nil {
+		if _, err := c.Proc.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpHost, Spec: old}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -566,7 +566,7 @@ func TestAccManagedProcess_pendingRegisterKept(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if _, err := c.RegisterProcInfo(context.Background(), gse.Meta{Namespace: "gse", Name: "proc-test"},
+					if _, err := c.Proc.RegisterProcInfo(context.Background(), gse.Meta{Namespace: "gse", Name: "proc-test"},
 						[]gse.Host{{IP: "10.0.0.2"}}, &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
 							Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}); err != nil {
 						t.Fatal(err)

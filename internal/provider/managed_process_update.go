@@ -54,13 +54,13 @@ func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan
 	}
 	if specChanged {
 		if len(kept) > 0 {
-			if _, err := r.client.UpdateProcInfo(ctx, meta, kept, spec); err != nil {
+			if _, err := r.client.Proc.UpdateProcInfo(ctx, meta, kept, spec); err != nil {
 				return err
 			}
 		}
 	}
 	if len(added) > 0 {
-		done, err := r.client.RegisterProcInfo(ctx, meta, added, spec)
+		done, err := r.client.Proc.RegisterProcInfo(ctx, meta, added, spec)
 		if err != nil {
 			done = mayExist(added, done, err)
 		}

@@ -117,7 +117,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		}
 		return hosts[i].IP < hosts[j].IP
 	})
-	entries, err := d.client.GetProcStatusV2(ctx, meta, hosts)
+	entries, err := d.client.Proc.GetProcStatusV2(ctx, meta, hosts)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
 		return
