@@ -3,7 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
@@ -116,12 +116,7 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 		addAPIError(&resp.Diagnostics, "query the status of", gse.TargetOf(scope, proc), err, "Check the provider configuration, bk_biz_id and the process fields.")
 		return
 	}
-	sort.SliceStable(ips, func(i, j int) bool {
-		if ips[i].BkCloudID != ips[j].BkCloudID {
-			return ips[i].BkCloudID < ips[j].BkCloudID
-		}
-		return ips[i].IP < ips[j].IP
-	})
+	slices.SortStableFunc(ips, func(a, b gse.JobIP) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
 	all := true
 	m.IPStatus = make([]jobIPStatusModel, 0, len(ips))
 	for _, ip := range ips {

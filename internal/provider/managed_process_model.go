@@ -144,7 +144,7 @@ func (s *specModel) api() *gse.Spec {
 	return out
 }
 
-// hostStatusValue builds host_status for hosts from their status entries (see statusByAddr).
+// hostStatusValue builds host_status for hosts from their status entries (see findProcessHosts).
 func hostStatusValue(hosts []hostModel, byAddr map[string]gse.ProcStatus) types.Map {
 	elems := make(map[string]attr.Value, len(hosts))
 	for _, h := range hosts {

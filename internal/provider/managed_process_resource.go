@@ -147,11 +147,10 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 		for i, f := range he.Failures {
 			failed[i] = f.Host
 		}
-		entries, serr := r.client.Proc.GetProcStatusV2(ctx, meta, failed)
+		registered, serr := findProcessHosts(ctx, r.client, meta, failed)
 		if serr != nil {
 			return nil, err
 		}
-		registered := statusByAddr(entries)
 		for _, h := range failed {
 			if _, ok := registered[h.Addr()]; !ok {
 				gone = append(gone, h)
@@ -273,13 +272,12 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	entries, err := r.client.Proc.GetProcStatusV2(ctx, meta, apiHosts(state.Hosts))
+	byAddr, err := findProcessHosts(ctx, r.client, meta, apiHosts(state.Hosts))
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint, then refresh again.")
 		return
 	}
 	want := loadDesired(ctx, req.Private, &state, &resp.Diagnostics)
-	byAddr := statusByAddr(entries)
 	var kept []hostModel
 	var hosted, running int
 	var labels map[string]string

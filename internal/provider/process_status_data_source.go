@@ -2,7 +2,7 @@ package provider
 
 import (
 	"context"
-	"sort"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -111,18 +111,12 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	for i, h := range m.Hosts {
 		hosts[i] = gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64()}
 	}
-	sort.Slice(hosts, func(i, j int) bool {
-		if hosts[i].BkCloudID != hosts[j].BkCloudID {
-			return hosts[i].BkCloudID < hosts[j].BkCloudID
-		}
-		return hosts[i].IP < hosts[j].IP
-	})
-	entries, err := d.client.Proc.GetProcStatusV2(ctx, meta, hosts)
+	slices.SortFunc(hosts, func(a, b gse.Host) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
+	byAddr, err := findProcessHosts(ctx, d.client, meta, hosts)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
 		return
 	}
-	byAddr := statusByAddr(entries)
 	allRunning := true
 	m.ProcInfos = make([]procInfoModel, 0, len(hosts))
 	for _, h := range hosts {

@@ -1,9 +1,11 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/netip"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -54,6 +56,12 @@ func hostIdentity(cloud int64, ip string) string {
 	return gse.Host{IP: unmapIP(ip), BkCloudID: cloud}.Addr()
 }
 
+// compareHosts is the one order of hosts in what the provider lists (status
+// entries of the data sources): by bk_cloud_id, then by ip as written.
+func compareHosts(cloudA int64, ipA string, cloudB int64, ipB string) int {
+	return cmp.Or(cmp.Compare(cloudA, cloudB), strings.Compare(ipA, ipB))
+}
+
 // diffBy splits items into those only in prior, only in plan, and in both, comparing their keys.
 func diffBy[T any, K comparable](prior, plan []T, key func(T) K) (removed, added, kept []T) {
 	inPrior, inPlan := map[K]bool{}, map[K]bool{}
@@ -102,17 +110,6 @@ func statusName(s int) string {
 		return "stopped"
 	}
 	return fmt.Sprintf("unknown (%d)", s)
-}
-
-// statusByAddr indexes status entries of registered processes by host.
-func statusByAddr(entries []gse.ProcStatus) map[string]gse.ProcStatus {
-	out := make(map[string]gse.ProcStatus, len(entries))
-	for _, e := range entries {
-		if e.Status != gse.StateUnregistered {
-			out[e.Host.Addr()] = e
-		}
-	}
-	return out
 }
 
 // hostFields reads the attributes of one known host object; ok is false when
