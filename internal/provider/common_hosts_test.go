@@ -1,0 +1,98 @@
+package provider
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+func TestParseImportHosts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		list         string
+		withSupplier bool
+		want         []importHost
+		err          string
+	}{
+		{list: "0:10.0.0.1,2:2001:db8::1", want: []importHost{{0, 0, "10.0.0.1"}, {2, 0, "2001:db8::1"}}},
+		{list: "1:3:10.0.0.1,0:0:::1", withSupplier: true, want: []importHost{{1, 3, "10.0.0.1"}, {0, 0, "::1"}}},
+		{list: "10.0.0.1", err: `IP "10.0.0.1" is not bk_cloud_id:ip`},
+		{list: "-1:10.0.0.1", err: "bk_cloud_id must be a non-negative integer"},
+		{list: "0:10.0.0.1", withSupplier: true, err: "is not bk_cloud_id:bk_supplier_id:ip"},
+		{list: "0:-2:10.0.0.1", withSupplier: true, err: "bk_cloud_id and bk_supplier_id must be non-negative integers"},
+		{list: "0:10.0.0.300", err: `"10.0.0.300" is not an IP address`},
+		{list: "0:fe80::1%eth0", err: "without zone"},
+		{list: "0:10.0.0.1,0:::ffff:10.0.0.1", err: `"0:::ffff:10.0.0.1" is listed twice`},
+		{list: "0:2001:DB8::1,0:2001:db8::1", err: "listed twice"},
+		{list: "0:10.0.0.1,1:10.0.0.1", want: []importHost{{0, 0, "10.0.0.1"}, {1, 0, "10.0.0.1"}}},
+		{list: "", err: `"" is not bk_cloud_id:ip`},
+	} {
+		got, err := parseImportHosts(tc.list, tc.withSupplier, "IP")
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: err = %v, want %q", tc.list, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: got %+v, %v; want %+v", tc.list, got, err, tc.want)
+		}
+	}
+}
+
+func TestCompareHosts(t *testing.T) {
+	t.Parallel()
+	hosts := []gse.Host{{IP: "10.0.0.2", BkCloudID: 1}, {IP: "10.0.0.3", BkCloudID: 0}, {IP: "10.0.0.1", BkCloudID: 1}, {IP: "10.0.0.10", BkCloudID: 0}}
+	slices.SortFunc(hosts, func(a, b gse.Host) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
+	var got []string
+	for _, h := range hosts {
+		got = append(got, h.Addr())
+	}
+	// By cloud id, then by the IP as written (a string order, as the listings always had).
+	want := []string{"0:10.0.0.10", "0:10.0.0.3", "1:10.0.0.1", "1:10.0.0.2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestDiffBy(t *testing.T) {
+	t.Parallel()
+	id := func(s string) string { return s }
+	for _, tc := range []struct {
+		prior, plan          []string
+		removed, added, kept []string
+	}{
+		{nil, []string{"a"}, nil, []string{"a"}, nil},
+		{[]string{"a", "b"}, []string{"b", "c"}, []string{"a"}, []string{"c"}, []string{"b"}},
+		{[]string{"a", "b"}, []string{"b", "a"}, nil, nil, []string{"b", "a"}},
+		{[]string{"a"}, nil, []string{"a"}, nil, nil},
+	} {
+		removed, added, kept := diffBy(tc.prior, tc.plan, id)
+		if !slices.Equal(removed, tc.removed) || !slices.Equal(added, tc.added) || !slices.Equal(kept, tc.kept) {
+			t.Errorf("diffBy(%v, %v) = %v, %v, %v; want %v, %v, %v", tc.prior, tc.plan, removed, added, kept, tc.removed, tc.added, tc.kept)
+		}
+	}
+}
+
+func TestHostIdentity(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"10.0.0.1", "::ffff:10.0.0.1", true},
+		{"2001:DB8::1", "2001:db8:0::1", true},
+		{"10.0.0.1", "10.0.0.2", false},
+		{"::1", "0:0:0:0:0:0:0:1", true},
+	} {
+		if got := hostIdentity(0, tc.a) == hostIdentity(0, tc.b); got != tc.same {
+			t.Errorf("hostIdentity(0, %q) == hostIdentity(0, %q) is %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+	if hostIdentity(0, "10.0.0.1") == hostIdentity(1, "10.0.0.1") {
+		t.Error("the cloud id is part of the identity")
+	}
+}
