@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -21,6 +23,38 @@ import (
 // compares set elements pairwise (quadratic at thousands of hosts). One
 // list-level validator checks every element, and one list-level plan modifier
 // makes the order irrelevant and fills bk_supplier_id. See hostsSchema.
+
+// The ip and bk_cloud_id of a host mean the same in every schema.
+const (
+	hostIPDesc    = "IPv4 or IPv6 address of the host, without a zone (`%eth0`)."
+	hostCloudDesc = "Cloud area (管控区域) id of the host, `0` or more; `0` is the default area."
+)
+
+// hostsSchema is a list of host objects with no per-element validators,
+// defaults or plan modifiers (see the top of this file for why): hostsValidator checks the
+// whole list once and hostsPlan ignores order and fills bk_supplier_id.
+func hostsSchema(desc string) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Required: true, MarkdownDescription: desc,
+		Validators:    []validator.List{hostsValidator{}},
+		PlanModifiers: []planmodifier.List{hostsPlan{}},
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"ip": schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host as GSE knows it, without a zone. " +
+				"`::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`."},
+			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
+			"bk_supplier_id": schema.Int64Attribute{Optional: true, Computed: true,
+				MarkdownDescription: "Developer (supplier) id of the host, used by the v1 register APIs; 0 or more. Defaults to `0`."},
+		}},
+	}
+}
+
+// hostRefAttributes are the ip and bk_cloud_id of a host a data source reads.
+func hostRefAttributes() map[string]dschema.Attribute {
+	return map[string]dschema.Attribute{
+		"ip":          dschema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
+		"bk_cloud_id": dschema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
+	}
+}
 
 // hostModel is one element of gse_managed_process.hosts.
 type hostModel struct {

@@ -25,11 +25,6 @@ import (
 // the list. One list-level validator checks every IP and finds duplicates,
 // and one list-level plan modifier keeps the prior order when only the order changed.
 
-const (
-	jobIPDesc    = "IPv4 or IPv6 address of the host, without a zone (`%eth0`)."
-	jobCloudDesc = "Cloud area (管控区域) id of the host, `0` or more; `0` is the default area."
-)
-
 // jobIPListAttribute is ip_list of gse_job_managed_process.
 func jobIPListAttribute(desc string) schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
@@ -37,8 +32,8 @@ func jobIPListAttribute(desc string) schema.ListNestedAttribute {
 		Validators:    []validator.List{listvalidator.SizeAtLeast(1), jobIPListValidator{}},
 		PlanModifiers: []planmodifier.List{ignoreIPOrder{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: jobIPDesc},
-			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: jobCloudDesc},
+			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
+			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
 		}},
 	}
 }
@@ -49,8 +44,8 @@ func jobIPSetAttribute(desc string) schema.SetNestedAttribute {
 		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
 		Validators: []validator.Set{setvalidator.SizeAtLeast(1), jobIPListValidator{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: jobIPDesc},
-			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: jobCloudDesc},
+			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
+			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
 		}},
 	}
 }
@@ -59,11 +54,8 @@ func jobIPSetAttribute(desc string) schema.SetNestedAttribute {
 func jobIPListDataSourceAttribute(desc string) dschema.ListNestedAttribute {
 	return dschema.ListNestedAttribute{
 		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
-		Validators: []validator.List{listvalidator.SizeAtLeast(1), jobIPListValidator{}},
-		NestedObject: dschema.NestedAttributeObject{Attributes: map[string]dschema.Attribute{
-			"ip":          dschema.StringAttribute{Required: true, MarkdownDescription: jobIPDesc},
-			"bk_cloud_id": dschema.Int64Attribute{Required: true, MarkdownDescription: jobCloudDesc},
-		}},
+		Validators:   []validator.List{listvalidator.SizeAtLeast(1), jobIPListValidator{}},
+		NestedObject: dschema.NestedAttributeObject{Attributes: hostRefAttributes()},
 	}
 }
 

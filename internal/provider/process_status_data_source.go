@@ -72,11 +72,8 @@ func (d *processStatusDataSource) Schema(_ context.Context, _ datasource.SchemaR
 			},
 			"hosts": schema.ListNestedAttribute{
 				Required: true, MarkdownDescription: "Hosts to read, in any order; looked up 1000 per call. The same host twice (cloud id and IP in any spelling) is rejected.",
-				Validators: []validator.List{hostsValidator{}},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"ip":          schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host, without a zone."},
-					"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Cloud area id of the host, 0 or more; `0` is the default area."},
-				}},
+				Validators:   []validator.List{hostsValidator{}},
+				NestedObject: schema.NestedAttributeObject{Attributes: hostRefAttributes()},
 			},
 			"proc_infos": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "One entry per requested host, ordered by `bk_cloud_id` then `ip`.",
