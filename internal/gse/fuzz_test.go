@@ -100,7 +100,7 @@ func FuzzStatusReply(f *testing.F) {
 			if canonicalIP(ip) != ip {
 				t.Fatalf("canonicalIP(%q) is not stable", e.Host.IP)
 			}
-			if e.Host.Addr() != (Host{IP: ip, BkCloudID: e.Host.BkCloudID}).Addr() {
+			if e.Host.Key() != (Host{IP: ip, BkCloudID: e.Host.BkCloudID}).Key() {
 				t.Fatalf("%q and its canonical form are different hosts", e.Host.IP)
 			}
 		}

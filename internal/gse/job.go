@@ -119,9 +119,9 @@ func (o JobManageOp) String() string {
 	return fmt.Sprintf("op_type %d", int(o))
 }
 
-// Addr is the IP's identity: cloud id and the IP in canonical form, an
+// Key is the IP's identity: cloud id and the IP in canonical form, an
 // IPv4-mapped IPv6 address (::ffff:10.0.0.1) being the IPv4 address it maps.
-func (ip JobIP) Addr() string {
+func (ip JobIP) Key() string {
 	if a, err := netip.ParseAddr(ip.IP); err == nil {
 		return fmt.Sprintf("%d:%s", ip.BkCloudID, a.Unmap().String())
 	}

@@ -88,7 +88,7 @@ func unmapIP(ip string) string {
 // hostIdentity is a host's identity: cloud id and canonical IPv4/IPv6 address,
 // so 10.0.0.1, ::ffff:10.0.0.1 and (for IPv6) any letter case are one host.
 func hostIdentity(cloud int64, ip string) string {
-	return gse.Host{IP: unmapIP(ip), BkCloudID: cloud}.Addr()
+	return gse.Host{IP: unmapIP(ip), BkCloudID: cloud}.Key()
 }
 
 // compareHosts is the one order of hosts in what the provider lists (status

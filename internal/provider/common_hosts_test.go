@@ -49,7 +49,7 @@ func TestCompareHosts(t *testing.T) {
 	slices.SortFunc(hosts, func(a, b gse.Host) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
 	var got []string
 	for _, h := range hosts {
-		got = append(got, h.Addr())
+		got = append(got, h.Key())
 	}
 	// By cloud id, then by the IP as written (a string order, as the listings always had).
 	want := []string{"0:10.0.0.10", "0:10.0.0.3", "1:10.0.0.1", "1:10.0.0.2"}

@@ -143,8 +143,8 @@ func (m jobIPModel) api() gse.JobIP {
 	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
 }
 
-// addr is the element's host identity (gse.JobIP.Addr).
-func (m jobIPModel) addr() string { return m.api().Addr() }
+// key is the element's host identity (gse.JobIP.Key).
+func (m jobIPModel) key() string { return m.api().Key() }
 
 func jobIPModels(ips []gse.JobIP) []jobIPModel {
 	out := make([]jobIPModel, len(ips))
@@ -162,10 +162,10 @@ func apiJobIPs(ms []jobIPModel) []gse.JobIP {
 	return out
 }
 
-func jobIPAddrs(ips []gse.JobIP) []string {
+func jobIPKeys(ips []gse.JobIP) []string {
 	out := make([]string, len(ips))
 	for i, ip := range ips {
-		out[i] = ip.Addr()
+		out[i] = ip.Key()
 	}
 	return out
 }

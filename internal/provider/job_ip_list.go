@@ -101,12 +101,12 @@ func validateJobIPs(list path.Path, els []attr.Value, at func(i int, name string
 			diags.AddAttributeError(at(i, "bk_cloud_id"), "Invalid bk_cloud_id", fmt.Sprintf("%s: bk_cloud_id must be 0 or more, got %d.", list, ip.BkCloudID))
 			continue
 		}
-		if first, dup := seen[ip.Addr()]; dup {
+		if first, dup := seen[ip.Key()]; dup {
 			diags.AddAttributeError(at(i, "ip"), "Duplicate host",
 				fmt.Sprintf("%s lists bk_cloud_id %d, ip %q and %s: the same host. Keep one.", list, ip.BkCloudID, ip.IP, first))
 			continue
 		}
-		seen[ip.Addr()] = fmt.Sprintf("ip %q", ip.IP)
+		seen[ip.Key()] = fmt.Sprintf("ip %q", ip.IP)
 	}
 }
 

@@ -120,7 +120,7 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 	all := true
 	m.IPStatus = make([]jobIPStatusModel, 0, len(ips))
 	for _, ip := range ips {
-		o, ok := states[ip.Addr()]
+		o, ok := states[ip.Key()]
 		st := jobIPStatusOf(o, ok)
 		all = all && st.status == "running"
 		m.IPStatus = append(m.IPStatus, jobIPStatusModel{

@@ -102,10 +102,10 @@ func needsCommand(set bool, setting, does string, cmd types.String, at path.Path
 	}
 }
 
-// run performs op on hosts and waits for it. Without a spec (an imported
+// operate performs op on hosts and waits for it. Without a spec (an imported
 // resource before its first apply) it uses operate_proc, which acts on the
 // registered spec. What succeeded is noted in pr.
-func (r *managedProcessResource) run(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
+func (r *managedProcessResource) operate(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
 	if len(hosts) == 0 {
 		return &gse.Outcome{}, nil
 	}
@@ -136,7 +136,7 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 	if stop {
 		op = gse.OpStop
 	}
-	out, err := r.run(ctx, meta, spec, op, hosts, &pr)
+	out, err := r.operate(ctx, meta, spec, op, hosts, &pr)
 	present, gone := hosts, []gse.Host(nil)
 	if err != nil {
 		var he *gse.HostsError
@@ -152,14 +152,14 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 			return nil, err
 		}
 		for _, h := range failed {
-			if _, ok := registered[h.Addr()]; !ok {
+			if _, ok := registered[h.Key()]; !ok {
 				gone = append(gone, h)
 			}
 		}
 		if len(gone) < len(failed) {
 			return gone, err
 		}
-		present = selectBy(hosts, gse.Host.Addr, addrs(gone), false)
+		present = selectBy(hosts, gse.Host.Key, hostKeys(gone), false)
 	}
 	if stop {
 		var notRunning []gse.Host
@@ -168,7 +168,7 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 				notRunning = append(notRunning, o.Host)
 			}
 		}
-		if _, err := r.run(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Addr, addrs(notRunning), true), &pr); err != nil {
+		if _, err := r.operate(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Key, hostKeys(notRunning), true), &pr); err != nil {
 			return gone, err
 		}
 	}
@@ -179,10 +179,10 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 	return append(gone, done...), err
 }
 
-func addrs(hosts []gse.Host) []string {
+func hostKeys(hosts []gse.Host) []string {
 	out := make([]string, len(hosts))
 	for i, h := range hosts {
-		out[i] = h.Addr()
+		out[i] = h.Key()
 	}
 	return out
 }
@@ -200,7 +200,7 @@ func mayExist(hosts, done []gse.Host, err error) []gse.Host {
 		for i, f := range he.Failures {
 			refused[i] = f.Host
 		}
-		return selectBy(hosts, gse.Host.Addr, addrs(refused), false)
+		return selectBy(hosts, gse.Host.Key, hostKeys(refused), false)
 	case errors.As(err, &ae) && ae.HTTPStatus == 200:
 		return done
 	}
@@ -235,14 +235,14 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 		if len(registered) == 0 {
 			return // nothing exists remotely: no state
 		}
-		plan.Hosts = selectBy(plan.Hosts, hostAddr, addrs(registered), true)
+		plan.Hosts = selectBy(plan.Hosts, hostKey, hostKeys(registered), true)
 	}
 	plan.HostStatus = pr.value(plan.Hosts)
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-func hostAddr(h hostModel) string { return h.api().Addr() }
+func hostKey(h hostModel) string { return h.api().Key() }
 
 // converge brings freshly registered hosts to the planned hosting and run
 // state with one task: a start also hosts the process (seed 002), so
@@ -252,11 +252,11 @@ func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, sp
 	var err error
 	switch {
 	case plan.Running.ValueBool():
-		_, err = r.run(ctx, meta, spec, gse.OpStart, hosts, pr)
+		_, err = r.operate(ctx, meta, spec, gse.OpStart, hosts, pr)
 	case !plan.Running.IsNull():
-		_, err = r.run(ctx, meta, spec, gse.OpStop, hosts, pr)
+		_, err = r.operate(ctx, meta, spec, gse.OpStop, hosts, pr)
 	case plan.Managed.ValueBool():
-		_, err = r.run(ctx, meta, spec, gse.OpHost, hosts, pr)
+		_, err = r.operate(ctx, meta, spec, gse.OpHost, hosts, pr)
 	}
 	return err
 }
@@ -272,7 +272,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	byAddr, err := findProcessHosts(ctx, r.client, meta, apiHosts(state.Hosts))
+	byKey, err := findProcessHosts(ctx, r.client, meta, apiHosts(state.Hosts))
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint, then refresh again.")
 		return
@@ -282,7 +282,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	var hosted, running int
 	var labels map[string]string
 	for _, h := range state.Hosts {
-		e, ok := byAddr[h.api().Addr()]
+		e, ok := byKey[h.api().Key()]
 		if !ok {
 			continue
 		}
@@ -303,9 +303,9 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	state.Hosts = kept
 	// Judged against what was asked: true holds while every host agrees, false while none disagrees.
-	state.Managed = types.BoolValue(agrees(want.Managed, hosted, len(kept)))
+	state.Managed = types.BoolValue(observedFlag(want.Managed, hosted, len(kept)))
 	if want.Running != nil {
-		state.Running = types.BoolValue(agrees(*want.Running, running, len(kept)))
+		state.Running = types.BoolValue(observedFlag(*want.Running, running, len(kept)))
 	}
 	switch {
 	case len(labels) > 0:
@@ -314,7 +314,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	case len(state.Meta.Labels.Elements()) > 0:
 		state.Meta.Labels = types.MapNull(types.StringType)
 	}
-	state.HostStatus = hostStatusValue(kept, byAddr)
+	state.HostStatus = hostStatusValue(kept, byKey)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

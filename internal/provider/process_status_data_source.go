@@ -109,7 +109,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		hosts[i] = gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64()}
 	}
 	slices.SortFunc(hosts, func(a, b gse.Host) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
-	byAddr, err := findProcessHosts(ctx, d.client, meta, hosts)
+	byKey, err := findProcessHosts(ctx, d.client, meta, hosts)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
 		return
@@ -117,7 +117,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	allRunning := true
 	m.ProcInfos = make([]procInfoModel, 0, len(hosts))
 	for _, h := range hosts {
-		e, ok := byAddr[h.Addr()]
+		e, ok := byKey[h.Key()]
 		if !ok {
 			e = gse.ProcStatus{Status: gse.StateUnregistered, Flag: gse.StateUnregistered}
 		}
