@@ -1,10 +1,15 @@
 package provider
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
@@ -94,5 +99,52 @@ func TestHostIdentity(t *testing.T) {
 	}
 	if hostIdentity(0, "10.0.0.1") == hostIdentity(1, "10.0.0.1") {
 		t.Error("the cloud id is part of the identity")
+	}
+}
+
+func hostValue(cloud int64, ip string, supplier types.Int64) attr.Value {
+	return types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{
+		"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": supplier,
+	})
+}
+
+// hostsPlan: a reordered or respelled hosts list plans the prior value; any
+// other change plans the configuration with bk_supplier_id defaulted to 0.
+func TestHostsPlan(t *testing.T) {
+	t.Parallel()
+	zero, null := types.Int64Value(0), types.Int64Null()
+	prior := types.ListValueMust(hostObjectType, []attr.Value{hostValue(0, "10.0.0.1", zero), hostValue(0, "2001:db8::1", zero)})
+	for name, tc := range map[string]struct {
+		config    []attr.Value
+		keepPrior bool
+	}{
+		"same":       {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null)}, true},
+		"reordered":  {[]attr.Value{hostValue(0, "2001:db8::1", null), hostValue(0, "10.0.0.1", null)}, true},
+		"respelled":  {[]attr.Value{hostValue(0, "::ffff:10.0.0.1", null), hostValue(0, "2001:DB8::1", zero)}, true},
+		"supplier":   {[]attr.Value{hostValue(0, "10.0.0.1", types.Int64Value(1)), hostValue(0, "2001:db8::1", null)}, false},
+		"cloud":      {[]attr.Value{hostValue(1, "10.0.0.1", null), hostValue(0, "2001:db8::1", null)}, false},
+		"one more":   {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), hostValue(0, "10.0.0.3", null)}, false},
+		"one less":   {[]attr.Value{hostValue(0, "10.0.0.1", null)}, false},
+		"an unknown": {[]attr.Value{hostValue(0, "10.0.0.1", null), types.ObjectUnknown(hostObjectType.AttrTypes)}, false},
+	} {
+		config := types.ListValueMust(hostObjectType, tc.config)
+		req := planmodifier.ListRequest{ConfigValue: config, PlanValue: config, StateValue: prior}
+		resp := &planmodifier.ListResponse{PlanValue: config}
+		hostsPlan{}.PlanModifyList(context.Background(), req, resp)
+		if got := resp.PlanValue.Equal(prior); got != tc.keepPrior {
+			t.Errorf("%s: planned %v, prior kept %v, want %v", name, resp.PlanValue, got, tc.keepPrior)
+		}
+		if tc.keepPrior {
+			continue
+		}
+		for i, el := range resp.PlanValue.Elements() {
+			obj, _ := el.(types.Object)
+			if obj.IsUnknown() {
+				continue
+			}
+			if s, _ := obj.Attributes()["bk_supplier_id"].(types.Int64); s.IsNull() {
+				t.Errorf("%s: host %d planned without bk_supplier_id", name, i)
+			}
+		}
 	}
 }
