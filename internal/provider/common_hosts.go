@@ -56,6 +56,26 @@ func hostRefAttributes() map[string]dschema.Attribute {
 	}
 }
 
+// hostRefModel is a host by ip and bk_cloud_id, the one host type of every
+// schema without bk_supplier_id: an element of a JOB ip_list, and a host the
+// status data sources or an operation read.
+type hostRefModel struct {
+	IP        types.String `tfsdk:"ip"`
+	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
+}
+
+// jobIPModel is the name process_operation_resource.go (another branch) still
+// uses for hostRefModel; rename it there at merge and delete this alias.
+type jobIPModel = hostRefModel
+
+// api is the host as JOB addresses it.
+func (m hostRefModel) api() gse.JobIP {
+	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
+}
+
+// key is the host's identity (gse.JobIP.Key).
+func (m hostRefModel) key() string { return m.api().Key() }
+
 // hostModel is one element of gse_managed_process.hosts.
 type hostModel struct {
 	IP           types.String `tfsdk:"ip"`

@@ -40,7 +40,7 @@ func (r *jobManagedProcessResource) ImportState(ctx context.Context, req resourc
 		return
 	}
 	m := jobManagedProcessModel{BkScopeType: types.StringValue(im.scopeType), BkScopeID: types.StringValue(im.scopeID),
-		ProcOwner: types.StringValue(im.procOwner), IPList: jobIPModels(im.ips)}
+		ProcOwner: types.StringValue(im.procOwner), IPList: hostRefModels(im.ips)}
 	m.SetupPath, m.ProcName = types.StringValue(im.setupPath), types.StringValue(im.procName)
 	m.PidPath, m.ValueKey = optionalValue(im.pidPath), optionalValue(im.valueKey)
 	m.ID = types.StringValue(m.id())

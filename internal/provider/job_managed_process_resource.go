@@ -134,7 +134,7 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", plan.target(), err,
 			"The IPs where hosting may be registered are kept in the state, and the resource is tainted: the next apply unregisters and registers it again.")
-		plan.IPList = selectBy(plan.IPList, jobIPModel.key, jobIPKeys(jobMayExist(out, err)), true)
+		plan.IPList = selectBy(plan.IPList, hostRefModel.key, jobIPKeys(jobMayExist(out, err)), true)
 		if len(plan.IPList) == 0 {
 			return
 		}
@@ -247,7 +247,7 @@ func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, a
 
 	if len(removed) > 0 {
 		out, err := r.client.Job.Manage(ctx, scope, gse.JobUnregister, prior.process(removed))
-		applied.IPList = selectBy(applied.IPList, jobIPModel.key, jobIPKeys(out.Succeeded()), false)
+		applied.IPList = selectBy(applied.IPList, hostRefModel.key, jobIPKeys(out.Succeeded()), false)
 		if err != nil {
 			return err
 		}
@@ -263,7 +263,7 @@ func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, a
 	}
 	if len(added) > 0 {
 		out, err := r.client.Job.Manage(ctx, scope, gse.JobRegister, plan.process(added))
-		applied.IPList = append(applied.IPList, selectBy(plan.IPList, jobIPModel.key, jobIPKeys(jobMayExist(out, err)), true)...)
+		applied.IPList = append(applied.IPList, selectBy(plan.IPList, hostRefModel.key, jobIPKeys(jobMayExist(out, err)), true)...)
 		if err != nil {
 			return err
 		}
@@ -294,7 +294,7 @@ type jobManagedProcessModel struct {
 	BkScopeID   types.String `tfsdk:"bk_scope_id"`
 	ProcOwner   types.String `tfsdk:"proc_owner"`
 	jobDefinitionModel
-	IPList   []jobIPModel   `tfsdk:"ip_list"`
+	IPList   []hostRefModel `tfsdk:"ip_list"`
 	IPStatus types.Map      `tfsdk:"ip_status"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }

@@ -30,7 +30,7 @@ type jobProcessStatusModel struct {
 	ProcName   types.String       `tfsdk:"proc_name"`
 	PidPath    types.String       `tfsdk:"pid_path"`
 	Account    types.String       `tfsdk:"account"`
-	IPList     []jobIPModel       `tfsdk:"ip_list"`
+	IPList     []hostRefModel     `tfsdk:"ip_list"`
 	IPStatus   []jobIPStatusModel `tfsdk:"ip_status"`
 	AllRunning types.Bool         `tfsdk:"all_running"`
 	Timeouts   timeouts.Value     `tfsdk:"timeouts"`

@@ -30,11 +30,6 @@ type metaRefModel struct {
 	Name      types.String `tfsdk:"name"`
 }
 
-type hostRefModel struct {
-	IP        types.String `tfsdk:"ip"`
-	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
-}
-
 type procInfoModel struct {
 	IP             types.String  `tfsdk:"ip"`
 	BkCloudID      types.Int64   `tfsdk:"bk_cloud_id"`
