@@ -169,7 +169,7 @@ func (f HostFailure) String() string {
 // HostsError reports the hosts on which a call or an operation failed or never finished.
 type HostsError struct {
 	API      string
-	Meta     Meta
+	Target   fmt.Stringer // the process: a Meta (GSE) or a JobTarget or JobScope (JOB)
 	Op       *OpType
 	TaskID   string
 	Total    int
@@ -188,7 +188,9 @@ func (e *HostsError) Error() string {
 	if e.Op != nil {
 		fmt.Fprintf(&b, " %s", *e.Op)
 	}
-	fmt.Fprintf(&b, " of %s", e.Meta)
+	if e.Target != nil {
+		fmt.Fprintf(&b, " of %s", e.Target)
+	}
 	if e.TaskID != "" {
 		fmt.Fprintf(&b, " (task %s)", e.TaskID)
 	}

@@ -72,7 +72,7 @@ func FuzzResultMap(f *testing.F) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		out, err := conclude(ctx, nil, &HostsError{API: "operate_proc_v2", Meta: m}, final, keys, wants)
+		out, err := conclude(ctx, nil, &HostsError{API: "operate_proc_v2", Target: m}, final, keys, wants)
 		pendingN := 0
 		if he, ok := err.(*HostsError); ok {
 			pendingN = len(he.Pending)

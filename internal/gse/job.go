@@ -261,10 +261,10 @@ func (s *JobService) wait(ctx context.Context, api string, op *OpType, scope Job
 		}
 		return matchJobResults(res, keys), nil
 	}, idx)
-	// The error names the process as its resource ID does: scope/path.
-	e := &HostsError{API: api, Op: op, TaskID: taskID}
-	if len(procs) > 0 {
-		e.Meta = Meta{Namespace: scope.String(), Name: procs[0].Path()}
+	// The error names the one process, or the scope of several.
+	e := &HostsError{API: api, Op: op, TaskID: taskID, Target: scope}
+	if len(procs) == 1 {
+		e.Target = TargetOf(scope, procs[0])
 	}
 	_, err = conclude(ctx, err, e, final, idx, hosts)
 	out := &JobOutcome{TaskID: taskID}

@@ -72,7 +72,7 @@ func TestJobFailureNamesIP(t *testing.T) {
 	if err == nil || len(out.IPs) != 2 {
 		t.Fatalf("outcome %+v err %v", out, err)
 	}
-	for _, want := range []string{"manage_proc", "biz_set:9", "failed on 1 of 2 hosts", "10.0.0.2 (bk_cloud_id 0): GSE code 65535: start.sh: permission denied"} {
+	for _, want := range []string{"manage_proc", "of JOB biz_set:9//data/nginx/bin/nginx (task ", "failed on 1 of 2 hosts", "10.0.0.2 (bk_cloud_id 0): GSE code 65535: start.sh: permission denied"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

@@ -50,7 +50,7 @@ func (s *ProcService) UnregisterProcInfo(ctx context.Context, meta Meta, hosts [
 func (s *ProcService) syncHosts(ctx context.Context, api string, body procBody, accept func(code int, resent bool) bool) ([]Host, error) {
 	c := s.client
 	var done []Host
-	hostsErr := &HostsError{API: api, Meta: body.Meta, Total: len(body.Hosts)}
+	hostsErr := &HostsError{API: api, Target: body.Meta, Total: len(body.Hosts)}
 	unknown := func(pending []Host, cause error) ([]Host, error) {
 		hostsErr.Pending, hostsErr.Cause = append(hostsErr.Pending, pending...), cause
 		return done, hostsErr
@@ -194,7 +194,7 @@ func (s *ProcService) OperateV1(ctx context.Context, req OperateRequest) (*Outco
 	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[string]HostResult, error) {
 		return c.getResult(ctx, "get_proc_operate_result", taskID)
 	}, keys)
-	return conclude(ctx, err, &HostsError{API: "operate_proc", Meta: req.Meta, Op: &req.Op, TaskID: taskID}, final, keys, wants)
+	return conclude(ctx, err, &HostsError{API: "operate_proc", Target: req.Meta, Op: &req.Op, TaskID: taskID}, final, keys, wants)
 }
 
 // Status reads cannot be coalesced like operations: get_proc_status_v2 takes
