@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -203,37 +205,54 @@ func (hostsValidator) ValidateList(_ context.Context, req validator.ListRequest,
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), req.Path.String()+" must list at least one host.")
 		return
 	}
-	seen := make(map[string]bool, len(elems))
-	for i, el := range elems {
-		p := req.Path.AtListIndex(i)
+	checkHosts(req.Path, elems, func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
+}
+
+// checkHosts is the one check of host objects (ip, bk_cloud_id and, where the
+// schema has it, bk_supplier_id), shared by every list or set of hosts: each
+// ip an IPv4 or IPv6 address without a zone (GSE and JOB address hosts without
+// one), ids 0 or more, and no host twice in any spelling (hostIdentity). at is
+// the path of an element's attribute; in a set it is the set's own path (an
+// element's path there is its whole value), and messages name the attribute.
+func checkHosts(list path.Path, els []attr.Value, at func(i int, name string) path.Path, diags *diag.Diagnostics) {
+	subject := func(i int, name string) string {
+		if p := at(i, name); !p.Equal(list) {
+			return p.String()
+		}
+		return list.String() + ": " + name
+	}
+	seen := make(map[string]bool, len(els))
+	for i, el := range els {
 		obj, _ := el.(types.Object)
 		if obj.IsUnknown() || obj.IsNull() {
 			continue
 		}
-		a := obj.Attributes()
-		if c, _ := a["bk_cloud_id"].(types.Int64); !c.IsUnknown() && !c.IsNull() && c.ValueInt64() < 0 {
-			resp.Diagnostics.AddAttributeError(p.AtName("bk_cloud_id"), "Invalid bk_cloud_id",
-				fmt.Sprintf("%s must be 0 or more (0 is the default cloud area), got %d.", p.AtName("bk_cloud_id"), c.ValueInt64()))
-		}
-		if s, _ := a["bk_supplier_id"].(types.Int64); !s.IsUnknown() && !s.IsNull() && s.ValueInt64() < 0 {
-			resp.Diagnostics.AddAttributeError(p.AtName("bk_supplier_id"), "Invalid bk_supplier_id",
-				fmt.Sprintf("%s must be 0 or more, got %d.", p.AtName("bk_supplier_id"), s.ValueInt64()))
+		for _, id := range []struct{ name, hint string }{{"bk_cloud_id", " (0 is the default cloud area)"}, {"bk_supplier_id", ""}} {
+			if v, _ := obj.Attributes()[id.name].(types.Int64); !v.IsUnknown() && !v.IsNull() && v.ValueInt64() < 0 {
+				diags.AddAttributeError(at(i, id.name), "Invalid "+id.name,
+					fmt.Sprintf("%s must be 0 or more%s, got %d.", subject(i, id.name), id.hint, v.ValueInt64()))
+			}
 		}
 		ip, cloud, _, ok := hostFields(el)
 		if !ok {
 			continue
 		}
 		addr, err := netip.ParseAddr(ip)
-		if err != nil || addr.Zone() != "" {
-			resp.Diagnostics.AddAttributeError(p.AtName("ip"), "Invalid ip",
-				fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1, got %q.", p.AtName("ip"), ip))
+		switch {
+		case err != nil:
+			diags.AddAttributeError(at(i, "ip"), "Invalid ip",
+				fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1; %q is not an IPv4 or IPv6 address.", subject(i, "ip"), ip))
+			continue
+		case addr.Zone() != "":
+			diags.AddAttributeError(at(i, "ip"), "Invalid ip",
+				fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone; %q has a zone, write %s.", subject(i, "ip"), ip, addr.WithZone("")))
 			continue
 		}
 		id := hostIdentity(cloud, ip)
 		if seen[id] {
-			resp.Diagnostics.AddAttributeError(p, "Duplicate host",
-				fmt.Sprintf("%s lists %s more than once; each bk_cloud_id and ip pair may appear once (10.0.0.1 and ::ffff:10.0.0.1 are the same host).",
-					req.Path, gse.Host{IP: ip, BkCloudID: cloud}))
+			diags.AddAttributeError(at(i, "ip"), "Duplicate host",
+				fmt.Sprintf("%s lists %s more than once (the same host in any spelling: 10.0.0.1 and ::ffff:10.0.0.1 are one); each bk_cloud_id and ip pair may appear once.",
+					list, gse.Host{IP: ip, BkCloudID: cloud}))
 		}
 		seen[id] = true
 	}

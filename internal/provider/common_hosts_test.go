@@ -2,12 +2,15 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -144,6 +147,46 @@ func TestHostsPlan(t *testing.T) {
 			}
 			if s, _ := obj.Attributes()["bk_supplier_id"].(types.Int64); s.IsNull() {
 				t.Errorf("%s: host %d planned without bk_supplier_id", name, i)
+			}
+		}
+	}
+}
+
+// checkHosts names the attribute in a list element's path, and in a set (whose
+// element paths are whole values) after the set's path.
+func TestCheckHostsMessages(t *testing.T) {
+	t.Parallel()
+	elType := types.ObjectType{AttrTypes: map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type}}
+	el := func(cloud int64, ip string) attr.Value {
+		return types.ObjectValueMust(elType.AttrTypes, map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud)})
+	}
+	els := []attr.Value{el(-1, "10.0.0.1"), el(0, "fe80::1%eth0"), el(0, "10.0.0"), el(0, "::1"), el(0, "0:0::1")}
+	want := []string{
+		"%s must be 0 or more (0 is the default cloud area), got -1.",
+		`%s must be an IPv4 or IPv6 address without a zone; "fe80::1%%eth0" has a zone, write fe80::1.`,
+		`%s must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1; "10.0.0" is not an IPv4 or IPv6 address.`,
+		"lists 0:0::1 (bk_cloud_id 0) more than once",
+	}
+	list := path.Root("ip_list")
+	for name, tc := range map[string]struct {
+		at       func(i int, attr string) path.Path
+		subjects []string
+	}{
+		"list": {func(i int, a string) path.Path { return list.AtListIndex(i).AtName(a) }, []string{"ip_list[0].bk_cloud_id", "ip_list[1].ip", "ip_list[2].ip"}},
+		"set":  {func(int, string) path.Path { return list }, []string{"ip_list: bk_cloud_id", "ip_list: ip", "ip_list: ip"}},
+	} {
+		var diags diag.Diagnostics
+		checkHosts(list, els, tc.at, &diags)
+		if len(diags) != len(want) {
+			t.Fatalf("%s: %d diagnostics, want %d: %v", name, len(diags), len(want), diags)
+		}
+		for i, d := range diags {
+			w := want[i]
+			if i < len(tc.subjects) {
+				w = fmt.Sprintf(w, tc.subjects[i])
+			}
+			if !strings.Contains(d.Detail(), w) {
+				t.Errorf("%s: diagnostic %d = %q, want %q", name, i, d.Detail(), w)
 			}
 		}
 	}
