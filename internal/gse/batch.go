@@ -302,7 +302,7 @@ func (b *batcher) concludeLocked(it *opItem, cause error) {
 	if api == "" {
 		api = b.fam.single
 	}
-	it.out, it.err = conclude(it.ctx, cause, &HostsError{API: api, Meta: it.req.Meta, Op: &it.req.Op, TaskID: t.id}, it.final, it.keys, wants)
+	it.out, it.err = conclude(it.ctx, cause, &HostsError{API: api, Target: it.req.Meta, Op: &it.req.Op, TaskID: t.id}, it.final, it.keys, wants)
 	if it.out != nil && t.id == "" {
 		it.out = nil // never submitted
 	}
@@ -320,7 +320,7 @@ func merge(req OperateRequest, items []*opItem) (*Outcome, error) {
 		return items[0].out, items[0].err
 	}
 	out := &Outcome{}
-	all := &HostsError{Meta: req.Meta, Op: &req.Op}
+	all := &HostsError{Target: req.Meta, Op: &req.Op}
 	var ids []string
 	var other error
 	for _, it := range items {

@@ -42,7 +42,7 @@ func operateAll(t *testing.T, c *gse.Client, cs []caller, op gse.OpType, sp func
 	t.Helper()
 	ctx := ctxTimeout(t, 10*time.Second)
 	for _, x := range cs {
-		if _, err := c.RegisterProcInfo(ctx, x.meta, []gse.Host{x.host}, spec); err != nil {
+		if _, err := c.Proc.RegisterProcInfo(ctx, x.meta, []gse.Host{x.host}, spec); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,7 +58,7 @@ func operateAll(t *testing.T, c *gse.Client, cs []caller, op gse.OpType, sp func
 				cctx = ctxs[i]
 			}
 			<-start
-			res[i].out, res[i].err = c.Operate(cctx, gse.OperateRequest{Meta: x.meta, Hosts: []gse.Host{x.host}, Op: op, Spec: sp(i)})
+			res[i].out, res[i].err = c.Proc.Operate(cctx, gse.OperateRequest{Meta: x.meta, Hosts: []gse.Host{x.host}, Op: op, Spec: sp(i)})
 		}()
 	}
 	close(start)
@@ -184,10 +184,10 @@ func TestBatchSplitsLargeRequests(t *testing.T) {
 	c, sim, _ := newClient(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}})
 	ctx := ctxTimeout(t, 20*time.Second)
 	hosts := manyHosts(2500)
-	if _, err := c.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
 		t.Fatal(err)
 	}
-	out, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpHost, Spec: spec})
+	out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpHost, Spec: spec})
 	if err != nil || len(out.Hosts) != 2500 {
 		t.Fatalf("%d hosts, %v", len(out.Hosts), err)
 	}
@@ -202,7 +202,7 @@ func TestBatchKeepsSameKeyApart(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClientWith(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}}, batched)
 	ctx := ctxTimeout(t, 10*time.Second)
-	if _, err := c.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -210,7 +210,7 @@ func TestBatchKeepsSameKeyApart(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: op, Spec: spec}); err != nil {
+			if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: op, Spec: spec}); err != nil {
 				t.Error(err)
 			}
 		}()

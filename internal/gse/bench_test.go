@@ -22,12 +22,12 @@ func BenchmarkGetProcStatusV2_2000Hosts(b *testing.B) {
 	c, _, _ := newClient(b, simulator.Options{})
 	hosts := manyHosts(2000)
 	ctx := ctxTimeout(b, time.Minute)
-	if _, err := c.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		st, err := c.GetProcStatusV2(ctx, meta, hosts)
+		st, err := c.Proc.GetProcStatusV2(ctx, meta, hosts)
 		if err != nil || len(st) != len(hosts) {
 			b.Fatal(len(st), err)
 		}
@@ -39,12 +39,12 @@ func BenchmarkOperate_500Hosts(b *testing.B) {
 	c, _, _ := newClient(b, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 2}})
 	hosts := manyHosts(500)
 	ctx := ctxTimeout(b, time.Minute)
-	if _, err := c.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpRestart, Spec: spec}); err != nil {
+		if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpRestart, Spec: spec}); err != nil {
 			b.Fatal(err)
 		}
 	}

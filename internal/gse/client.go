@@ -64,8 +64,12 @@ type nopLogger struct{}
 func (nopLogger) Debug(context.Context, string, map[string]any) {}
 func (nopLogger) Warn(context.Context, string, map[string]any)  {}
 
-// Client calls the GSE APIs. It is safe for concurrent use.
+// Client calls the GSE and JOB process APIs, one service per API family (as
+// google/go-github's client does). It is safe for concurrent use.
 type Client struct {
+	Proc *ProcService // GSE's process APIs (register_proc_info, operate_proc_multi, get_proc_status_v2, ...)
+	Job  *JobService  // the JOB platform's process APIs (operate_process, manage_proc, get_proc_result)
+
 	base       *url.URL
 	http       *retryablehttp.Client
 	bodyAuth   []byte // the common arguments, a JSON object merged into every body
@@ -75,7 +79,17 @@ type Client struct {
 	log        Logger
 	redact     redactor
 	ops        *batcher
+	common     service // shared by the services: one allocation for all
 }
+
+// service is what every API family's service holds: the client that sends its calls.
+type service struct{ client *Client }
+
+// ProcService calls GSE's process APIs.
+type ProcService service
+
+// JobService calls the JOB platform's process APIs.
+type JobService service
 
 // New validates cfg and returns a Client.
 func New(cfg Config) (*Client, error) {
@@ -126,6 +140,8 @@ func New(cfg Config) (*Client, error) {
 		redact:    newRedactor(cfg.secrets()...),
 	}
 	c.log = redactingLogger{log, c.redact}
+	c.common.client = c
+	c.Proc, c.Job = (*ProcService)(&c.common), (*JobService)(&c.common)
 	c.ops = newBatcher(c, esbOperate, cfg.BatchWindow)
 	if c.userAgent == "" {
 		c.userAgent = "terraform-provider-gse"

@@ -87,11 +87,11 @@ func TestLifecycle(t *testing.T) {
 	ctx := ctxTimeout(t, 10*time.Second)
 	hosts := []gse.Host{host1, host2}
 
-	done, err := c.RegisterProcInfo(ctx, meta, hosts, spec)
+	done, err := c.Proc.RegisterProcInfo(ctx, meta, hosts, spec)
 	if err != nil || len(done) != 2 {
 		t.Fatalf("register: %v %v", done, err)
 	}
-	out, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpHost, Spec: spec})
+	out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpHost, Spec: spec})
 	if err != nil {
 		t.Fatalf("host: %v", err)
 	}
@@ -103,11 +103,11 @@ func TestLifecycle(t *testing.T) {
 		t.Errorf("polls = %d, want 7", n)
 	}
 	// Hosting a resident process starts it, so an explicit start is the no-op 828, a success.
-	out, err = c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStart, Spec: spec})
+	out, err = c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStart, Spec: spec})
 	if err != nil || out.Hosts[0].ErrorCode != gse.HostAlreadyRunning {
 		t.Fatalf("start: %+v %v", out, err)
 	}
-	st, err := c.GetProcStatusV2(ctx, meta, hosts)
+	st, err := c.Proc.GetProcStatusV2(ctx, meta, hosts)
 	if err != nil || len(st) != 2 {
 		t.Fatalf("status: %+v %v", st, err)
 	}
@@ -116,20 +116,20 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("status entry %+v", s)
 		}
 	}
-	if _, err := c.UpdateProcInfo(ctx, meta, hosts, spec); err != nil {
+	if _, err := c.Proc.UpdateProcInfo(ctx, meta, hosts, spec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStop, Spec: spec}); err != nil {
+	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStop, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.UnregisterProcInfo(ctx, meta, hosts); err != nil {
+	if _, err := c.Proc.UnregisterProcInfo(ctx, meta, hosts); err != nil {
 		t.Fatal(err)
 	}
 	if p := sim.Processes(); len(p) != 0 {
 		t.Fatalf("left behind: %+v", p)
 	}
 	// Unregistering again is not an error (829).
-	if _, err := c.UnregisterProcInfo(ctx, meta, hosts); err != nil {
+	if _, err := c.Proc.UnregisterProcInfo(ctx, meta, hosts); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range log.lines {
@@ -146,7 +146,7 @@ func TestRegisterResendsPendingHosts(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{})
 	sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: host2.IP, Code: gse.HostPending, Times: 2})
-	done, err := c.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1, host2}, spec)
+	done, err := c.Proc.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1, host2}, spec)
 	if err != nil || len(done) != 2 {
 		t.Fatalf("register: %v %v", done, err)
 	}
@@ -159,10 +159,10 @@ func TestRegisterConflictNamesHost(t *testing.T) {
 	t.Parallel()
 	c, _, _ := newClient(t, simulator.Options{})
 	ctx := ctxTimeout(t, 5*time.Second)
-	if _, err := c.RegisterProcInfo(ctx, meta, []gse.Host{host2}, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host2}, spec); err != nil {
 		t.Fatal(err)
 	}
-	done, err := c.RegisterProcInfo(ctx, meta, []gse.Host{host1, host2}, spec)
+	done, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host1, host2}, spec)
 	var he *gse.HostsError
 	if !errors.As(err, &he) || len(done) != 1 || done[0] != host1 {
 		t.Fatalf("done %v err %v", done, err)
@@ -182,11 +182,11 @@ func TestOperateHostFailureAndPending(t *testing.T) {
 	c, sim, _ := newClient(t, simulator.Options{})
 	ctx := ctxTimeout(t, 5*time.Second)
 	hosts := []gse.Host{host1, host2}
-	if _, err := c.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
 		t.Fatal(err)
 	}
 	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: host2.IP, Code: gse.HostAgentAbnormal, Message: "agent offline", Times: 1})
-	out, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpHost, Spec: spec})
+	out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpHost, Spec: spec})
 	if err == nil || !strings.Contains(err.Error(), "failed on 1 of 2 hosts") || !strings.Contains(err.Error(), "10.0.0.2 (bk_cloud_id 1): GSE code 117: agent offline") {
 		t.Fatalf("err = %v", err)
 	}
@@ -198,7 +198,7 @@ func TestOperateHostFailureAndPending(t *testing.T) {
 	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: host1.IP, Code: gse.HostPending, Times: 1})
 	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	_, err = c.Operate(short, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpRestart, Spec: spec})
+	_, err = c.Proc.Operate(short, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpRestart, Spec: spec})
 	var he *gse.HostsError
 	if !errors.As(err, &he) || len(he.Pending) != 1 || he.Pending[0] != host1 || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
@@ -220,7 +220,7 @@ func TestRetries(t *testing.T) {
 		c, sim, _ := newClient(t, simulator.Options{})
 		f.API = "get_proc_status_v2"
 		sim.AddFault(f)
-		if _, err := c.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1}); err != nil {
+		if _, err := c.Proc.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1}); err != nil {
 			t.Errorf("%+v: %v", f, err)
 		}
 		want := max(f.Times, 1) + 1
@@ -234,7 +234,7 @@ func TestRetriesExhaustedKeepsAPIError(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{})
 	sim.AddFault(simulator.Fault{Code: 1306429, Message: "rate limited", Times: 10})
-	_, err := c.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1})
+	_, err := c.Proc.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1})
 	var ae *gse.APIError
 	if !errors.As(err, &ae) || ae.Code != 1306429 || ae.Attempts != 4 {
 		t.Fatalf("err = %#v", err)
@@ -249,11 +249,11 @@ func TestOperateSubmitNotResentAfterAmbiguousFailure(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{})
 	ctx := ctxTimeout(t, 5*time.Second)
-	if _, err := c.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
 		t.Fatal(err)
 	}
 	sim.AddFault(simulator.Fault{API: "operate_proc_v2", HTTPStatus: http.StatusInternalServerError})
-	_, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec})
+	_, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec})
 	var ae *gse.APIError
 	if !errors.As(err, &ae) || ae.HTTPStatus != 500 {
 		t.Fatalf("err = %v", err)
@@ -263,7 +263,7 @@ func TestOperateSubmitNotResentAfterAmbiguousFailure(t *testing.T) {
 	}
 	// A rate limit means the request was refused unseen: that is re-sent.
 	sim.AddFault(simulator.Fault{API: "operate_proc_v2", HTTPStatus: http.StatusTooManyRequests})
-	if _, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec}); err != nil {
+	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
 	if n := sim.Calls("operate_proc_v2"); n != 3 {
@@ -280,8 +280,8 @@ func TestAuthFailsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1})
-	if !gse.IsAuth(err) || sim.Calls("get_proc_status_v2") != 1 {
+	_, err = c.Proc.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1})
+	if gse.KindOf(err) != gse.KindAuth || sim.Calls("get_proc_status_v2") != 1 {
 		t.Fatalf("err = %v, calls %d", err, sim.Calls("get_proc_status_v2"))
 	}
 	if strings.Contains(err.Error(), testSecret) || !strings.Contains(err.Error(), "1306401") {
@@ -289,27 +289,20 @@ func TestAuthFailsAtOnce(t *testing.T) {
 	}
 }
 
-func TestMultiV1AndSync(t *testing.T) {
+// OperateV1 (operate_proc) acts on the registered spec of its own process only.
+func TestOperateV1(t *testing.T) {
 	t.Parallel()
 	c, _, _ := newClient(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}})
 	ctx := ctxTimeout(t, 5*time.Second)
 	other := gse.Meta{Namespace: "gse", Name: "other"}
 	for _, m := range []gse.Meta{meta, other} {
-		if _, err := c.RegisterProcInfo(ctx, m, []gse.Host{host1, host2}, spec); err != nil {
+		if _, err := c.Proc.RegisterProcInfo(ctx, m, []gse.Host{host1, host2}, spec); err != nil {
 			t.Fatal(err)
 		}
 	}
-	out, err := c.OperateV1(ctx, gse.OperateRequest{Meta: other, Hosts: []gse.Host{host2}, Op: gse.OpStatus})
+	out, err := c.Proc.OperateV1(ctx, gse.OperateRequest{Meta: other, Hosts: []gse.Host{host2}, Op: gse.OpStatus})
 	if err != nil || !strings.Contains(out.Hosts[0].Content, `"procname":"proc-test"`) {
 		t.Fatalf("v1: %+v %v", out, err)
-	}
-	st, err := c.GetProcStatus(ctx, other, []gse.Host{host1, host2})
-	if err != nil || len(st) != 2 || st[0].Host.BkSupplierID+st[1].Host.BkSupplierID != 2 {
-		t.Fatalf("v1 status: %+v %v", st, err)
-	}
-	count, page, err := c.SyncProcStatus(ctx, "gse", 1, 2)
-	if err != nil || count != 4 || len(page) != 2 {
-		t.Fatalf("sync: %d %+v %v", count, page, err)
 	}
 }
 
@@ -336,11 +329,11 @@ func TestOperateWaitsForTimedTask(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{TaskLatency: 300 * time.Millisecond})
 	ctx := ctxTimeout(t, 5*time.Second)
-	if _, err := c.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpHost, Spec: spec}); err != nil {
+	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpHost, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d < 300*time.Millisecond {

@@ -100,9 +100,6 @@ func (e *APIError) Kind() Kind {
 	return KindOther
 }
 
-// IsAuth reports whether err is an authentication or permission refusal.
-func IsAuth(err error) bool { return KindOf(err) == KindAuth }
-
 // KindOf is the Kind of the APIError in err's chain, or KindOther.
 func KindOf(err error) Kind {
 	var e *APIError
@@ -172,7 +169,7 @@ func (f HostFailure) String() string {
 // HostsError reports the hosts on which a call or an operation failed or never finished.
 type HostsError struct {
 	API      string
-	Meta     Meta
+	Target   fmt.Stringer // the process: a Meta (GSE) or a JobTarget or JobScope (JOB)
 	Op       *OpType
 	TaskID   string
 	Total    int
@@ -191,7 +188,9 @@ func (e *HostsError) Error() string {
 	if e.Op != nil {
 		fmt.Fprintf(&b, " %s", *e.Op)
 	}
-	fmt.Fprintf(&b, " of %s", e.Meta)
+	if e.Target != nil {
+		fmt.Fprintf(&b, " of %s", e.Target)
+	}
 	if e.TaskID != "" {
 		fmt.Fprintf(&b, " (task %s)", e.TaskID)
 	}

@@ -27,7 +27,7 @@ func TestRegisterRetriedAfterAmbiguousFailure(t *testing.T) {
 			c, sim, _ := newClientWith(t, simulator.Options{}, func(c *gse.Config) { c.RequestTimeout = 300 * time.Millisecond })
 			f.API = "register_proc_info"
 			sim.AddFault(f)
-			done, err := c.RegisterProcInfo(ctxTimeout(t, 10*time.Second), meta, []gse.Host{host1, host2}, spec)
+			done, err := c.Proc.RegisterProcInfo(ctxTimeout(t, 10*time.Second), meta, []gse.Host{host1, host2}, spec)
 			if err != nil || len(done) != 2 {
 				t.Fatalf("done %v, err %v", done, err)
 			}
@@ -44,11 +44,11 @@ func TestRegisterConflictAfterRateLimit(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{})
 	ctx := ctxTimeout(t, 5*time.Second)
-	if _, err := c.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
 		t.Fatal(err)
 	}
 	sim.AddFault(simulator.Fault{API: "register_proc_info", HTTPStatus: http.StatusTooManyRequests, RetryAfter: "0"})
-	_, err := c.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec)
+	_, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec)
 	var he *gse.HostsError
 	if !errors.As(err, &he) || len(he.Failures) != 1 || he.Failures[0].Code != gse.HostRegistered {
 		t.Fatalf("err = %v, want 850 on 10.0.0.1", err)
@@ -61,7 +61,7 @@ func TestTruncatedReply(t *testing.T) {
 	c, sim, _ := newClient(t, simulator.Options{})
 	ctx := ctxTimeout(t, 5*time.Second)
 	sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Cut: true})
-	if _, err := c.GetProcStatusV2(ctx, meta, []gse.Host{host1}); err != nil {
+	if _, err := c.Proc.GetProcStatusV2(ctx, meta, []gse.Host{host1}); err != nil {
 		t.Fatalf("a cut reply was not retried: %v", err)
 	}
 	if n := sim.Calls("get_proc_status_v2"); n != 2 {
@@ -69,7 +69,7 @@ func TestTruncatedReply(t *testing.T) {
 	}
 
 	sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Cut: true, Times: simulator.Forever})
-	_, err := c.GetProcStatusV2(ctx, meta, []gse.Host{host1})
+	_, err := c.Proc.GetProcStatusV2(ctx, meta, []gse.Host{host1})
 	var re *gse.ReplyError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "GSE code 0") || re.Attempts != 4 {
 		t.Fatalf("err = %v, want the read error after 4 attempts", err)
@@ -77,11 +77,11 @@ func TestTruncatedReply(t *testing.T) {
 	sim.ClearFaults()
 
 	// An operate submit whose reply is cut may have started a task: never re-sent.
-	if _, err := c.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
 		t.Fatal(err)
 	}
 	sim.AddFault(simulator.Fault{API: "operate_proc_v2", Cut: true})
-	_, err = c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec})
+	_, err = c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec})
 	if !errors.As(err, &re) || sim.Calls("operate_proc_v2") != 1 {
 		t.Fatalf("err = %v, operate_proc_v2 sent %d times", err, sim.Calls("operate_proc_v2"))
 	}
@@ -96,11 +96,11 @@ func TestServerErrorUntilDeadline(t *testing.T) {
 	t.Run("poll", func(t *testing.T) {
 		t.Parallel()
 		c, sim, _ := newClientWith(t, simulator.Options{}, patient)
-		if _, err := c.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1}, spec); err != nil {
+		if _, err := c.Proc.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1}, spec); err != nil {
 			t.Fatal(err)
 		}
 		sim.AddFault(simulator.Fault{API: "get_proc_operate_result_v2", HTTPStatus: http.StatusServiceUnavailable, Message: "upstream down", Times: simulator.Forever})
-		_, err := c.Operate(ctxTimeout(t, 400*time.Millisecond), gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec})
+		_, err := c.Proc.Operate(ctxTimeout(t, 400*time.Millisecond), gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec})
 		var he *gse.HostsError
 		if !errors.As(err, &he) || len(he.Pending) != 1 || !errors.Is(err, context.DeadlineExceeded) || gse.KindOf(err) != gse.KindServer ||
 			!strings.Contains(err.Error(), "HTTP 503: upstream down") {
@@ -111,7 +111,7 @@ func TestServerErrorUntilDeadline(t *testing.T) {
 		t.Parallel()
 		c, sim, _ := newClientWith(t, simulator.Options{}, patient)
 		sim.AddFault(simulator.Fault{API: "register_proc_info", HTTPStatus: http.StatusServiceUnavailable, Times: simulator.Forever})
-		_, err := c.RegisterProcInfo(ctxTimeout(t, 300*time.Millisecond), meta, []gse.Host{host1}, spec)
+		_, err := c.Proc.RegisterProcInfo(ctxTimeout(t, 300*time.Millisecond), meta, []gse.Host{host1}, spec)
 		var he *gse.HostsError
 		if !errors.As(err, &he) || len(he.Pending) != 1 || gse.KindOf(err) != gse.KindServer || !strings.Contains(err.Error(), "HTTP 503") {
 			t.Fatalf("err = %v", err)
@@ -123,11 +123,11 @@ func TestServerErrorUntilDeadline(t *testing.T) {
 func TestMissingHostPendingUntilDeadline(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}})
-	if _, err := c.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1, host2}, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1, host2}, spec); err != nil {
 		t.Fatal(err)
 	}
 	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: host2.IP, Missing: true})
-	out, err := c.Operate(ctxTimeout(t, 300*time.Millisecond), gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1, host2}, Op: gse.OpStart, Spec: spec})
+	out, err := c.Proc.Operate(ctxTimeout(t, 300*time.Millisecond), gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1, host2}, Op: gse.OpStart, Spec: spec})
 	var he *gse.HostsError
 	if !errors.As(err, &he) || len(he.Pending) != 1 || he.Pending[0] != host2 || len(he.Failures) != 0 || len(out.Hosts) != 1 {
 		t.Fatalf("out %+v, err %v", out, err)
@@ -143,7 +143,7 @@ func TestEchoedSecretsRedacted(t *testing.T) {
 	const token = "tok-\"<&>-value"
 	c, sim, log := newClientWith(t, simulator.Options{}, func(c *gse.Config) { c.BkToken = token })
 	sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Echo: true})
-	_, err := c.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1})
+	_, err := c.Proc.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1})
 	if gse.KindOf(err) != gse.KindParams || !strings.Contains(err.Error(), `"bk_app_secret":"[redacted]"`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -163,7 +163,7 @@ func TestRedactionOfHostMessagesAndShortSecrets(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{})
 	sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: host2.IP, Code: gse.HostCommandFailed, Message: "sh: " + testSecret + ": not found"})
-	_, err := c.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1, host2}, spec)
+	_, err := c.Proc.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1, host2}, spec)
 	if err == nil || strings.Contains(err.Error(), testSecret) || !strings.Contains(err.Error(), "sh: [redacted]: not found") {
 		t.Fatalf("err = %v", err)
 	}
@@ -174,7 +174,7 @@ func TestRedactionOfHostMessagesAndShortSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done, err := short.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1}, spec); err != nil || len(done) != 1 {
+	if done, err := short.Proc.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1}, spec); err != nil || len(done) != 1 {
 		t.Fatalf("with a one-letter secret: %v %v", done, err)
 	}
 }

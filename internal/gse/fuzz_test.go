@@ -72,7 +72,7 @@ func FuzzResultMap(f *testing.F) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		out, err := conclude(ctx, nil, &HostsError{API: "operate_proc_v2", Meta: m}, final, keys, wants)
+		out, err := conclude(ctx, nil, &HostsError{API: "operate_proc_v2", Target: m}, final, keys, wants)
 		pendingN := 0
 		if he, ok := err.(*HostsError); ok {
 			pendingN = len(he.Pending)
@@ -96,11 +96,11 @@ func FuzzStatusReply(f *testing.F) {
 			return
 		}
 		for _, e := range out.ProcInfos {
-			ip := CanonicalIP(e.Host.IP)
-			if CanonicalIP(ip) != ip {
-				t.Fatalf("CanonicalIP(%q) is not stable", e.Host.IP)
+			ip := canonicalIP(e.Host.IP)
+			if canonicalIP(ip) != ip {
+				t.Fatalf("canonicalIP(%q) is not stable", e.Host.IP)
 			}
-			if e.Host.Addr() != (Host{IP: ip, BkCloudID: e.Host.BkCloudID}).Addr() {
+			if e.Host.Key() != (Host{IP: ip, BkCloudID: e.Host.BkCloudID}).Key() {
 				t.Fatalf("%q and its canonical form are different hosts", e.Host.IP)
 			}
 		}

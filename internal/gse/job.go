@@ -119,9 +119,9 @@ func (o JobManageOp) String() string {
 	return fmt.Sprintf("op_type %d", int(o))
 }
 
-// Addr is the IP's identity: cloud id and the IP in canonical form, an
+// Key is the IP's identity: cloud id and the IP in canonical form, an
 // IPv4-mapped IPv6 address (::ffff:10.0.0.1) being the IPv4 address it maps.
-func (ip JobIP) Addr() string {
+func (ip JobIP) Key() string {
 	if a, err := netip.ParseAddr(ip.IP); err == nil {
 		return fmt.Sprintf("%d:%s", ip.BkCloudID, a.Unmap().String())
 	}
@@ -132,12 +132,13 @@ type jobTaskReply struct {
 	TaskID string `json:"bk_gse_taskid"`
 }
 
-func (c *Client) jobSubmit(ctx context.Context, api string, scope JobScope, op int, procs []JobProcess) (string, error) {
+// submit starts a JOB task and returns its bk_gse_taskid.
+func (s *JobService) submit(ctx context.Context, api string, scope JobScope, op int, procs []JobProcess) (string, error) {
 	body := scope.fields()
 	body["op_type"] = op
 	body["process_infos"] = procs
 	var out jobTaskReply
-	err := c.call(ctx, familyJOB, api, body, &out, false)
+	err := s.client.call(ctx, familyJOB, api, body, &out, false)
 	return out.TaskID, err
 }
 
@@ -154,12 +155,12 @@ type jobResultEntry struct {
 	Content   rawContent `json:"content"`
 }
 
-// getProcResult polls a JOB task once.
-func (c *Client) getProcResult(ctx context.Context, scope JobScope, taskID string) (map[string]HostResult, error) {
+// result polls a JOB task once (get_proc_result).
+func (s *JobService) result(ctx context.Context, scope JobScope, taskID string) (map[string]HostResult, error) {
 	body := scope.fields()
 	body["bk_gse_taskid"] = taskID
 	var out jobResult
-	if err := c.call(ctx, familyJOB, "get_proc_result", body, &out, true); err != nil {
+	if err := s.client.call(ctx, familyJOB, "get_proc_result", body, &out, true); err != nil {
 		return nil, err
 	}
 	res := make(map[string]HostResult, len(out.Result))
@@ -201,23 +202,23 @@ func (o *JobOutcome) Succeeded() []JobIP {
 	return ips
 }
 
-// JobOperate submits an operation with operate_process, or with operate_proc
+// Operate submits an operation with operate_process, or with operate_proc
 // when a process carries cmd_shell_ext, and waits for every IP.
-func (c *Client) JobOperate(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (*JobOutcome, error) {
+func (s *JobService) Operate(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (*JobOutcome, error) {
 	api := "operate_process"
 	if slices.ContainsFunc(procs, func(p JobProcess) bool { return p.CmdShellExt != "" }) {
 		api = "operate_proc" // seed 000: the only one that takes cmd_shell_ext
 	}
-	taskID, err := c.jobSubmit(ctx, api, scope, int(op), procs)
+	taskID, err := s.submit(ctx, api, scope, int(op), procs)
 	if err != nil {
 		return nil, err
 	}
-	return c.jobWait(ctx, api, &op, scope, taskID, op, procs)
+	return s.wait(ctx, api, &op, scope, taskID, op, procs)
 }
 
-// JobManage registers or unregisters hosting of a process with manage_proc and waits for every IP.
-func (c *Client) JobManage(ctx context.Context, scope JobScope, op JobManageOp, proc JobProcess) (*JobOutcome, error) {
-	taskID, err := c.jobSubmit(ctx, "manage_proc", scope, int(op), []JobProcess{proc})
+// Manage registers or unregisters hosting of a process with manage_proc and waits for every IP.
+func (s *JobService) Manage(ctx context.Context, scope JobScope, op JobManageOp, proc JobProcess) (*JobOutcome, error) {
+	taskID, err := s.submit(ctx, "manage_proc", scope, int(op), []JobProcess{proc})
 	if err != nil {
 		return nil, err
 	}
@@ -225,20 +226,20 @@ func (c *Client) JobManage(ctx context.Context, scope JobScope, op JobManageOp, 
 	if op == JobUnregister {
 		asOp = OpUnhost
 	}
-	return c.jobWait(ctx, "manage_proc "+op.String(), nil, scope, taskID, asOp, []JobProcess{proc})
+	return s.wait(ctx, "manage_proc "+op.String(), nil, scope, taskID, asOp, []JobProcess{proc})
 }
 
-// JobStatus queries the state of a process on its IPs (op_type 2 through
+// Status queries the state of a process on its IPs (op_type 2 through
 // operate_process). It returns the answers of the IPs that finished, with a
 // *HostsError naming those that failed or never answered.
-func (c *Client) JobStatus(ctx context.Context, scope JobScope, proc JobProcess) (*JobOutcome, error) {
-	return c.JobOperate(ctx, scope, OpStatus, []JobProcess{proc})
+func (s *JobService) Status(ctx context.Context, scope JobScope, proc JobProcess) (*JobOutcome, error) {
+	return s.Operate(ctx, scope, OpStatus, []JobProcess{proc})
 }
 
-// jobWait polls get_proc_result until every IP of every process has a final
+// wait polls get_proc_result until every IP of every process has a final
 // result. Replies are matched against the keys built from what was sent
 // (jobResultKeys), never split: a key mixes a path and an IP that both may hold ':'.
-func (c *Client) jobWait(ctx context.Context, api string, op *OpType, scope JobScope, taskID string, asOp OpType, procs []JobProcess) (*JobOutcome, error) {
+func (s *JobService) wait(ctx context.Context, api string, op *OpType, scope JobScope, taskID string, asOp OpType, procs []JobProcess) (*JobOutcome, error) {
 	var keys [][]string
 	var wants []JobIPOutcome
 	var hosts []HostOutcome
@@ -253,17 +254,17 @@ func (c *Client) jobWait(ctx context.Context, api string, op *OpType, scope JobS
 	for i := range idx {
 		idx[i] = i
 	}
-	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[int]HostResult, error) {
-		res, err := c.getProcResult(ctx, scope, taskID)
+	final, err := pollTask(ctx, s.client.poll, func(ctx context.Context) (map[int]HostResult, error) {
+		res, err := s.result(ctx, scope, taskID)
 		if err != nil {
 			return nil, err
 		}
 		return matchJobResults(res, keys), nil
 	}, idx)
-	// The error names the process as its resource ID does: scope/path.
-	e := &HostsError{API: api, Op: op, TaskID: taskID}
-	if len(procs) > 0 {
-		e.Meta = Meta{Namespace: scope.String(), Name: procs[0].Path()}
+	// The error names the one process, or the scope of several.
+	e := &HostsError{API: api, Op: op, TaskID: taskID, Target: scope}
+	if len(procs) == 1 {
+		e.Target = TargetOf(scope, procs[0])
 	}
 	_, err = conclude(ctx, err, e, final, idx, hosts)
 	out := &JobOutcome{TaskID: taskID}

@@ -46,7 +46,7 @@ func FuzzMatchJobResults(f *testing.F) {
 	f.Fuzz(func(t *testing.T, setupPath, procName string, cloud int64, ip, otherIP string, folded, canonical bool) {
 		p := JobProcess{SetupPath: setupPath, ProcName: procName}
 		a, b := JobIP{BkCloudID: cloud, IP: ip}, JobIP{BkCloudID: cloud, IP: otherIP}
-		if a.Addr() == b.Addr() {
+		if a.Key() == b.Key() {
 			return // the same host: the provider rejects such a list
 		}
 		if _, err := netip.ParseAddr(ip); err != nil {

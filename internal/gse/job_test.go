@@ -25,7 +25,7 @@ func TestJobManageAndStatus(t *testing.T) {
 	scope := gse.JobScope{Type: "biz", ID: "3"}
 	p := jobProc("10.0.0.1", "10.0.0.2")
 
-	out, err := c.JobManage(ctx, scope, gse.JobRegister, p)
+	out, err := c.Job.Manage(ctx, scope, gse.JobRegister, p)
 	if err != nil || len(out.IPs) != 2 || out.TaskID == "" {
 		t.Fatalf("register: %+v %v", out, err)
 	}
@@ -33,7 +33,7 @@ func TestJobManageAndStatus(t *testing.T) {
 		t.Fatalf("%d JOB processes, want 2", got)
 	}
 	// The setup_path's trailing slash makes the key ".../bin//nginx"; the outcome still matches.
-	out, err = c.JobStatus(ctx, scope, p)
+	out, err = c.Job.Status(ctx, scope, p)
 	if err != nil || len(out.IPs) != 2 {
 		t.Fatalf("status: %+v %v", out, err)
 	}
@@ -49,14 +49,14 @@ func TestJobManageAndStatus(t *testing.T) {
 	}
 	// cmd_shell_ext is operate_proc's (seed 000).
 	p.CmdShellExt = "sh"
-	if _, err := c.JobOperate(ctx, scope, gse.OpRestart, []gse.JobProcess{p}); err != nil {
+	if _, err := c.Job.Operate(ctx, scope, gse.OpRestart, []gse.JobProcess{p}); err != nil {
 		t.Fatal(err)
 	}
 	if sim.Calls("job/operate_proc") != 1 {
 		t.Fatal("cmd_shell_ext did not select operate_proc")
 	}
 	p.CmdShellExt = ""
-	if _, err := c.JobManage(ctx, scope, gse.JobUnregister, p); err != nil {
+	if _, err := c.Job.Manage(ctx, scope, gse.JobUnregister, p); err != nil {
 		t.Fatal(err)
 	}
 	if got := sim.JobProcesses(); len(got) != 0 {
@@ -68,11 +68,11 @@ func TestJobFailureNamesIP(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{})
 	sim.AddHostFault(simulator.HostFault{API: "job/manage_proc", IP: "10.0.0.2", Code: 65535, Message: "start.sh: permission denied", Times: 1})
-	out, err := c.JobManage(ctxTimeout(t, 5*time.Second), gse.JobScope{Type: "biz_set", ID: "9"}, gse.JobRegister, jobProc("10.0.0.1", "10.0.0.2"))
+	out, err := c.Job.Manage(ctxTimeout(t, 5*time.Second), gse.JobScope{Type: "biz_set", ID: "9"}, gse.JobRegister, jobProc("10.0.0.1", "10.0.0.2"))
 	if err == nil || len(out.IPs) != 2 {
 		t.Fatalf("outcome %+v err %v", out, err)
 	}
-	for _, want := range []string{"manage_proc", "biz_set:9", "failed on 1 of 2 hosts", "10.0.0.2 (bk_cloud_id 0): GSE code 65535: start.sh: permission denied"} {
+	for _, want := range []string{"manage_proc", "of JOB biz_set:9//data/nginx/bin/nginx (task ", "failed on 1 of 2 hosts", "10.0.0.2 (bk_cloud_id 0): GSE code 65535: start.sh: permission denied"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -84,7 +84,7 @@ func TestJobBadParams(t *testing.T) {
 	c, _, _ := newClient(t, simulator.Options{})
 	periodic := jobProc("10.0.0.1")
 	periodic.Type = nil // type 0 needs cycle_time
-	_, err := c.JobManage(ctxTimeout(t, 5*time.Second), gse.JobScope{Type: "biz", ID: "3"}, gse.JobRegister, periodic)
+	_, err := c.Job.Manage(ctxTimeout(t, 5*time.Second), gse.JobScope{Type: "biz", ID: "3"}, gse.JobRegister, periodic)
 	if err == nil || !strings.Contains(err.Error(), "GSE code 1306406") || !strings.Contains(err.Error(), "cycle_time") {
 		t.Fatalf("err = %v", err)
 	}
@@ -115,13 +115,13 @@ func TestJobStatusShapesAndInstances(t *testing.T) {
 	p := jobProc("10.0.0.1")
 	two := int64(2)
 	p.InstanceNum = &two
-	if _, err := c.JobManage(ctx, scope, gse.JobRegister, p); err != nil {
+	if _, err := c.Job.Manage(ctx, scope, gse.JobRegister, p); err != nil {
 		t.Fatal(err)
 	}
 	sim.JobInstancesDown("biz:3", "/data/nginx/bin//nginx", 0, "10.0.0.1", 1)
 	for _, shape := range []simulator.JobContentShape{simulator.JobContentGSE, simulator.JobContentStrings, simulator.JobContentDoc} {
 		sim.SetJobContentShape(shape)
-		out, err := c.JobStatus(ctx, scope, p)
+		out, err := c.Job.Status(ctx, scope, p)
 		if err != nil || len(out.IPs) != 1 || out.IPs[0].ContentErr != nil {
 			t.Fatalf("shape %d: %+v %v", shape, out, err)
 		}
@@ -133,7 +133,7 @@ func TestJobStatusShapesAndInstances(t *testing.T) {
 			t.Errorf("shape %d: hosted %v", shape, hosted)
 		}
 	}
-	if _, err := c.JobManage(ctx, scope, gse.JobUnregister, p); err != nil {
+	if _, err := c.Job.Manage(ctx, scope, gse.JobUnregister, p); err != nil {
 		t.Fatal(err)
 	}
 }

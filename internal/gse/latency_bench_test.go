@@ -81,49 +81,49 @@ func parallel(b *testing.B, n int, f func(int) error) {
 }
 
 func createTwoTasks(ctx context.Context, c *gse.Client, m gse.Meta, hosts []gse.Host) error {
-	if _, err := c.RegisterProcInfo(ctx, m, hosts, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, m, hosts, spec); err != nil {
 		return err
 	}
 	for _, op := range []gse.OpType{gse.OpHost, gse.OpStart} {
-		if _, err := c.Operate(ctx, gse.OperateRequest{Meta: m, Hosts: hosts, Op: op, Spec: spec}); err != nil {
+		if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: m, Hosts: hosts, Op: op, Spec: spec}); err != nil {
 			return err
 		}
 	}
-	_, err := c.GetProcStatusV2(ctx, m, hosts)
+	_, err := c.Proc.GetProcStatusV2(ctx, m, hosts)
 	return err
 }
 
 func destroyTwoTasks(ctx context.Context, c *gse.Client, m gse.Meta, hosts []gse.Host) error {
 	for range 2 {
-		if _, err := c.GetProcStatusV2(ctx, m, hosts); err != nil {
+		if _, err := c.Proc.GetProcStatusV2(ctx, m, hosts); err != nil {
 			return err
 		}
 	}
 	for _, op := range []gse.OpType{gse.OpStop, gse.OpUnhost} {
-		if _, err := c.Operate(ctx, gse.OperateRequest{Meta: m, Hosts: hosts, Op: op, Spec: spec}); err != nil {
+		if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: m, Hosts: hosts, Op: op, Spec: spec}); err != nil {
 			return err
 		}
 	}
-	_, err := c.UnregisterProcInfo(ctx, m, hosts)
+	_, err := c.Proc.UnregisterProcInfo(ctx, m, hosts)
 	return err
 }
 
 func createOneTask(ctx context.Context, c *gse.Client, m gse.Meta, hosts []gse.Host) error {
-	if _, err := c.RegisterProcInfo(ctx, m, hosts, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, m, hosts, spec); err != nil {
 		return err
 	}
-	_, err := c.Operate(ctx, gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpStart, Spec: spec})
+	_, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpStart, Spec: spec})
 	return err
 }
 
 func destroyOneTask(ctx context.Context, c *gse.Client, m gse.Meta, hosts []gse.Host) error {
-	if _, err := c.GetProcStatusV2(ctx, m, hosts); err != nil {
+	if _, err := c.Proc.GetProcStatusV2(ctx, m, hosts); err != nil {
 		return err
 	}
-	if _, err := c.Operate(ctx, gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpStop, Spec: spec}); err != nil {
+	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpStop, Spec: spec}); err != nil {
 		return err
 	}
-	_, err := c.UnregisterProcInfo(ctx, m, hosts)
+	_, err := c.Proc.UnregisterProcInfo(ctx, m, hosts)
 	return err
 }
 

@@ -17,10 +17,10 @@ func TestCreateRequestsAtTaskLatency(t *testing.T) {
 		c.PollInitial, c.PollMax, c.BatchWindow = 10*time.Millisecond, 500*time.Millisecond, 0
 	})
 	ctx := ctxTimeout(t, 10*time.Second)
-	if _, err := c.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec}); err != nil {
+	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
 	total := 0

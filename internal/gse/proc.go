@@ -22,23 +22,23 @@ type procBody struct {
 // it already: the host answered 115 before, or an earlier attempt of the same
 // request failed after it may have reached GSE (a timeout, a cut reply, a
 // 5xx). Hosts whose registration is unknown are the error's Pending hosts.
-func (c *Client) RegisterProcInfo(ctx context.Context, meta Meta, hosts []Host, spec *Spec) ([]Host, error) {
-	return c.syncHosts(ctx, "register_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec}, func(code int, resent bool) bool {
+func (s *ProcService) RegisterProcInfo(ctx context.Context, meta Meta, hosts []Host, spec *Spec) ([]Host, error) {
+	return s.syncHosts(ctx, "register_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec}, func(code int, resent bool) bool {
 		return code == HostOK || (code == HostRegistered && resent)
 	})
 }
 
 // UpdateProcInfo sends a new spec to hosts (update_proc_info, an upsert).
-func (c *Client) UpdateProcInfo(ctx context.Context, meta Meta, hosts []Host, spec *Spec) ([]Host, error) {
-	return c.syncHosts(ctx, "update_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec}, func(code int, _ bool) bool {
+func (s *ProcService) UpdateProcInfo(ctx context.Context, meta Meta, hosts []Host, spec *Spec) ([]Host, error) {
+	return s.syncHosts(ctx, "update_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec}, func(code int, _ bool) bool {
 		return code == HostOK || code == HostRegistered
 	})
 }
 
 // UnregisterProcInfo removes the process from hosts (unregister_proc_info).
 // A process that is not there (829) counts as removed.
-func (c *Client) UnregisterProcInfo(ctx context.Context, meta Meta, hosts []Host) ([]Host, error) {
-	return c.syncHosts(ctx, "unregister_proc_info", procBody{Meta: meta, Hosts: hosts}, func(code int, _ bool) bool {
+func (s *ProcService) UnregisterProcInfo(ctx context.Context, meta Meta, hosts []Host) ([]Host, error) {
+	return s.syncHosts(ctx, "unregister_proc_info", procBody{Meta: meta, Hosts: hosts}, func(code int, _ bool) bool {
 		return code == HostOK || code == HostNotRunning
 	})
 }
@@ -47,9 +47,10 @@ func (c *Client) UnregisterProcInfo(ctx context.Context, meta Meta, hosts []Host
 // answered 115 (or left out of the reply) until they settle or ctx ends, on
 // the poll schedule. accept judges a host's code; resent says the host may
 // have been acted on by an earlier request or attempt.
-func (c *Client) syncHosts(ctx context.Context, api string, body procBody, accept func(code int, resent bool) bool) ([]Host, error) {
+func (s *ProcService) syncHosts(ctx context.Context, api string, body procBody, accept func(code int, resent bool) bool) ([]Host, error) {
+	c := s.client
 	var done []Host
-	hostsErr := &HostsError{API: api, Meta: body.Meta, Total: len(body.Hosts)}
+	hostsErr := &HostsError{API: api, Target: body.Meta, Total: len(body.Hosts)}
 	unknown := func(pending []Host, cause error) ([]Host, error) {
 		hostsErr.Pending, hostsErr.Cause = append(hostsErr.Pending, pending...), cause
 		return done, hostsErr
@@ -127,9 +128,9 @@ type taskReply struct {
 }
 
 // operateProc submits a v1 operation (operate_proc) and returns its task id.
-func (c *Client) operateProc(ctx context.Context, req OperateRequest) (string, error) {
+func (s *ProcService) operateProc(ctx context.Context, req OperateRequest) (string, error) {
 	var out taskReply
-	err := c.call(ctx, familyGSE, "operate_proc", operateBodyV1{Meta: req.Meta, Hosts: req.Hosts, OpType: req.Op}, &out, false)
+	err := s.client.call(ctx, familyGSE, "operate_proc", operateBodyV1{Meta: req.Meta, Hosts: req.Hosts, OpType: req.Op}, &out, false)
 	return out.TaskID, err
 }
 
@@ -173,14 +174,15 @@ type Outcome struct {
 // Concurrent calls are coalesced into operate_proc_multi tasks (see batcher);
 // each caller still gets only its own hosts' results, and a *HostsError naming
 // each of its hosts that failed or never finished.
-func (c *Client) Operate(ctx context.Context, req OperateRequest) (*Outcome, error) {
-	return c.ops.operate(ctx, req)
+func (s *ProcService) Operate(ctx context.Context, req OperateRequest) (*Outcome, error) {
+	return s.client.ops.operate(ctx, req)
 }
 
 // OperateV1 runs an operation with operate_proc (the registered spec) and
 // waits for every host. It is never batched: operate_proc has no multi form.
-func (c *Client) OperateV1(ctx context.Context, req OperateRequest) (*Outcome, error) {
-	taskID, err := c.operateProc(ctx, req)
+func (s *ProcService) OperateV1(ctx context.Context, req OperateRequest) (*Outcome, error) {
+	c := s.client
+	taskID, err := s.operateProc(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +194,7 @@ func (c *Client) OperateV1(ctx context.Context, req OperateRequest) (*Outcome, e
 	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[string]HostResult, error) {
 		return c.getResult(ctx, "get_proc_operate_result", taskID)
 	}, keys)
-	return conclude(ctx, err, &HostsError{API: "operate_proc", Meta: req.Meta, Op: &req.Op, TaskID: taskID}, final, keys, wants)
+	return conclude(ctx, err, &HostsError{API: "operate_proc", Target: req.Meta, Op: &req.Op, TaskID: taskID}, final, keys, wants)
 }
 
 // Status reads cannot be coalesced like operations: get_proc_status_v2 takes
@@ -211,43 +213,15 @@ type statusReply struct {
 // GetProcStatusV2 reads the runtime state of a process on hosts
 // (get_proc_status_v2), in chunks of 1000 hosts. A host absent from the
 // result does not have the process registered.
-func (c *Client) GetProcStatusV2(ctx context.Context, meta Meta, hosts []Host) ([]ProcStatus, error) {
-	return c.status(ctx, "get_proc_status_v2", meta, hosts, func(h []Host) any { return toV2(h) })
-}
-
-// GetProcStatus is the v1 status read (get_proc_status); it has no isauto.
-func (c *Client) GetProcStatus(ctx context.Context, meta Meta, hosts []Host) ([]ProcStatus, error) {
-	return c.status(ctx, "get_proc_status", meta, hosts, func(h []Host) any { return h })
-}
-
-func (c *Client) status(ctx context.Context, api string, meta Meta, hosts []Host, wire func([]Host) any) ([]ProcStatus, error) {
+func (s *ProcService) GetProcStatusV2(ctx context.Context, meta Meta, hosts []Host) ([]ProcStatus, error) {
 	m := Meta{Namespace: meta.Namespace, Name: meta.Name}
 	var all []ProcStatus
 	for chunk := range slices.Chunk(hosts, chunkSize) {
 		var out statusReply
-		if err := c.call(ctx, familyGSE, api, statusBody{Meta: m, Hosts: wire(chunk)}, &out, true); err != nil {
+		if err := s.client.call(ctx, familyGSE, "get_proc_status_v2", statusBody{Meta: m, Hosts: toV2(chunk)}, &out, true); err != nil {
 			return nil, err
 		}
 		all = append(all, out.ProcInfos...)
 	}
 	return all, nil
-}
-
-// SyncProcStatus lists the processes of a namespace, one page at a time
-// (sync_proc_status, limit at most 1000). Its data can be minutes old.
-func (c *Client) SyncProcStatus(ctx context.Context, namespace string, start, limit int) (int, []ProcStatus, error) {
-	body := struct {
-		Meta struct {
-			Namespace string `json:"namespace"`
-		} `json:"meta"`
-		Page struct {
-			Start int `json:"start"`
-			Limit int `json:"limit"`
-		} `json:"page"`
-	}{}
-	body.Meta.Namespace = namespace
-	body.Page.Start, body.Page.Limit = start, min(limit, 1000)
-	var out statusReply
-	err := c.call(ctx, familyGSE, "sync_proc_status", body, &out, true)
-	return out.Count, out.ProcInfos, err
 }

@@ -33,7 +33,7 @@ func TestTLSVerification(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = c.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1})
+		_, err = c.Proc.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1})
 		switch {
 		case tc.wantErr == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)

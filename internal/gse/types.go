@@ -50,12 +50,12 @@ type Host struct {
 
 func (h Host) String() string { return fmt.Sprintf("%s (bk_cloud_id %d)", h.IP, h.BkCloudID) }
 
-// Addr is the host's identity for matching server data: cloud id and the IP in
+// Key is the host's identity for matching server data: cloud id and the IP in
 // canonical form, so "2001:DB8::1" and "2001:db8::1" are the same host.
-func (h Host) Addr() string { return fmt.Sprintf("%d:%s", h.BkCloudID, CanonicalIP(h.IP)) }
+func (h Host) Key() string { return fmt.Sprintf("%d:%s", h.BkCloudID, canonicalIP(h.IP)) }
 
-// CanonicalIP returns ip in canonical form, or ip unchanged when it does not parse.
-func CanonicalIP(ip string) string {
+// canonicalIP returns ip in canonical form, or ip unchanged when it does not parse.
+func canonicalIP(ip string) string {
 	if a, err := netip.ParseAddr(ip); err == nil {
 		return a.String()
 	}
@@ -209,5 +209,5 @@ type StatusHost struct {
 	BkAgentID    string `json:"bk_agent_id,omitempty"`
 }
 
-// Addr matches Host.Addr.
-func (h StatusHost) Addr() string { return Host{IP: h.IP, BkCloudID: h.BkCloudID}.Addr() }
+// Key matches Host.Key.
+func (h StatusHost) Key() string { return Host{IP: h.IP, BkCloudID: h.BkCloudID}.Key() }

@@ -35,12 +35,15 @@ func shortDuration(d time.Duration) string {
 
 // resourceTimeouts is the timeouts attribute of a resource, described, with
 // each duration required to be positive: "-5m" parses as a duration, and would
-// otherwise fail at apply as a task that never finished.
+// otherwise fail at apply as a task that never finished. A description given
+// in opts (CreateDescription, ...) replaces the generic one of that operation.
 func resourceTimeouts(ctx context.Context, opts timeouts.Opts) schema.SingleNestedAttribute {
 	a, ok := timeouts.Attributes(ctx, opts).(schema.SingleNestedAttribute)
 	if !ok {
 		panic("timeouts.Attributes is not a SingleNestedAttribute")
 	}
+	own := map[string]string{"create": opts.CreateDescription, "read": opts.ReadDescription,
+		"update": opts.UpdateDescription, "delete": opts.DeleteDescription}
 	a.MarkdownDescription = fmt.Sprintf(timeoutsDescription, defaultTimeoutText)
 	for name, nested := range a.Attributes {
 		s, ok := nested.(schema.StringAttribute)
@@ -48,6 +51,9 @@ func resourceTimeouts(ctx context.Context, opts timeouts.Opts) schema.SingleNest
 			continue
 		}
 		s.MarkdownDescription = fmt.Sprintf(timeoutDescription, name, defaultTimeoutText)
+		if own[name] != "" {
+			s.MarkdownDescription = own[name]
+		}
 		s.Validators = append(s.Validators, duration())
 		a.Attributes[name] = s
 	}

@@ -133,28 +133,15 @@ func (d jobDefinitionModel) api(ips []gse.JobIP) gse.JobProcess {
 	}
 }
 
-// jobIPModel is one element of ip_list.
-type jobIPModel struct {
-	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
-	IP        types.String `tfsdk:"ip"`
-}
-
-func (m jobIPModel) api() gse.JobIP {
-	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
-}
-
-// addr is the element's host identity (gse.JobIP.Addr).
-func (m jobIPModel) addr() string { return m.api().Addr() }
-
-func jobIPModels(ips []gse.JobIP) []jobIPModel {
-	out := make([]jobIPModel, len(ips))
+func hostRefModels(ips []gse.JobIP) []hostRefModel {
+	out := make([]hostRefModel, len(ips))
 	for i, ip := range ips {
-		out[i] = jobIPModel{BkCloudID: types.Int64Value(ip.BkCloudID), IP: types.StringValue(ip.IP)}
+		out[i] = hostRefModel{BkCloudID: types.Int64Value(ip.BkCloudID), IP: types.StringValue(ip.IP)}
 	}
 	return out
 }
 
-func apiJobIPs(ms []jobIPModel) []gse.JobIP {
+func apiJobIPs(ms []hostRefModel) []gse.JobIP {
 	out := make([]gse.JobIP, len(ms))
 	for i, m := range ms {
 		out[i] = m.api()
@@ -162,10 +149,10 @@ func apiJobIPs(ms []jobIPModel) []gse.JobIP {
 	return out
 }
 
-func jobIPAddrs(ips []gse.JobIP) []string {
+func jobIPKeys(ips []gse.JobIP) []string {
 	out := make([]string, len(ips))
 	for i, ip := range ips {
-		out[i] = ip.Addr()
+		out[i] = ip.Key()
 	}
 	return out
 }

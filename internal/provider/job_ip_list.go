@@ -2,14 +2,11 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"net/netip"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -25,11 +22,6 @@ import (
 // the list. One list-level validator checks every IP and finds duplicates,
 // and one list-level plan modifier keeps the prior order when only the order changed.
 
-const (
-	jobIPDesc    = "IPv4 or IPv6 address of the host, without a zone (`%eth0`)."
-	jobCloudDesc = "Cloud area (管控区域) id of the host, `0` or more; `0` is the default area."
-)
-
 // jobIPListAttribute is ip_list of gse_job_managed_process.
 func jobIPListAttribute(desc string) schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
@@ -37,8 +29,8 @@ func jobIPListAttribute(desc string) schema.ListNestedAttribute {
 		Validators:    []validator.List{listvalidator.SizeAtLeast(1), jobIPListValidator{}},
 		PlanModifiers: []planmodifier.List{ignoreIPOrder{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: jobIPDesc},
-			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: jobCloudDesc},
+			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
+			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
 		}},
 	}
 }
@@ -49,8 +41,8 @@ func jobIPSetAttribute(desc string) schema.SetNestedAttribute {
 		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
 		Validators: []validator.Set{setvalidator.SizeAtLeast(1), jobIPListValidator{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: jobIPDesc},
-			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: jobCloudDesc},
+			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
+			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
 		}},
 	}
 }
@@ -59,18 +51,13 @@ func jobIPSetAttribute(desc string) schema.SetNestedAttribute {
 func jobIPListDataSourceAttribute(desc string) dschema.ListNestedAttribute {
 	return dschema.ListNestedAttribute{
 		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
-		Validators: []validator.List{listvalidator.SizeAtLeast(1), jobIPListValidator{}},
-		NestedObject: dschema.NestedAttributeObject{Attributes: map[string]dschema.Attribute{
-			"ip":          dschema.StringAttribute{Required: true, MarkdownDescription: jobIPDesc},
-			"bk_cloud_id": dschema.Int64Attribute{Required: true, MarkdownDescription: jobCloudDesc},
-		}},
+		Validators:   []validator.List{listvalidator.SizeAtLeast(1), jobIPListValidator{}},
+		NestedObject: dschema.NestedAttributeObject{Attributes: hostRefAttributes()},
 	}
 }
 
-// jobIPListValidator checks every element of an ip_list in one pass: the IP
-// parses and has no zone (JOB cannot address one), the cloud id is not
-// negative, and no host appears twice in any spelling (10.0.0.1 and
-// ::ffff:10.0.0.1, 2001:DB8::1 and 2001:db8::1 are one host).
+// jobIPListValidator checks an ip_list (a list, or a set in
+// gse_process_operation) with checkHosts, the check of every host list.
 type jobIPListValidator struct{}
 
 func (jobIPListValidator) Description(context.Context) string {
@@ -82,40 +69,12 @@ func (v jobIPListValidator) MarkdownDescription(ctx context.Context) string {
 }
 
 func (v jobIPListValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
-	validateJobIPs(req.Path, req.ConfigValue.Elements(), func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
+	checkHosts(req.Path, req.ConfigValue.Elements(), func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
 }
 
 func (v jobIPListValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
 	// A set element's path is its whole value: the message names the IP instead.
-	validateJobIPs(req.Path, req.ConfigValue.Elements(), func(int, string) path.Path { return req.Path }, &resp.Diagnostics)
-}
-
-func validateJobIPs(list path.Path, els []attr.Value, at func(i int, name string) path.Path, diags *diag.Diagnostics) {
-	seen := make(map[string]string, len(els))
-	for i, el := range els {
-		ip, ok := knownJobIP(el)
-		if !ok {
-			continue
-		}
-		a, err := netip.ParseAddr(ip.IP)
-		switch {
-		case err != nil:
-			diags.AddAttributeError(at(i, "ip"), "Invalid ip", fmt.Sprintf("%s: %q is not an IPv4 or IPv6 address such as 10.0.0.1 or 2001:db8::1.", list, ip.IP))
-			continue
-		case a.Zone() != "":
-			diags.AddAttributeError(at(i, "ip"), "Invalid ip", fmt.Sprintf("%s: %q has a zone; JOB addresses hosts without one, so write %s.", list, ip.IP, a.WithZone("")))
-			continue
-		case ip.BkCloudID < 0:
-			diags.AddAttributeError(at(i, "bk_cloud_id"), "Invalid bk_cloud_id", fmt.Sprintf("%s: bk_cloud_id must be 0 or more, got %d.", list, ip.BkCloudID))
-			continue
-		}
-		if first, dup := seen[ip.Addr()]; dup {
-			diags.AddAttributeError(at(i, "ip"), "Duplicate host",
-				fmt.Sprintf("%s lists bk_cloud_id %d, ip %q and %s: the same host. Keep one.", list, ip.BkCloudID, ip.IP, first))
-			continue
-		}
-		seen[ip.Addr()] = fmt.Sprintf("ip %q", ip.IP)
-	}
+	checkHosts(req.Path, req.ConfigValue.Elements(), func(int, string) path.Path { return req.Path }, &resp.Diagnostics)
 }
 
 // knownJobIP reads an element whose ip and bk_cloud_id are known.

@@ -11,14 +11,14 @@ import (
 )
 
 // findJobIPStates runs a status query (op_type 2 through operate_process) for
-// proc and indexes the answers by host (gse.JobIP.Addr). An IP that failed or
+// proc and indexes the answers by host (gse.JobIP.Key). An IP that failed or
 // never answered is absent or carries its code; err names those IPs.
 func findJobIPStates(ctx context.Context, c *gse.Client, scope gse.JobScope, proc gse.JobProcess) (map[string]gse.JobIPOutcome, error) {
-	out, err := c.JobStatus(ctx, scope, proc)
+	out, err := c.Job.Status(ctx, scope, proc)
 	states := make(map[string]gse.JobIPOutcome, len(proc.IPList))
 	if out != nil {
 		for _, o := range out.IPs {
-			states[o.IP.Addr()] = o
+			states[o.IP.Key()] = o
 		}
 	}
 	return states, err

@@ -3,10 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -42,7 +40,7 @@ func (r *jobManagedProcessResource) ImportState(ctx context.Context, req resourc
 		return
 	}
 	m := jobManagedProcessModel{BkScopeType: types.StringValue(im.scopeType), BkScopeID: types.StringValue(im.scopeID),
-		ProcOwner: types.StringValue(im.procOwner), IPList: jobIPModels(im.ips)}
+		ProcOwner: types.StringValue(im.procOwner), IPList: hostRefModels(im.ips)}
 	m.SetupPath, m.ProcName = types.StringValue(im.setupPath), types.StringValue(im.procName)
 	m.PidPath, m.ValueKey = optionalValue(im.pidPath), optionalValue(im.valueKey)
 	m.ID = types.StringValue(m.id())
@@ -83,22 +81,12 @@ func parseJobImportID(id string) (jobImport, error) {
 		return im, fmt.Errorf("%q is not setup_path/proc_name", proc)
 	}
 	im.setupPath, im.procName = proc[:i], proc[i+1:]
-	seen := map[string]bool{}
-	for _, item := range strings.Split(list, ",") {
-		cloudPart, ip, ok := strings.Cut(item, ":") // the IP comes last: an IPv6 address holds ':'
-		cloud, perr := strconv.ParseInt(cloudPart, 10, 64)
-		if !ok || perr != nil || cloud < 0 {
-			return im, fmt.Errorf("IP %q is not bk_cloud_id:ip", item)
-		}
-		if a, perr := netip.ParseAddr(ip); perr != nil || a.Zone() != "" {
-			return im, fmt.Errorf("IP %q: %q is not an IP address without zone", item, ip)
-		}
-		j := gse.JobIP{BkCloudID: cloud, IP: ip}
-		if seen[j.Addr()] {
-			return im, fmt.Errorf("IP %q is listed twice", item)
-		}
-		seen[j.Addr()] = true
-		im.ips = append(im.ips, j)
+	hosts, err := parseImportHosts(list, false, "IP")
+	if err != nil {
+		return im, err
+	}
+	for _, h := range hosts {
+		im.ips = append(im.ips, gse.JobIP{BkCloudID: h.cloud, IP: h.ip})
 	}
 	q, err := url.ParseQuery(query)
 	if err != nil {

@@ -130,11 +130,11 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	plan.ID = types.StringValue(plan.id())
-	out, err := r.client.JobManage(ctx, plan.scope(), gse.JobRegister, plan.process(plan.ips()))
+	out, err := r.client.Job.Manage(ctx, plan.scope(), gse.JobRegister, plan.process(plan.ips()))
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", plan.target(), err,
 			"The IPs where hosting may be registered are kept in the state, and the resource is tainted: the next apply unregisters and registers it again.")
-		plan.IPList = selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(jobMayExist(out, err)), true)
+		plan.IPList = selectBy(plan.IPList, hostRefModel.key, jobIPKeys(jobMayExist(out, err)), true)
 		if len(plan.IPList) == 0 {
 			return
 		}
@@ -168,12 +168,12 @@ func (r *jobManagedProcessResource) ipStatus(ctx context.Context, m *jobManagedP
 		diags.AddWarning("Could not query the process status on every IP", err.Error()+"\n\nIPs whose status is unknown are kept as they are.")
 	}
 	for _, ip := range m.ips() {
-		o, ok := states[ip.Addr()]
+		o, ok := states[ip.Key()]
 		if ok {
 			elems[fmt.Sprintf("%d:%s", ip.BkCloudID, ip.IP)] = jobIPStatusOf(o, true).value()
 		}
 		if hosted != nil {
-			hosted[ip.Addr()] = stillHosted(o, ok)
+			hosted[ip.Key()] = stillHosted(o, ok)
 		}
 	}
 	return types.MapValueMust(jobStatusType, elems)
@@ -195,7 +195,7 @@ func (r *jobManagedProcessResource) Read(ctx context.Context, req resource.ReadR
 	m.IPStatus = r.ipStatus(ctx, &m, hosted, &resp.Diagnostics)
 	kept := m.IPList[:0:0]
 	for _, ip := range m.IPList {
-		if hosted[ip.addr()] {
+		if hosted[ip.key()] {
 			kept = append(kept, ip)
 		}
 	}
@@ -241,13 +241,13 @@ func (r *jobManagedProcessResource) Update(ctx context.Context, req resource.Upd
 // changed, then registers new ones, recording each step in applied.
 func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, applied *jobManagedProcessModel) error {
 	scope := plan.scope()
-	removed, added, kept := diffBy(prior.ips(), plan.ips(), gse.JobIP.Addr)
+	removed, added, kept := diffBy(prior.ips(), plan.ips(), gse.JobIP.Key)
 	// Framework values compare by state and value, so == is Equal field by field.
 	changed := prior.jobDefinitionModel != plan.jobDefinitionModel || !prior.ProcOwner.Equal(plan.ProcOwner)
 
 	if len(removed) > 0 {
-		out, err := r.client.JobManage(ctx, scope, gse.JobUnregister, prior.process(removed))
-		applied.IPList = selectBy(applied.IPList, jobIPModel.addr, jobIPAddrs(out.Succeeded()), false)
+		out, err := r.client.Job.Manage(ctx, scope, gse.JobUnregister, prior.process(removed))
+		applied.IPList = selectBy(applied.IPList, hostRefModel.key, jobIPKeys(out.Succeeded()), false)
 		if err != nil {
 			return err
 		}
@@ -255,15 +255,15 @@ func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, a
 	if changed {
 		if len(kept) > 0 {
 			// A partial re-register leaves the prior definition in the state: the next apply sends the new one again.
-			if _, err := r.client.JobManage(ctx, scope, gse.JobRegister, plan.process(kept)); err != nil {
+			if _, err := r.client.Job.Manage(ctx, scope, gse.JobRegister, plan.process(kept)); err != nil {
 				return err
 			}
 		}
 		applied.jobDefinitionModel, applied.ProcOwner = plan.jobDefinitionModel, plan.ProcOwner
 	}
 	if len(added) > 0 {
-		out, err := r.client.JobManage(ctx, scope, gse.JobRegister, plan.process(added))
-		applied.IPList = append(applied.IPList, selectBy(plan.IPList, jobIPModel.addr, jobIPAddrs(jobMayExist(out, err)), true)...)
+		out, err := r.client.Job.Manage(ctx, scope, gse.JobRegister, plan.process(added))
+		applied.IPList = append(applied.IPList, selectBy(plan.IPList, hostRefModel.key, jobIPKeys(jobMayExist(out, err)), true)...)
 		if err != nil {
 			return err
 		}
@@ -282,7 +282,7 @@ func (r *jobManagedProcessResource) Delete(ctx context.Context, req resource.Del
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, err := r.client.JobManage(ctx, m.scope(), gse.JobUnregister, m.process(m.ips())); err != nil {
+	if _, err := r.client.Job.Manage(ctx, m.scope(), gse.JobUnregister, m.process(m.ips())); err != nil {
 		addAPIError(&resp.Diagnostics, "delete", m.target(), err, "The resource stays in the state; destroy again once the cause is fixed.")
 	}
 }
@@ -294,7 +294,7 @@ type jobManagedProcessModel struct {
 	BkScopeID   types.String `tfsdk:"bk_scope_id"`
 	ProcOwner   types.String `tfsdk:"proc_owner"`
 	jobDefinitionModel
-	IPList   []jobIPModel   `tfsdk:"ip_list"`
+	IPList   []hostRefModel `tfsdk:"ip_list"`
 	IPStatus types.Map      `tfsdk:"ip_status"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }

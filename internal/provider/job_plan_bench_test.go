@@ -13,7 +13,7 @@ import (
 // BenchmarkJobManagedProcessPlan measures the provider's side of planning one
 // gse_job_managed_process with n IPs (validate + plan), without Terraform
 // core: a create, and a plan against a prior state whose ip_list is reordered.
-// Run: go test ./internal/provider/ -run '^$' -bench JobManagedProcessPlan -benchtime 3x
+// Run it with `go test ./internal/provider/ -run '^$' -bench JobManagedProcessPlan -benchtime 3x`.
 func BenchmarkJobManagedProcessPlan(b *testing.B) {
 	ctx := context.Background()
 	server, err := providerserver.NewProtocol6WithError(New("bench")())()
@@ -81,7 +81,14 @@ func jobBenchObject(b *testing.B, typ tftypes.Object, ips []tftypes.Value, withC
 	vals["ip_list"] = tftypes.NewValue(listType, ips)
 	if withComputed {
 		vals["id"] = tftypes.NewValue(tftypes.String, "biz:2//data/nginx/bin/nginx")
-		statusType := typ.AttributeTypes["ip_status"].(tftypes.Map)
+		statusType, ok := typ.AttributeTypes["ip_status"].(tftypes.Map)
+		if !ok {
+			b.Fatalf("ip_status is a %s, not a map", typ.AttributeTypes["ip_status"])
+		}
+		elemType, ok := statusType.ElementType.(tftypes.Object)
+		if !ok {
+			b.Fatalf("ip_status elements are %s, not objects", statusType.ElementType)
+		}
 		st := map[string]tftypes.Value{}
 		for _, ip := range ips {
 			var attrs map[string]tftypes.Value
@@ -89,7 +96,7 @@ func jobBenchObject(b *testing.B, typ tftypes.Object, ips []tftypes.Value, withC
 			var addr string
 			_ = attrs["ip"].As(&addr)
 			el := map[string]tftypes.Value{}
-			for name, t := range statusType.ElementType.(tftypes.Object).AttributeTypes {
+			for name, t := range elemType.AttributeTypes {
 				el[name] = tftypes.NewValue(t, nil)
 			}
 			el["status"] = tftypes.NewValue(tftypes.String, "running")

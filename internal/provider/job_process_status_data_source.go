@@ -3,7 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
@@ -30,7 +30,7 @@ type jobProcessStatusModel struct {
 	ProcName   types.String       `tfsdk:"proc_name"`
 	PidPath    types.String       `tfsdk:"pid_path"`
 	Account    types.String       `tfsdk:"account"`
-	IPList     []jobIPModel       `tfsdk:"ip_list"`
+	IPList     []hostRefModel     `tfsdk:"ip_list"`
 	IPStatus   []jobIPStatusModel `tfsdk:"ip_status"`
 	AllRunning types.Bool         `tfsdk:"all_running"`
 	Timeouts   timeouts.Value     `tfsdk:"timeouts"`
@@ -116,16 +116,11 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 		addAPIError(&resp.Diagnostics, "query the status of", gse.TargetOf(scope, proc), err, "Check the provider configuration, bk_biz_id and the process fields.")
 		return
 	}
-	sort.SliceStable(ips, func(i, j int) bool {
-		if ips[i].BkCloudID != ips[j].BkCloudID {
-			return ips[i].BkCloudID < ips[j].BkCloudID
-		}
-		return ips[i].IP < ips[j].IP
-	})
+	slices.SortStableFunc(ips, func(a, b gse.JobIP) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
 	all := true
 	m.IPStatus = make([]jobIPStatusModel, 0, len(ips))
 	for _, ip := range ips {
-		o, ok := states[ip.Addr()]
+		o, ok := states[ip.Key()]
 		st := jobIPStatusOf(o, ok)
 		all = all && st.status == "running"
 		m.IPStatus = append(m.IPStatus, jobIPStatusModel{

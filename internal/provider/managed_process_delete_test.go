@@ -30,10 +30,10 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 	hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
 	spec := &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
 		Control: gse.Control{StartCmd: "./start.sh", StopCmd: "./stop.sh"}, Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}
-	if _, err := c.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStart, Spec: spec}); err != nil {
+	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStart, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.sim.Drift(simulator.DriftUnregister, "gse", "proc-test", 0, "10.0.0.2"); err != nil {

@@ -53,9 +53,11 @@ func loadDesired(ctx context.Context, p privateGetter, state *managedProcessMode
 	return out
 }
 
-// agrees says whether n of total hosts in the wanted condition still amount
-// to want: true needs every host, false holds until any host turns.
-func agrees(want bool, n, total int) bool {
+// observedFlag is the value of managed or running to record after a read, when
+// n of total hosts have the condition and want was asked: a wanted true is
+// kept only while every host has it, a wanted false only while none has it,
+// so any host that turned shows as drift.
+func observedFlag(want bool, n, total int) bool {
 	if want {
 		return n == total
 	}

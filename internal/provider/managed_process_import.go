@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/netip"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -39,27 +37,13 @@ func parseImportID(id string) (metaModel, []hostModel, error) {
 		return meta, nil, fmt.Errorf("the process %q is not namespace/name", target)
 	}
 	meta = metaModel{Namespace: types.StringValue(ns), Name: types.StringValue(name), Labels: types.MapNull(types.StringType)}
-	var hosts []hostModel
-	seen := map[string]bool{}
-	for _, item := range strings.Split(list, ",") {
-		parts := strings.SplitN(item, ":", 3) // the IP comes last: an IPv6 address holds ':'
-		if len(parts) != 3 {
-			return meta, nil, fmt.Errorf("host %q is not bk_cloud_id:bk_supplier_id:ip", item)
-		}
-		cloud, err1 := strconv.ParseInt(parts[0], 10, 64)
-		supplier, err2 := strconv.ParseInt(parts[1], 10, 64)
-		if err1 != nil || err2 != nil || cloud < 0 || supplier < 0 {
-			return meta, nil, fmt.Errorf("host %q: bk_cloud_id and bk_supplier_id must be non-negative integers", item)
-		}
-		if _, err := netip.ParseAddr(parts[2]); err != nil {
-			return meta, nil, fmt.Errorf("host %q: %q is not an IP address", item, parts[2])
-		}
-		h := hostModel{IP: types.StringValue(parts[2]), BkCloudID: types.Int64Value(cloud), BkSupplierID: types.Int64Value(supplier)}
-		if seen[h.api().Addr()] {
-			return meta, nil, fmt.Errorf("host %q is listed twice", item)
-		}
-		seen[h.api().Addr()] = true
-		hosts = append(hosts, h)
+	parsed, err := parseImportHosts(list, true, "host")
+	if err != nil {
+		return meta, nil, err
+	}
+	hosts := make([]hostModel, len(parsed))
+	for i, h := range parsed {
+		hosts[i] = hostModel{IP: types.StringValue(h.ip), BkCloudID: types.Int64Value(h.cloud), BkSupplierID: types.Int64Value(h.supplier)}
 	}
 	return meta, hosts, nil
 }

@@ -43,7 +43,7 @@ func (m metaModel) api(ctx context.Context) (gse.Meta, diag.Diagnostics) {
 type specModel struct {
 	Identity         identityModel          `tfsdk:"identity"`
 	Control          controlModel           `tfsdk:"control"`
-	Resource         resourceModel          `tfsdk:"resource"`
+	Resource         resourceLimitsModel    `tfsdk:"resource"`
 	MonitorPolicy    monitorPolicyModel     `tfsdk:"monitor_policy"`
 	WarnReportPolicy *warnReportPolicyModel `tfsdk:"warn_report_policy"`
 	Configmap        []configMapModel       `tfsdk:"configmap"`
@@ -69,7 +69,8 @@ type controlModel struct {
 	HealthCmd  types.String `tfsdk:"health_cmd"`
 }
 
-type resourceModel struct {
+// resourceLimitsModel is spec.resource: the CPU and memory limits of the process.
+type resourceLimitsModel struct {
 	CPU  types.Float64 `tfsdk:"cpu"`
 	Mem  types.Float64 `tfsdk:"mem"`
 	Fd   types.Int64   `tfsdk:"fd"`
@@ -144,11 +145,11 @@ func (s *specModel) api() *gse.Spec {
 	return out
 }
 
-// hostStatusValue builds host_status for hosts from their status entries (see statusByAddr).
-func hostStatusValue(hosts []hostModel, byAddr map[string]gse.ProcStatus) types.Map {
+// hostStatusValue builds host_status for hosts from their status entries (see findProcessHosts).
+func hostStatusValue(hosts []hostModel, byKey map[string]gse.ProcStatus) types.Map {
 	elems := make(map[string]attr.Value, len(hosts))
 	for _, h := range hosts {
-		if e, ok := byAddr[h.api().Addr()]; ok {
+		if e, ok := byKey[h.api().Key()]; ok {
 			elems[statusKey(h)] = hostStatusObject(types.StringValue(statusName(e.Status)), types.BoolValue(e.IsAuto),
 				types.Int64Value(e.PID), types.StringValue(e.Version), types.Int64Value(e.LastStartTime))
 		}
@@ -181,7 +182,7 @@ func (p *proven) note(hosts []gse.Host, op gse.OpType) {
 	}
 	t, f := true, false
 	for _, h := range hosts {
-		facts := p.touched[h.Addr()]
+		facts := p.touched[h.Key()]
 		switch op {
 		case gse.OpStart:
 			facts.running, facts.managed = &t, &t
@@ -194,7 +195,7 @@ func (p *proven) note(hosts []gse.Host, op gse.OpType) {
 		case gse.OpRestart:
 			facts.running = &t
 		}
-		p.touched[h.Addr()] = facts
+		p.touched[h.Key()] = facts
 	}
 }
 
@@ -204,7 +205,7 @@ func (p *proven) value(hosts []hostModel) types.Map {
 	elems := make(map[string]attr.Value, len(hosts))
 	for _, h := range hosts {
 		k := statusKey(h)
-		facts, touched := p.touched[h.api().Addr()]
+		facts, touched := p.touched[h.api().Key()]
 		old, known := prior[k].(types.Object)
 		switch {
 		case !touched && known:
@@ -228,9 +229,4 @@ func (p *proven) value(hosts []hostModel) types.Map {
 // statusKey is the key of a host in host_status: bk_cloud_id:ip, as written in the configuration.
 func statusKey(h hostModel) string {
 	return fmt.Sprintf("%d:%s", h.BkCloudID.ValueInt64(), h.IP.ValueString())
-}
-
-// hostKey is the key of a host in a status map: bk_cloud_id:ip.
-func hostKey(h gse.Host) string {
-	return fmt.Sprintf("%d:%s", h.BkCloudID, h.IP)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -44,7 +43,6 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 		startCmd, restartCmd, reloadCmd types.String
 		autoType                        types.Int64
 		crontabRule                     types.String
-		timeouts                        timeouts.Value
 	}
 	for _, a := range []struct {
 		at     path.Path
@@ -54,7 +52,6 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 		{path.Root("restart_triggers"), &c.restartTriggers}, {path.Root("reload_triggers"), &c.reloadTriggers},
 		{controlPath.AtName("start_cmd"), &c.startCmd}, {controlPath.AtName("restart_cmd"), &c.restartCmd}, {controlPath.AtName("reload_cmd"), &c.reloadCmd},
 		{policyPath.AtName("auto_type"), &c.autoType}, {policyPath.AtName("crontab_rule"), &c.crontabRule},
-		{path.Root("timeouts"), &c.timeouts},
 	} {
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, a.at, a.target)...)
 	}
@@ -72,7 +69,6 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 			"auto_type = 0 makes the process periodic: the agent runs it on the schedule in crontab_rule, and without one it is never run. "+
 				"Set crontab_rule (for example \"*/5 * * * *\"), or auto_type = 1 for a resident process.")
 	}
-	validateTimeouts(c.timeouts, &resp.Diagnostics)
 }
 
 var (
@@ -106,28 +102,10 @@ func needsCommand(set bool, setting, does string, cmd types.String, at path.Path
 	}
 }
 
-// validateTimeouts rejects a zero or negative deadline, which would fail every
-// call at once (the timeouts package checks only that the value parses).
-func validateTimeouts(t timeouts.Value, diags *diag.Diagnostics) {
-	if t.IsNull() || t.IsUnknown() {
-		return
-	}
-	for name, v := range t.Attributes() {
-		s, ok := v.(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
-		}
-		if d, err := time.ParseDuration(s.ValueString()); err == nil && d <= 0 {
-			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeouts."+name,
-				fmt.Sprintf("timeouts.%s must be a positive duration such as 30s or 15m, got %q.", name, s.ValueString()))
-		}
-	}
-}
-
-// run performs op on hosts and waits for it. Without a spec (an imported
+// operate performs op on hosts and waits for it. Without a spec (an imported
 // resource before its first apply) it uses operate_proc, which acts on the
 // registered spec. What succeeded is noted in pr.
-func (r *managedProcessResource) run(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
+func (r *managedProcessResource) operate(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
 	if len(hosts) == 0 {
 		return &gse.Outcome{}, nil
 	}
@@ -135,9 +113,9 @@ func (r *managedProcessResource) run(ctx context.Context, meta gse.Meta, spec *g
 	var out *gse.Outcome
 	var err error
 	if spec == nil {
-		out, err = r.client.OperateV1(ctx, req)
+		out, err = r.client.Proc.OperateV1(ctx, req)
 	} else {
-		out, err = r.client.Operate(ctx, req)
+		out, err = r.client.Proc.Operate(ctx, req)
 	}
 	if err == nil {
 		pr.note(hosts, op)
@@ -158,7 +136,7 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 	if stop {
 		op = gse.OpStop
 	}
-	out, err := r.run(ctx, meta, spec, op, hosts, &pr)
+	out, err := r.operate(ctx, meta, spec, op, hosts, &pr)
 	present, gone := hosts, []gse.Host(nil)
 	if err != nil {
 		var he *gse.HostsError
@@ -169,20 +147,19 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 		for i, f := range he.Failures {
 			failed[i] = f.Host
 		}
-		entries, serr := r.client.GetProcStatusV2(ctx, meta, failed)
+		registered, serr := findProcessHosts(ctx, r.client, meta, failed)
 		if serr != nil {
 			return nil, err
 		}
-		registered := statusByAddr(entries)
 		for _, h := range failed {
-			if _, ok := registered[h.Addr()]; !ok {
+			if _, ok := registered[h.Key()]; !ok {
 				gone = append(gone, h)
 			}
 		}
 		if len(gone) < len(failed) {
 			return gone, err
 		}
-		present = selectBy(hosts, gse.Host.Addr, addrs(gone), false)
+		present = selectBy(hosts, gse.Host.Key, hostKeys(gone), false)
 	}
 	if stop {
 		var notRunning []gse.Host
@@ -191,21 +168,21 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 				notRunning = append(notRunning, o.Host)
 			}
 		}
-		if _, err := r.run(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Addr, addrs(notRunning), true), &pr); err != nil {
+		if _, err := r.operate(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Key, hostKeys(notRunning), true), &pr); err != nil {
 			return gone, err
 		}
 	}
 	if len(present) == 0 {
 		return gone, nil
 	}
-	done, err := r.client.UnregisterProcInfo(ctx, meta, present)
+	done, err := r.client.Proc.UnregisterProcInfo(ctx, meta, present)
 	return append(gone, done...), err
 }
 
-func addrs(hosts []gse.Host) []string {
+func hostKeys(hosts []gse.Host) []string {
 	out := make([]string, len(hosts))
 	for i, h := range hosts {
-		out[i] = h.Addr()
+		out[i] = h.Key()
 	}
 	return out
 }
@@ -223,7 +200,7 @@ func mayExist(hosts, done []gse.Host, err error) []gse.Host {
 		for i, f := range he.Failures {
 			refused[i] = f.Host
 		}
-		return selectBy(hosts, gse.Host.Addr, addrs(refused), false)
+		return selectBy(hosts, gse.Host.Key, hostKeys(refused), false)
 	case errors.As(err, &ae) && ae.HTTPStatus == 200:
 		return done
 	}
@@ -245,7 +222,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	hosts := apiHosts(plan.Hosts)
 	pr := proven{prior: types.MapNull(hostStatusType)}
 
-	registered, err := r.client.RegisterProcInfo(ctx, meta, hosts, spec)
+	registered, err := r.client.Proc.RegisterProcInfo(ctx, meta, hosts, spec)
 	if err != nil {
 		registered = mayExist(hosts, registered, err)
 	} else {
@@ -258,14 +235,14 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 		if len(registered) == 0 {
 			return // nothing exists remotely: no state
 		}
-		plan.Hosts = selectBy(plan.Hosts, hostAddr, addrs(registered), true)
+		plan.Hosts = selectBy(plan.Hosts, hostKey, hostKeys(registered), true)
 	}
 	plan.HostStatus = pr.value(plan.Hosts)
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-func hostAddr(h hostModel) string { return h.api().Addr() }
+func hostKey(h hostModel) string { return h.api().Key() }
 
 // converge brings freshly registered hosts to the planned hosting and run
 // state with one task: a start also hosts the process (seed 002), so
@@ -275,11 +252,11 @@ func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, sp
 	var err error
 	switch {
 	case plan.Running.ValueBool():
-		_, err = r.run(ctx, meta, spec, gse.OpStart, hosts, pr)
+		_, err = r.operate(ctx, meta, spec, gse.OpStart, hosts, pr)
 	case !plan.Running.IsNull():
-		_, err = r.run(ctx, meta, spec, gse.OpStop, hosts, pr)
+		_, err = r.operate(ctx, meta, spec, gse.OpStop, hosts, pr)
 	case plan.Managed.ValueBool():
-		_, err = r.run(ctx, meta, spec, gse.OpHost, hosts, pr)
+		_, err = r.operate(ctx, meta, spec, gse.OpHost, hosts, pr)
 	}
 	return err
 }
@@ -295,18 +272,17 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	entries, err := r.client.GetProcStatusV2(ctx, meta, apiHosts(state.Hosts))
+	byKey, err := findProcessHosts(ctx, r.client, meta, apiHosts(state.Hosts))
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint, then refresh again.")
 		return
 	}
 	want := loadDesired(ctx, req.Private, &state, &resp.Diagnostics)
-	byAddr := statusByAddr(entries)
 	var kept []hostModel
 	var hosted, running int
 	var labels map[string]string
 	for _, h := range state.Hosts {
-		e, ok := byAddr[h.api().Addr()]
+		e, ok := byKey[h.api().Key()]
 		if !ok {
 			continue
 		}
@@ -327,9 +303,9 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	state.Hosts = kept
 	// Judged against what was asked: true holds while every host agrees, false while none disagrees.
-	state.Managed = types.BoolValue(agrees(want.Managed, hosted, len(kept)))
+	state.Managed = types.BoolValue(observedFlag(want.Managed, hosted, len(kept)))
 	if want.Running != nil {
-		state.Running = types.BoolValue(agrees(*want.Running, running, len(kept)))
+		state.Running = types.BoolValue(observedFlag(*want.Running, running, len(kept)))
 	}
 	switch {
 	case len(labels) > 0:
@@ -338,7 +314,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	case len(state.Meta.Labels.Elements()) > 0:
 		state.Meta.Labels = types.MapNull(types.StringType)
 	}
-	state.HostStatus = hostStatusValue(kept, byAddr)
+	state.HostStatus = hostStatusValue(kept, byKey)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -173,8 +173,8 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
 					extra: running + "\n restart_triggers = { conf = \"v1\" }\n reload_triggers = { conf = \"v1\" }"}),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.2", restartsReloads(1, 1)),
-					e.simCheck(1, "10.0.0.3", restartsReloads(1, 1)),
+					e.simCheck(0, "10.0.0.2", restartsAndOneReload(1)),
+					e.simCheck(1, "10.0.0.3", restartsAndOneReload(1)),
 				),
 			},
 			{
@@ -182,8 +182,8 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
 					extra: running + "\n restart_triggers = { conf = \"v2\" }\n reload_triggers = { conf = \"v1\" }"}),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.2", restartsReloads(2, 1)),
-					e.simCheck(1, "10.0.0.3", restartsReloads(2, 1)),
+					e.simCheck(0, "10.0.0.2", restartsAndOneReload(2)),
+					e.simCheck(1, "10.0.0.3", restartsAndOneReload(2)),
 				),
 			},
 			// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
@@ -205,7 +205,9 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 	})
 }
 
-func restartsReloads(restarts, reloads int) func(simulator.Process) error {
+// restartsAndOneReload checks a process restarted restarts times and reloaded once.
+func restartsAndOneReload(restarts int) func(simulator.Process) error {
+	const reloads = 1
 	return func(p simulator.Process) error {
 		if p.Restarts != restarts || p.Reloads != reloads {
 			return fmt.Errorf("restarts/reloads = %d/%d, want %d/%d", p.Restarts, p.Reloads, restarts, reloads)
@@ -499,10 +501,10 @@ func TestAccManagedProcess_importThenApply(t *testing.T) {
 			MonitorPolicy: &gse.MonitorPolicy{AutoType: 1},
 		}
 		hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
-		if _, err := c.RegisterProcInfo(context.Background(), m, hosts, old); err != nil {
+		if _, err := c.Proc.RegisterProcInfo(context.Background(), m, hosts, old); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpHost, Spec: old}); err != nil {
+		if _, err := c.Proc.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpHost, Spec: old}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -564,7 +566,7 @@ func TestAccManagedProcess_pendingRegisterKept(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if _, err := c.RegisterProcInfo(context.Background(), gse.Meta{Namespace: "gse", Name: "proc-test"},
+					if _, err := c.Proc.RegisterProcInfo(context.Background(), gse.Meta{Namespace: "gse", Name: "proc-test"},
 						[]gse.Host{{IP: "10.0.0.2"}}, &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
 							Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}); err != nil {
 						t.Fatal(err)

@@ -227,38 +227,14 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 	}
 }
 
-// hostsSchema is a list of host objects with no per-element validators,
-// defaults or plan modifiers (see hosts.go for why): hostsValidator checks the
-// whole list once and hostsPlan ignores order and fills bk_supplier_id.
-func hostsSchema(desc string) schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		Required: true, MarkdownDescription: desc,
-		Validators:    []validator.List{hostsValidator{}},
-		PlanModifiers: []planmodifier.List{hostsPlan{}},
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"ip": schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host as GSE knows it, without a zone. " +
-				"`::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`."},
-			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Cloud area (管控区域) id of the host, 0 or more; `0` is the default area."},
-			"bk_supplier_id": schema.Int64Attribute{Optional: true, Computed: true,
-				MarkdownDescription: "Developer (supplier) id of the host, used by the v1 register APIs; 0 or more. Defaults to `0`."},
-		}},
-	}
-}
-
 func timeoutsSchema(ctx context.Context) schema.Attribute {
 	d := "How long %s may take, as a positive duration such as `30s` or `15m`. Defaults to `10m`; tasks still pending then fail the apply, naming each host."
-	t := timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
+	t := resourceTimeouts(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
 		CreateDescription: fmt.Sprintf(d, "create (register, host or start, poll)"),
 		UpdateDescription: fmt.Sprintf(d, "an update"),
 		DeleteDescription: fmt.Sprintf(d, "destroy (stop or unhost, unregister)"),
-	}).(schema.SingleNestedAttribute)
+	})
 	t.MarkdownDescription = "Deadlines of create, update and delete, each including every API call, retry and task poll."
-	for name, a := range t.Attributes {
-		if s, ok := a.(schema.StringAttribute); ok {
-			s.MarkdownDescription = s.Description
-			t.Attributes[name] = s
-		}
-	}
 	return t
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// Update converges step by step. cur starts as the prior state and records
+// Update converges step by step. applied starts as the prior state and records
 // each step that succeeded, so a failure leaves a state that says what exists
 // (hosts registered or possibly registered, spec in effect, triggers run);
 // runtime drift (hosting, run state) is caught by the next refresh anyway.
@@ -26,45 +26,49 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 		return
 	}
 
-	cur := prior
-	cur.Timeouts = plan.Timeouts
+	applied := prior
+	applied.Timeouts = plan.Timeouts
 	pr := proven{prior: prior.HostStatus}
-	if err := r.update(ctx, meta, &plan, &prior, &cur, &pr); err != nil {
+	if err := r.updateInSteps(ctx, meta, &plan, &prior, &applied, &pr); err != nil {
 		addAPIError(&resp.Diagnostics, "update", meta, err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
 	} else {
-		cur = plan
+		applied = plan
 	}
-	cur.HostStatus = pr.value(cur.Hosts)
+	applied.HostStatus = pr.value(applied.Hosts)
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
 }
 
-func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan, prior, cur *managedProcessModel, pr *proven) error {
+// updateInSteps takes the hosts and the spec from prior to plan in order:
+// unregister removed hosts, send a changed spec to kept ones, register added
+// ones, then hosting, run state and triggers. Each step that succeeds is
+// written into applied at once, so an error leaves applied true.
+func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven) error {
 	spec := plan.Spec.api()
-	removed, added, kept := diffBy(apiHosts(prior.Hosts), apiHosts(plan.Hosts), gse.Host.Addr)
+	removed, added, kept := diffBy(apiHosts(prior.Hosts), apiHosts(plan.Hosts), gse.Host.Key)
 	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 
 	if len(removed) > 0 {
 		gone, err := r.teardown(ctx, meta, prior.Spec.api(), removed, prior.Running.ValueBool())
-		cur.Hosts = selectBy(cur.Hosts, hostAddr, addrs(gone), false)
+		applied.Hosts = selectBy(applied.Hosts, hostKey, hostKeys(gone), false)
 		if err != nil {
 			return err
 		}
 	}
 	if specChanged {
 		if len(kept) > 0 {
-			if _, err := r.client.UpdateProcInfo(ctx, meta, kept, spec); err != nil {
+			if _, err := r.client.Proc.UpdateProcInfo(ctx, meta, kept, spec); err != nil {
 				return err
 			}
 		}
 	}
 	if len(added) > 0 {
-		done, err := r.client.RegisterProcInfo(ctx, meta, added, spec)
+		done, err := r.client.Proc.RegisterProcInfo(ctx, meta, added, spec)
 		if err != nil {
 			done = mayExist(added, done, err)
 		}
-		cur.Hosts = append(cur.Hosts, selectBy(plan.Hosts, hostAddr, addrs(done), true)...)
+		applied.Hosts = append(applied.Hosts, selectBy(plan.Hosts, hostKey, hostKeys(done), true)...)
 		if err != nil {
 			return err
 		}
@@ -80,20 +84,20 @@ func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan
 		if starting {
 			hostNew = nil
 		}
-		if _, err := r.run(ctx, meta, spec, gse.OpHost, withIf(hostNew, kept, rehost), pr); err != nil {
+		if _, err := r.operate(ctx, meta, spec, gse.OpHost, appendIf(hostNew, kept, rehost), pr); err != nil {
 			return err
 		}
 	case prior.Managed.ValueBool():
-		if _, err := r.run(ctx, meta, spec, gse.OpUnhost, kept, pr); err != nil {
+		if _, err := r.operate(ctx, meta, spec, gse.OpUnhost, kept, pr); err != nil {
 			return err
 		}
 	}
-	cur.Managed = plan.Managed
+	applied.Managed = plan.Managed
 	// A new spec is in effect once sent and hosted with (op 3 carries its
 	// monitor policy); until then the state keeps the old one, so the next
 	// apply sends both again.
 	if specChanged {
-		cur.Spec, cur.Meta.Labels = plan.Spec, plan.Meta.Labels
+		applied.Spec, applied.Meta.Labels = plan.Spec, plan.Meta.Labels
 	}
 
 	if !plan.Running.IsNull() {
@@ -102,33 +106,33 @@ func (r *managedProcessResource) update(ctx context.Context, meta gse.Meta, plan
 			op = gse.OpStart
 		}
 		settled := !prior.Running.IsNull() && prior.Running.ValueBool() == starting
-		if _, err := r.run(ctx, meta, spec, op, withIf(added, kept, !settled), pr); err != nil {
+		if _, err := r.operate(ctx, meta, spec, op, appendIf(added, kept, !settled), pr); err != nil {
 			return err
 		}
 	}
-	cur.Running = plan.Running
+	applied.Running = plan.Running
 
 	all := apiHosts(plan.Hosts)
 	for _, t := range []struct {
 		op          gse.OpType
 		plan, prior types.Map
-		cur         *types.Map
+		applied     *types.Map
 	}{
-		{gse.OpRestart, plan.RestartTriggers, prior.RestartTriggers, &cur.RestartTriggers},
-		{gse.OpReload, plan.ReloadTriggers, prior.ReloadTriggers, &cur.ReloadTriggers},
+		{gse.OpRestart, plan.RestartTriggers, prior.RestartTriggers, &applied.RestartTriggers},
+		{gse.OpReload, plan.ReloadTriggers, prior.ReloadTriggers, &applied.ReloadTriggers},
 	} {
 		if !t.plan.IsNull() && !t.plan.Equal(t.prior) {
-			if _, err := r.run(ctx, meta, spec, t.op, all, pr); err != nil {
+			if _, err := r.operate(ctx, meta, spec, t.op, all, pr); err != nil {
 				return err
 			}
 		}
-		*t.cur = t.plan
+		*t.applied = t.plan
 	}
 	return nil
 }
 
-// withIf returns base, plus extra when cond holds.
-func withIf(base, extra []gse.Host, cond bool) []gse.Host {
+// appendIf returns base, plus extra when cond holds.
+func appendIf(base, extra []gse.Host, cond bool) []gse.Host {
 	if !cond {
 		return base
 	}

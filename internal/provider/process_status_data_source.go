@@ -2,7 +2,7 @@ package provider
 
 import (
 	"context"
-	"sort"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -28,11 +28,6 @@ type processStatusModel struct {
 type metaRefModel struct {
 	Namespace types.String `tfsdk:"namespace"`
 	Name      types.String `tfsdk:"name"`
-}
-
-type hostRefModel struct {
-	IP        types.String `tfsdk:"ip"`
-	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
 }
 
 type procInfoModel struct {
@@ -72,11 +67,8 @@ func (d *processStatusDataSource) Schema(_ context.Context, _ datasource.SchemaR
 			},
 			"hosts": schema.ListNestedAttribute{
 				Required: true, MarkdownDescription: "Hosts to read, in any order; looked up 1000 per call. The same host twice (cloud id and IP in any spelling) is rejected.",
-				Validators: []validator.List{hostsValidator{}},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"ip":          schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host, without a zone."},
-					"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Cloud area id of the host, 0 or more; `0` is the default area."},
-				}},
+				Validators:   []validator.List{hostsValidator{}},
+				NestedObject: schema.NestedAttributeObject{Attributes: hostRefAttributes()},
 			},
 			"proc_infos": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "One entry per requested host, ordered by `bk_cloud_id` then `ip`.",
@@ -111,22 +103,16 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	for i, h := range m.Hosts {
 		hosts[i] = gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64()}
 	}
-	sort.Slice(hosts, func(i, j int) bool {
-		if hosts[i].BkCloudID != hosts[j].BkCloudID {
-			return hosts[i].BkCloudID < hosts[j].BkCloudID
-		}
-		return hosts[i].IP < hosts[j].IP
-	})
-	entries, err := d.client.GetProcStatusV2(ctx, meta, hosts)
+	slices.SortFunc(hosts, func(a, b gse.Host) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
+	byKey, err := findProcessHosts(ctx, d.client, meta, hosts)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
 		return
 	}
-	byAddr := statusByAddr(entries)
 	allRunning := true
 	m.ProcInfos = make([]procInfoModel, 0, len(hosts))
 	for _, h := range hosts {
-		e, ok := byAddr[h.Addr()]
+		e, ok := byKey[h.Key()]
 		if !ok {
 			e = gse.ProcStatus{Status: gse.StateUnregistered, Flag: gse.StateUnregistered}
 		}

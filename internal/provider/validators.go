@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
@@ -58,24 +59,14 @@ func ipAddress() validator.String {
 var absPathRE = regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`)
 
 func absolutePath() validator.String {
-	return stringCheck{"must be an absolute path", func(s string) error {
-		if !absPathRE.MatchString(s) {
-			return fmt.Errorf(`must be an absolute path, such as /data/app or C:\app`)
-		}
-		return nil
-	}}
+	return stringvalidator.RegexMatches(absPathRE, `must be an absolute path, such as /data/app or C:\app`)
 }
 
 // GSE joins names into result keys with ':', and import IDs use '/', '@' and ','.
 var metaNameRE = regexp.MustCompile(`^[^:/@,\s]+$`)
 
 func metaName() validator.String {
-	return stringCheck{"must be non-empty without ':', '/', '@', ',' or spaces", func(s string) error {
-		if !metaNameRE.MatchString(s) {
-			return fmt.Errorf("must be non-empty and hold none of ':', '/', '@', ',' or whitespace")
-		}
-		return nil
-	}}
+	return stringvalidator.RegexMatches(metaNameRE, "must be non-empty and hold none of ':', '/', '@', ',' or whitespace")
 }
 
 func duration() validator.String {

@@ -1,11 +1,18 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/netip"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -18,6 +25,58 @@ import (
 // compares set elements pairwise (quadratic at thousands of hosts). One
 // list-level validator checks every element, and one list-level plan modifier
 // makes the order irrelevant and fills bk_supplier_id. See hostsSchema.
+
+// The ip and bk_cloud_id of a host mean the same in every schema.
+const (
+	hostIPDesc    = "IPv4 or IPv6 address of the host, without a zone (`%eth0`)."
+	hostCloudDesc = "Cloud area (管控区域) id of the host, `0` or more; `0` is the default area."
+)
+
+// hostsSchema is a list of host objects with no per-element validators,
+// defaults or plan modifiers (see the top of this file for why): hostsValidator checks the
+// whole list once and hostsPlan ignores order and fills bk_supplier_id.
+func hostsSchema(desc string) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Required: true, MarkdownDescription: desc,
+		Validators:    []validator.List{hostsValidator{}},
+		PlanModifiers: []planmodifier.List{hostsPlan{}},
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"ip": schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host as GSE knows it, without a zone. " +
+				"`::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`."},
+			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
+			"bk_supplier_id": schema.Int64Attribute{Optional: true, Computed: true,
+				MarkdownDescription: "Developer (supplier) id of the host, used by the v1 register APIs; 0 or more. Defaults to `0`."},
+		}},
+	}
+}
+
+// hostRefAttributes are the ip and bk_cloud_id of a host a data source reads.
+func hostRefAttributes() map[string]dschema.Attribute {
+	return map[string]dschema.Attribute{
+		"ip":          dschema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
+		"bk_cloud_id": dschema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
+	}
+}
+
+// hostRefModel is a host by ip and bk_cloud_id, the one host type of every
+// schema without bk_supplier_id: an element of a JOB ip_list, and a host the
+// status data sources or an operation read.
+type hostRefModel struct {
+	IP        types.String `tfsdk:"ip"`
+	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
+}
+
+// jobIPModel is the name process_operation_resource.go (another branch) still
+// uses for hostRefModel; rename it there at merge and delete this alias.
+type jobIPModel = hostRefModel
+
+// api is the host as JOB addresses it.
+func (m hostRefModel) api() gse.JobIP {
+	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
+}
+
+// key is the host's identity (gse.JobIP.Key).
+func (m hostRefModel) key() string { return m.api().Key() }
 
 // hostModel is one element of gse_managed_process.hosts.
 type hostModel struct {
@@ -51,7 +110,13 @@ func unmapIP(ip string) string {
 // hostIdentity is a host's identity: cloud id and canonical IPv4/IPv6 address,
 // so 10.0.0.1, ::ffff:10.0.0.1 and (for IPv6) any letter case are one host.
 func hostIdentity(cloud int64, ip string) string {
-	return gse.Host{IP: unmapIP(ip), BkCloudID: cloud}.Addr()
+	return gse.Host{IP: unmapIP(ip), BkCloudID: cloud}.Key()
+}
+
+// compareHosts is the one order of hosts in what the provider lists (status
+// entries of the data sources): by bk_cloud_id, then by ip as written.
+func compareHosts(cloudA int64, ipA string, cloudB int64, ipB string) int {
+	return cmp.Or(cmp.Compare(cloudA, cloudB), strings.Compare(ipA, ipB))
 }
 
 // diffBy splits items into those only in prior, only in plan, and in both, comparing their keys.
@@ -104,17 +169,6 @@ func statusName(s int) string {
 	return fmt.Sprintf("unknown (%d)", s)
 }
 
-// statusByAddr indexes status entries of registered processes by host.
-func statusByAddr(entries []gse.ProcStatus) map[string]gse.ProcStatus {
-	out := make(map[string]gse.ProcStatus, len(entries))
-	for _, e := range entries {
-		if e.Status != gse.StateUnregistered {
-			out[e.Host.Addr()] = e
-		}
-	}
-	return out
-}
-
 // hostFields reads the attributes of one known host object; ok is false when
 // the object or its ip or bk_cloud_id is not known yet.
 func hostFields(v attr.Value) (ip string, cloud int64, supplier types.Int64, ok bool) {
@@ -151,37 +205,54 @@ func (hostsValidator) ValidateList(_ context.Context, req validator.ListRequest,
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), req.Path.String()+" must list at least one host.")
 		return
 	}
-	seen := make(map[string]bool, len(elems))
-	for i, el := range elems {
-		p := req.Path.AtListIndex(i)
+	checkHosts(req.Path, elems, func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
+}
+
+// checkHosts is the one check of host objects (ip, bk_cloud_id and, where the
+// schema has it, bk_supplier_id), shared by every list or set of hosts: each
+// ip an IPv4 or IPv6 address without a zone (GSE and JOB address hosts without
+// one), ids 0 or more, and no host twice in any spelling (hostIdentity). at is
+// the path of an element's attribute; in a set it is the set's own path (an
+// element's path there is its whole value), and messages name the attribute.
+func checkHosts(list path.Path, els []attr.Value, at func(i int, name string) path.Path, diags *diag.Diagnostics) {
+	subject := func(i int, name string) string {
+		if p := at(i, name); !p.Equal(list) {
+			return p.String()
+		}
+		return list.String() + ": " + name
+	}
+	seen := make(map[string]bool, len(els))
+	for i, el := range els {
 		obj, _ := el.(types.Object)
 		if obj.IsUnknown() || obj.IsNull() {
 			continue
 		}
-		a := obj.Attributes()
-		if c, _ := a["bk_cloud_id"].(types.Int64); !c.IsUnknown() && !c.IsNull() && c.ValueInt64() < 0 {
-			resp.Diagnostics.AddAttributeError(p.AtName("bk_cloud_id"), "Invalid bk_cloud_id",
-				fmt.Sprintf("%s must be 0 or more (0 is the default cloud area), got %d.", p.AtName("bk_cloud_id"), c.ValueInt64()))
-		}
-		if s, _ := a["bk_supplier_id"].(types.Int64); !s.IsUnknown() && !s.IsNull() && s.ValueInt64() < 0 {
-			resp.Diagnostics.AddAttributeError(p.AtName("bk_supplier_id"), "Invalid bk_supplier_id",
-				fmt.Sprintf("%s must be 0 or more, got %d.", p.AtName("bk_supplier_id"), s.ValueInt64()))
+		for _, id := range []struct{ name, hint string }{{"bk_cloud_id", " (0 is the default cloud area)"}, {"bk_supplier_id", ""}} {
+			if v, _ := obj.Attributes()[id.name].(types.Int64); !v.IsUnknown() && !v.IsNull() && v.ValueInt64() < 0 {
+				diags.AddAttributeError(at(i, id.name), "Invalid "+id.name,
+					fmt.Sprintf("%s must be 0 or more%s, got %d.", subject(i, id.name), id.hint, v.ValueInt64()))
+			}
 		}
 		ip, cloud, _, ok := hostFields(el)
 		if !ok {
 			continue
 		}
 		addr, err := netip.ParseAddr(ip)
-		if err != nil || addr.Zone() != "" {
-			resp.Diagnostics.AddAttributeError(p.AtName("ip"), "Invalid ip",
-				fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1, got %q.", p.AtName("ip"), ip))
+		switch {
+		case err != nil:
+			diags.AddAttributeError(at(i, "ip"), "Invalid ip",
+				fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1; %q is not an IPv4 or IPv6 address.", subject(i, "ip"), ip))
+			continue
+		case addr.Zone() != "":
+			diags.AddAttributeError(at(i, "ip"), "Invalid ip",
+				fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone; %q has a zone, write %s.", subject(i, "ip"), ip, addr.WithZone("")))
 			continue
 		}
 		id := hostIdentity(cloud, ip)
 		if seen[id] {
-			resp.Diagnostics.AddAttributeError(p, "Duplicate host",
-				fmt.Sprintf("%s lists %s more than once; each bk_cloud_id and ip pair may appear once (10.0.0.1 and ::ffff:10.0.0.1 are the same host).",
-					req.Path, gse.Host{IP: ip, BkCloudID: cloud}))
+			diags.AddAttributeError(at(i, "ip"), "Duplicate host",
+				fmt.Sprintf("%s lists %s more than once (the same host in any spelling: 10.0.0.1 and ::ffff:10.0.0.1 are one); each bk_cloud_id and ip pair may appear once.",
+					list, gse.Host{IP: ip, BkCloudID: cloud}))
 		}
 		seen[id] = true
 	}
@@ -267,4 +338,51 @@ func (uniqueHosts) ValidateSet(_ context.Context, req validator.SetRequest, resp
 			seen[id] = true
 		}
 	}
+}
+
+// importHost is one host of the host list of an import ID.
+type importHost struct {
+	cloud, supplier int64
+	ip              string
+}
+
+// parseImportHosts reads the host list of an import ID: comma-separated items
+// bk_cloud_id:ip, or bk_cloud_id:bk_supplier_id:ip withSupplier. The IP comes
+// last because an IPv6 address holds ':'. It must parse without a zone, the ids
+// must be 0 or more, and no host may appear twice in any spelling (the
+// identity of hostIdentity, as the hosts validators judge a configuration).
+// noun names an item in errors ("host", "IP").
+func parseImportHosts(list string, withSupplier bool, noun string) ([]importHost, error) {
+	format, ids := "bk_cloud_id:ip", "bk_cloud_id must be a non-negative integer"
+	if withSupplier {
+		format, ids = "bk_cloud_id:bk_supplier_id:ip", "bk_cloud_id and bk_supplier_id must be non-negative integers"
+	}
+	n := strings.Count(format, ":") + 1
+	var out []importHost
+	seen := map[string]bool{}
+	for _, item := range strings.Split(list, ",") {
+		parts := strings.SplitN(item, ":", n)
+		if len(parts) != n {
+			return nil, fmt.Errorf("%s %q is not %s", noun, item, format)
+		}
+		var nums [2]int64
+		for i, s := range parts[:n-1] {
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || v < 0 {
+				return nil, fmt.Errorf("%s %q is not %s: %s", noun, item, format, ids)
+			}
+			nums[i] = v
+		}
+		h := importHost{cloud: nums[0], supplier: nums[1], ip: parts[n-1]}
+		if a, err := netip.ParseAddr(h.ip); err != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("%s %q: %q is not an IP address without zone", noun, item, h.ip)
+		}
+		id := hostIdentity(h.cloud, h.ip)
+		if seen[id] {
+			return nil, fmt.Errorf("%s %q is listed twice", noun, item)
+		}
+		seen[id] = true
+		out = append(out, h)
+	}
+	return out, nil
 }
