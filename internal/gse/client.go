@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,15 +23,24 @@ import (
 	"github.com/hashicorp/go-uuid"
 )
 
-// Config holds what a Client needs. Endpoint, AppCode, AppSecret and one of
-// Username / BkToken are required.
+// Config holds what a Client needs: Endpoint (or GatewayURL), and either
+// AccessToken or AppCode, AppSecret and one of Username / BkToken.
 type Config struct {
-	Endpoint        string // ESB root, e.g. https://paas.example.com
+	Endpoint        string // ESB root, e.g. https://paas.example.com; only the JOB APIs need it when GatewayURL is set
 	AppCode         string
 	AppSecret       string
 	Username        string
 	BkToken         string
 	SupplierAccount string
+
+	// GatewayURL is the GSE 2.0 root on the BlueKing API gateway, e.g.
+	// https://bkapi.example.com/api/bk-gse/prod. When set, every GSE call goes
+	// to {GatewayURL}/api/v2/proc/{api} (agent state: /api/v2/cluster/{api}),
+	// hosts are addressed by agent id, and credentials travel only in the
+	// X-Bkapi-Authorization header.
+	GatewayURL  string
+	TenantID    string // sent as X-Bk-Tenant-Id on every request when set
+	AccessToken string // an alternative to AppCode/AppSecret + Username/BkToken
 
 	RequestTimeout     time.Duration // per attempt; default 30s
 	MaxRetries         int           // retries after the first attempt
@@ -50,7 +60,7 @@ type Config struct {
 
 // secrets lists every credential of cfg, to be redacted from every text the
 // client returns or logs. A new credential (GSE 2.0's access_token) goes here.
-func (cfg Config) secrets() []string { return []string{cfg.AppSecret, cfg.BkToken} }
+func (cfg Config) secrets() []string { return []string{cfg.AppSecret, cfg.BkToken, cfg.AccessToken} }
 
 // Logger receives one line per API call and per retry. Fields never hold
 // secrets: the configured ones are redacted even where a server echoes them.
@@ -69,8 +79,12 @@ func (nopLogger) Warn(context.Context, string, map[string]any)  {}
 type Client struct {
 	Proc *ProcService // GSE's process APIs (register_proc_info, operate_proc_multi, get_proc_status_v2, ...)
 	Job  *JobService  // the JOB platform's process APIs (operate_process, manage_proc, get_proc_result)
+	// Cluster is GSE 2.0's agent APIs (list_agent_state); gateway mode only.
+	Cluster *ClusterService
 
-	base       *url.URL
+	base       *url.URL // ESB root; nil when only GatewayURL is set
+	gateway    *url.URL // GSE 2.0 root; nil in ESB mode
+	tenant     string
 	http       *retryablehttp.Client
 	bodyAuth   []byte // the common arguments, a JSON object merged into every body
 	headerAuth string // X-Bkapi-Authorization
@@ -78,6 +92,7 @@ type Client struct {
 	poll       backoff
 	log        Logger
 	redact     redactor
+	credential string // credentialKind of what is sent
 	ops        *batcher
 	common     service // shared by the services: one allocation for all
 }
@@ -91,17 +106,25 @@ type ProcService service
 // JobService calls the JOB platform's process APIs.
 type JobService service
 
+// ClusterService calls GSE 2.0's agent APIs through the gateway.
+type ClusterService service
+
 // New validates cfg and returns a Client.
 func New(cfg Config) (*Client, error) {
-	base, err := ParseEndpoint(cfg.Endpoint)
-	if err != nil {
+	var base, gateway *url.URL
+	var err error
+	if cfg.GatewayURL != "" {
+		if gateway, err = ParseGatewayURL(cfg.GatewayURL); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Endpoint != "" || gateway == nil {
+		if base, err = ParseEndpoint(cfg.Endpoint); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.checkCredentials(); err != nil {
 		return nil, err
-	}
-	if cfg.AppCode == "" || cfg.AppSecret == "" {
-		return nil, errors.New("app code and app secret are required")
-	}
-	if cfg.Username == "" && cfg.BkToken == "" {
-		return nil, errors.New("one of username or bk_token is required")
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 30 * time.Second
@@ -128,21 +151,27 @@ func New(cfg Config) (*Client, error) {
 	if log == nil {
 		log = nopLogger{}
 	}
-	auth := authArgs{AppCode: cfg.AppCode, AppSecret: cfg.AppSecret, Username: cfg.Username, BkToken: cfg.BkToken}
+	auth := authArgs{AppCode: cfg.AppCode, AppSecret: cfg.AppSecret, Username: cfg.Username, BkToken: cfg.BkToken, AccessToken: cfg.AccessToken}
 	header, _ := json.Marshal(auth)
-	auth.SupplierAccount = cfg.SupplierAccount
+	credential := auth.credentialKind()
+	auth.AccessToken, auth.SupplierAccount = "", cfg.SupplierAccount
 	body, _ := json.Marshal(auth)
 
 	c := &Client{
-		base: base, bodyAuth: body, headerAuth: string(header),
+		base: base, gateway: gateway, tenant: cfg.TenantID, bodyAuth: body, headerAuth: string(header),
 		userAgent: cfg.UserAgent,
 		poll:      newBackoff(orDefault(cfg.PollInitial, 100*time.Millisecond), orDefault(cfg.PollMax, 5*time.Second)),
 		redact:    newRedactor(cfg.secrets()...),
+		credential: credential,
 	}
 	c.log = redactingLogger{log, c.redact}
 	c.common.client = c
-	c.Proc, c.Job = (*ProcService)(&c.common), (*JobService)(&c.common)
-	c.ops = newBatcher(c, esbOperate, cfg.BatchWindow)
+	c.Proc, c.Job, c.Cluster = (*ProcService)(&c.common), (*JobService)(&c.common), (*ClusterService)(&c.common)
+	fam := esbOperate
+	if gateway != nil {
+		fam = gatewayOperate
+	}
+	c.ops = newBatcher(c, fam, cfg.BatchWindow)
 	if c.userAgent == "" {
 		c.userAgent = "terraform-provider-gse"
 	}
@@ -182,12 +211,39 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
+// checkCredentials requires an access token, or an app (code and secret)
+// with a user (username or bk_token).
+func (cfg Config) checkCredentials() error {
+	if cfg.AccessToken != "" {
+		return nil
+	}
+	if cfg.AppCode == "" || cfg.AppSecret == "" {
+		return errors.New("app code and app secret (or an access token) are required")
+	}
+	if cfg.Username == "" && cfg.BkToken == "" {
+		return errors.New("one of username or bk_token is required")
+	}
+	return nil
+}
+
 type authArgs struct {
-	AppCode         string `json:"bk_app_code"`
-	AppSecret       string `json:"bk_app_secret"`
+	AppCode         string `json:"bk_app_code,omitempty"`
+	AppSecret       string `json:"bk_app_secret,omitempty"`
 	Username        string `json:"bk_username,omitempty"`
 	BkToken         string `json:"bk_token,omitempty"`
+	AccessToken     string `json:"access_token,omitempty"`
 	SupplierAccount string `json:"bk_supplier_account,omitempty"`
+}
+
+// credentialKind names the credentials the client sends, for authentication errors.
+func (a authArgs) credentialKind() string {
+	switch {
+	case a.AccessToken != "":
+		return "access_token"
+	case a.BkToken != "":
+		return "bk_app_code/bk_app_secret with bk_token"
+	}
+	return "bk_app_code/bk_app_secret with bk_username"
 }
 
 // envelope is the reply of every API. Gateway backends may omit result.
@@ -223,6 +279,7 @@ type callInfo struct {
 	requestID  string
 	idempotent bool
 	redact     redactor
+	credential string // the kind of credentials sent, named in authentication errors
 	attempts   int
 	// mayHaveActed: an earlier attempt failed after the request may have
 	// reached the server (a cut connection, a timeout, a 5xx), so the server
@@ -242,16 +299,21 @@ func (c *Client) call(ctx context.Context, family, api string, body, out any, id
 // do is call, and it also returns what the attempts saw.
 func (c *Client) do(ctx context.Context, family, api string, body, out any, idempotent bool) (*callInfo, error) {
 	rid, _ := uuid.GenerateUUID()
-	info := &callInfo{api: api, requestID: rid, idempotent: idempotent, redact: c.redact}
+	info := &callInfo{api: api, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential}
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return info, fmt.Errorf("%s: encoding the request: %w", api, err)
 	}
-	payload = mergeObjects(c.bodyAuth, payload)
+	target, viaGateway := c.route(family, api)
+	if target == "" {
+		return info, fmt.Errorf("%s: no ESB endpoint is configured (the gateway serves only GSE's APIs)", api)
+	}
+	if !viaGateway && len(c.bodyAuth) > 2 {
+		payload = mergeObjects(c.bodyAuth, payload) // the gateway takes credentials only from the header
+	}
 	ctx = context.WithValue(ctx, callKey, info)
 
-	u := c.base.JoinPath("api/c/compapi/v2", family, api) // ESB wants the trailing slash
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, u.String()+"/", payload)
+	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, target, payload)
 	if err != nil {
 		return info, fmt.Errorf("%s: %w", api, err)
 	}
@@ -260,6 +322,9 @@ func (c *Client) do(ctx context.Context, family, api string, body, out any, idem
 	req.Header.Set("User-Agent", c.userAgent)
 	req.Header.Set("X-Bkapi-Authorization", c.headerAuth)
 	req.Header.Set("X-Bkapi-Request-Id", rid)
+	if c.tenant != "" {
+		req.Header.Set("X-Bk-Tenant-Id", c.tenant)
+	}
 
 	start := time.Now()
 	resp, err := c.http.Do(req)
@@ -307,6 +372,12 @@ func attemptError(info *callInfo, resp *http.Response, raw []byte, readErr error
 		return nil
 	}
 	apiErr := &APIError{API: info.api, HTTPStatus: resp.StatusCode, Code: env.Code, Message: info.redact.String(env.Message), RequestID: rid, Attempts: info.attempts}
+	if apiErr.Code == 0 {
+		apiErr.Code, _ = strconv.Atoi(resp.Header.Get("X-Bkapi-Error-Code")) // a gateway error whose body is not an envelope
+	}
+	if isGatewayAuth(apiErr.Code) {
+		apiErr.Credential = info.credential
+	}
 	if m := resp.Header.Get("X-Bkapi-Error-Message"); apiErr.Message == "" && m != "" {
 		apiErr.Message = info.redact.String(m)
 	}

@@ -34,13 +34,13 @@ func isRateLimit(code int) bool {
 
 func isAuthCode(code int) bool {
 	switch code {
-	case 1306401, 1306402, 1306403, 1640101, 1640102, 1640301:
+	case 1306401, 1306402, 1306403:
 		return true
 	}
-	return false
+	return isGatewayAuth(code) || isGatewayPermission(code)
 }
 
-func isParamsCode(code int) bool { return code == 1306406 || code == 1640001 }
+func isParamsCode(code int) bool { return code == 1306406 || code == CodeGatewayParams }
 
 // Kind classifies a refusal, so callers can advise without parsing messages.
 type Kind int
@@ -48,10 +48,10 @@ type Kind int
 // The kinds of APIError.
 const (
 	KindOther       Kind = iota
-	KindAuth             // authentication or permission (1306401-1306403, 1640101, 1640102, 1640301)
-	KindParams           // bad parameters (1306406, 1640001)
+	KindAuth             // authentication or permission (1306401-1306403, 1640100-1640102, 1640301-1640304)
+	KindParams           // bad parameters (1306406, 1640001), or a body too large (1641301: split it)
 	KindRateLimited      // HTTP 429, 1306429, 1642901-1642904
-	KindServer           // HTTP 5xx: the server or a proxy failed
+	KindServer           // HTTP 5xx, or the gateway's backend failed or timed out (1650201, 1650401)
 )
 
 // APIError is a call that GSE (or ESB, or the gateway) refused as a whole.
@@ -63,6 +63,7 @@ type APIError struct {
 	Message    string
 	RequestID  string
 	Attempts   int
+	Credential string // gateway authentication errors: the kind of credentials sent
 }
 
 func (e *APIError) Error() string {
@@ -75,6 +76,14 @@ func (e *APIError) Error() string {
 	}
 	if e.Message != "" {
 		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	switch {
+	case isGatewayAuth(e.Code) && e.Credential != "":
+		fmt.Fprintf(&b, " (the gateway did not accept the %s credentials sent)", e.Credential)
+	case isGatewayPermission(e.Code):
+		fmt.Fprintf(&b, " (the app has no gateway permission for the API %s: it needs a grant for it)", e.API)
+	case e.Code == CodeGatewayBodyTooBig:
+		b.WriteString(" (the request body is too large for the gateway)")
 	}
 	if e.RequestID != "" {
 		fmt.Fprintf(&b, " (request id %s)", e.RequestID)
@@ -90,11 +99,11 @@ func (e *APIError) Kind() Kind {
 	switch {
 	case isAuthCode(e.Code):
 		return KindAuth
-	case isParamsCode(e.Code):
+	case isParamsCode(e.Code) || e.Code == CodeGatewayBodyTooBig:
 		return KindParams
 	case isRateLimit(e.Code) || e.HTTPStatus == 429:
 		return KindRateLimited
-	case e.HTTPStatus >= 500:
+	case e.HTTPStatus >= 500 || isBackendCode(e.Code):
 		return KindServer
 	}
 	return KindOther

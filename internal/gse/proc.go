@@ -2,6 +2,7 @@ package gse
 
 import (
 	"context"
+	"fmt"
 	"slices"
 )
 
@@ -23,24 +24,44 @@ type procBody struct {
 // request failed after it may have reached GSE (a timeout, a cut reply, a
 // 5xx). Hosts whose registration is unknown are the error's Pending hosts.
 func (s *ProcService) RegisterProcInfo(ctx context.Context, meta Meta, hosts []Host, spec *Spec) ([]Host, error) {
+	if err := s.esbOnly("register_proc_info"); err != nil {
+		return nil, err
+	}
 	return s.syncHosts(ctx, "register_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec}, func(code int, resent bool) bool {
 		return code == HostOK || (code == HostRegistered && resent)
 	})
 }
 
 // UpdateProcInfo sends a new spec to hosts (update_proc_info, an upsert).
+// Through the gateway it sends {meta, agent_id_list, spec}, keyed by agent.
 func (s *ProcService) UpdateProcInfo(ctx context.Context, meta Meta, hosts []Host, spec *Spec) ([]Host, error) {
-	return s.syncHosts(ctx, "update_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec}, func(code int, _ bool) bool {
-		return code == HostOK || code == HostRegistered
-	})
+	accept := func(code int, _ bool) bool { return code == HostOK || code == HostRegistered }
+	if s.client.gateway != nil {
+		return s.syncHostsVia(ctx, "update_proc_info", meta, hosts, func(hs []Host) any {
+			return gatewayBody{Meta: meta, AgentIDList: addresses(hs), Spec: spec.gateway()}
+		}, keyAgent, accept)
+	}
+	return s.syncHosts(ctx, "update_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec}, accept)
 }
 
 // UnregisterProcInfo removes the process from hosts (unregister_proc_info).
 // A process that is not there (829) counts as removed.
 func (s *ProcService) UnregisterProcInfo(ctx context.Context, meta Meta, hosts []Host) ([]Host, error) {
+	if err := s.esbOnly("unregister_proc_info"); err != nil {
+		return nil, err
+	}
 	return s.syncHosts(ctx, "unregister_proc_info", procBody{Meta: meta, Hosts: hosts}, func(code int, _ bool) bool {
 		return code == HostOK || code == HostNotRunning
 	})
+}
+
+// esbOnly refuses an API that GSE 2.0's gateway does not serve: there,
+// creating is an Operate carrying the spec (op 0 or 3), and nothing unregisters.
+func (s *ProcService) esbOnly(api string) error {
+	if s.client.gateway != nil {
+		return fmt.Errorf("%s is not served by the GSE 2.0 gateway: operate with the full spec instead (op_type 0 or 3 to create, 1 or 4 to end)", api)
+	}
+	return nil
 }
 
 // syncHosts runs a synchronous per-host API, resending the request for hosts
@@ -48,14 +69,24 @@ func (s *ProcService) UnregisterProcInfo(ctx context.Context, meta Meta, hosts [
 // the poll schedule. accept judges a host's code; resent says the host may
 // have been acted on by an earlier request or attempt.
 func (s *ProcService) syncHosts(ctx context.Context, api string, body procBody, accept func(code int, resent bool) bool) ([]Host, error) {
+	return s.syncHostsVia(ctx, api, body.Meta, body.Hosts, func(hs []Host) any {
+		req := body
+		req.Hosts = hs
+		return req
+	}, keyV1, accept)
+}
+
+// syncHostsVia is syncHosts for any body shape: body makes the request for
+// some hosts, key the result key of each.
+func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, hosts []Host, body func([]Host) any, key func(Host, Meta) string, accept func(code int, resent bool) bool) ([]Host, error) {
 	c := s.client
 	var done []Host
-	hostsErr := &HostsError{API: api, Target: body.Meta, Total: len(body.Hosts)}
+	hostsErr := &HostsError{API: api, Target: meta, Total: len(hosts)}
 	unknown := func(pending []Host, cause error) ([]Host, error) {
 		hostsErr.Pending, hostsErr.Cause = append(hostsErr.Pending, pending...), cause
 		return done, hostsErr
 	}
-	for chunk := range slices.Chunk(body.Hosts, chunkSize) {
+	for chunk := range slices.Chunk(hosts, chunkSize) {
 		pending := chunk
 		resent := map[Host]bool{}
 		for n := 0; len(pending) > 0; n++ {
@@ -65,9 +96,7 @@ func (s *ProcService) syncHosts(ctx context.Context, api string, body procBody, 
 				}
 			}
 			var data map[string]HostResult
-			req := body
-			req.Hosts = pending
-			info, err := c.do(ctx, familyGSE, api, req, &data, true)
+			info, err := c.do(ctx, familyGSE, api, body(pending), &data, true)
 			switch {
 			case err != nil && ctx.Err() != nil: // the deadline passed during the call
 				return unknown(pending, deadlineCause(ctx, err))
@@ -78,7 +107,7 @@ func (s *ProcService) syncHosts(ctx context.Context, api string, body procBody, 
 			}
 			var next []Host
 			for _, h := range pending {
-				r, ok := data[keyV1(h, body.Meta)]
+				r, ok := data[key(h, meta)]
 				switch {
 				case !ok || r.ErrorCode == HostPending:
 					next = append(next, h)
@@ -182,6 +211,9 @@ func (s *ProcService) Operate(ctx context.Context, req OperateRequest) (*Outcome
 // waits for every host. It is never batched: operate_proc has no multi form.
 func (s *ProcService) OperateV1(ctx context.Context, req OperateRequest) (*Outcome, error) {
 	c := s.client
+	if err := s.esbOnly("operate_proc"); err != nil {
+		return nil, err
+	}
 	taskID, err := s.operateProc(ctx, req)
 	if err != nil {
 		return nil, err
@@ -212,11 +244,21 @@ type statusReply struct {
 
 // GetProcStatusV2 reads the runtime state of a process on hosts
 // (get_proc_status_v2), in chunks of 1000 hosts. A host absent from the
-// result does not have the process registered.
+// result does not have the process registered. Through the gateway it sends
+// agent_id_list; a host whose agent is down may be absent too, so check
+// Cluster.ListAgentState before taking an absence for "not registered".
 func (s *ProcService) GetProcStatusV2(ctx context.Context, meta Meta, hosts []Host) ([]ProcStatus, error) {
 	m := Meta{Namespace: meta.Namespace, Name: meta.Name}
 	var all []ProcStatus
 	for chunk := range slices.Chunk(hosts, chunkSize) {
+		if s.client.gateway != nil {
+			got, err := s.gatewayStatus(ctx, m, chunk)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, got...)
+			continue
+		}
 		var out statusReply
 		if err := s.client.call(ctx, familyGSE, "get_proc_status_v2", statusBody{Meta: m, Hosts: toV2(chunk)}, &out, true); err != nil {
 			return nil, err

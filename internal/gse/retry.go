@@ -66,8 +66,12 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return true, nil
 	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
 		return info.idempotent, nil
-	case resp.StatusCode == http.StatusOK:
-		return isRateLimit(env.Code), nil
+	case resp.StatusCode == http.StatusOK: // also the gateway's errors where it rewrites statuses to 200
+		code := env.Code
+		if code == 0 {
+			code, _ = strconv.Atoi(resp.Header.Get("X-Bkapi-Error-Code"))
+		}
+		return isRateLimit(code) || (isBackendCode(code) && info.idempotent), nil
 	}
 	return false, nil
 }
@@ -82,7 +86,7 @@ func mayHaveActed(resp *http.Response, readErr error, env envelope) bool {
 	case resp.StatusCode == http.StatusTooManyRequests || isRateLimit(env.Code):
 		return false
 	}
-	return resp.StatusCode >= 500
+	return resp.StatusCode >= 500 || isBackendCode(env.Code)
 }
 
 // note records an attempt's failure (nil: it succeeded) on the call and on

@@ -41,18 +41,35 @@ type Meta struct {
 
 func (m Meta) String() string { return m.Namespace + "/" + m.Name }
 
-// Host is a GSE host in v1 addressing. The _v2 APIs drop BkSupplierID on the wire.
+// Host is a GSE host in v1 addressing. The _v2 APIs drop BkSupplierID on the
+// wire. AgentID (GSE 2.0, gateway mode only) addresses the host instead of
+// its IP; it never travels in ESB bodies.
 type Host struct {
 	IP           string `json:"ip"`
 	BkCloudID    int64  `json:"bk_cloud_id"`
 	BkSupplierID int64  `json:"bk_supplier_id"`
+	AgentID      string `json:"-"`
 }
 
-func (h Host) String() string { return fmt.Sprintf("%s (bk_cloud_id %d)", h.IP, h.BkCloudID) }
+func (h Host) String() string {
+	switch {
+	case h.AgentID == "":
+		return fmt.Sprintf("%s (bk_cloud_id %d)", h.IP, h.BkCloudID)
+	case h.IP == "":
+		return "agent_id " + h.AgentID
+	}
+	return fmt.Sprintf("%s (bk_cloud_id %d, agent_id %s)", h.IP, h.BkCloudID, h.AgentID)
+}
 
 // Key is the host's identity for matching server data: cloud id and the IP in
-// canonical form, so "2001:DB8::1" and "2001:db8::1" are the same host.
-func (h Host) Key() string { return fmt.Sprintf("%d:%s", h.BkCloudID, canonicalIP(h.IP)) }
+// canonical form, so "2001:DB8::1" and "2001:db8::1" are the same host; for a
+// host given by agent id, the agent id (a {bk_cloud_id}:{ip} one canonical too).
+func (h Host) Key() string {
+	if h.AgentID != "" {
+		return agentKey(h.AgentID)
+	}
+	return fmt.Sprintf("%d:%s", h.BkCloudID, canonicalIP(h.IP))
+}
 
 // canonicalIP returns ip in canonical form, or ip unchanged when it does not parse.
 func canonicalIP(ip string) string {
@@ -207,7 +224,15 @@ type StatusHost struct {
 	BkCloudID    int64  `json:"bk_cloud_id"`
 	BkSupplierID int64  `json:"bk_supplier_id,omitempty"`
 	BkAgentID    string `json:"bk_agent_id,omitempty"`
+
+	sentAs string // through the gateway: the address sent for this host (see gatewayStatus)
 }
 
-// Key matches Host.Key.
-func (h StatusHost) Key() string { return Host{IP: h.IP, BkCloudID: h.BkCloudID}.Key() }
+// Key matches Host.Key: the ip and cloud id of the entry, or through the
+// gateway the address that was sent for its host.
+func (h StatusHost) Key() string {
+	if h.sentAs != "" {
+		return agentKey(h.sentAs)
+	}
+	return Host{IP: h.IP, BkCloudID: h.BkCloudID}.Key()
+}

@@ -60,6 +60,7 @@ type request struct {
 	auth
 	Meta   wireMeta                    `json:"meta"`
 	Hosts  []wireHost                  `json:"hosts"`
+	Agents []string                    `json:"agent_id_list"`
 	Spec   json.RawMessage             `json:"spec"`
 	OpType *int                        `json:"op_type"`
 	TaskID string                      `json:"task_id"`
@@ -167,12 +168,12 @@ func (s *Server) dispatch(api string, req *request) (any, *apiError) {
 	case "register_proc_info", "update_proc_info", "unregister_proc_info":
 		return s.syncProc(api, req)
 	case "operate_proc", "operate_proc_v2":
-		return s.submit(api, []request{*req})
+		return s.submit(api, []request{*req}, false)
 	case "operate_proc_multi":
 		if len(req.Multi) == 0 {
 			return nil, badParams("proc_operate_req must not be empty")
 		}
-		return s.submit(api, req.Multi)
+		return s.submit(api, req.Multi, false)
 	case "get_proc_operate_result", "get_proc_operate_result_v2":
 		return s.poll(api, req.TaskID)
 	case "get_proc_status", "get_proc_status_v2":
@@ -183,9 +184,13 @@ func (s *Server) dispatch(api string, req *request) (any, *apiError) {
 	return nil, badParams("unknown API %q", api)
 }
 
-func validateTarget(req *request) *apiError {
+// validateTarget checks meta and the hosts (gw: agent_id_list).
+func validateTarget(req *request, gw bool) *apiError {
 	if req.Meta.Namespace == "" || req.Meta.Name == "" {
 		return badParams("meta.namespace and meta.name are required")
+	}
+	if gw {
+		return validateAgents(req.Agents)
 	}
 	if len(req.Hosts) == 0 {
 		return badParams("hosts must not be empty")
@@ -198,7 +203,23 @@ func validateTarget(req *request) *apiError {
 	return nil
 }
 
+// parseSpec checks a spec; v2 wants alive_monitor_policy, else monitor_policy
+// (the gateway takes either: see gatewaySpec).
 func parseSpec(raw json.RawMessage, v2 bool) (*wireSpec, *apiError) {
+	sp, err := parseIdentity(raw)
+	if err != nil {
+		return nil, err
+	}
+	if v2 && sp.AliveMonitorPolicy == nil {
+		return nil, badParams("spec.alive_monitor_policy is required")
+	}
+	if !v2 && sp.MonitorPolicy == nil {
+		return nil, badParams("spec.monitor_policy is required")
+	}
+	return sp, nil
+}
+
+func parseIdentity(raw json.RawMessage) (*wireSpec, *apiError) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, badParams("spec is required")
 	}
@@ -210,18 +231,12 @@ func parseSpec(raw json.RawMessage, v2 bool) (*wireSpec, *apiError) {
 	if id.ProcName == "" || id.SetupPath == "" || id.PidPath == "" || id.User == "" {
 		return nil, badParams("spec.identity needs proc_name, setup_path, pid_path and user")
 	}
-	if v2 && sp.AliveMonitorPolicy == nil {
-		return nil, badParams("spec.alive_monitor_policy is required")
-	}
-	if !v2 && sp.MonitorPolicy == nil {
-		return nil, badParams("spec.monitor_policy is required")
-	}
 	return &sp, nil
 }
 
 // syncProc serves register / update / unregister: synchronous, per-host results keyed v1.
 func (s *Server) syncProc(api string, req *request) (any, *apiError) {
-	if err := validateTarget(req); err != nil {
+	if err := validateTarget(req, false); err != nil {
 		return nil, err
 	}
 	var sp *wireSpec
@@ -272,6 +287,7 @@ type reply struct {
 	header       http.Header
 	delay        time.Duration // hold the reply this long (or until the client gives up)
 	cut          bool          // send half the body, then drop the connection
+	noResult     bool          // a gateway reply: no "result" field, success is code 0
 }
 
 func (rep reply) write(w http.ResponseWriter, r *http.Request) {
@@ -288,11 +304,11 @@ func (rep reply) write(w http.ResponseWriter, r *http.Request) {
 		w.Header()[k] = v
 	}
 	if !rep.cut {
-		writeEnvelope(w, rep.status, rep.code, rep.msg, rep.data)
+		writeEnvelope(w, rep)
 		return
 	}
 	var buf bytes.Buffer
-	writeEnvelope(&bufWriter{h: w.Header(), b: &buf}, rep.status, rep.code, rep.msg, rep.data)
+	writeEnvelope(&bufWriter{h: w.Header(), b: &buf}, rep)
 	w.Header().Set("Content-Length", fmt.Sprint(buf.Len()))
 	w.WriteHeader(rep.status)
 	_, _ = w.Write(buf.Bytes()[:buf.Len()/2])
@@ -312,15 +328,17 @@ func (w *bufWriter) Header() http.Header         { return w.h }
 func (w *bufWriter) Write(p []byte) (int, error) { return w.b.Write(p) }
 func (w *bufWriter) WriteHeader(int)             {}
 
-func writeEnvelope(w http.ResponseWriter, status, code int, msg string, data any) {
+func writeEnvelope(w http.ResponseWriter, rep reply) {
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	w.Header().Set("Content-Type", "application/json")
-	if code != 0 {
-		w.Header().Set("X-Bkapi-Error-Code", fmt.Sprint(code))
+	if rep.code != 0 {
+		w.Header().Set("X-Bkapi-Error-Code", fmt.Sprint(rep.code))
 	}
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"result": code == 0 && status == http.StatusOK, "code": code, "message": msg, "data": data, "request_id": hex.EncodeToString(id[:]),
-	})
+	w.WriteHeader(rep.status)
+	env := map[string]any{"code": rep.code, "message": rep.msg, "data": rep.data, "request_id": hex.EncodeToString(id[:])}
+	if !rep.noResult {
+		env["result"] = rep.code == 0 && rep.status == http.StatusOK
+	}
+	_ = json.NewEncoder(w).Encode(env)
 }

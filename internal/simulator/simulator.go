@@ -28,6 +28,10 @@ type Options struct {
 	// InstantTasks makes every task answer at its first poll (TaskPolls and
 	// TaskLatency are ignored): GSE at its fastest, for benchmarks.
 	InstantTasks bool
+	// TenantID, when set, must be every gateway request's X-Bk-Tenant-Id.
+	TenantID string
+	// AccessToken, when set, is accepted as the gateway credential (alone).
+	AccessToken string
 }
 
 // TaskPolls is the latency of a task, counted in polls: first Unqueued polls
@@ -47,6 +51,7 @@ type Server struct {
 	calls      map[string]int
 	taskLog    []TaskRecord
 	job        jobKnobs // JOB-only knobs, in job.go
+	gw         gatewayKnobs // GSE 2.0 gateway knobs, in gateway.go
 	seq        int
 	mux        *http.ServeMux
 }
@@ -70,6 +75,7 @@ type Process struct {
 	LastStartTime int64             `json:"last_start_time"`
 	Restarts      int               `json:"restarts"`
 	Reloads       int               `json:"reloads"`
+	AgentID       string            `json:"agent_id,omitempty"` // the agent address it was created through (gateway)
 }
 
 type procKey struct {
@@ -94,10 +100,15 @@ func New(opts Options) *Server {
 		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
 	}
 	s := &Server{opts: opts, procs: map[procKey]*Process{}, jobProcs: map[procKey]*Process{}, tasks: map[string]*task{}, calls: map[string]int{}}
+	s.gw = gatewayKnobs{agents: map[string]agent{}, states: map[string]int{}}
 	s.mux = http.NewServeMux()
-	for _, p := range []string{"/api/c/compapi/v2/gse/{api}", "/api/v2/proc/{api}"} {
-		s.mux.HandleFunc("POST "+p, s.serveGSE)
-		s.mux.HandleFunc("POST "+p+"/{$}", s.serveGSE) // Python callers add a slash, Go callers do not
+	for p, h := range map[string]http.HandlerFunc{
+		"/api/c/compapi/v2/gse/{api}": s.serveGSE,
+		"/api/v2/proc/{api}":          s.serveGateway,
+		"/api/v2/cluster/{api}":       s.serveGateway,
+	} {
+		s.mux.HandleFunc("POST "+p, h)
+		s.mux.HandleFunc("POST "+p+"/{$}", h) // Python callers add a slash, Go callers do not
 	}
 	s.mux.HandleFunc("POST /api/c/compapi/v2/job/{api}", s.serveJOB)
 	s.mux.HandleFunc("POST /api/c/compapi/v2/job/{api}/{$}", s.serveJOB)

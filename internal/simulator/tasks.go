@@ -42,7 +42,9 @@ func (t *task) phase() int {
 	return 3
 }
 
-func (s *Server) submit(api string, reqs []request) (any, *apiError) {
+// submit starts an operate task; gw: a gateway request (agent_id_list, keys
+// {agent_id}:{namespace}:{name}, the spec creates the process).
+func (s *Server) submit(api string, reqs []request, gw bool) (any, *apiError) {
 	v1 := api == "operate_proc"
 	t := &task{v1: v1, latency: s.opts.TaskPolls, lasts: s.opts.TaskLatency, start: time.Now(), results: map[string]hostResult{}, missing: map[string]bool{}}
 	var also []string
@@ -52,34 +54,39 @@ func (s *Server) submit(api string, reqs []request) (any, *apiError) {
 	rec := TaskRecord{API: api, Items: len(reqs)}
 	for i := range reqs {
 		req := &reqs[i]
-		if err := validateTarget(req); err != nil {
+		if err := validateTarget(req, gw); err != nil {
 			return nil, err
 		}
 		if req.OpType == nil {
 			return nil, badParams("op_type is required")
 		}
-		if !v1 {
+		if gw {
+			if _, err := gatewaySpec(req.Spec); err != nil {
+				return nil, err
+			}
+		} else if !v1 {
 			if _, err := parseSpec(req.Spec, true); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for _, req := range reqs {
-		for _, h := range req.Hosts {
-			key := fmt.Sprintf("%d:%s:%s:%s", h.BkCloudID, h.IP, req.Meta.Namespace, req.Meta.Name)
-			if v1 {
-				key = fmt.Sprintf("%d:%d:%s:%s:%s", h.BkCloudID, h.BkSupplierID, h.IP, req.Meta.Namespace, req.Meta.Name)
-			}
+		for _, tg := range s.targets(&req, gw, v1) {
+			key, h := tg.key, tg.host
 			rec.Hosts++
+			if tg.agentFault != nil { // the agent is down or unknown: nothing happens
+				t.results[key] = *tg.agentFault
+				continue
+			}
 			f := s.takeHostFault(api, h.IP, *req.OpType, also...)
 			switch {
 			case f != nil && f.Missing:
 				t.missing[key] = true
-				t.results[key] = s.operate(req, h, *req.OpType)
+				t.results[key] = s.operate(req, tg, *req.OpType)
 			case f != nil:
 				t.results[key] = hostResult{ErrorCode: f.Code, ErrorMsg: f.Message}
 			default:
-				t.results[key] = s.operate(req, h, *req.OpType)
+				t.results[key] = s.operate(req, tg, *req.OpType)
 			}
 		}
 	}
@@ -90,9 +97,17 @@ func (s *Server) submit(api string, reqs []request) (any, *apiError) {
 	return map[string]string{"task_id": id}, nil
 }
 
-// operate applies op to a registered GSE process on one host.
-func (s *Server) operate(req request, h wireHost, op int) hostResult {
-	p, ok := s.procs[keyOf(req.Meta.Namespace, req.Meta.Name, h.BkCloudID, h.IP)]
+// operate applies op to a registered GSE process on one host. Through the
+// gateway, the operation's spec is the process's: start (0) or register
+// hosting (3) creates a process that is not there.
+func (s *Server) operate(req request, tg target, op int) hostResult {
+	h := tg.host
+	k := keyOf(req.Meta.Namespace, req.Meta.Name, h.BkCloudID, h.IP)
+	p, ok := s.procs[k]
+	if tg.agent != "" && (ok || op == 0 || op == 3) {
+		p = s.upsert(k, req, tg)
+		ok = true
+	}
 	if !ok {
 		return hostResult{ErrorCode: codeNotRegistered, ErrorMsg: fmt.Sprintf("process %s/%s is not registered on this host", req.Meta.Namespace, req.Meta.Name)}
 	}
@@ -210,6 +225,7 @@ type statusHost struct {
 	IP           string `json:"ip"`
 	BkCloudID    int64  `json:"bk_cloud_id"`
 	BkSupplierID *int64 `json:"bk_supplier_id,omitempty"`
+	BkAgentID    string `json:"bk_agent_id,omitempty"`
 }
 
 type statusEntry struct {
@@ -252,7 +268,7 @@ func entryOf(p *Process, v2 bool) statusEntry {
 }
 
 func (s *Server) status(api string, req *request) (any, *apiError) {
-	if err := validateTarget(req); err != nil {
+	if err := validateTarget(req, false); err != nil {
 		return nil, err
 	}
 	out := []statusEntry{}
