@@ -159,9 +159,9 @@ func New(cfg Config) (*Client, error) {
 
 	c := &Client{
 		base: base, gateway: gateway, tenant: cfg.TenantID, bodyAuth: body, headerAuth: string(header),
-		userAgent: cfg.UserAgent,
-		poll:      newBackoff(orDefault(cfg.PollInitial, 100*time.Millisecond), orDefault(cfg.PollMax, 5*time.Second)),
-		redact:    newRedactor(cfg.secrets()...),
+		userAgent:  cfg.UserAgent,
+		poll:       newBackoff(orDefault(cfg.PollInitial, 100*time.Millisecond), orDefault(cfg.PollMax, 5*time.Second)),
+		redact:     newRedactor(cfg.secrets()...),
 		credential: credential,
 	}
 	c.log = redactingLogger{log, c.redact}

@@ -213,4 +213,6 @@ func isGatewayPermission(code int) bool { return code >= 1640301 && code <= 1640
 
 // isBackendCode is the gateway's "backend failed / timed out", which it may
 // send with HTTP 200 where it rewrites statuses.
-func isBackendCode(code int) bool { return code == CodeGatewayBackendFail || code == CodeGatewayBackendSlow }
+func isBackendCode(code int) bool {
+	return code == CodeGatewayBackendFail || code == CodeGatewayBackendSlow
+}

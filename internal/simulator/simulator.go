@@ -50,7 +50,7 @@ type Server struct {
 	hostFaults []*HostFault
 	calls      map[string]int
 	taskLog    []TaskRecord
-	job        jobKnobs // JOB-only knobs, in job.go
+	job        jobKnobs     // JOB-only knobs, in job.go
 	gw         gatewayKnobs // GSE 2.0 gateway knobs, in gateway.go
 	seq        int
 	mux        *http.ServeMux
