@@ -26,7 +26,11 @@ const (
 	HostPostCheck      = 836
 	HostRegistered     = 850
 	HostCommandFailed  = 65535
+	HostStopping       = 1015012 // GSE 2.0: the process is stopping; pending like 115
 )
+
+// hostPending reports a per-host code that is not final yet.
+func hostPending(code int) bool { return code == HostPending || code == HostStopping }
 
 func isRateLimit(code int) bool {
 	return code == CodeESBRateLimited || (code >= codeGatewayLimitMin && code <= codeGatewayLimitMax)

@@ -40,7 +40,7 @@ func pending(err error) bool {
 // settle copies the final results of want from data into final.
 func settle[K comparable](data map[K]HostResult, want []K, final map[K]HostResult) {
 	for _, k := range want {
-		if r, ok := data[k]; ok && r.ErrorCode != HostPending {
+		if r, ok := data[k]; ok && !hostPending(r.ErrorCode) {
 			final[k] = r
 		}
 	}

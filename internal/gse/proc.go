@@ -109,7 +109,7 @@ func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, h
 			for _, h := range pending {
 				r, ok := data[key(h, meta)]
 				switch {
-				case !ok || r.ErrorCode == HostPending:
+				case !ok || hostPending(r.ErrorCode):
 					next = append(next, h)
 					resent[h] = true
 				case accept(r.ErrorCode, resent[h] || info.mayHaveActed):
