@@ -393,9 +393,9 @@ func TestListAgentState(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newGateway(t, simulator.Options{}, nil)
 	ctx := ctxTimeout(t, 5*time.Second)
-	hosts := make([]gse.Host, 1500)
-	for i := range hosts {
-		hosts[i] = gse.Host{IP: fmt.Sprintf("10.1.%d.%d", i/250, i%250), BkCloudID: 1}
+	hosts := make([]gse.Host, 0, 1501)
+	for i := range 1500 {
+		hosts = append(hosts, gse.Host{IP: fmt.Sprintf("10.1.%d.%d", i/250, i%250), BkCloudID: 1})
 	}
 	hosts = append(hosts, gse.Host{AgentID: "02000000ffffffffffffffffffffffffffff"}) // unknown
 	sim.SetAgentState("1:10.1.5.7", 3)

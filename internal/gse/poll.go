@@ -6,9 +6,9 @@ import (
 )
 
 // pollTask polls a task until every wanted key has a final result. An
-// unqueued task (1000115), a key at 115 and a key missing from the map are
-// pending: GSE leaves hosts out of the map for a while, so a missing host is
-// not a failure until the deadline (bk-nodeman fails it at once; that turned
+// unqueued task (1000115), a key at 115 (or 1015012, a GSE 2.0 process
+// stopping) and a key missing from the map are pending: GSE leaves hosts out
+// of the map for a while, so a missing host is not a failure until the deadline (bk-nodeman fails it at once; that turned
 // slow tasks into false failures and hosts Terraform then forgot). It returns
 // the final results so far, with the context's error when the deadline passed
 // first (an *InterruptedError when a poll was failing at that moment), or the

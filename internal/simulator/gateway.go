@@ -157,15 +157,15 @@ func validateAgents(ids []string) *apiError {
 }
 
 // gatewaySpec checks a gateway spec: monitor_policy (the 2.0 name) or alive_monitor_policy.
-func gatewaySpec(raw json.RawMessage) (*wireSpec, *apiError) {
+func gatewaySpec(raw json.RawMessage) *apiError {
 	sp, err := parseIdentity(raw)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if sp.MonitorPolicy == nil && sp.AliveMonitorPolicy == nil {
-		return nil, badParams("spec.monitor_policy is required")
+		return badParams("spec.monitor_policy is required")
 	}
-	return sp, nil
+	return nil
 }
 
 // upsert creates or updates the process of a gateway request on tg's host.
@@ -333,7 +333,7 @@ func (s *Server) gatewayUpdate(req *request) (any, *apiError) {
 	if err := validateTarget(req, true); err != nil {
 		return nil, err
 	}
-	if _, err := gatewaySpec(req.Spec); err != nil {
+	if err := gatewaySpec(req.Spec); err != nil {
 		return nil, err
 	}
 	out := map[string]hostResult{}

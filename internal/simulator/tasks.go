@@ -61,7 +61,7 @@ func (s *Server) submit(api string, reqs []request, gw bool) (any, *apiError) {
 			return nil, badParams("op_type is required")
 		}
 		if gw {
-			if _, err := gatewaySpec(req.Spec); err != nil {
+			if err := gatewaySpec(req.Spec); err != nil {
 				return nil, err
 			}
 		} else if !v1 {
