@@ -23,6 +23,8 @@ func main() {
 	appCode := flag.String("app-code", "", "required bk_app_code (empty: any)")
 	appSecret := flag.String("app-secret", "", "required bk_app_secret")
 	urlFile := flag.String("url-file", "", "write the server's URL to this file once listening")
+	tenant := flag.String("tenant-id", "", "required X-Bk-Tenant-Id of gateway requests (empty: any)")
+	accessToken := flag.String("access-token", "", "required access_token of gateway requests that send one (empty: any)")
 	latency := flag.Duration("task-latency", time.Second, "how long each operation task takes; 0: tasks answer at their first poll")
 	flag.Parse()
 
@@ -37,7 +39,7 @@ func main() {
 		}
 	}
 	fmt.Println("gse-simulator listening on", url)
-	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TaskLatency: *latency, InstantTasks: *latency == 0})} //nolint:gosec // loopback demo server
+	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0})} //nolint:gosec // loopback demo server
 	go func() {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
