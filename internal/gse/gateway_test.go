@@ -497,3 +497,29 @@ func TestSimulatorGatewayWantsHeaderCredentials(t *testing.T) {
 		t.Fatalf("a gateway reply with result: %v", env)
 	}
 }
+
+// ESB mode keeps its body credentials and paths, and sends the tenant header too.
+func TestESBTenantHeader(t *testing.T) {
+	t.Parallel()
+	var got seenRequest
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		got = seenRequest{path: r.URL.Path, header: r.Header.Clone()}
+		_ = json.Unmarshal(raw, &got.body)
+		_, _ = io.WriteString(w, `{"result":true,"code":0,"data":{"proc_infos":[]}}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := gse.New(gse.Config{Endpoint: srv.URL, AppCode: testCode, AppSecret: testSecret, Username: "admin", TenantID: "tenant-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Proc.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1}); err != nil {
+		t.Fatal(err)
+	}
+	if got.path != "/api/c/compapi/v2/gse/get_proc_status_v2/" || got.header.Get("X-Bk-Tenant-Id") != "tenant-a" || got.body["bk_app_secret"] != testSecret || got.body["hosts"] == nil {
+		t.Fatalf("ESB request %s, tenant %q, body %v", got.path, got.header.Get("X-Bk-Tenant-Id"), got.body)
+	}
+	if c.Gateway() {
+		t.Fatal("an ESB client reports gateway mode")
+	}
+}
