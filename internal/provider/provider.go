@@ -191,10 +191,12 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	}
 	resp.ResourceData = client
 	resp.DataSourceData = client
+	resp.ListResourceData = client
+	resp.ActionData = client
 }
 
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newManagedProcessResource, newJobManagedProcessResource, newProcessOperationResource}
+	return []func() resource.Resource{newManagedProcessWithIdentity, newJobManagedProcessResource, newProcessOperationResource}
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
