@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 )
 
@@ -12,4 +13,11 @@ var _ provider.ProviderWithFunctions = (*gseProvider)(nil)
 // Functions need Terraform 1.8 or later; older CLIs ignore them.
 func (p *gseProvider) Functions(context.Context) []func() function.Function {
 	return []func() function.Function{newAgentIDFunction, newParseStatusContentFunction}
+}
+
+var _ provider.ProviderWithListResources = (*gseProvider)(nil)
+
+// ListResources serve `terraform query` (Terraform 1.14+).
+func (p *gseProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{newManagedProcessList}
 }
