@@ -234,13 +234,17 @@ func (b *batcher) run(t *opTask) {
 		if err != nil && t.ctx.Err() != nil {
 			return
 		}
+		var reports []func()
 		b.mu.Lock()
 		if err != nil {
 			b.concludeAllLocked(t, err)
 		} else {
 			for _, it := range t.items {
 				if it.state == sentItem {
-					settle(data, it.keys, it.final)
+					for _, i := range settle(data, it.keys, it.final) {
+						o, report := HostOutcome{Host: it.req.Hosts[i], Meta: it.req.Meta, Op: it.req.Op}.with(it.final[it.keys[i]]), progressOf(it.ctx)
+						reports = append(reports, func() { report(o) })
+					}
 					if len(it.final) == len(it.keys) {
 						b.concludeLocked(it, nil)
 					}
@@ -249,6 +253,9 @@ func (b *batcher) run(t *opTask) {
 		}
 		live := t.live
 		b.mu.Unlock()
+		for _, r := range reports { // outside the lock: a caller's hook may be slow
+			r()
+		}
 		if live == 0 {
 			return
 		}

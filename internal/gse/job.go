@@ -249,6 +249,12 @@ func (c *Client) jobWait(ctx context.Context, api string, op *OpType, scope JobS
 			hosts = append(hosts, HostOutcome{Host: Host{IP: ip.IP, BkCloudID: ip.BkCloudID}, Op: asOp})
 		}
 	}
+	// Progress names each IP's process as errors do: scope/path.
+	report, jobHosts := progressOf(ctx), make([]HostOutcome, len(hosts))
+	for i, w := range wants {
+		jobHosts[i] = hosts[i]
+		jobHosts[i].Meta = Meta{Namespace: scope.String(), Name: w.Process}
+	}
 	idx := make([]int, len(keys))
 	for i := range idx {
 		idx[i] = i
@@ -259,7 +265,7 @@ func (c *Client) jobWait(ctx context.Context, api string, op *OpType, scope JobS
 			return nil, err
 		}
 		return matchJobResults(res, keys), nil
-	}, idx)
+	}, idx, func(i int, r HostResult) { report(jobHosts[i].with(r)) })
 	// The error names the process as its resource ID does: scope/path.
 	e := &HostsError{API: api, Op: op, TaskID: taskID}
 	if len(procs) > 0 {

@@ -189,9 +189,10 @@ func (c *Client) OperateV1(ctx context.Context, req OperateRequest) (*Outcome, e
 	for i, h := range req.Hosts {
 		keys[i], wants[i] = keyV1(h, req.Meta), HostOutcome{Host: h, Meta: req.Meta, Op: req.Op}
 	}
+	report := progressOf(ctx)
 	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[string]HostResult, error) {
 		return c.getResult(ctx, "get_proc_operate_result", taskID)
-	}, keys)
+	}, keys, func(i int, r HostResult) { report(wants[i].with(r)) })
 	return conclude(ctx, err, &HostsError{API: "operate_proc", Meta: req.Meta, Op: &req.Op, TaskID: taskID}, final, keys, wants)
 }
 
