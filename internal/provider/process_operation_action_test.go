@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -66,4 +67,59 @@ func TestAccProcessOperationAction_afterUpdate(t *testing.T) {
 			},
 		},
 	})
+}
+
+// terraform apply -invoke runs the action on a process registered outside
+// Terraform: each host is reported as its result arrives, and a failed host
+// fails the run, named with its GSE code.
+func TestAccProcessOperationAction_invoke(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.register(t, gse.Meta{Namespace: "gse", Name: "web"}, []string{"0:10.0.0.1", "1:10.0.0.2"}, opPtr(gse.OpStart))
+	cli := newCLIRun(t, e, `
+action "gse_process_operation" "restart" {
+  config {
+    op = "restart"
+    gse = {
+      meta  = { namespace = "gse", name = "web" }
+      hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "10.0.0.2", bk_cloud_id = 1 }]
+      spec = {
+        identity       = { proc_name = "web", setup_path = "/opt/web", pid_path = "/opt/web/p.pid", user = "root" }
+        control        = { start_cmd = "./start.sh", restart_cmd = "./restart.sh" }
+        resource       = { cpu = 5.0, mem = 5.0 }
+        monitor_policy = { auto_type = 1 }
+      }
+    }
+  }
+}
+`)
+	out, err := cli.run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.restart")
+	if err != nil {
+		t.Fatalf("apply -invoke: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`restart gse/web: 10.0.0.1 (bk_cloud_id 0) ok`,
+		`restart gse/web: 10.0.0.2 (bk_cloud_id 1) ok`,
+		`restart gse/web: done on 2 hosts (task GSETASK:`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, h := range []struct {
+		cloud int64
+		ip    string
+	}{{0, "10.0.0.1"}, {1, "10.0.0.2"}} {
+		if p, ok := e.sim.Process("gse", "web", h.cloud, h.ip); !ok || p.Restarts != 1 {
+			t.Errorf("%d:%s restarted %d times, want 1", h.cloud, h.ip, p.Restarts)
+		}
+	}
+
+	e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Code: gse.HostAgentAbnormal, Message: "agent offline", Times: 1})
+	out, err = cli.run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.restart")
+	flat := strings.Join(strings.Fields(out), " ")
+	if err == nil || !strings.Contains(flat, "10.0.0.2 (bk_cloud_id 1): GSE code 117: agent offline") ||
+		!strings.Contains(flat, "restart gse/web: 10.0.0.2 (bk_cloud_id 1) failed, GSE code 117: agent offline") {
+		t.Fatalf("a failed host must fail the run, named: %v\n%s", err, out)
+	}
 }
