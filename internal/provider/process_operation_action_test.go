@@ -123,3 +123,57 @@ action "gse_process_operation" "restart" {
 		t.Fatalf("a failed host must fail the run, named: %v\n%s", err, out)
 	}
 }
+
+// The action's JOB target goes through operate_process like the resource's,
+// and its arguments are validated as the resource's are.
+func TestAccProcessOperationAction_jobAndValidation(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	action := func(op, target string) string {
+		return fmt.Sprintf(`
+action "gse_process_operation" "nginx" {
+  config {
+    op = %q
+    %s
+  }
+}
+`, op, target)
+	}
+	job := `job = {
+      bk_biz_id = 2
+      process_infos = [{
+        setup_path = "/data/nginx/bin"
+        proc_name  = "nginx"
+        pid_path   = "/data/nginx/run/nginx.pid"
+        start_cmd  = "./nginx"
+        ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }, { bk_cloud_id = 0, ip = "10.0.0.2" }]
+      }]
+    }`
+	cli := newCLIRun(t, e, action("start", job))
+	out, err := cli.run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.nginx")
+	if err != nil {
+		t.Fatalf("apply -invoke: %v\n%s", err, out)
+	}
+	for _, ip := range []string{"10.0.0.1", "10.0.0.2"} {
+		if want := "start biz:2//data/nginx/bin/nginx: " + ip + " (bk_cloud_id 0) ok"; !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+		if p, ok := e.sim.JobProcess(jobScope, jobIndex, 0, ip); !ok || !p.Running {
+			t.Errorf("nginx on %s: %+v, want running", ip, p)
+		}
+	}
+	if n := e.sim.Calls("job/operate_process"); n != 1 {
+		t.Errorf("job/operate_process called %d times, want 1", n)
+	}
+
+	for _, tc := range []struct{ cfg, want string }{
+		{action("launch", job), `op value must be one of: ["start" "stop" "status" "restart" "reload" "kill"]`},
+		{action("start", ""), `Set gse (a GSE process: meta, hosts and spec) or job`},
+		{action("start", strings.Replace(job, `start_cmd  = "./nginx"`, `cmd_shell_ext = "zsh"`, 1)), `cmd_shell_ext value must be one of: ["sh" "bat" "ps1"]`},
+	} {
+		out, err := newCLIRun(t, e, tc.cfg).run("validate", "-no-color")
+		if flat := strings.Join(strings.Fields(out), " "); err == nil || !strings.Contains(flat, tc.want) {
+			t.Errorf("validate: want an error with %q, got %v:\n%s", tc.want, err, out)
+		}
+	}
+}
