@@ -167,7 +167,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"op": schema.StringAttribute{
 			Required:            true,
-			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type 0, 1, 2, 7, 8 and 9). `status` reads the process state into `results`.",
+			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type 0, 1, 2, 7, 8 and 9). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid.",
 			Validators:          []validator.String{stringvalidator.OneOf(operationNames()...)},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
