@@ -14,6 +14,9 @@ import (
 // functionTest runs cfg (outputs calling the functions) and checks the outputs, or expects an error.
 func functionTest(t *testing.T, cfg string, checks []statecheck.StateCheck, wantErr string) {
 	t.Helper()
+	e := newTestEnv(t)
+	// OpenTofu configures the provider before it calls its functions; Terraform does not need to.
+	cfg = e.providerBlock() + cfg
 	step := resource.TestStep{Config: cfg, ConfigStateChecks: checks}
 	if wantErr != "" {
 		// Terraform wraps long messages: any space may be a line break.
@@ -21,7 +24,7 @@ func functionTest(t *testing.T, cfg string, checks []statecheck.StateCheck, want
 	}
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: newTestEnv(t).factories(),
+		ProtoV6ProviderFactories: e.factories(),
 		Steps:                    []resource.TestStep{step},
 	})
 }
