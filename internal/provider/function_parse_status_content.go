@@ -41,7 +41,8 @@ func (parseStatusContentFunction) Definition(_ context.Context, _ function.Defin
 		MarkdownDescription: "Parses the `content` of a status answer (`op = \"status\"`, op_type 2) into its instances and what they add up to. " +
 			"The content may be the JSON document itself or that document encoded once more as a JSON string, as GSE sends it. " +
 			"Only `pid`, `isAuto` and `version` are read: the agent's other fields change type between versions. " +
-			"A pid, flag or version the agent spells as a string or a number is accepted; one it leaves out or spells otherwise is null (`pid` -1).\n\n" +
+			"A pid, flag or version the agent spells as a string or a number is accepted; one it leaves out or spells otherwise counts as absent " +
+			"(`pid` -1, `hosted` null, `version` empty).\n\n" +
 			"Returns an object:\n\n" +
 			"- `instances`: one object per instance, `{ pid, hosted, version }`; `pid` is -1 when the instance is not running, `hosted` null when the answer does not say.\n" +
 			"- `running`: whether any instance runs.\n" +

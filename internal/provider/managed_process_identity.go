@@ -79,7 +79,9 @@ func (r managedProcessWithIdentity) Update(ctx context.Context, req resource.Upd
 func (r managedProcessWithIdentity) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if req.ID != "" {
 		r.managedProcessResource.ImportState(ctx, req, resp)
-		resp.Diagnostics.Append(identityFrom(ctx, resp.State, resp.Identity)...)
+		if !resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(identityFrom(ctx, resp.State, resp.Identity)...)
+		}
 		return
 	}
 	var id managedProcessIdentityModel

@@ -145,6 +145,11 @@ import {
 				ExpectError: regexp.MustCompile(`Process gse/absent not found`),
 			},
 			{
+				Config:      cfg + importBlock("bad/name"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`identity\.name must be non-empty and hold none of ':', '/'`),
+			},
+			{
 				PreConfig: func() {
 					e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, opPtr(gse.OpHost))
 				},

@@ -33,10 +33,8 @@ func (l *managedProcessList) Metadata(_ context.Context, req resource.MetadataRe
 	resp.TypeName = req.ProviderTypeName + "_managed_process"
 }
 
-func (l *managedProcessList) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if c, ok := req.ProviderData.(*gse.Client); ok {
-		l.client = c
-	}
+func (l *managedProcessList) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	l.client = clientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (l *managedProcessList) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
