@@ -27,10 +27,6 @@ var (
 	_ resource.ResourceWithModifyPlan  = managedProcessWithIdentity{}
 )
 
-func newManagedProcessWithIdentity() resource.Resource {
-	return managedProcessWithIdentity{&managedProcessResource{}}
-}
-
 type managedProcessIdentityModel struct {
 	Namespace types.String `tfsdk:"namespace"`
 	Name      types.String `tfsdk:"name"`

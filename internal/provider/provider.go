@@ -196,7 +196,7 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 }
 
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newManagedProcessWithIdentity, newJobManagedProcessResource, newProcessOperationResource}
+	return []func() resource.Resource{newManagedProcessResource, newJobManagedProcessResource, newProcessOperationResource}
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
