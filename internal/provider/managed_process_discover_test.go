@@ -92,3 +92,31 @@ func TestDiscoverProcessesConfirmsStaleListing(t *testing.T) {
 		t.Fatalf("get_proc_status_v2 called %d times, want one per process listed", n)
 	}
 }
+
+// Discovery of one process on many hosts: the listing pages and the
+// confirming reads, both in calls of 1000 hosts.
+// Run: go test ./internal/provider/ -run '^$' -bench DiscoverProcesses -benchtime 5x
+func BenchmarkDiscoverProcesses(b *testing.B) {
+	for _, n := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("hosts=%d", n), func(b *testing.B) {
+			sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret})
+			c := newDiscoverClient(b, sim)
+			hosts := make([]gse.Host, n)
+			for i := range hosts {
+				hosts[i] = gse.Host{IP: fmt.Sprintf("10.%d.%d.%d", i/65536, i/256%256, i%256)}
+			}
+			spec := &gse.Spec{Identity: gse.Identity{ProcName: "web", SetupPath: "/opt/web", PidPath: "/opt/web/p.pid", User: "root"},
+				Resource: &gse.Resource{CPU: 1, Mem: 1}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}
+			if _, err := c.RegisterProcInfo(context.Background(), gse.Meta{Namespace: "gse", Name: "web"}, hosts, spec); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				found, err := discoverProcesses(context.Background(), c, "gse", func(m gse.Meta) bool { return m.Name == "web" })
+				if err != nil || len(found) != 1 || len(found[0].Entries) != n {
+					b.Fatalf("found %d processes, err %v", len(found), err)
+				}
+			}
+		})
+	}
+}
