@@ -235,6 +235,7 @@ func (b *batcher) run(t *opTask) {
 			return
 		}
 		var reports []func()
+		var finished []*opItem
 		b.mu.Lock()
 		if err != nil {
 			b.concludeAllLocked(t, err)
@@ -246,16 +247,25 @@ func (b *batcher) run(t *opTask) {
 						reports = append(reports, func() { report(o) })
 					}
 					if len(it.final) == len(it.keys) {
-						b.concludeLocked(it, nil)
+						finished = append(finished, it)
 					}
 				}
 			}
 		}
-		live := t.live
 		b.mu.Unlock()
-		for _, r := range reports { // outside the lock: a caller's hook may be slow
+		// Progress goes out before the items conclude (their callers must
+		// not return before it), and outside the lock: a hook may be slow.
+		for _, r := range reports {
 			r()
 		}
+		b.mu.Lock()
+		for _, it := range finished {
+			if it.state == sentItem { // not left meanwhile
+				b.concludeLocked(it, nil)
+			}
+		}
+		live := t.live
+		b.mu.Unlock()
 		if live == 0 {
 			return
 		}

@@ -77,12 +77,12 @@ func (a *processOperationAction) Invoke(ctx context.Context, req action.InvokeRe
 	defer cancel()
 	op := cfg.Op.ValueString()
 	var mu sync.Mutex
-	done := 0
+	done, total := 0, cfg.hostCount()
 	ctx = gse.WithProgress(ctx, func(o gse.HostOutcome) {
 		mu.Lock()
 		defer mu.Unlock()
 		done++
-		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s %s: %s (%d done)", op, o.Meta, hostProgress(o), done)})
+		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s %s: %s [%d/%d]", op, o.Meta, hostProgress(o), done, total)})
 	})
 	taskID, results, target, err := cfg.run(ctx, a.client)
 	if err != nil {
@@ -90,6 +90,18 @@ func (a *processOperationAction) Invoke(ctx context.Context, req action.InvokeRe
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s %s: done on %d hosts (task %s)", op, target, len(results), taskID)})
+}
+
+// hostCount is how many results the operation waits for: one per host, or per process and IP.
+func (t operationTarget) hostCount() int {
+	if t.GSE != nil {
+		return len(t.GSE.Hosts)
+	}
+	n := 0
+	for _, p := range t.JOB.ProcessInfos {
+		n += len(p.IPList)
+	}
+	return n
 }
 
 // hostProgress is one host's result in a progress message.

@@ -98,8 +98,9 @@ action "gse_process_operation" "restart" {
 		t.Fatalf("apply -invoke: %v\n%s", err, out)
 	}
 	for _, want := range []string{
-		`restart gse/web: 10.0.0.1 (bk_cloud_id 0) ok`,
-		`restart gse/web: 10.0.0.2 (bk_cloud_id 1) ok`,
+		`restart gse/web: 10.0.0.1 (bk_cloud_id 0) ok [`,
+		`restart gse/web: 10.0.0.2 (bk_cloud_id 1) ok [`,
+		`ok [2/2]`,
 		`restart gse/web: done on 2 hosts (task GSETASK:`,
 	} {
 		if !strings.Contains(out, want) {
