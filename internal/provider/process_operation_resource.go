@@ -84,9 +84,9 @@ type operationJOBModel struct {
 // operationJOBProcessModel is a process_infos item of operate_process (seed 001).
 type operationJOBProcessModel struct {
 	jobDefinitionModel
-	Contact     types.String `tfsdk:"contact"`
-	Account     types.String `tfsdk:"account"`
-	CmdShellExt types.String `tfsdk:"cmd_shell_ext"`
+	Contact     types.String   `tfsdk:"contact"`
+	Account     types.String   `tfsdk:"account"`
+	CmdShellExt types.String   `tfsdk:"cmd_shell_ext"`
 	IPList      []hostRefModel `tfsdk:"ip_list"`
 }
 
