@@ -6,7 +6,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-tf=${TF:-$(bash scripts/terraform-cli.sh)}
+# The schema of list resources, actions and resource identities is only in the
+# `providers schema -json` of Terraform 1.14+: by default use 1.15.0, built once.
+tf=${TF:-$(bash scripts/terraform-cli.sh terraform 1.15.0)}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

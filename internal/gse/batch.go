@@ -234,17 +234,34 @@ func (b *batcher) run(t *opTask) {
 		if err != nil && t.ctx.Err() != nil {
 			return
 		}
+		var reports []func()
+		var finished []*opItem
 		b.mu.Lock()
 		if err != nil {
 			b.concludeAllLocked(t, err)
 		} else {
 			for _, it := range t.items {
 				if it.state == sentItem {
-					settle(data, it.keys, it.final)
+					for _, i := range settle(data, it.keys, it.final) {
+						o, report := HostOutcome{Host: it.req.Hosts[i], Meta: it.req.Meta, Op: it.req.Op}.with(it.final[it.keys[i]]), progressOf(it.ctx)
+						reports = append(reports, func() { report(o) })
+					}
 					if len(it.final) == len(it.keys) {
-						b.concludeLocked(it, nil)
+						finished = append(finished, it)
 					}
 				}
+			}
+		}
+		b.mu.Unlock()
+		// Progress goes out before the items conclude (their callers must
+		// not return before it), and outside the lock: a hook may be slow.
+		for _, r := range reports {
+			r()
+		}
+		b.mu.Lock()
+		for _, it := range finished {
+			if it.state == sentItem { // not left meanwhile
+				b.concludeLocked(it, nil)
 			}
 		}
 		live := t.live

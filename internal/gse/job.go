@@ -250,6 +250,12 @@ func (s *JobService) wait(ctx context.Context, api string, op *OpType, scope Job
 			hosts = append(hosts, HostOutcome{Host: Host{IP: ip.IP, BkCloudID: ip.BkCloudID}, Op: asOp})
 		}
 	}
+	// Progress names each IP's process as errors do: scope/path.
+	report, jobHosts := progressOf(ctx), make([]HostOutcome, len(hosts))
+	for i, w := range wants {
+		jobHosts[i] = hosts[i]
+		jobHosts[i].Meta = Meta{Namespace: scope.String(), Name: w.Process}
+	}
 	idx := make([]int, len(keys))
 	for i := range idx {
 		idx[i] = i
@@ -260,7 +266,7 @@ func (s *JobService) wait(ctx context.Context, api string, op *OpType, scope Job
 			return nil, err
 		}
 		return matchJobResults(res, keys), nil
-	}, idx)
+	}, idx, func(i int, r HostResult) { report(jobHosts[i].with(r)) })
 	// The error names the one process, or the scope of several.
 	e := &HostsError{API: api, Op: op, TaskID: taskID, Target: scope}
 	if len(procs) == 1 {

@@ -12,8 +12,9 @@ import (
 // slow tasks into false failures and hosts Terraform then forgot). It returns
 // the final results so far, with the context's error when the deadline passed
 // first (an *InterruptedError when a poll was failing at that moment), or the
-// API's error when a poll failed.
-func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Context) (map[K]HostResult, error), want []K) (map[K]HostResult, error) {
+// API's error when a poll failed. settled, when not nil, is told of each
+// want[i] as its final result arrives.
+func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Context) (map[K]HostResult, error), want []K, settled func(i int, r HostResult)) (map[K]HostResult, error) {
 	final := make(map[K]HostResult, len(want))
 	for n := 0; len(final) < len(want); n++ {
 		if err := b.wait(ctx, n); err != nil {
@@ -26,7 +27,11 @@ func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Co
 			}
 			return final, deadlineCause(ctx, err)
 		}
-		settle(data, want, final)
+		for _, i := range settle(data, want, final) {
+			if settled != nil {
+				settled(i, final[want[i]])
+			}
+		}
 	}
 	return final, nil
 }
@@ -37,13 +42,19 @@ func pending(err error) bool {
 	return errors.As(err, &apiErr) && apiErr.Code == CodeTaskNotQueued
 }
 
-// settle copies the final results of want from data into final.
-func settle[K comparable](data map[K]HostResult, want []K, final map[K]HostResult) {
-	for _, k := range want {
+// settle copies the final results of want from data into final, and returns
+// the indexes in want of those that were not final before.
+func settle[K comparable](data map[K]HostResult, want []K, final map[K]HostResult) []int {
+	var fresh []int
+	for i, k := range want {
 		if r, ok := data[k]; ok && !hostPending(r.ErrorCode) {
+			if _, seen := final[k]; !seen {
+				fresh = append(fresh, i)
+			}
 			final[k] = r
 		}
 	}
+	return fresh
 }
 
 // deadlineCause is err when ctx is still live; once ctx has ended it is the

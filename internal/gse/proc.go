@@ -223,9 +223,10 @@ func (s *ProcService) OperateV1(ctx context.Context, req OperateRequest) (*Outco
 	for i, h := range req.Hosts {
 		keys[i], wants[i] = keyV1(h, req.Meta), HostOutcome{Host: h, Meta: req.Meta, Op: req.Op}
 	}
+	report := progressOf(ctx)
 	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[string]HostResult, error) {
 		return c.getResult(ctx, "get_proc_operate_result", taskID)
-	}, keys)
+	}, keys, func(i int, r HostResult) { report(wants[i].with(r)) })
 	return conclude(ctx, err, &HostsError{API: "operate_proc", Target: req.Meta, Op: &req.Op, TaskID: taskID}, final, keys, wants)
 }
 

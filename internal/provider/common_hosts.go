@@ -66,10 +66,6 @@ type hostRefModel struct {
 	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
 }
 
-// jobIPModel is the name process_operation_resource.go (another branch) still
-// uses for hostRefModel; rename it there at merge and delete this alias.
-type jobIPModel = hostRefModel
-
 // api is the host as JOB addresses it.
 func (m hostRefModel) api() gse.JobIP {
 	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -220,4 +221,30 @@ func TestAccProcessOperation_jobIPValidation(t *testing.T) {
 		cases = append(cases, planError{edited(t, base, `{ bk_cloud_id = 0, ip = "10.0.0.1" }, { bk_cloud_id = 0, ip = "10.0.0.2" }`, tc.to), tc.want})
 	}
 	e.expectPlanErrors(t, cases)
+}
+
+// Issue 7 item 8: a result key whose path ends in ":0" and whose IPv6 address
+// could also take that ":0" ("/data/nginx/bin/nginx:0" + ":0:" + "2001:db8::")
+// is matched against the key the request built, so refresh keeps the IP and
+// the plan stays empty. Splitting the key from the right read it as process
+// "nginx" on "0:2001:db8::" and dropped the IP as drift.
+func TestAccJobManagedProcess_ambiguousResultKey(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := strings.Replace(e.jobConfig("./nginx", "0:2001:db8::", "0:10.0.0.1"), `"nginx"`, `"nginx:0"`, 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check:  resource.TestCheckResourceAttr("gse_job_managed_process.test", "ip_list.#", "2"),
+			},
+			{
+				Config:           cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            resource.TestCheckResourceAttr("gse_job_managed_process.test", "ip_list.#", "2"),
+			},
+		},
+	})
 }

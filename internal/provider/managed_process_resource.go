@@ -24,7 +24,10 @@ var (
 
 type managedProcessResource struct{ client *gse.Client }
 
-func newManagedProcessResource() resource.Resource { return &managedProcessResource{} }
+// newManagedProcessResource serves it with its identity (managed_process_identity.go).
+func newManagedProcessResource() resource.Resource {
+	return managedProcessWithIdentity{&managedProcessResource{}}
+}
 
 func (r *managedProcessResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_managed_process"

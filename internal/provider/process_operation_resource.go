@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -21,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
@@ -52,14 +54,20 @@ func operationNames() []string {
 }
 
 type processOperationModel struct {
-	ID       types.String       `tfsdk:"id"`
-	Op       types.String       `tfsdk:"op"`
-	Triggers types.Map          `tfsdk:"triggers"`
-	GSE      *operationGSEModel `tfsdk:"gse"`
-	JOB      *operationJOBModel `tfsdk:"job"`
-	TaskID   types.String       `tfsdk:"task_id"`
-	Results  types.List         `tfsdk:"results"`
-	Timeouts timeouts.Value     `tfsdk:"timeouts"`
+	operationTarget
+	ID       types.String   `tfsdk:"id"`
+	Triggers types.Map      `tfsdk:"triggers"`
+	TaskID   types.String   `tfsdk:"task_id"`
+	Results  types.List     `tfsdk:"results"`
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+// operationTarget is what the resource and the action gse_process_operation
+// share: the operation and its target, a GSE process or JOB processes.
+type operationTarget struct {
+	Op  types.String       `tfsdk:"op"`
+	GSE *operationGSEModel `tfsdk:"gse"`
+	JOB *operationJOBModel `tfsdk:"job"`
 }
 
 type operationGSEModel struct {
@@ -76,10 +84,10 @@ type operationJOBModel struct {
 // operationJOBProcessModel is a process_infos item of operate_process (seed 001).
 type operationJOBProcessModel struct {
 	jobDefinitionModel
-	Contact     types.String `tfsdk:"contact"`
-	Account     types.String `tfsdk:"account"`
-	CmdShellExt types.String `tfsdk:"cmd_shell_ext"`
-	IPList      []jobIPModel `tfsdk:"ip_list"`
+	Contact     types.String   `tfsdk:"contact"`
+	Account     types.String   `tfsdk:"account"`
+	CmdShellExt types.String   `tfsdk:"cmd_shell_ext"`
+	IPList      []hostRefModel `tfsdk:"ip_list"`
 }
 
 func (m operationJOBProcessModel) api() gse.JobProcess {
@@ -110,74 +118,88 @@ func (r *processOperationResource) Configure(_ context.Context, req resource.Con
 
 func (r *processOperationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
-	jobProc := jobAttributes(operateProcessFields, []string{"setup_path", "proc_name", "pid_path"}, nil)
-	jobProc["ip_list"] = jobIPSetAttribute("Hosts to run the operation on.")
+	attrs := operationTargetAttributes()
+	for name, a := range map[string]schema.Attribute{
+		"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The task id.", PlanModifiers: keep},
+		"triggers": schema.MapAttribute{
+			ElementType: types.StringType, Optional: true,
+			MarkdownDescription: "Arbitrary values; changing any runs the operation again (the resource is replaced).",
+			PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+		},
+		"task_id": schema.StringAttribute{Computed: true, MarkdownDescription: "GSE task id of the operation (`task_id` or `bk_gse_taskid`).", PlanModifiers: keep},
+		"results": schema.ListNestedAttribute{
+			Computed:            true,
+			MarkdownDescription: "One result per process and host, ordered by process, cloud id and IP.",
+			PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"process":     schema.StringAttribute{Computed: true, MarkdownDescription: "`namespace/name` (GSE) or `setup_path/proc_name` (JOB)."},
+				"ip":          schema.StringAttribute{Computed: true, MarkdownDescription: "IP of the host."},
+				"bk_cloud_id": schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id of the host."},
+				"error_code":  schema.Int64Attribute{Computed: true, MarkdownDescription: "GSE code: 0, or the no-ops 828 / 829."},
+				"error_msg":   schema.StringAttribute{Computed: true, MarkdownDescription: "GSE message."},
+				"content":     schema.StringAttribute{Computed: true, MarkdownDescription: "The result's content, a JSON string (often empty); read it with `provider::gse::parse_status_content` or `jsondecode`."},
+				"pid":         schema.Int64Attribute{Computed: true, MarkdownDescription: "From a `status` answer: the process id, `-1` when not running; null otherwise."},
+				"managed":     schema.BoolAttribute{Computed: true, MarkdownDescription: "From the content: whether the agent hosts the process (`isAuto`); null when absent."},
+				"version":     schema.StringAttribute{Computed: true, MarkdownDescription: "From a `status` answer: the process version; null otherwise."},
+			}},
+		},
+		"timeouts": resourceTimeouts(ctx, timeouts.Opts{Create: true}),
+	} {
+		attrs[name] = a
+	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Runs a process operation once, when created, and again whenever `triggers` (or any other argument) change, like `terraform_data`. " +
 			"The target is either a GSE process (`gse`, sent with `operate_proc_v2`) or JOB processes (`job`, sent with `operate_process`, " +
 			"or `operate_proc` when `cmd_shell_ext` is set). The task is polled until every host is done; a failed host fails the apply. " +
-			"Start answering 828 (already running) and stop or kill answering 829 (not running) count as success. Destroying it does nothing remotely.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The task id.", PlanModifiers: keep},
-			"op": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type 0, 1, 2, 7, 8 and 9). `status` reads the process state into `results`.",
-				Validators:          []validator.String{stringvalidator.OneOf(operationNames()...)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"triggers": schema.MapAttribute{
-				ElementType: types.StringType, Optional: true,
-				MarkdownDescription: "Arbitrary values; changing any runs the operation again (the resource is replaced).",
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			},
-			"gse": schema.SingleNestedAttribute{
-				Optional:            true,
-				MarkdownDescription: "A GSE process as target. Exactly one of `gse` and `job` is required.",
-				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
-				Attributes: map[string]schema.Attribute{
-					"meta": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The process.", Attributes: map[string]schema.Attribute{
-						"namespace": requiredString("Namespace of the process.", metaName()),
-						"name":      requiredString("Name of the process.", metaName()),
-					}},
-					"hosts": schema.SetNestedAttribute{
-						Required: true, MarkdownDescription: "Hosts to run the operation on.",
-						Validators:   []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
-						NestedObject: schema.NestedAttributeObject{Attributes: hostAttributes(false)},
-					},
-					"spec": specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
-				},
-			},
-			"job": schema.SingleNestedAttribute{
-				Optional:            true,
-				MarkdownDescription: "JOB processes as target.",
-				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
-				Attributes: map[string]schema.Attribute{
-					"bk_biz_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Business id.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
-					"process_infos": schema.ListNestedAttribute{
-						Required: true, MarkdownDescription: "Processes to operate (`process_infos` of seeds 000 and 001).",
-						Validators:   []validator.List{listvalidator.SizeAtLeast(1)},
-						NestedObject: schema.NestedAttributeObject{Attributes: jobProc},
-					},
-				},
-			},
-			"task_id": schema.StringAttribute{Computed: true, MarkdownDescription: "GSE task id of the operation (`task_id` or `bk_gse_taskid`).", PlanModifiers: keep},
-			"results": schema.ListNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "One result per process and host, ordered by process, cloud id and IP.",
-				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"process":     schema.StringAttribute{Computed: true, MarkdownDescription: "`namespace/name` (GSE) or `setup_path/proc_name` (JOB)."},
-					"ip":          schema.StringAttribute{Computed: true, MarkdownDescription: "IP of the host."},
-					"bk_cloud_id": schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id of the host."},
-					"error_code":  schema.Int64Attribute{Computed: true, MarkdownDescription: "GSE code: 0, or the no-ops 828 / 829."},
-					"error_msg":   schema.StringAttribute{Computed: true, MarkdownDescription: "GSE message."},
-					"content":     schema.StringAttribute{Computed: true, MarkdownDescription: "The result's content, a JSON string (often empty); use `jsondecode`."},
-					"pid":         schema.Int64Attribute{Computed: true, MarkdownDescription: "From a `status` answer: the process id, `-1` when not running; null otherwise."},
-					"managed":     schema.BoolAttribute{Computed: true, MarkdownDescription: "From the content: whether the agent hosts the process (`isAuto`); null when absent."},
-					"version":     schema.StringAttribute{Computed: true, MarkdownDescription: "From a `status` answer: the process version; null otherwise."},
+			"Start answering 828 (already running) and stop or kill answering 829 (not running) count as success. Destroying it does nothing remotely.\n\n" +
+			"On Terraform 1.14 and later, prefer the action of the same name: it runs when invoked (`terraform apply -invoke=action.gse_process_operation.NAME`) " +
+			"or when a resource changes (`action_trigger`), and leaves nothing in the state.",
+		Attributes: attrs,
+	}
+}
+
+// operationTargetAttributes are the arguments of the resource that the action
+// shares (see actionAttributes): op, and the target in gse or job. Every
+// one replaces the resource.
+func operationTargetAttributes() map[string]schema.Attribute {
+	jobProc := jobAttributes(operateProcessFields, []string{"setup_path", "proc_name", "pid_path"}, nil)
+	jobProc["ip_list"] = jobIPSetAttribute("Hosts to run the operation on.")
+	return map[string]schema.Attribute{
+		"op": schema.StringAttribute{
+			Required:            true,
+			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type 0, 1, 2, 7, 8 and 9). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid.",
+			Validators:          []validator.String{stringvalidator.OneOf(operationNames()...)},
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"gse": schema.SingleNestedAttribute{
+			Optional:            true,
+			MarkdownDescription: "A GSE process as target. Exactly one of `gse` and `job` is required.",
+			PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+			Attributes: map[string]schema.Attribute{
+				"meta": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The process.", Attributes: map[string]schema.Attribute{
+					"namespace": requiredString("Namespace of the process.", metaName()),
+					"name":      requiredString("Name of the process.", metaName()),
 				}},
+				"hosts": schema.SetNestedAttribute{
+					Required: true, MarkdownDescription: "Hosts to run the operation on.",
+					Validators:   []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
+					NestedObject: schema.NestedAttributeObject{Attributes: hostAttributes(false)},
+				},
+				"spec": specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
 			},
-			"timeouts": resourceTimeouts(ctx, timeouts.Opts{Create: true}),
+		},
+		"job": schema.SingleNestedAttribute{
+			Optional:            true,
+			MarkdownDescription: "JOB processes as target.",
+			PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+			Attributes: map[string]schema.Attribute{
+				"bk_biz_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Business id.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
+				"process_infos": schema.ListNestedAttribute{
+					Required: true, MarkdownDescription: "Processes to operate (`process_infos` of seeds 000 and 001).",
+					Validators:   []validator.List{listvalidator.SizeAtLeast(1)},
+					NestedObject: schema.NestedAttributeObject{Attributes: jobProc},
+				},
+			},
 		},
 	}
 }
@@ -196,15 +218,20 @@ func quoted(names []string) string {
 // ValidateConfig: one JOB operation goes through one API. With cmd_shell_ext
 // that is operate_proc, which would drop operate_process's other fields.
 func (r *processOperationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	validateOperationTarget(ctx, req.Config, &resp.Diagnostics)
+}
+
+// validateOperationTarget checks the target of the resource or the action.
+func validateOperationTarget(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) {
 	var gseTarget, jobTarget types.Object
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("gse"), &gseTarget)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("job"), &jobTarget)...)
+	diags.Append(config.GetAttribute(ctx, path.Root("gse"), &gseTarget)...)
+	diags.Append(config.GetAttribute(ctx, path.Root("job"), &jobTarget)...)
 	if !gseTarget.IsUnknown() && !jobTarget.IsUnknown() && gseTarget.IsNull() == jobTarget.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("gse"), "Exactly one target is required",
+		diags.AddAttributeError(path.Root("gse"), "Exactly one target is required",
 			"Set gse (a GSE process: meta, hosts and spec) or job (JOB processes: bk_biz_id and process_infos) as the target of the operation, not both and not neither.")
 	}
 	var procs types.List
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("job").AtName("process_infos"), &procs)...)
+	diags.Append(config.GetAttribute(ctx, path.Root("job").AtName("process_infos"), &procs)...)
 	if procs.IsNull() || procs.IsUnknown() {
 		return
 	}
@@ -224,11 +251,11 @@ func (r *processOperationResource) ValidateConfig(ctx context.Context, req resou
 		}
 		at := path.Root("job").AtName("process_infos").AtListIndex(i)
 		if obj.Attributes()["cmd_shell_ext"].IsNull() {
-			resp.Diagnostics.AddAttributeError(at.AtName("cmd_shell_ext"), "cmd_shell_ext must be set on every process or none",
+			diags.AddAttributeError(at.AtName("cmd_shell_ext"), "cmd_shell_ext must be set on every process or none",
 				"An operation goes through one JOB API: operate_proc when cmd_shell_ext is set, operate_process otherwise.")
 		}
 		if extra := operateProcessOnly(obj.Attributes()); len(extra) > 0 {
-			resp.Diagnostics.AddAttributeError(at, "Fields operate_proc does not take",
+			diags.AddAttributeError(at, "Fields operate_proc does not take",
 				fmt.Sprintf("With cmd_shell_ext the operation is sent with operate_proc (seed 000), which takes only %s; unset %s or cmd_shell_ext.", quoted(operateProcFields), quoted(extra)))
 		}
 	}
@@ -242,12 +269,24 @@ func (r *processOperationResource) Create(ctx context.Context, req resource.Crea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	op := operations[plan.Op.ValueString()]
-	var results []operationResult
-	var taskID string
-	var target fmt.Stringer
-	var err error
-	if g := plan.GSE; g != nil {
+	taskID, results, target, err := plan.run(ctx, r.client)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "run "+plan.Op.ValueString()+" on", target, err, "Nothing is saved: the next apply runs the operation again.")
+		return
+	}
+	plan.ID, plan.TaskID = types.StringValue(taskID), types.StringValue(taskID)
+	list, d := types.ListValueFrom(ctx, operationResultType, results)
+	resp.Diagnostics.Append(d...)
+	plan.Results = list
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// run runs the operation on its target and waits for every host. It returns
+// the task id and the results ordered by process, cloud id and IP, or the
+// error; target names the process for messages either way.
+func (t operationTarget) run(ctx context.Context, c *gse.Client) (taskID string, results []operationResult, target fmt.Stringer, err error) {
+	op := operations[t.Op.ValueString()]
+	if g := t.GSE; g != nil {
 		meta := gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
 		target = meta
 		var hosts []gse.Host
@@ -255,26 +294,21 @@ func (r *processOperationResource) Create(ctx context.Context, req resource.Crea
 			hosts = append(hosts, gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64()})
 		}
 		var out *gse.Outcome
-		if out, err = r.client.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: g.Spec.api()}); err == nil {
+		if out, err = c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: g.Spec.api()}); err == nil {
 			taskID, results = out.TaskID, gseOperationResults(out)
 		}
 	} else {
-		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(plan.JOB.BkBizID.ValueInt64(), 10)}
+		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(t.JOB.BkBizID.ValueInt64(), 10)}
 		var procs []gse.JobProcess
-		for _, p := range plan.JOB.ProcessInfos {
+		for _, p := range t.JOB.ProcessInfos {
 			procs = append(procs, p.api())
 		}
 		target = gse.TargetOf(scope, procs[0])
 		var out *gse.JobOutcome
-		if out, err = r.client.JobOperate(ctx, scope, op, procs); err == nil {
+		if out, err = c.Job.Operate(ctx, scope, op, procs); err == nil {
 			taskID, results = out.TaskID, jobOperationResults(out)
 		}
 	}
-	if err != nil {
-		addAPIError(&resp.Diagnostics, "run "+plan.Op.ValueString()+" on", target, err, "Nothing is saved: the next apply runs the operation again.")
-		return
-	}
-	plan.ID, plan.TaskID = types.StringValue(taskID), types.StringValue(taskID)
 	sort.Slice(results, func(i, j int) bool {
 		a, b := results[i], results[j]
 		if a.Process != b.Process {
@@ -285,10 +319,7 @@ func (r *processOperationResource) Create(ctx context.Context, req resource.Crea
 		}
 		return a.IP.ValueString() < b.IP.ValueString()
 	})
-	list, d := types.ListValueFrom(ctx, operationResultType, results)
-	resp.Diagnostics.Append(d...)
-	plan.Results = list
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	return taskID, results, target, err
 }
 
 // gseOperationResults lists a GSE outcome's hosts with what their content says.

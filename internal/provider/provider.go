@@ -191,6 +191,8 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	}
 	resp.ResourceData = client
 	resp.DataSourceData = client
+	resp.ListResourceData = client
+	resp.ActionData = client
 }
 
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {

@@ -1,0 +1,44 @@
+# Terraform 1.14+: restart the agent's process after every in-place update of
+# its gse_managed_process (a new spec or labels), or on demand with
+#   terraform apply -invoke=action.gse_process_operation.restart_agent
+action "gse_process_operation" "restart_agent" {
+  config {
+    op = "restart"
+    gse = {
+      meta  = { namespace = "gse", name = gse_managed_process.agent.meta.name }
+      hosts = [for h in gse_managed_process.agent.hosts : { ip = h.ip, bk_cloud_id = h.bk_cloud_id }]
+      spec  = gse_managed_process.agent.spec
+    }
+    timeout = "15m"
+  }
+}
+
+resource "gse_managed_process" "web" {
+  meta  = { namespace = "gse", name = "web" }
+  hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]
+  spec = {
+    identity       = { proc_name = "web", setup_path = "/data/web", pid_path = "/data/web/web.pid", user = "root" }
+    control        = { start_cmd = "./start.sh", stop_cmd = "./stop.sh", reload_cmd = "./reload.sh" }
+    resource       = { cpu = 10.0, mem = 10.0 }
+    monitor_policy = { auto_type = 1 }
+  }
+  running = true
+
+  lifecycle {
+    action_trigger {
+      events  = [after_update]
+      actions = [action.gse_process_operation.reload_web]
+    }
+  }
+}
+
+action "gse_process_operation" "reload_web" {
+  config {
+    op = "reload"
+    gse = {
+      meta  = { namespace = "gse", name = "web" }
+      hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]
+      spec  = gse_managed_process.web.spec
+    }
+  }
+}

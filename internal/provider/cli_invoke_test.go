@@ -1,0 +1,95 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+)
+
+// cliRun runs the Terraform CLI the acceptance tests use (TF_ACC_TERRAFORM_PATH,
+// else terraform on PATH) in a directory against the provider served
+// in-process, for what terraform-plugin-testing cannot drive yet, such as
+// `terraform apply -invoke`. It skips unless TF_ACC is set and the CLI is
+// Terraform 1.14 or later.
+type cliRun struct {
+	t   *testing.T
+	bin string
+	dir string
+	env []string
+}
+
+func newCLIRun(t *testing.T, e *testEnv, config string) *cliRun {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("terraform"); err != nil {
+			t.Skip("no terraform CLI")
+		}
+	}
+	out, err := exec.Command(bin, "version", "-json").Output()
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err != nil || json.Unmarshal(out, &v) != nil {
+		t.Fatalf("%s version -json: %v", bin, err)
+	}
+	if ver, err := version.NewVersion(v.Version); err != nil || ver.LessThan(version.Must(version.NewVersion("1.14.0"))) {
+		t.Skipf("Terraform CLI version %s is below 1.14.0: skipping test", v.Version)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	reattach, closed := make(chan *plugin.ReattachConfig, 1), make(chan struct{})
+	factory := e.factories()["gse"]
+	server, err := factory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		err := tf6server.Serve("registry.terraform.io/bk-gse/gse", func() tfprotov6.ProviderServer { return server },
+			tf6server.WithDebug(ctx, reattach, closed), tf6server.WithoutLogStderrOverride(), tf6server.WithLoggingSink(t))
+		if err != nil {
+			t.Error(err)
+		}
+	}()
+	rc := <-reattach
+	t.Cleanup(func() { cancel(); <-closed })
+	info, _ := json.Marshal(map[string]any{"registry.terraform.io/bk-gse/gse": map[string]any{
+		"Protocol": rc.Protocol, "ProtocolVersion": rc.ProtocolVersion, "Pid": rc.Pid, "Test": rc.Test,
+		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
+	}})
+	dir := t.TempDir()
+	cfg := `terraform {
+  required_providers {
+    gse = { source = "bk-gse/gse" }
+  }
+}
+` + e.providerBlock() + config
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := &cliRun{t: t, bin: bin, dir: dir, env: append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(info), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")}
+	if out, err := r.run("init", "-no-color", "-input=false"); err != nil {
+		t.Fatalf("terraform init: %v\n%s", err, out)
+	}
+	return r
+}
+
+// run runs the CLI with args and returns its combined output.
+func (r *cliRun) run(args ...string) (string, error) {
+	cmd := exec.Command(r.bin, args...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

@@ -1,0 +1,175 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// day2Versions: identity import, list resources and actions are run on
+// Terraform 1.14 and later. OpenTofu 1.10 reports 1.10 and skips too.
+var day2Versions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
+
+// expectImported checks the plan of an identity import: the identity
+// imported, and the imported object (change.before) holding hosts
+// ("cloud:ip", any order), the labels and a null spec.
+type expectImported struct {
+	addr     string
+	identity map[string]any
+	hosts    []string
+	labels   any // map[string]any, or nil
+}
+
+func (c expectImported) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.addr {
+			continue
+		}
+		ch := rc.Change
+		if ch.Importing == nil || fmt.Sprint(ch.Importing.Identity) != fmt.Sprint(c.identity) {
+			resp.Error = fmt.Errorf("%s: importing %+v, want identity %v", c.addr, ch.Importing, c.identity)
+			return
+		}
+		before, _ := ch.Before.(map[string]any)
+		var got []string
+		hosts, _ := before["hosts"].([]any)
+		for _, h := range hosts {
+			m, _ := h.(map[string]any)
+			got = append(got, fmt.Sprintf("%v:%v", m["bk_cloud_id"], m["ip"]))
+		}
+		sort.Strings(got)
+		want := append([]string(nil), c.hosts...)
+		sort.Strings(want)
+		meta, _ := before["meta"].(map[string]any)
+		switch {
+		case strings.Join(got, ",") != strings.Join(want, ","):
+			resp.Error = fmt.Errorf("%s: imported hosts %v, want %v", c.addr, got, want)
+		case fmt.Sprint(meta["labels"]) != fmt.Sprint(c.labels):
+			resp.Error = fmt.Errorf("%s: imported labels %v, want %v", c.addr, meta["labels"], c.labels)
+		case before["spec"] != nil:
+			resp.Error = fmt.Errorf("%s: imported spec %v, want null (GSE cannot return it)", c.addr, before["spec"])
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("no change of %s in the plan", c.addr)
+}
+
+// A process created by Terraform has the identity { namespace, name }; an
+// import block with that identity finds its hosts (cloud ids included) and
+// nothing of the processes around it.
+func TestAccManagedProcess_identityImport(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, labels: `{ team = "ops" }`, extra: "running = true"})
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   day2Versions,
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkOnlyLeft("gse/proc-other", "other/proc-test"),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					e.register(t, gse.Meta{Namespace: "gse", Name: "proc-other"}, []string{"0:10.0.0.1", "0:10.0.0.3"}, nil)
+					e.register(t, gse.Meta{Namespace: "other", Name: "proc-test"}, []string{"0:10.0.0.4"}, nil)
+				},
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectIdentity(addr, map[string]knownvalue.Check{
+						"namespace": knownvalue.StringExact("gse"), "name": knownvalue.StringExact("proc-test"),
+					}),
+				},
+			},
+			{
+				ResourceName:       addr,
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithResourceIdentity,
+				ExpectNonEmptyPlan: true, // the spec, which GSE cannot return, is sent again
+				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
+						hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, labels: map[string]any{"team": "ops"}},
+				}},
+			},
+			// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
+			{RefreshState: true},
+			{
+				// The string import ID still works, and sets the identity.
+				ResourceName:            addr,
+				ImportState:             true,
+				ImportStateKind:         resource.ImportCommandWithID,
+				ImportStateId:           "gse/proc-test@0:0:10.0.0.1,1:0:10.0.0.2",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"spec", "running", "restart_triggers", "reload_triggers", "timeouts"},
+			},
+		},
+	})
+	if e.sim.Calls("sync_proc_status") == 0 {
+		t.Fatal("the identity import never listed the namespace with sync_proc_status")
+	}
+}
+
+// An import block with an identity adopts a process registered outside
+// Terraform: the plan shows the hosts found, apply sends the spec, and the
+// next plan is empty. A process GSE does not have fails the plan.
+func TestAccManagedProcess_identityImportBlock(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	importBlock := func(name string) string {
+		return fmt.Sprintf(`
+import {
+  to       = gse_managed_process.test
+  identity = { namespace = "gse", name = %q }
+}
+`, name)
+	}
+	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, extra: "running = true"})
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   day2Versions,
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				Config:      cfg + importBlock("absent"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`Process gse/absent not found`),
+			},
+			{
+				Config:      cfg + importBlock("bad/name"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`identity\.name must be non-empty and hold none of ':', '/'`),
+			},
+			{
+				PreConfig: func() {
+					e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, opPtr(gse.OpHost))
+				},
+				Config: cfg + importBlock("proc-test"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
+						hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, labels: nil},
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+						if specField(p, "setup_path") != "/data/gsetest" {
+							return fmt.Errorf("the spec was not sent after import: %s", p.Spec)
+						}
+						return hostedAndRunning(p)
+					}),
+					e.simCheck(2, "10.0.0.1", hostedAndRunning),
+				),
+			},
+			{Config: cfg + importBlock("proc-test"), PlanOnly: true},
+		},
+	})
+}

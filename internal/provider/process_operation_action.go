@@ -1,0 +1,120 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+var (
+	_ action.ActionWithConfigure      = (*processOperationAction)(nil)
+	_ action.ActionWithValidateConfig = (*processOperationAction)(nil)
+)
+
+// processOperationAction runs a process operation when invoked (Terraform
+// 1.14+): the resource gse_process_operation without the state. Arguments,
+// validation and the run are the resource's (operationTarget).
+type processOperationAction struct{ client *gse.Client }
+
+func newProcessOperationAction() action.Action { return &processOperationAction{} }
+
+type processOperationActionModel struct {
+	operationTarget
+	Timeout types.String `tfsdk:"timeout"`
+}
+
+func (a *processOperationAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_process_operation"
+}
+
+func (a *processOperationAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	a.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (a *processOperationAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	attrs := actionAttributes(operationTargetAttributes())
+	attrs["timeout"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "How long the operation may take, as a positive duration such as `30s` or `15m`. Defaults to `10m`; " +
+			"hosts still pending then fail the action, named.",
+		Validators: []validator.String{duration()},
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Runs a process operation (" + quoted(operationNames()) + ") on a GSE process (`gse`, sent with `operate_proc_v2`) " +
+			"or on JOB processes (`job`, sent with `operate_process`, or `operate_proc` when `cmd_shell_ext` is set), and waits for every host. " +
+			"Each host's result is reported as it arrives; a failed host fails the action, and the error names every failed host with its GSE code. " +
+			"Start answering 828 (already running) and stop or kill answering 829 (not running) count as success. Nothing is kept in the state.\n\n" +
+			"Run it with `terraform apply -invoke=action.gse_process_operation.NAME`, or from a resource's `lifecycle { action_trigger { ... } }`, " +
+			"for example to restart a process after its `gse_managed_process` is updated. Needs Terraform 1.14 or later; " +
+			"on older CLIs (and OpenTofu) use the resource `gse_process_operation`.",
+		Attributes: attrs,
+	}
+}
+
+func (a *processOperationAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
+	validateOperationTarget(ctx, req.Config, &resp.Diagnostics)
+}
+
+func (a *processOperationAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	var cfg processOperationActionModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout := defaultTimeout
+	if d, err := time.ParseDuration(cfg.Timeout.ValueString()); err == nil && d > 0 {
+		timeout = d
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	op := cfg.Op.ValueString()
+	var mu sync.Mutex
+	done, total := 0, cfg.hostCount()
+	ctx = gse.WithProgress(ctx, func(o gse.HostOutcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s %s: %s [%d/%d]", op, o.Meta, hostProgress(o), done, total)})
+	})
+	taskID, results, target, err := cfg.run(ctx, a.client)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "run "+op+" on", target, err, "Invoke the action again once the cause is fixed; hosts where it succeeded run it again too.")
+		return
+	}
+	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s %s: done on %d hosts (task %s)", op, target, len(results), taskID)})
+}
+
+// hostCount is how many results the operation waits for: one per host, or per process and IP.
+func (t operationTarget) hostCount() int {
+	if t.GSE != nil {
+		return len(t.GSE.Hosts)
+	}
+	n := 0
+	for _, p := range t.JOB.ProcessInfos {
+		n += len(p.IPList)
+	}
+	return n
+}
+
+// hostProgress is one host's result in a progress message.
+func hostProgress(o gse.HostOutcome) string {
+	switch {
+	case !o.OK():
+		return fmt.Sprintf("%s failed, GSE code %d: %s", o.Host, o.ErrorCode, o.ErrorMsg)
+	case o.ErrorCode != gse.HostOK:
+		return fmt.Sprintf("%s ok (GSE code %d: %s)", o.Host, o.ErrorCode, o.ErrorMsg)
+	case o.Op == gse.OpStatus:
+		if st, err := gse.ParseContent(o.Content); err == nil && len(st.Instances) > 0 {
+			return fmt.Sprintf("%s ok, pid %d", o.Host, st.PID())
+		}
+	}
+	return o.Host.String() + " ok"
+}
