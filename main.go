@@ -23,7 +23,6 @@ func main() {
 	flag.Parse()
 
 	quietUnlessAsked()
-	limitMemory()
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address:         "registry.terraform.io/bk-gse/gse",
 		Debug:           debug,
