@@ -51,7 +51,7 @@ type Config struct {
 	PollInitial, PollMax       time.Duration // task polling interval; default 100ms growing ×4 to 5s
 
 	// BatchWindow is how long Operate gathers concurrent calls into one
-	// operate_proc_multi task; default 20ms, negative turns batching off.
+	// operate_proc_multi task; default 100ms, negative turns batching off.
 	BatchWindow time.Duration
 
 	UserAgent string
