@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -55,6 +56,25 @@ func hostRefAttributes() map[string]dschema.Attribute {
 	return map[string]dschema.Attribute{
 		"ip":          dschema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
 		"bk_cloud_id": dschema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
+	}
+}
+
+// hostRefResourceAttributes are hostRefAttributes in a resource schema.
+func hostRefResourceAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"ip":          schema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
+		"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
+	}
+}
+
+// hostRefSetAttribute is a set of hosts by ip and bk_cloud_id: the hosts of a
+// GSE target and the ip_list of a JOB process in gse_process_operation, whose
+// every input replaces the resource, so the order needs no plan modifier.
+func hostRefSetAttribute(desc string) schema.SetNestedAttribute {
+	return schema.SetNestedAttribute{
+		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
+		Validators:   []validator.Set{setvalidator.SizeAtLeast(1), hostRefsValidator{}},
+		NestedObject: schema.NestedAttributeObject{Attributes: hostRefResourceAttributes()},
 	}
 }
 
@@ -310,31 +330,6 @@ func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest,
 var hostObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"ip": types.StringType, "bk_cloud_id": types.Int64Type, "bk_supplier_id": types.Int64Type,
 }}
-
-// uniqueHosts rejects two hosts with the same cloud id and IP (in any spelling)
-// in a set of hosts (the resources that still take hosts as a set).
-type uniqueHosts struct{}
-
-func (uniqueHosts) Description(context.Context) string {
-	return "hosts must differ in bk_cloud_id or ip"
-}
-func (v uniqueHosts) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (uniqueHosts) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
-	seen := map[string]bool{}
-	for _, el := range req.ConfigValue.Elements() {
-		ip, cloud, _, ok := hostFields(el)
-		if !ok {
-			continue
-		}
-		if id := hostIdentity(cloud, ip); seen[id] {
-			resp.Diagnostics.AddAttributeError(req.Path, "Duplicate host",
-				fmt.Sprintf("%s lists %s more than once; each bk_cloud_id and ip pair may appear once.", req.Path, gse.Host{IP: ip, BkCloudID: cloud}))
-		} else {
-			seen[id] = true
-		}
-	}
-}
 
 // importHost is one host of the host list of an import ID.
 type importHost struct {

@@ -87,7 +87,7 @@ func TestJobIPListValidator(t *testing.T) {
 		"not an ip":    {[]attr.Value{ipObj(0, "10.0.0"), ipObj(-1, "10.0.0.1")}, []string{"Invalid ip", "Invalid bk_cloud_id"}},
 	} {
 		resp := &validator.ListResponse{}
-		jobIPListValidator{}.ValidateList(context.Background(), validator.ListRequest{Path: path.Root("ip_list"), ConfigValue: types.ListValueMust(elType, tc.els)}, resp)
+		hostRefsValidator{}.ValidateList(context.Background(), validator.ListRequest{Path: path.Root("ip_list"), ConfigValue: types.ListValueMust(elType, tc.els)}, resp)
 		var got []string
 		for _, d := range resp.Diagnostics {
 			got = append(got, d.Summary())

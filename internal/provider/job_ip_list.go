@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -26,24 +25,9 @@ import (
 func jobIPListAttribute(desc string) schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
 		Required: true, MarkdownDescription: desc + " Order does not matter; each `bk_cloud_id` and IP pair may appear once.",
-		Validators:    []validator.List{listvalidator.SizeAtLeast(1), jobIPListValidator{}},
+		Validators:    []validator.List{listvalidator.SizeAtLeast(1), hostRefsValidator{}},
 		PlanModifiers: []planmodifier.List{ignoreIPOrder{}},
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
-			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
-		}},
-	}
-}
-
-// jobIPSetAttribute is the ip_list of a process_infos item of gse_process_operation.
-func jobIPSetAttribute(desc string) schema.SetNestedAttribute {
-	return schema.SetNestedAttribute{
-		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
-		Validators: []validator.Set{setvalidator.SizeAtLeast(1), jobIPListValidator{}},
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"ip":          schema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
-			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
-		}},
+		NestedObject:  schema.NestedAttributeObject{Attributes: hostRefResourceAttributes()},
 	}
 }
 
@@ -51,28 +35,29 @@ func jobIPSetAttribute(desc string) schema.SetNestedAttribute {
 func jobIPListDataSourceAttribute(desc string) dschema.ListNestedAttribute {
 	return dschema.ListNestedAttribute{
 		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
-		Validators:   []validator.List{listvalidator.SizeAtLeast(1), jobIPListValidator{}},
+		Validators:   []validator.List{listvalidator.SizeAtLeast(1), hostRefsValidator{}},
 		NestedObject: dschema.NestedAttributeObject{Attributes: hostRefAttributes()},
 	}
 }
 
-// jobIPListValidator checks an ip_list (a list, or a set in
-// gse_process_operation) with checkHosts, the check of every host list.
-type jobIPListValidator struct{}
+// hostRefsValidator checks a list or set of hosts by ip and bk_cloud_id (an
+// ip_list, or the hosts of gse_process_operation) with checkHosts, the check
+// of every host list.
+type hostRefsValidator struct{}
 
-func (jobIPListValidator) Description(context.Context) string {
+func (hostRefsValidator) Description(context.Context) string {
 	return "every ip is an IPv4 or IPv6 address without zone, bk_cloud_id is 0 or more, and no host appears twice"
 }
 
-func (v jobIPListValidator) MarkdownDescription(ctx context.Context) string {
+func (v hostRefsValidator) MarkdownDescription(ctx context.Context) string {
 	return v.Description(ctx)
 }
 
-func (v jobIPListValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+func (v hostRefsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
 	checkHosts(req.Path, req.ConfigValue.Elements(), func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
 }
 
-func (v jobIPListValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+func (v hostRefsValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
 	// A set element's path is its whole value: the message names the IP instead.
 	checkHosts(req.Path, req.ConfigValue.Elements(), func(int, string) path.Path { return req.Path }, &resp.Diagnostics)
 }

@@ -133,21 +133,6 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 	}
 }
 
-// hostAttributes is a GSE host; v1 addressing adds bk_supplier_id.
-func hostAttributes(withSupplier bool) map[string]schema.Attribute {
-	a := map[string]schema.Attribute{
-		"ip": requiredString("IPv4 or IPv6 address of the host as GSE knows it.", ipAddress()),
-		"bk_cloud_id": schema.Int64Attribute{
-			Required: true, MarkdownDescription: "Cloud area (管控区域) id of the host; `0` is the default area.",
-			Validators: []validator.Int64{int64validator.AtLeast(0)},
-		},
-	}
-	if withSupplier {
-		a["bk_supplier_id"] = nonNegative("Developer (supplier) id of the host, used by the v1 register APIs.", 0)
-	}
-	return a
-}
-
 func specSchema(desc string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Required:            true,

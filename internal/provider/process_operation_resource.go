@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -163,7 +162,7 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 // one replaces the resource.
 func operationTargetAttributes() map[string]schema.Attribute {
 	jobProc := jobAttributes(operateProcessFields, []string{"setup_path", "proc_name", "pid_path"}, nil)
-	jobProc["ip_list"] = jobIPSetAttribute("Hosts to run the operation on.")
+	jobProc["ip_list"] = hostRefSetAttribute("Hosts to run the operation on.")
 	return map[string]schema.Attribute{
 		"op": schema.StringAttribute{
 			Required:            true,
@@ -180,12 +179,8 @@ func operationTargetAttributes() map[string]schema.Attribute {
 					"namespace": requiredString("Namespace of the process.", metaName()),
 					"name":      requiredString("Name of the process.", metaName()),
 				}},
-				"hosts": schema.SetNestedAttribute{
-					Required: true, MarkdownDescription: "Hosts to run the operation on.",
-					Validators:   []validator.Set{setvalidator.SizeAtLeast(1), uniqueHosts{}},
-					NestedObject: schema.NestedAttributeObject{Attributes: hostAttributes(false)},
-				},
-				"spec": specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
+				"hosts": hostRefSetAttribute("Hosts to run the operation on."),
+				"spec":  specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
 			},
 		},
 		"job": schema.SingleNestedAttribute{

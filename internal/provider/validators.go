@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"regexp"
 	"strings"
 	"time"
@@ -45,15 +44,6 @@ func attrName(p path.Path) string {
 		}
 	}
 	return s
-}
-
-func ipAddress() validator.String {
-	return stringCheck{"must be an IPv4 or IPv6 address", func(s string) error {
-		if _, err := netip.ParseAddr(s); err != nil {
-			return fmt.Errorf("must be an IPv4 or IPv6 address such as 10.0.0.1")
-		}
-		return nil
-	}}
 }
 
 var absPathRE = regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`)
