@@ -22,6 +22,7 @@ type managedProcessModel struct {
 	RestartTriggers types.Map      `tfsdk:"restart_triggers"`
 	ReloadTriggers  types.Map      `tfsdk:"reload_triggers"`
 	HostStatus      types.Map      `tfsdk:"host_status"`
+	Rollout         *rolloutModel  `tfsdk:"rollout"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 

@@ -62,6 +62,7 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 		return
 	}
 	validateRunState(c.managed, c.running, &resp.Diagnostics)
+	validateRolloutSize(ctx, req.Config, path.Root("rollout"), elementCount(ctx, req.Config, path.Root("hosts")), &resp.Diagnostics)
 	needsCommand(c.running.ValueBool(), "running = true", "starts the process (op_type 0)", c.startCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
 	needsCommand(!c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", c.restartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
 	needsCommand(!c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", c.reloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
@@ -225,12 +226,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	hosts := apiHosts(plan.Hosts)
 	pr := proven{prior: types.MapNull(hostStatusType)}
 
-	registered, err := r.client.Proc.RegisterProcInfo(ctx, meta, hosts, spec)
-	if err != nil {
-		registered = mayExist(hosts, registered, err)
-	} else {
-		err = r.converge(ctx, meta, spec, &plan, registered, &pr)
-	}
+	registered, err := r.createInBatches(ctx, meta, spec, &plan, hosts, &pr)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", meta, err,
 			"The hosts where the process may be registered are kept in the state, and the resource is tainted: "+

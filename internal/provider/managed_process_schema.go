@@ -128,6 +128,13 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 					"facts no task proved are `null` until the next refresh. Read-only; pids and start times change outside Terraform without causing a diff. " +
 					"For every runtime fact of any host use the `gse_process_status` data source.",
 			},
+			"rollout": rolloutAttribute("It governs every step that disrupts the process: removing hosts (stop or unhost, unregister), " +
+				"hosting (op_type 3) after a spec change or on added hosts, `running` flips, `restart_triggers` and `reload_triggers`, and on create " +
+				"the registering and starting or hosting of each batch. A change of `rollout` alone changes nothing remotely. " +
+				"What a stopped rollout leaves in the state: hosts removed so far leave it, hosts added stay in it once registered; a trigger that " +
+				"did not reach every host keeps its prior value in the state, so the next plan shows it again, and the next apply runs it only on " +
+				"the hosts it has not reached yet (failed and untouched ones), as long as the trigger keeps the same value. Other steps are idempotent " +
+				"and simply run again; refresh shows their runtime drift. A create that stops keeps the registered batches in the state, tainted."),
 			"timeouts": timeoutsSchema(ctx),
 		},
 	}

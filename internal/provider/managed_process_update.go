@@ -29,7 +29,8 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	applied := prior
 	applied.Timeouts = plan.Timeouts
 	pr := proven{prior: prior.HostStatus}
-	if err := r.updateInSteps(ctx, meta, &plan, &prior, &applied, &pr); err != nil {
+	triggers := loadTriggerProgress(ctx, req.Private, &resp.Diagnostics)
+	if err := r.updateInSteps(ctx, meta, &plan, &prior, &applied, &pr, triggers); err != nil {
 		addAPIError(&resp.Diagnostics, "update", meta, err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
 	} else {
@@ -37,20 +38,29 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	}
 	applied.HostStatus = pr.value(applied.Hosts)
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
+	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
 }
 
 // updateInSteps takes the hosts and the spec from prior to plan in order:
 // unregister removed hosts, send a changed spec to kept ones, register added
 // ones, then hosting, run state and triggers. Each step that succeeds is
-// written into applied at once, so an error leaves applied true.
-func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven) error {
+// written into applied at once, so an error leaves applied true. Every step
+// that disrupts the process goes in the batches of plan.Rollout; a trigger
+// that reaches only some hosts is finished by the next apply (triggers).
+func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
 	spec := plan.Spec.api()
+	ro := plan.Rollout.plan()
 	removed, added, kept := diffBy(apiHosts(prior.Hosts), apiHosts(plan.Hosts), gse.Host.Key)
 	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 
 	if len(removed) > 0 {
-		gone, err := r.teardown(ctx, meta, prior.Spec.api(), removed, prior.Running.ValueBool())
+		var gone []gse.Host
+		_, err := ro.run(ctx, removed, rolloutStep{what: "removal of hosts", target: meta, run: func(ctx context.Context, batch []gse.Host) error {
+			g, err := r.teardown(ctx, meta, prior.Spec.api(), batch, prior.Running.ValueBool())
+			gone = append(gone, g...)
+			return err
+		}})
 		applied.Hosts = selectBy(applied.Hosts, hostKey, hostKeys(gone), false)
 		if err != nil {
 			return err
@@ -84,11 +94,11 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 		if starting {
 			hostNew = nil
 		}
-		if _, err := r.operate(ctx, meta, spec, gse.OpHost, appendIf(hostNew, kept, rehost), pr); err != nil {
+		if _, err := r.rollOperate(ctx, ro, meta, spec, gse.OpHost, appendIf(hostNew, kept, rehost), pr); err != nil {
 			return err
 		}
 	case prior.Managed.ValueBool():
-		if _, err := r.operate(ctx, meta, spec, gse.OpUnhost, kept, pr); err != nil {
+		if _, err := r.rollOperate(ctx, ro, meta, spec, gse.OpUnhost, kept, pr); err != nil {
 			return err
 		}
 	}
@@ -106,7 +116,7 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 			op = gse.OpStart
 		}
 		settled := !prior.Running.IsNull() && prior.Running.ValueBool() == starting
-		if _, err := r.operate(ctx, meta, spec, op, appendIf(added, kept, !settled), pr); err != nil {
+		if _, err := r.rollOperate(ctx, ro, meta, spec, op, appendIf(added, kept, !settled), pr); err != nil {
 			return err
 		}
 	}
@@ -114,18 +124,20 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 
 	all := apiHosts(plan.Hosts)
 	for _, t := range []struct {
+		name        string
 		op          gse.OpType
 		plan, prior types.Map
 		applied     *types.Map
 	}{
-		{gse.OpRestart, plan.RestartTriggers, prior.RestartTriggers, &applied.RestartTriggers},
-		{gse.OpReload, plan.ReloadTriggers, prior.ReloadTriggers, &applied.ReloadTriggers},
+		{"restart", gse.OpRestart, plan.RestartTriggers, prior.RestartTriggers, &applied.RestartTriggers},
+		{"reload", gse.OpReload, plan.ReloadTriggers, prior.ReloadTriggers, &applied.ReloadTriggers},
 	} {
 		if !t.plan.IsNull() && !t.plan.Equal(t.prior) {
-			if _, err := r.operate(ctx, meta, spec, t.op, all, pr); err != nil {
+			if err := r.runTrigger(ctx, ro, meta, spec, t.name, t.op, t.plan, all, triggers, pr); err != nil {
 				return err
 			}
 		}
+		delete(triggers, t.name)
 		*t.applied = t.plan
 	}
 	return nil

@@ -202,9 +202,12 @@ func validateJob(api string, r *jobRequest) *apiError {
 func (s *Server) submitJob(api, scope string, r *jobRequest) any {
 	t := &task{job: true, latency: s.opts.TaskPolls, lasts: s.opts.TaskLatency, start: time.Now(), results: map[string]hostResult{}}
 	op := *r.OpType
+	rec := TaskRecord{API: "job/" + api, Items: len(r.ProcessInfos)}
 	for _, p := range r.ProcessInfos {
 		for _, h := range p.IPList {
 			key := fmt.Sprintf("%s/%s:%d:%s", p.SetupPath, p.ProcName, h.BkCloudID, h.IP)
+			rec.Hosts++
+			rec.Targets = append(rec.Targets, TaskTarget{Process: p.SetupPath + "/" + p.ProcName, Op: op, BkCloudID: h.BkCloudID, IP: h.IP})
 			if f := s.takeHostFault("job/"+api, h.IP, op); f != nil {
 				t.results[key] = hostResult{ErrorCode: f.Code, ErrorMsg: f.Message}
 				continue
@@ -212,9 +215,7 @@ func (s *Server) submitJob(api, scope string, r *jobRequest) any {
 			t.results[key] = s.operateJob(api, scope, p, h, op)
 		}
 	}
-	id := s.nextID("GSETASK")
-	s.tasks[id] = t
-	return map[string]string{"bk_gse_taskid": id}
+	return map[string]string{"bk_gse_taskid": s.logTask(t, rec)}
 }
 
 // operateJob runs op on a JOB process. JOB sends the whole definition, so the
@@ -262,6 +263,7 @@ func (s *Server) pollJob(scope, id string) (any, *apiError) {
 	if err != nil {
 		return nil, err
 	}
+	s.closeTask(t, done)
 	status := 1 // running
 	if done {
 		status = 2

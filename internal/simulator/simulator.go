@@ -50,6 +50,7 @@ type Server struct {
 	hostFaults []*HostFault
 	calls      map[string]int
 	taskLog    []TaskRecord
+	openTasks  int // tasks submitted and not yet polled to completion
 	job        jobKnobs     // JOB-only knobs, in job.go
 	gw         gatewayKnobs // GSE 2.0 gateway knobs, in gateway.go
 	seq        int
@@ -146,13 +147,25 @@ func (s *Server) AllCalls() map[string]int {
 	return out
 }
 
-// TaskRecord is one GSE operate task as submitted: which API, how many
-// operate items (operate_proc_multi holds several) and hosts it carried.
+// TaskRecord is one operate task as submitted: which API (JOB ones prefixed
+// "job/"), how many operate items (operate_proc_multi holds several) and
+// hosts it carried, each target, and how many earlier tasks had not yet been
+// polled to completion when it was submitted (Open: 0 when tasks never overlap).
 type TaskRecord struct {
-	API    string `json:"api"`
-	TaskID string `json:"task_id"`
-	Items  int    `json:"items"`
-	Hosts  int    `json:"hosts"`
+	API     string       `json:"api"`
+	TaskID  string       `json:"task_id"`
+	Items   int          `json:"items"`
+	Hosts   int          `json:"hosts"`
+	Targets []TaskTarget `json:"targets"`
+	Open    int          `json:"open"`
+}
+
+// TaskTarget is one host of a task: the process (for JOB, setup_path/proc_name), op_type and host.
+type TaskTarget struct {
+	Process   string `json:"process"`
+	Op        int    `json:"op_type"`
+	BkCloudID int64  `json:"bk_cloud_id"`
+	IP        string `json:"ip"`
 }
 
 // Tasks returns every GSE operate task submitted so far, in order.

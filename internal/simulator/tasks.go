@@ -15,6 +15,7 @@ type task struct {
 	polls   int
 	latency TaskPolls
 	results map[string]hostResult
+	open    bool // counted in Server.openTasks until a poll returns it done
 	missing map[string]bool // keys left out of every answer (a HostFault with Missing)
 	start   time.Time
 	lasts   time.Duration // time-based latency, when set
@@ -74,6 +75,7 @@ func (s *Server) submit(api string, reqs []request, gw bool) (any, *apiError) {
 		for _, tg := range s.targets(&req, gw, v1) {
 			key, h := tg.key, tg.host
 			rec.Hosts++
+			rec.Targets = append(rec.Targets, TaskTarget{Process: req.Meta.Namespace + "/" + req.Meta.Name, Op: *req.OpType, BkCloudID: h.BkCloudID, IP: h.IP})
 			if tg.agentFault != nil { // the agent is down or unknown: nothing happens
 				t.results[key] = *tg.agentFault
 				continue
@@ -90,11 +92,17 @@ func (s *Server) submit(api string, reqs []request, gw bool) (any, *apiError) {
 			}
 		}
 	}
-	id := s.nextID("GSETASK")
-	s.tasks[id] = t
-	rec.TaskID = id
+	return map[string]string{"task_id": s.logTask(t, rec)}, nil
+}
+
+// logTask files a submitted task under a new id and records it in the task log.
+func (s *Server) logTask(t *task, rec TaskRecord) string {
+	rec.TaskID, rec.Open = s.nextID("GSETASK"), s.openTasks
+	t.open = true
+	s.openTasks++
+	s.tasks[rec.TaskID] = t
 	s.taskLog = append(s.taskLog, rec)
-	return map[string]string{"task_id": id}, nil
+	return rec.TaskID
 }
 
 // operate applies op to a registered GSE process on one host. Through the
@@ -187,8 +195,17 @@ func (s *Server) poll(api, id string) (any, *apiError) {
 	if !ok || t.job || t.v1 != (api == "get_proc_operate_result") {
 		return nil, badParams("task %q not found for %s", id, api)
 	}
-	results, _, err := t.answer()
+	results, done, err := t.answer()
+	s.closeTask(t, done)
 	return results, err
+}
+
+// closeTask takes a task polled to completion out of the open count.
+func (s *Server) closeTask(t *task, done bool) {
+	if done && t.open {
+		t.open = false
+		s.openTasks--
+	}
 }
 
 // answer is what one poll of the task sees: 1000115 while it is unqueued,

@@ -1,0 +1,231 @@
+package provider
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// rolloutModel is the rollout attribute of gse_managed_process,
+// gse_process_operation (resource and action) and gse_job_managed_process.
+type rolloutModel struct {
+	BatchSize         types.String         `tfsdk:"batch_size"`
+	MaxFailPercentage types.Int64          `tfsdk:"max_fail_percentage"`
+	WaitRunning       types.Bool           `tfsdk:"wait_running"`
+	Pause             timetypes.GoDuration `tfsdk:"pause"`
+}
+
+// rolloutAttribute is the schema of rollout; steps says which steps of the
+// resource it governs and what a stopped rollout leaves behind.
+func rolloutAttribute(steps string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "Rolls disruptive steps out in batches of hosts instead of on every host at once. " + steps + " " +
+			"Hosts go in a stable order: by `bk_cloud_id`, then by IP (hosts given only by agent id after them, by agent id), so a run after a " +
+			"failure meets the hosts in the same order. One batch runs at a time (one task each, which the provider may share with other " +
+			"resources' calls); after it, with `wait_running`, the provider waits until GSE reports the batch running, then pauses. " +
+			"Once more than `max_fail_percentage` of the hosts failed, no further batch starts: the error names each failed host with its GSE " +
+			"code or what GSE reported, and the hosts left untouched. Each batch is logged at INFO (`batch i/n`, hosts, result). " +
+			"Unset: every host in one batch, as without rolling.",
+		Attributes: map[string]schema.Attribute{
+			"batch_size": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Hosts per batch: a count from `1` to the number of hosts (a number such as `50` is accepted too), or a percentage of " +
+					"the hosts from `\"1%\"` to `\"100%\"`, rounded up to whole hosts (`\"25%\"` of 8 hosts is batches of 2). Unset: all hosts in one batch.",
+				Validators: []validator.String{batchSizeFormat()},
+			},
+			"max_fail_percentage": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "Share of all the step's hosts, `0` to `100`, that may fail before no further batch starts. Defaults to `0`: " +
+					"the first failed host stops the rollout after its batch. Failures within the share still fail the apply once every batch ran.",
+				Validators: []validator.Int64{int64validator.Between(0, 100)},
+			},
+			"wait_running": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "After each batch of an operation that leaves the process running (start, restart, reload; for " +
+					"`gse_job_managed_process`, registering hosting), wait until GSE reports every host of the batch running " +
+					"(`status` 1 with a pid above 0) before the next batch. It polls the status until the resource's timeout; hosts still not running " +
+					"then fail, named with what GSE reported. Defaults to `false`.",
+			},
+			"pause": schema.StringAttribute{
+				Optional:   true,
+				CustomType: timetypes.GoDurationType{},
+				MarkdownDescription: "Pause between batches, a Go duration such as `\"30s\"` or `\"2m\"` (`\"0s\"` for none, the default). " +
+					"It counts against the resource's timeout.",
+				Validators: []validator.String{nonNegativeDuration()},
+			},
+		},
+	}
+}
+
+// rollout is a validated rollout: how to split hosts and when to stop.
+// A nil *rollout runs every host in one batch, as before rolling existed.
+type rollout struct {
+	size        int // hosts per batch; 0 with percent set
+	percent     int // share of the hosts per batch, 1..100
+	maxFail     int64
+	waitRunning bool
+	pause       time.Duration
+}
+
+// plan converts the model; nil stays nil. The values passed plan-time validation.
+func (m *rolloutModel) plan() *rollout {
+	if m == nil {
+		return nil
+	}
+	r := &rollout{maxFail: m.MaxFailPercentage.ValueInt64(), waitRunning: m.WaitRunning.ValueBool()}
+	if !m.BatchSize.IsNull() && !m.BatchSize.IsUnknown() {
+		n, pct, _ := parseBatchSize(m.BatchSize.ValueString())
+		if pct {
+			r.percent = n
+		} else {
+			r.size = n
+		}
+	}
+	if !m.Pause.IsNull() && !m.Pause.IsUnknown() {
+		r.pause, _ = m.Pause.ValueGoDuration()
+	}
+	return r
+}
+
+// parseBatchSize reads "5" (hosts) or "25%" (a share of the hosts).
+func parseBatchSize(s string) (n int, percent bool, err error) {
+	digits, percent := strings.CutSuffix(s, "%")
+	n, err = strconv.Atoi(digits)
+	switch {
+	case err != nil || strings.TrimSpace(digits) != digits || strings.HasPrefix(digits, "+"):
+		return 0, false, fmt.Errorf("must be a host count such as 5 or a percentage such as \"25%%\"")
+	case percent && (n < 1 || n > 100):
+		return 0, false, fmt.Errorf("must be a percentage from 1%% to 100%%")
+	case !percent && n < 1:
+		return 0, false, fmt.Errorf("must be a host count of at least 1, or a percentage from 1%% to 100%%")
+	}
+	return n, percent, nil
+}
+
+func batchSizeFormat() validator.String {
+	return stringCheck{"a host count from 1 to the number of hosts, or a percentage from 1% to 100%", func(s string) error {
+		_, _, err := parseBatchSize(s)
+		return err
+	}}
+}
+
+// nonNegativeDuration rejects a negative pause; the type (timetypes.GoDuration)
+// rejects what is no duration at all.
+func nonNegativeDuration() validator.String {
+	return stringCheck{"a duration of 0s or more, such as 30s", func(s string) error {
+		if d, err := time.ParseDuration(s); err == nil && d < 0 {
+			return fmt.Errorf("must be a duration of 0s or more, such as \"30s\" or \"2m\"")
+		}
+		return nil
+	}}
+}
+
+// validateRolloutSize is the plan-time check that needs the hosts: a count
+// batch_size may not exceed them. hosts < 0 means not known yet.
+func validateRolloutSize(ctx context.Context, config tfsdk.Config, at path.Path, hosts int, diags *diag.Diagnostics) {
+	var size types.String
+	diags.Append(config.GetAttribute(ctx, at.AtName("batch_size"), &size)...)
+	if hosts <= 0 || size.IsNull() || size.IsUnknown() {
+		return
+	}
+	if n, pct, err := parseBatchSize(size.ValueString()); err == nil && !pct && n > hosts {
+		diags.AddAttributeError(at.AtName("batch_size"), "Invalid "+at.AtName("batch_size").String(),
+			fmt.Sprintf("%s must be a host count from 1 to %d (the number of hosts) or a percentage from 1%% to 100%%, got %q.",
+				at.AtName("batch_size"), hosts, size.ValueString()))
+	}
+}
+
+// elementCount is how many elements the list or set at p holds in config, or
+// -1 while it is unknown or holds unknown elements.
+func elementCount(ctx context.Context, config tfsdk.Config, p path.Path) int {
+	var v attr.Value
+	if d := config.GetAttribute(ctx, p, &v); d.HasError() || v == nil || v.IsNull() || v.IsUnknown() {
+		return -1
+	}
+	var els []attr.Value
+	switch v := v.(type) {
+	case basetypes.ListValue:
+		els = v.Elements()
+	case basetypes.SetValue:
+		els = v.Elements()
+	default:
+		return -1
+	}
+	for _, el := range els {
+		if el.IsUnknown() {
+			return -1
+		}
+	}
+	return len(els)
+}
+
+// batchLen is the number of hosts per batch for total hosts.
+func (r *rollout) batchLen(total int) int {
+	switch {
+	case r == nil || (r.size == 0 && r.percent == 0):
+		return total
+	case r.percent > 0:
+		return max(1, (r.percent*total+99)/100)
+	}
+	return min(r.size, total)
+}
+
+// batches splits hosts into the batches of the rollout, in rollout order.
+func (r *rollout) batches(hosts []gse.Host) [][]gse.Host {
+	if len(hosts) == 0 {
+		return nil
+	}
+	return slices.Collect(slices.Chunk(rolloutOrder(hosts), r.batchLen(len(hosts))))
+}
+
+// rolloutOrder sorts hosts by bk_cloud_id, then IP (as addresses, so 10.0.0.2
+// comes before 10.0.0.10); hosts given only by agent id come last, by agent
+// id. The order depends on the hosts alone, so a rerun after a failure meets
+// the untouched hosts last again.
+func rolloutOrder(hosts []gse.Host) []gse.Host {
+	out := slices.Clone(hosts)
+	slices.SortStableFunc(out, func(a, b gse.Host) int {
+		if c := cmp.Compare(boolInt(a.IP == ""), boolInt(b.IP == "")); c != 0 {
+			return c
+		}
+		if a.IP == "" {
+			return strings.Compare(a.AgentID, b.AgentID)
+		}
+		if c := cmp.Compare(a.BkCloudID, b.BkCloudID); c != 0 {
+			return c
+		}
+		x, errA := netip.ParseAddr(a.IP)
+		y, errB := netip.ParseAddr(b.IP)
+		if errA == nil && errB == nil {
+			return x.Unmap().Compare(y.Unmap())
+		}
+		return strings.Compare(a.IP, b.IP)
+	})
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,254 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// fleet is n hosts 0:10.0.0.1 .. 0:10.0.0.n, listed in reverse so that the
+// rollout's own order (by cloud id, then IP as an address) shows.
+func fleet(n int) []string {
+	var out []string
+	for i := n; i >= 1; i-- {
+		out = append(out, fmt.Sprintf("0:10.0.0.%d", i))
+	}
+	return out
+}
+
+// ipRange is 10.0.0.from .. 10.0.0.to, in order.
+func ipRange(from, to int) []string {
+	var out []string
+	for i := from; i <= to; i++ {
+		out = append(out, fmt.Sprintf("10.0.0.%d", i))
+	}
+	return out
+}
+
+// opBatches lists, task by task from the since-th on, the IPs of each task's
+// targets with op_type op. It fails when a task carrying op was submitted
+// while another task was still open: batches must never overlap.
+func opBatches(sim *simulator.Server, since, op int) ([][]string, error) {
+	var out [][]string
+	for _, task := range sim.Tasks()[since:] {
+		var ips []string
+		for _, tg := range task.Targets {
+			if tg.Op == op {
+				ips = append(ips, tg.IP)
+			}
+		}
+		if len(ips) == 0 {
+			continue
+		}
+		if task.Open != 0 {
+			return nil, fmt.Errorf("task %s (%v) was submitted while %d other tasks were open", task.TaskID, ips, task.Open)
+		}
+		out = append(out, ips)
+	}
+	return out, nil
+}
+
+// expectBatches checks the op tasks since mark (read when the check runs, from *mark) against want.
+func expectBatches(sim *simulator.Server, mark *int, op int, want ...[]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, err := opBatches(sim, *mark, op)
+		if err != nil {
+			return err
+		}
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			return fmt.Errorf("op_type %d batches = %v, want %v", op, got, want)
+		}
+		return nil
+	}
+}
+
+// markTasks returns a PreConfig that records how many tasks the simulator has seen.
+func markTasks(sim *simulator.Server, mark *int) func() {
+	return func() { *mark = len(sim.Tasks()) }
+}
+
+func rolledOut(rollout, rev string) string {
+	return fmt.Sprintf("running = true\n  restart_triggers = { rev = %q }\n  rollout = %s", rev, rollout)
+}
+
+// A restart trigger on 20 hosts with batch_size = 5 runs 4 tasks, one after
+// the other, in the order of the hosts' IPs. One host failing in batch 2 with
+// max_fail_percentage = 0 stops the rollout after batch 2: the error names it
+// and the 10 untouched hosts, and the next apply restarts only those 11.
+func TestAccRollout_restartTrigger(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	hosts := fleet(20)
+	const ro = `{ batch_size = 5, max_fail_percentage = 0 }`
+	cfg := func(rev string) string { return e.config(proc{hosts: hosts, extra: rolledOut(ro, rev)}) }
+	var mark int
+	restarted := func(n int, ips ...string) resource.TestCheckFunc {
+		var checks []resource.TestCheckFunc
+		for _, ip := range ips {
+			checks = append(checks, e.simCheck(0, ip, restarts(n)))
+		}
+		return resource.ComposeAggregateTestCheckFunc(checks...)
+	}
+	restart := int(gse.OpRestart)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    cfg("1"),
+				// Create is rolled out too: register and start, 5 hosts at a time.
+				Check: expectBatches(e.sim, &mark, int(gse.OpStart), ipRange(1, 5), ipRange(6, 10), ipRange(11, 15), ipRange(16, 20)),
+			},
+			{
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    cfg("2"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectBatches(e.sim, &mark, restart, ipRange(1, 5), ipRange(6, 10), ipRange(11, 15), ipRange(16, 20)),
+					restarted(1, ipRange(1, 20)...),
+				),
+			},
+			{
+				PreConfig: func() {
+					markTasks(e.sim, &mark)()
+					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.7", Ops: []int{restart}, Code: gse.HostAgentAbnormal, Message: "agent offline", Times: 1})
+				},
+				Config: cfg("3"),
+				ExpectError: wrapped(append(append([]string{
+					"rolling restart of gse/proc-test stopped after batch 2 of 4: 1 of 20 hosts failed, more than max_fail_percentage = 0 allows.",
+					"Done on 9 of 20 hosts.", "Failed (1 hosts):", "- 10.0.0.7 (bk_cloud_id 0): GSE code 117: agent offline",
+					"Untouched (10 hosts, not reached by the rollout):"}, untouched(ipRange(11, 20))...),
+					"GSE agent is abnormal or offline")...),
+			},
+			{
+				// Only batches 1 and 2 ran, and 10.0.0.7 failed.
+				Config:   cfg("3"),
+				PlanOnly: true, ExpectNonEmptyPlan: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectBatches(e.sim, &mark, restart, ipRange(1, 5), ipRange(6, 10)),
+					restarted(2, "10.0.0.1", "10.0.0.6", "10.0.0.10"), restarted(1, "10.0.0.7", "10.0.0.11", "10.0.0.20"),
+				),
+			},
+			{
+				// The next apply finishes the trigger: the failed host and the untouched ones, in batches of 5.
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    cfg("3"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectBatches(e.sim, &mark, restart, append([]string{"10.0.0.7"}, ipRange(11, 14)...), ipRange(15, 19), ipRange(20, 20)),
+					restarted(2, ipRange(1, 20)...),
+				),
+			},
+			{Config: cfg("3"), PlanOnly: true},
+		},
+	})
+}
+
+// wait_running: a batch whose host never runs after the start fails, naming
+// the host and what GSE reported, and no later batch starts.
+func TestAccRollout_waitRunning(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	// The agent answers the start on 10.0.0.3 with success but never starts it.
+	e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.3", Ops: []int{int(gse.OpStart)}, Code: gse.HostOK, Message: "success"})
+	var mark int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: markTasks(e.sim, &mark),
+				Config: e.config(proc{hosts: fleet(6), extra: `running = true
+  rollout  = { batch_size = 2, wait_running = true, pause = "1ms" }
+  timeouts = { create = "2s" }`}),
+				ExpectError: wrapped("rolling create of gse/proc-test stopped after batch 2 of 3", "Failed (1 hosts):",
+					"- 10.0.0.3 (bk_cloud_id 0): not running before the timeout (wait_running): GSE reports status stopped (2), pid -1",
+					"Untouched (2 hosts", "- 10.0.0.5 (bk_cloud_id 0)", "- 10.0.0.6 (bk_cloud_id 0)"),
+			},
+			{
+				Config:   e.config(proc{hosts: fleet(6), extra: `running = true`}),
+				PlanOnly: true, ExpectNonEmptyPlan: true, // tainted
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectBatches(e.sim, &mark, int(gse.OpStart), ipRange(1, 2), ipRange(3, 4)),
+					e.simCheck(0, "10.0.0.4", hostedAndRunning), e.simAbsent(0, "10.0.0.5"),
+				),
+			},
+		},
+	})
+}
+
+// "25%" of 8 hosts is batches of 2; a host added later goes in its own batch
+// and a removed one is torn down; a running flip is rolled out as well.
+func TestAccRollout_percentAndSteps(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	const ro = `rollout = { batch_size = "25%", wait_running = true }`
+	var mark int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    e.config(proc{hosts: fleet(8), extra: "running = true\n" + ro}),
+				Check:     expectBatches(e.sim, &mark, int(gse.OpStart), ipRange(1, 2), ipRange(3, 4), ipRange(5, 6), ipRange(7, 8)),
+			},
+			{
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    e.config(proc{hosts: fleet(8), extra: "managed = false\nrunning = false\n" + ro}),
+				Check:     expectBatches(e.sim, &mark, int(gse.OpStop), ipRange(1, 2), ipRange(3, 4), ipRange(5, 6), ipRange(7, 8)),
+			},
+		},
+	})
+}
+
+func TestAccRollout_validation(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := func(ro string) string { return e.config(proc{hosts: fleet(4), extra: "rollout = " + ro}) }
+	e.expectPlanErrors(t, []planError{
+		{cfg(`{ batch_size = 5 }`), ws(`rollout.batch_size must be a host count from 1 to 4 (the number of hosts) or a percentage from 1% to 100%, got "5"`)},
+		{cfg(`{ batch_size = "0%" }`), ws(`rollout.batch_size must be a percentage from 1% to 100%, got "0%"`)},
+		{cfg(`{ batch_size = "101%" }`), ws(`rollout.batch_size must be a percentage from 1% to 100%, got "101%"`)},
+		{cfg(`{ batch_size = 0 }`), ws(`rollout.batch_size must be a host count of at least 1`)},
+		{cfg(`{ batch_size = "many" }`), ws(`rollout.batch_size must be a host count such as 5 or a percentage such as "25%"`)},
+		{cfg(`{ max_fail_percentage = 101 }`), ws(`rollout.max_fail_percentage value must be between 0 and 100, got: 101`)},
+		{cfg(`{ pause = "-1s" }`), ws(`rollout.pause must be a duration of 0s or more`)},
+		{cfg(`{ pause = "soon" }`), ws(`Invalid Time Duration String Value`)},
+	})
+}
+
+// ws is s as a pattern that matches across Terraform's line breaks.
+func ws(s string) string { return strings.ReplaceAll(regexp.QuoteMeta(s), " ", `\s+`) }
+
+// untouched is how the error lists untouched hosts of cloud 0.
+func untouched(ips []string) []string {
+	out := make([]string, len(ips))
+	for i, ip := range ips {
+		out[i] = "- " + ip + " (bk_cloud_id 0)"
+	}
+	return out
+}
+
+// rolloutHosts builds hosts for the unit tests from "cloud:ip" or "agent:ID".
+func rolloutHosts(specs ...string) []gse.Host {
+	var out []gse.Host
+	for _, s := range specs {
+		if id, ok := strings.CutPrefix(s, "agent:"); ok {
+			out = append(out, gse.Host{AgentID: id})
+			continue
+		}
+		cloud, ip, _ := strings.Cut(s, ":")
+		var c int64
+		fmt.Sscan(cloud, &c)
+		out = append(out, gse.Host{IP: ip, BkCloudID: c})
+	}
+	return out
+}

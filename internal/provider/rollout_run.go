@@ -1,0 +1,296 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// rolloutStep is one disruptive step to roll out over hosts.
+type rolloutStep struct {
+	what   string       // the step, such as "restart", for logs and errors
+	target fmt.Stringer // the process
+	// run performs the step on one batch through the client's usual path
+	// (Proc.Operate, Job.Manage, ...), returning a *gse.HostsError for hosts
+	// that failed or never finished.
+	run func(ctx context.Context, batch []gse.Host) error
+	// notRunning, when set, is what wait_running polls: the hosts of batch
+	// that GSE does not report running (status 1, pid > 0), by gse.Host.Key,
+	// each with what GSE reported. nil for steps that leave nothing running.
+	notRunning func(ctx context.Context, batch []gse.Host) (map[string]string, error)
+	progress   func(msg string) // the action's progress messages; nil elsewhere
+}
+
+// rolloutFailure is a host of a batch that did not come through.
+type rolloutFailure struct {
+	host   gse.Host
+	reason string
+}
+
+// rolloutError says how far a rollout got: the failed hosts with their
+// codes, the hosts it never reached, and the errors of its batches.
+type rolloutError struct {
+	what       string
+	target     fmt.Stringer
+	total      int
+	batches    int
+	stoppedAt  int // the last batch run, 1-based; batches when every batch ran
+	maxFail    int64
+	done       int
+	failed     []rolloutFailure
+	untouched  []gse.Host
+	causes     []error
+	stopReason string
+}
+
+func (e *rolloutError) Error() string {
+	var b strings.Builder
+	if len(e.untouched) > 0 {
+		fmt.Fprintf(&b, "rolling %s of %s stopped after batch %d of %d: %s.", e.what, e.target, e.stoppedAt, e.batches, e.stopReason)
+	} else {
+		fmt.Fprintf(&b, "rolling %s of %s ran all %d batches and failed on %d of %d hosts (within max_fail_percentage = %d).",
+			e.what, e.target, e.batches, len(e.failed), e.total, e.maxFail)
+	}
+	fmt.Fprintf(&b, "\nDone on %d of %d hosts.", e.done, e.total)
+	if len(e.failed) > 0 {
+		fmt.Fprintf(&b, "\nFailed (%d hosts):", len(e.failed))
+		for _, f := range e.failed {
+			fmt.Fprintf(&b, "\n  - %s: %s", f.host, f.reason)
+		}
+	}
+	if len(e.untouched) > 0 {
+		fmt.Fprintf(&b, "\nUntouched (%d hosts, not reached by the rollout):", len(e.untouched))
+		for _, h := range e.untouched {
+			b.WriteString("\n  - " + h.String())
+		}
+	}
+	for _, c := range e.causes {
+		b.WriteString("\n" + c.Error())
+	}
+	return b.String()
+}
+
+// Unwrap exposes the batches' errors, so advice finds their GSE codes.
+func (e *rolloutError) Unwrap() []error { return e.causes }
+
+// run rolls st out over hosts, one batch at a time, and returns the hosts
+// where it succeeded (and, with wait_running, runs). Without a rollout every
+// host goes in one call and its error comes back as it is.
+func (r *rollout) run(ctx context.Context, hosts []gse.Host, st rolloutStep) ([]gse.Host, error) {
+	if len(hosts) == 0 {
+		return nil, nil
+	}
+	if r == nil {
+		err := st.run(ctx, hosts)
+		ok, _, _ := settle(hosts, err)
+		return ok, err
+	}
+	batches := r.batches(hosts)
+	e := &rolloutError{what: st.what, target: st.target, total: len(hosts), batches: len(batches), maxFail: r.maxFail}
+	var done []gse.Host
+	for i, batch := range batches {
+		if i > 0 && r.pause > 0 {
+			if err := pause(ctx, r.pause); err != nil {
+				e.stop(i, batches[i:], fmt.Sprintf("the timeout passed during the pause before batch %d", i+1), err)
+				break
+			}
+		}
+		err := st.run(ctx, batch)
+		ok, failed, whole := settle(batch, err)
+		if err != nil {
+			e.causes = append(e.causes, err)
+		}
+		if r.waitRunning && st.notRunning != nil && len(ok) > 0 {
+			var sick []rolloutFailure
+			ok, sick = waitRunning(ctx, ok, st.notRunning)
+			failed = append(failed, sick...)
+		}
+		done = append(done, ok...)
+		e.done, e.failed = len(done), append(e.failed, failed...)
+		r.report(ctx, st, i+1, len(batches), batch, failed)
+		switch {
+		case whole:
+			e.stop(i+1, batches[i+1:], fmt.Sprintf("batch %d failed as a whole", i+1), nil)
+		case int64(len(e.failed))*100 > r.maxFail*int64(e.total):
+			e.stop(i+1, batches[i+1:], fmt.Sprintf("%d of %d hosts failed, more than max_fail_percentage = %d allows", len(e.failed), e.total, r.maxFail), nil)
+		case ctx.Err() != nil && i+1 < len(batches):
+			e.stop(i+1, batches[i+1:], "the timeout passed", nil)
+		}
+		if e.stopReason != "" {
+			break
+		}
+	}
+	if len(e.failed) > 0 || len(e.untouched) > 0 {
+		return done, e
+	}
+	return done, nil
+}
+
+// stop ends the rollout after batch last (1-based), leaving rest untouched.
+func (e *rolloutError) stop(last int, rest [][]gse.Host, reason string, cause error) {
+	e.stoppedAt, e.stopReason = last, reason
+	for _, b := range rest {
+		e.untouched = append(e.untouched, b...)
+	}
+	if cause != nil {
+		e.causes = append(e.causes, cause)
+	}
+}
+
+// settle splits a batch by the error of its step: the hosts it succeeded on,
+// the failed and pending ones, and whether the step failed as a whole (no
+// per-host account: GSE may have acted on any host, or on none).
+func settle(batch []gse.Host, err error) (ok []gse.Host, failed []rolloutFailure, whole bool) {
+	if err == nil {
+		return batch, nil, false
+	}
+	var he *gse.HostsError
+	if !errors.As(err, &he) {
+		for _, h := range batch {
+			failed = append(failed, rolloutFailure{h, "not done: the call failed (below)"})
+		}
+		return nil, failed, true
+	}
+	bad := map[string]bool{}
+	for _, f := range he.Failures {
+		bad[f.Host.Key()] = true
+		failed = append(failed, rolloutFailure{f.Host, strings.TrimPrefix(f.String(), f.Host.String()+": ")})
+	}
+	for _, h := range he.Pending {
+		bad[h.Key()] = true
+		failed = append(failed, rolloutFailure{h, "no result (still pending)"})
+	}
+	for _, h := range batch {
+		if !bad[h.Key()] {
+			ok = append(ok, h)
+		}
+	}
+	return ok, failed, false
+}
+
+// waitRunning polls until GSE reports every host running or ctx ends, and
+// splits hosts into those running and those that never did.
+func waitRunning(ctx context.Context, hosts []gse.Host, notRunning func(context.Context, []gse.Host) (map[string]string, error)) ([]gse.Host, []rolloutFailure) {
+	delay := 100 * time.Millisecond
+	for {
+		bad, err := notRunning(ctx, hosts)
+		if err == nil && len(bad) == 0 {
+			return hosts, nil
+		}
+		if pause(ctx, delay) != nil {
+			var ok []gse.Host
+			var sick []rolloutFailure
+			for _, h := range hosts {
+				switch reported, isBad := bad[h.Key()]; {
+				case err != nil:
+					sick = append(sick, rolloutFailure{h, "its status could not be read before the timeout: " + err.Error()})
+				case isBad:
+					sick = append(sick, rolloutFailure{h, "not running before the timeout (wait_running): GSE reports " + reported})
+				default:
+					ok = append(ok, h)
+				}
+			}
+			return ok, sick
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+// pause waits d, or until ctx ends.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// report logs a finished batch at INFO and, in the action, sends it as progress.
+func (r *rollout) report(ctx context.Context, st rolloutStep, i, n int, batch []gse.Host, failed []rolloutFailure) {
+	result := "ok"
+	if len(failed) > 0 {
+		names := make([]string, len(failed))
+		for j, f := range failed {
+			names[j] = f.host.String() + ": " + f.reason
+		}
+		result = fmt.Sprintf("failed on %d of %d hosts: %s", len(failed), len(batch), strings.Join(names, "; "))
+	}
+	hosts := make([]string, len(batch))
+	for j, h := range batch {
+		hosts[j] = h.String()
+	}
+	msg := fmt.Sprintf("rolling %s of %s: batch %d/%d (%d hosts) %s", st.what, st.target, i, n, len(batch), result)
+	tflog.Info(ctx, msg, map[string]any{"batch": fmt.Sprintf("%d/%d", i, n), "hosts": strings.Join(hosts, ", "), "result": result})
+	if st.progress != nil {
+		st.progress(msg)
+	}
+}
+
+// gseNotRunning is wait_running's check of a GSE process: the hosts whose
+// status is not running with a pid, with what GSE reported.
+func gseNotRunning(c *gse.Client, meta gse.Meta) func(context.Context, []gse.Host) (map[string]string, error) {
+	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
+		byKey, err := findProcessHosts(ctx, c, meta, hosts)
+		if err != nil {
+			return nil, err
+		}
+		bad := map[string]string{}
+		for _, h := range hosts {
+			e, ok := byKey[h.Key()]
+			switch {
+			case !ok:
+				bad[h.Key()] = "the process is not registered"
+			case e.Status != gse.StateRunning || e.PID <= 0:
+				bad[h.Key()] = fmt.Sprintf("status %s (%d), pid %d", statusName(e.Status), e.Status, e.PID)
+			}
+		}
+		return bad, nil
+	}
+}
+
+// jobNotRunning is wait_running's check of a JOB process (a status query):
+// the IPs where no instance has a pid, with what the agent reported.
+func jobNotRunning(c *gse.Client, scope gse.JobScope, proc func([]gse.JobIP) gse.JobProcess) func(context.Context, []gse.Host) (map[string]string, error) {
+	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
+		ips := jobIPsOf(hosts)
+		states, err := findJobIPStates(ctx, c, scope, proc(ips))
+		bad := map[string]string{}
+		for _, ip := range ips {
+			o, ok := states[ip.Key()]
+			st := jobIPStatusOf(o, ok)
+			if st.status != "running" {
+				bad[ip.Key()] = fmt.Sprintf("%s, pid %d", st.status, st.pid)
+			}
+		}
+		if len(bad) > 0 && err != nil {
+			return bad, err
+		}
+		return bad, nil
+	}
+}
+
+// hostsOfJobIPs and jobIPsOf convert JOB IPs to and from the hosts a rollout orders.
+func hostsOfJobIPs(ips []gse.JobIP) []gse.Host {
+	out := make([]gse.Host, len(ips))
+	for i, ip := range ips {
+		out[i] = gse.Host{IP: ip.IP, BkCloudID: ip.BkCloudID}
+	}
+	return out
+}
+
+func jobIPsOf(hosts []gse.Host) []gse.JobIP {
+	out := make([]gse.JobIP, len(hosts))
+	for i, h := range hosts {
+		out[i] = gse.JobIP{IP: h.IP, BkCloudID: h.BkCloudID}
+	}
+	return out
+}
