@@ -50,7 +50,7 @@ type Server struct {
 	hostFaults []*HostFault
 	calls      map[string]int
 	taskLog    []TaskRecord
-	openTasks  int // tasks submitted and not yet polled to completion
+	openTasks  int          // tasks submitted and not yet polled to completion
 	job        jobKnobs     // JOB-only knobs, in job.go
 	gw         gatewayKnobs // GSE 2.0 gateway knobs, in gateway.go
 	seq        int

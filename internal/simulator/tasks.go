@@ -15,7 +15,7 @@ type task struct {
 	polls   int
 	latency TaskPolls
 	results map[string]hostResult
-	open    bool // counted in Server.openTasks until a poll returns it done
+	open    bool            // counted in Server.openTasks until a poll returns it done
 	missing map[string]bool // keys left out of every answer (a HostFault with Missing)
 	start   time.Time
 	lasts   time.Duration // time-based latency, when set
