@@ -84,7 +84,9 @@ func (a *processOperationAction) Invoke(ctx context.Context, req action.InvokeRe
 		done++
 		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s %s: %s [%d/%d]", op, o.Meta, hostProgress(o), done, total)})
 	})
-	taskID, results, target, err := cfg.run(ctx, a.client)
+	taskID, results, target, err := cfg.run(ctx, a.client, func(msg string) {
+		resp.SendProgress(action.InvokeProgressEvent{Message: msg})
+	})
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "run "+op+" on", target, err, "Invoke the action again once the cause is fixed; hosts where it succeeded run it again too.")
 		return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -64,9 +65,10 @@ type processOperationModel struct {
 // operationTarget is what the resource and the action gse_process_operation
 // share: the operation and its target, a GSE process or JOB processes.
 type operationTarget struct {
-	Op  types.String       `tfsdk:"op"`
-	GSE *operationGSEModel `tfsdk:"gse"`
-	JOB *operationJOBModel `tfsdk:"job"`
+	Op      types.String       `tfsdk:"op"`
+	GSE     *operationGSEModel `tfsdk:"gse"`
+	JOB     *operationJOBModel `tfsdk:"job"`
+	Rollout *rolloutModel      `tfsdk:"rollout"`
 }
 
 type operationGSEModel struct {
@@ -125,7 +127,7 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 			MarkdownDescription: "Arbitrary values; changing any runs the operation again (the resource is replaced).",
 			PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 		},
-		"task_id": schema.StringAttribute{Computed: true, MarkdownDescription: "GSE task id of the operation (`task_id` or `bk_gse_taskid`).", PlanModifiers: keep},
+		"task_id": schema.StringAttribute{Computed: true, MarkdownDescription: "GSE task id of the operation (`task_id` or `bk_gse_taskid`); with `rollout`, the task ids of the batches in order, comma-separated.", PlanModifiers: keep},
 		"results": schema.ListNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "One result per process and host, ordered by process, cloud id and IP.",
@@ -183,6 +185,10 @@ func operationTargetAttributes() map[string]schema.Attribute {
 				"spec":  specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
 			},
 		},
+		"rollout": rolloutAttribute("It governs the operation: each batch is one task on the batch's hosts (for `job`, on the batch's IPs of every " +
+			"process that lists them). `wait_running` applies to `start`, `restart` and `reload`. The resource saves nothing when the operation fails: " +
+			"the next apply runs it again on every host, in the same order; the action reports each batch as a progress message. " +
+			"Changing `rollout` alone does not run the operation again."),
 		"job": schema.SingleNestedAttribute{
 			Optional:            true,
 			MarkdownDescription: "JOB processes as target.",
@@ -227,6 +233,11 @@ func validateOperationTarget(ctx context.Context, config tfsdk.Config, diags *di
 	}
 	var procs types.List
 	diags.Append(config.GetAttribute(ctx, path.Root("job").AtName("process_infos"), &procs)...)
+	hosts := elementCount(ctx, config, path.Root("gse").AtName("hosts"))
+	if !procs.IsNull() {
+		hosts = distinctIPs(procs)
+	}
+	validateRolloutSize(ctx, config, path.Root("rollout"), hosts, diags)
 	if procs.IsNull() || procs.IsUnknown() {
 		return
 	}
@@ -264,7 +275,7 @@ func (r *processOperationResource) Create(ctx context.Context, req resource.Crea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	taskID, results, target, err := plan.run(ctx, r.client)
+	taskID, results, target, err := plan.run(ctx, r.client, nil)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "run "+plan.Op.ValueString()+" on", target, err, "Nothing is saved: the next apply runs the operation again.")
 		return
@@ -276,22 +287,30 @@ func (r *processOperationResource) Create(ctx context.Context, req resource.Crea
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// run runs the operation on its target and waits for every host. It returns
-// the task id and the results ordered by process, cloud id and IP, or the
-// error; target names the process for messages either way.
-func (t operationTarget) run(ctx context.Context, c *gse.Client) (taskID string, results []operationResult, target fmt.Stringer, err error) {
+// run runs the operation on its target and waits for every host, in the
+// batches of its rollout (progress, when set, receives each batch's report).
+// It returns the task ids (one per batch, comma-separated) and the results
+// ordered by process, cloud id and IP, or the error; target names the
+// process for messages either way.
+func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(string)) (taskID string, results []operationResult, target fmt.Stringer, err error) {
 	op := operations[t.Op.ValueString()]
+	var taskIDs []string
+	st := rolloutStep{what: opVerb(op), progress: progress}
+	var hosts []gse.Host
 	if g := t.GSE; g != nil {
 		meta := gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
 		target = meta
-		var hosts []gse.Host
 		for _, h := range g.Hosts {
 			hosts = append(hosts, gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64()})
 		}
-		var out *gse.Outcome
-		if out, err = c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: g.Spec.api()}); err == nil {
-			taskID, results = out.TaskID, gseOperationResults(out)
+		st.run = func(ctx context.Context, batch []gse.Host) error {
+			out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: g.Spec.api()})
+			if err == nil {
+				taskIDs, results = append(taskIDs, out.TaskID), append(results, gseOperationResults(out)...)
+			}
+			return err
 		}
+		st.notRunning = gseNotRunning(c, meta)
 	} else {
 		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(t.JOB.BkBizID.ValueInt64(), 10)}
 		var procs []gse.JobProcess
@@ -299,11 +318,22 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client) (taskID string,
 			procs = append(procs, p.api())
 		}
 		target = gse.TargetOf(scope, procs[0])
-		var out *gse.JobOutcome
-		if out, err = c.Job.Operate(ctx, scope, op, procs); err == nil {
-			taskID, results = out.TaskID, jobOperationResults(out)
+		hosts = jobHosts(procs)
+		st.run = func(ctx context.Context, batch []gse.Host) error {
+			out, err := c.Job.Operate(ctx, scope, op, jobProcsOn(procs, batch))
+			if err == nil {
+				taskIDs, results = append(taskIDs, out.TaskID), append(results, jobOperationResults(out)...)
+			}
+			return err
 		}
+		st.notRunning = jobProcsNotRunning(c, scope, procs)
 	}
+	if op != gse.OpStart && op != gse.OpRestart && op != gse.OpReload {
+		st.notRunning = nil
+	}
+	st.target = target
+	_, err = t.Rollout.plan().run(ctx, hosts, st)
+	taskID = strings.Join(taskIDs, ",")
 	sort.Slice(results, func(i, j int) bool {
 		a, b := results[i], results[j]
 		if a.Process != b.Process {

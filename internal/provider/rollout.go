@@ -229,3 +229,35 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// distinctIPs counts the distinct ip_list entries of JOB process_infos, or
+// -1 while any is unknown.
+func distinctIPs(procs types.List) int {
+	if procs.IsUnknown() {
+		return -1
+	}
+	seen := map[string]bool{}
+	for _, el := range procs.Elements() {
+		obj, ok := el.(types.Object)
+		if !ok || obj.IsUnknown() {
+			return -1
+		}
+		var ips []attr.Value
+		if obj.Attributes()["ip_list"].IsUnknown() {
+			return -1
+		}
+		switch l := obj.Attributes()["ip_list"].(type) {
+		case types.Set:
+			ips = l.Elements()
+		case types.List:
+			ips = l.Elements()
+		}
+		for _, ip := range ips {
+			if ip.IsUnknown() {
+				return -1
+			}
+			seen[ip.String()] = true
+		}
+	}
+	return len(seen)
+}

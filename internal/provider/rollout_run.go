@@ -257,25 +257,22 @@ func gseNotRunning(c *gse.Client, meta gse.Meta) func(context.Context, []gse.Hos
 	}
 }
 
-// jobNotRunning is wait_running's check of a JOB process (a status query):
-// the IPs where no instance has a pid, with what the agent reported.
-func jobNotRunning(c *gse.Client, scope gse.JobScope, proc func([]gse.JobIP) gse.JobProcess) func(context.Context, []gse.Host) (map[string]string, error) {
-	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
-		ips := jobIPsOf(hosts)
-		states, err := findJobIPStates(ctx, c, scope, proc(ips))
-		bad := map[string]string{}
-		for _, ip := range ips {
-			o, ok := states[ip.Key()]
-			st := jobIPStatusOf(o, ok)
-			if st.status != "running" {
-				bad[ip.Key()] = fmt.Sprintf("%s, pid %d", st.status, st.pid)
-			}
-		}
-		if len(bad) > 0 && err != nil {
-			return bad, err
-		}
-		return bad, nil
+// jobNotRunning is wait_running's check of a JOB process (a status query of
+// proc on its IPs): the IPs, by gse.Host.Key, where no instance has a pid,
+// with what the agent reported.
+func jobNotRunning(ctx context.Context, c *gse.Client, scope gse.JobScope, proc gse.JobProcess) (map[string]string, error) {
+	states, err := findJobIPStates(ctx, c, scope, proc)
+	if len(states) == 0 && err != nil {
+		return nil, err
 	}
+	bad := map[string]string{}
+	for _, ip := range proc.IPList {
+		o, ok := states[ip.Key()]
+		if st := jobIPStatusOf(o, ok); st.status != "running" {
+			bad[hostsOfJobIPs([]gse.JobIP{ip})[0].Key()] = fmt.Sprintf("%s, pid %d", st.status, st.pid)
+		}
+	}
+	return bad, nil
 }
 
 // hostsOfJobIPs and jobIPsOf convert JOB IPs to and from the hosts a rollout orders.
@@ -293,4 +290,59 @@ func jobIPsOf(hosts []gse.Host) []gse.JobIP {
 		out[i] = gse.JobIP{IP: h.IP, BkCloudID: h.BkCloudID}
 	}
 	return out
+}
+
+// jobHosts are the distinct IPs of procs, as hosts to roll out over.
+func jobHosts(procs []gse.JobProcess) []gse.Host {
+	seen := map[string]bool{}
+	var ips []gse.JobIP
+	for _, p := range procs {
+		for _, ip := range p.IPList {
+			if !seen[ip.Key()] {
+				seen[ip.Key()] = true
+				ips = append(ips, ip)
+			}
+		}
+	}
+	return hostsOfJobIPs(ips)
+}
+
+// jobProcsOn narrows procs to the IPs of batch, dropping processes left without any.
+func jobProcsOn(procs []gse.JobProcess, batch []gse.Host) []gse.JobProcess {
+	in := map[string]bool{}
+	for _, ip := range jobIPsOf(batch) {
+		in[ip.Key()] = true
+	}
+	var out []gse.JobProcess
+	for _, p := range procs {
+		var ips []gse.JobIP
+		for _, ip := range p.IPList {
+			if in[ip.Key()] {
+				ips = append(ips, ip)
+			}
+		}
+		if len(ips) > 0 {
+			p.IPList = ips
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// jobProcsNotRunning is wait_running's check over several JOB processes: an
+// IP is not running while any of its processes is not.
+func jobProcsNotRunning(c *gse.Client, scope gse.JobScope, procs []gse.JobProcess) func(context.Context, []gse.Host) (map[string]string, error) {
+	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
+		bad := map[string]string{}
+		for _, p := range jobProcsOn(procs, hosts) {
+			sick, err := jobNotRunning(ctx, c, scope, p)
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range sick {
+				bad[k] = p.Path() + ": " + v
+			}
+		}
+		return bad, nil
+	}
 }
