@@ -77,6 +77,11 @@ func (r *jobManagedProcessResource) Schema(ctx context.Context, _ resource.Schem
 			"running_instances": schema.Int64Attribute{Computed: true, MarkdownDescription: "How many instances have a pid; compare with `instance_num`."},
 		}},
 	}
+	attrs["rollout"] = rolloutAttribute("It governs each `manage_proc` step: registering hosting on create and on added IPs, " +
+		"re-registering kept IPs after a definition change, and unregistering removed IPs. `wait_running` applies to registering (it needs `pid_path` " +
+		"for the status query) and suits resident processes (`type = 1`), which the agent pulls up. What a stopped rollout leaves in the state: " +
+		"removed IPs that were unregistered leave `ip_list`, added IPs that were registered join it, and a definition change stays unapplied " +
+		"(the prior definition is kept, so the next apply re-registers every kept IP). A create that stops keeps the registered batches, tainted.")
 	attrs["timeouts"] = resourceTimeouts(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A process definition hosted (托管) on a set of IPs through the JOB platform's `manage_proc` (op_type 1 registers hosting, 2 unregisters), " +
@@ -92,6 +97,7 @@ func (r *jobManagedProcessResource) ValidateConfig(ctx context.Context, req reso
 	var typ, cycle types.Int64
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("cycle_time"), &cycle)...)
+	validateRolloutSize(ctx, req.Config, path.Root("rollout"), elementCount(ctx, req.Config, path.Root("ip_list")), &resp.Diagnostics)
 	if typ.IsUnknown() || cycle.IsUnknown() {
 		return
 	}
@@ -130,11 +136,14 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	plan.ID = types.StringValue(plan.id())
-	out, err := r.client.Job.Manage(ctx, plan.scope(), gse.JobRegister, plan.process(plan.ips()))
+	var registered []gse.JobIP
+	err := r.manageInBatches(ctx, &plan, gse.JobRegister, plan.ips(), func(out *gse.JobOutcome, err error) {
+		registered = append(registered, jobMayExist(out, err)...)
+	})
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", plan.target(), err,
 			"The IPs where hosting may be registered are kept in the state, and the resource is tainted: the next apply unregisters and registers it again.")
-		plan.IPList = selectBy(plan.IPList, hostRefModel.key, jobIPKeys(jobMayExist(out, err)), true)
+		plan.IPList = selectBy(plan.IPList, hostRefModel.key, jobIPKeys(registered), true)
 		if len(plan.IPList) == 0 {
 			return
 		}
@@ -240,14 +249,17 @@ func (r *jobManagedProcessResource) Update(ctx context.Context, req resource.Upd
 // converge unregisters removed IPs, re-registers kept ones when the definition
 // changed, then registers new ones, recording each step in applied.
 func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, applied *jobManagedProcessModel) error {
-	scope := plan.scope()
 	removed, added, kept := diffBy(prior.ips(), plan.ips(), gse.JobIP.Key)
 	// Framework values compare by state and value, so == is Equal field by field.
 	changed := prior.jobDefinitionModel != plan.jobDefinitionModel || !prior.ProcOwner.Equal(plan.ProcOwner)
 
+	// Each step goes in the batches of plan's rollout; prior's definition for removals.
+	withRollout := *prior
+	withRollout.Rollout = plan.Rollout
 	if len(removed) > 0 {
-		out, err := r.client.Job.Manage(ctx, scope, gse.JobUnregister, prior.process(removed))
-		applied.IPList = selectBy(applied.IPList, hostRefModel.key, jobIPKeys(out.Succeeded()), false)
+		err := r.manageInBatches(ctx, &withRollout, gse.JobUnregister, removed, func(out *gse.JobOutcome, _ error) {
+			applied.IPList = selectBy(applied.IPList, hostRefModel.key, jobIPKeys(out.Succeeded()), false)
+		})
 		if err != nil {
 			return err
 		}
@@ -255,15 +267,16 @@ func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, a
 	if changed {
 		if len(kept) > 0 {
 			// A partial re-register leaves the prior definition in the state: the next apply sends the new one again.
-			if _, err := r.client.Job.Manage(ctx, scope, gse.JobRegister, plan.process(kept)); err != nil {
+			if err := r.manageInBatches(ctx, plan, gse.JobRegister, kept, func(*gse.JobOutcome, error) {}); err != nil {
 				return err
 			}
 		}
 		applied.jobDefinitionModel, applied.ProcOwner = plan.jobDefinitionModel, plan.ProcOwner
 	}
 	if len(added) > 0 {
-		out, err := r.client.Job.Manage(ctx, scope, gse.JobRegister, plan.process(added))
-		applied.IPList = append(applied.IPList, selectBy(plan.IPList, hostRefModel.key, jobIPKeys(jobMayExist(out, err)), true)...)
+		err := r.manageInBatches(ctx, plan, gse.JobRegister, added, func(out *gse.JobOutcome, err error) {
+			applied.IPList = append(applied.IPList, selectBy(plan.IPList, hostRefModel.key, jobIPKeys(jobMayExist(out, err)), true)...)
+		})
 		if err != nil {
 			return err
 		}
@@ -296,6 +309,7 @@ type jobManagedProcessModel struct {
 	jobDefinitionModel
 	IPList   []hostRefModel `tfsdk:"ip_list"`
 	IPStatus types.Map      `tfsdk:"ip_status"`
+	Rollout  *rolloutModel  `tfsdk:"rollout"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 

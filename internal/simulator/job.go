@@ -203,11 +203,15 @@ func (s *Server) submitJob(api, scope string, r *jobRequest) any {
 	t := &task{job: true, latency: s.opts.TaskPolls, lasts: s.opts.TaskLatency, start: time.Now(), results: map[string]hostResult{}}
 	op := *r.OpType
 	rec := TaskRecord{API: "job/" + api, Items: len(r.ProcessInfos)}
+	logged := op
+	if api == "manage_proc" { // as GSE numbers it: 1 register hosting, 2 unregister
+		logged = map[int]int{1: 3, 2: 4}[op]
+	}
 	for _, p := range r.ProcessInfos {
 		for _, h := range p.IPList {
 			key := fmt.Sprintf("%s/%s:%d:%s", p.SetupPath, p.ProcName, h.BkCloudID, h.IP)
 			rec.Hosts++
-			rec.Targets = append(rec.Targets, TaskTarget{Process: p.SetupPath + "/" + p.ProcName, Op: op, BkCloudID: h.BkCloudID, IP: h.IP})
+			rec.Targets = append(rec.Targets, TaskTarget{Process: p.SetupPath + "/" + p.ProcName, Op: logged, BkCloudID: h.BkCloudID, IP: h.IP})
 			if f := s.takeHostFault("job/"+api, h.IP, op); f != nil {
 				t.results[key] = hostResult{ErrorCode: f.Code, ErrorMsg: f.Message}
 				continue

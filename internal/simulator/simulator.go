@@ -160,7 +160,8 @@ type TaskRecord struct {
 	Open    int          `json:"open"`
 }
 
-// TaskTarget is one host of a task: the process (for JOB, setup_path/proc_name), op_type and host.
+// TaskTarget is one host of a task: the process (for JOB, setup_path/proc_name),
+// op_type (manage_proc's 1 and 2 as GSE numbers them: 3 and 4) and host.
 type TaskTarget struct {
 	Process   string `json:"process"`
 	Op        int    `json:"op_type"`

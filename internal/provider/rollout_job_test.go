@@ -1,0 +1,76 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// gse_job_managed_process with rollout: manage_proc goes batch by batch, on
+// create (waiting for each batch to run) and on removals; a removal that
+// stops midway leaves the unregistered IPs out of the state and the rest in,
+// and the next apply finishes it.
+func TestAccRollout_job(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := func(n int) string {
+		var ips []string
+		for i := n; i >= 1; i-- {
+			ips = append(ips, fmt.Sprintf("0:10.0.0.%d", i))
+		}
+		return edited(t, e.jobConfig("./nginx", ips...), `  timeouts               = { create = "5s" }`,
+			`  timeouts               = { create = "5s" }
+  rollout                = { batch_size = 2, wait_running = true, max_fail_percentage = 0 }`)
+	}
+	register, unregister := int(gse.OpHost), int(gse.OpUnhost) // manage_proc's 1 and 2, as the task log numbers them
+	var mark int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    cfg(6),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectBatches(e.sim, &mark, register, ipRange(1, 2), ipRange(3, 4), ipRange(5, 6)),
+					e.jobCheck(0, "10.0.0.6", func(p simulator.Process) error {
+						if !p.Running {
+							return fmt.Errorf("nginx on 10.0.0.6 is not running: %+v", p)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				PreConfig: func() {
+					markTasks(e.sim, &mark)()
+					e.sim.AddHostFault(simulator.HostFault{API: "job/manage_proc", IP: "10.0.0.3", Ops: []int{2}, Code: 117, Message: "agent offline", Times: 1})
+				},
+				Config: cfg(2),
+				ExpectError: wrapped("rolling unregister hosting of JOB biz:2//data/nginx/bin/nginx stopped after batch 1 of 2: 1 of 4 hosts failed",
+					"- 10.0.0.3 (bk_cloud_id 0): GSE code 117: agent offline", "Untouched (2 hosts", "- 10.0.0.5 (bk_cloud_id 0)", "- 10.0.0.6 (bk_cloud_id 0)"),
+			},
+			{
+				Config: cfg(2), PlanOnly: true, ExpectNonEmptyPlan: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectBatches(e.sim, &mark, unregister, ipRange(3, 4)),
+					resource.TestCheckResourceAttr("gse_job_managed_process.test", "ip_list.#", "5"), // 10.0.0.4 left
+					e.jobAbsent(0, "10.0.0.4"),
+					e.jobCheck(0, "10.0.0.5", func(simulator.Process) error { return nil }),
+				),
+			},
+			{
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    cfg(2),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectBatches(e.sim, &mark, unregister, []string{"10.0.0.3", "10.0.0.5"}, []string{"10.0.0.6"}),
+					resource.TestCheckResourceAttr("gse_job_managed_process.test", "ip_list.#", "2"),
+				),
+			},
+		},
+	})
+}
