@@ -1,0 +1,206 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+func TestParseBatchSize(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]struct {
+		n       int
+		percent bool
+		err     string
+	}{
+		"1": {n: 1}, "50": {n: 50}, "1%": {n: 1, percent: true}, "25%": {n: 25, percent: true}, "100%": {n: 100, percent: true},
+		"0": {err: "at least 1"}, "-3": {err: "at least 1"}, "0%": {err: "1% to 100%"}, "101%": {err: "1% to 100%"},
+		"": {err: "host count such as 5"}, "%": {err: "host count such as 5"}, "5 %": {err: "host count such as 5"},
+		"+5": {err: "host count such as 5"}, "2.5": {err: "host count such as 5"}, "ten": {err: "host count such as 5"},
+	} {
+		n, pct, err := parseBatchSize(in)
+		switch {
+		case want.err != "" && (err == nil || !strings.Contains(err.Error(), want.err)):
+			t.Errorf("parseBatchSize(%q) error = %v, want %q", in, err, want.err)
+		case want.err == "" && (err != nil || n != want.n || pct != want.percent):
+			t.Errorf("parseBatchSize(%q) = %d, %v, %v; want %d, %v", in, n, pct, err, want.n, want.percent)
+		}
+	}
+}
+
+func TestRolloutValidators(t *testing.T) {
+	t.Parallel()
+	size, pause := path.Root("rollout").AtName("batch_size"), path.Root("rollout").AtName("pause")
+	for _, tc := range []struct {
+		v    validator.String
+		at   path.Path
+		in   string
+		want string // "" = valid
+	}{
+		{batchSizeFormat(), size, "5", ""},
+		{batchSizeFormat(), size, "100%", ""},
+		{batchSizeFormat(), size, "0%", `rollout.batch_size must be a percentage from 1% to 100%, got "0%".`},
+		{batchSizeFormat(), size, "x", `rollout.batch_size must be a host count such as 5 or a percentage such as "25%", got "x".`},
+		{nonNegativeDuration(), pause, "0s", ""},
+		{nonNegativeDuration(), pause, "1m30s", ""},
+		{nonNegativeDuration(), pause, "-1s", `rollout.pause must be a duration of 0s or more, such as "30s" or "2m", got "-1s".`},
+	} {
+		at := tc.at
+		var resp validator.StringResponse
+		tc.v.ValidateString(context.Background(), validator.StringRequest{Path: at, ConfigValue: types.StringValue(tc.in)}, &resp)
+		got := ""
+		if resp.Diagnostics.HasError() {
+			got = resp.Diagnostics.Errors()[0].Detail()
+		}
+		if got != tc.want {
+			t.Errorf("%s %q: got %q, want %q", at, tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRolloutBatches(t *testing.T) {
+	t.Parallel()
+	hosts := rolloutHosts("agent:b", "1:10.0.0.1", "0:10.0.0.10", "agent:a", "0:10.0.0.2", "0:2001:db8::1", "0:10.0.0.9")
+	order := "0:10.0.0.2 0:10.0.0.9 0:10.0.0.10 0:2001:db8::1 1:10.0.0.1 agent:a agent:b"
+	for _, tc := range []struct {
+		ro   *rollout
+		want string // batches separated by " | "
+	}{
+		{nil, order},
+		{&rollout{}, order},
+		{&rollout{size: 3}, "0:10.0.0.2 0:10.0.0.9 0:10.0.0.10 | 0:2001:db8::1 1:10.0.0.1 agent:a | agent:b"},
+		{&rollout{size: 100}, order},
+		{&rollout{percent: 25}, "0:10.0.0.2 0:10.0.0.9 | 0:10.0.0.10 0:2001:db8::1 | 1:10.0.0.1 agent:a | agent:b"}, // ceil(1.75) = 2
+		{&rollout{percent: 1}, strings.ReplaceAll(order, " ", " | ")},
+		{&rollout{percent: 100}, order},
+	} {
+		var parts []string
+		for _, b := range tc.ro.batches(hosts) {
+			var names []string
+			for _, h := range b {
+				if h.AgentID != "" {
+					names = append(names, "agent:"+h.AgentID)
+				} else {
+					names = append(names, fmt.Sprintf("%d:%s", h.BkCloudID, h.IP))
+				}
+			}
+			parts = append(parts, strings.Join(names, " "))
+		}
+		if got := strings.Join(parts, " | "); got != tc.want {
+			t.Errorf("%+v: batches\n  %s\nwant\n  %s", tc.ro, got, tc.want)
+		}
+	}
+	if got := (&rollout{percent: 25}).batchLen(8); got != 2 {
+		t.Errorf(`"25%%" of 8 hosts: batches of %d, want 2`, got)
+	}
+}
+
+// fakeStep fails the hosts in fail (by IP) with code 117 and records the batches it ran.
+type fakeStep struct {
+	fail    map[string]bool
+	whole   error // returned for every batch when set
+	batches [][]string
+}
+
+func (f *fakeStep) step() rolloutStep {
+	return rolloutStep{what: "restart", target: gse.Meta{Namespace: "gse", Name: "p"}, run: func(_ context.Context, batch []gse.Host) error {
+		var ips []string
+		he := &gse.HostsError{API: "operate_proc_v2", Total: len(batch)}
+		for _, h := range batch {
+			ips = append(ips, h.IP)
+			if f.fail[h.IP] {
+				he.Failures = append(he.Failures, gse.HostFailure{Host: h, Code: 117, Message: "agent offline"})
+			}
+		}
+		f.batches = append(f.batches, ips)
+		switch {
+		case f.whole != nil:
+			return f.whole
+		case len(he.Failures) > 0:
+			return he
+		}
+		return nil
+	}}
+}
+
+func TestRolloutRun(t *testing.T) {
+	t.Parallel()
+	hosts := rolloutHosts("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3", "0:10.0.0.4", "0:10.0.0.5", "0:10.0.0.6", "0:10.0.0.7", "0:10.0.0.8", "0:10.0.0.9", "0:10.0.0.10")
+	for _, tc := range []struct {
+		name    string
+		ro      *rollout
+		fail    []string
+		whole   error
+		batches int
+		done    int
+		errHas  []string
+	}{
+		{name: "unset: one call", ro: nil, batches: 1, done: 10},
+		{name: "unset: error as it is", ro: nil, fail: []string{"10.0.0.3"}, batches: 1, done: 9, errHas: []string{"operate_proc_v2 failed on 1 of 10 hosts"}},
+		{name: "all batches", ro: &rollout{size: 3}, batches: 4, done: 10},
+		{name: "stop at the first failure", ro: &rollout{size: 3}, fail: []string{"10.0.0.5"}, batches: 2, done: 5,
+			errHas: []string{"stopped after batch 2 of 4: 1 of 10 hosts failed, more than max_fail_percentage = 0 allows", "Untouched (4 hosts", "10.0.0.7", "10.0.0.10"}},
+		{name: "within max_fail_percentage", ro: &rollout{size: 3, maxFail: 10}, fail: []string{"10.0.0.5"}, batches: 4, done: 9,
+			errHas: []string{"ran all 4 batches and failed on 1 of 10 hosts (within max_fail_percentage = 10)", "10.0.0.5 (bk_cloud_id 0): GSE code 117"}},
+		{name: "beyond max_fail_percentage", ro: &rollout{size: 3, maxFail: 10}, fail: []string{"10.0.0.2", "10.0.0.5"}, batches: 2, done: 4,
+			errHas: []string{"stopped after batch 2 of 4: 2 of 10 hosts failed, more than max_fail_percentage = 10 allows"}},
+		{name: "a batch failing as a whole stops", ro: &rollout{size: 5, maxFail: 100}, whole: errors.New("connection reset"), batches: 1, done: 0,
+			errHas: []string{"stopped after batch 1 of 2: batch 1 failed as a whole", "not done: the call failed", "connection reset"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeStep{fail: map[string]bool{}, whole: tc.whole}
+			for _, ip := range tc.fail {
+				f.fail[ip] = true
+			}
+			done, err := tc.ro.run(context.Background(), hosts, f.step())
+			if len(f.batches) != tc.batches || len(done) != tc.done {
+				t.Errorf("ran %d batches %v, done on %d hosts; want %d batches, %d hosts", len(f.batches), f.batches, len(done), tc.batches, tc.done)
+			}
+			if (err != nil) != (len(tc.errHas) > 0) {
+				t.Fatalf("err = %v", err)
+			}
+			for _, s := range tc.errHas {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("the error lacks %q:\n%v", s, err)
+				}
+			}
+			var he *gse.HostsError
+			if len(tc.fail) > 0 && !errors.As(err, &he) {
+				t.Errorf("the batch's *gse.HostsError is not reachable from %T (advice needs it)", err)
+			}
+		})
+	}
+}
+
+// The pause between batches ends with the context, and so does wait_running.
+func TestRolloutPauseAndWaitHonourTheContext(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	f := &fakeStep{}
+	st := f.step()
+	_, err := (&rollout{size: 1, pause: time.Hour}).run(ctx, rolloutHosts("0:10.0.0.1", "0:10.0.0.2"), st)
+	if err == nil || !strings.Contains(err.Error(), "the timeout passed during the pause before batch 2") || len(f.batches) != 1 {
+		t.Fatalf("batches %v, err = %v", f.batches, err)
+	}
+
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel2()
+	st.notRunning = func(_ context.Context, batch []gse.Host) (map[string]string, error) {
+		return map[string]string{batch[0].Key(): "status stopped (2), pid -1"}, nil
+	}
+	done, err := (&rollout{size: 2, waitRunning: true}).run(ctx2, rolloutHosts("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3"), st)
+	if len(done) != 1 || err == nil || !strings.Contains(err.Error(), "10.0.0.1 (bk_cloud_id 0): not running before the timeout (wait_running): GSE reports status stopped (2), pid -1") ||
+		!strings.Contains(err.Error(), "Untouched (1 hosts") {
+		t.Fatalf("done %v, err = %v", done, err)
+	}
+}
