@@ -67,4 +67,3 @@ func TestRolloutThroughGateway(t *testing.T) {
 		t.Fatalf("done on %v: %v", done, err)
 	}
 }
-
