@@ -112,11 +112,13 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 			},
 			"restart_triggers": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
-				MarkdownDescription: "Arbitrary values; when any changes (and the map is set), the process is restarted (op_type 7, `restart_cmd`) on every host. Use it for config file hashes.",
+				MarkdownDescription: "Arbitrary values; when any changes (and the map is set), the process is restarted (op_type 7, `restart_cmd`) on every host, in the batches of `rollout` when set. Use it for config file hashes. " +
+					"A restart that did not reach every host leaves the prior value in the state; the next apply restarts only the hosts it missed.",
 			},
 			"reload_triggers": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
-				MarkdownDescription: "Arbitrary values; when any changes (and the map is set), the process is reloaded (op_type 8, `reload_cmd`) on every host.",
+				MarkdownDescription: "Arbitrary values; when any changes (and the map is set), the process is reloaded (op_type 8, `reload_cmd`) on every host, in the batches of `rollout` when set. " +
+					"A reload that did not reach every host leaves the prior value in the state; the next apply reloads only the hosts it missed.",
 			},
 			"host_status": schema.MapAttribute{
 				Computed: true, ElementType: hostStatusType,

@@ -390,7 +390,7 @@ func operationResultOf(process, ip string, cloud int64, r gse.HostResult, st gse
 func (r *processOperationResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
 }
 
-// Update happens only when timeouts change: everything else replaces.
+// Update happens only when timeouts or rollout change: everything else replaces.
 func (r *processOperationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan processOperationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)

@@ -252,3 +252,44 @@ func rolloutHosts(specs ...string) []gse.Host {
 	}
 	return out
 }
+
+// Without rollout a trigger still goes to every host at once, as before; a
+// restart that failed on one host is finished by the next apply on that host alone.
+func TestAccRollout_unsetTriggerResumes(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	cfg := func(rev string) string {
+		return e.config(proc{hosts: fleet(3), extra: fmt.Sprintf("running = true\n  restart_triggers = { rev = %q }", rev)})
+	}
+	restart := int(gse.OpRestart)
+	var mark int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: cfg("1")},
+			{
+				PreConfig: func() {
+					markTasks(e.sim, &mark)()
+					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{restart}, Code: gse.HostAgentAbnormal, Message: "agent offline", Times: 1})
+				},
+				Config:      cfg("2"),
+				ExpectError: wrapped("operate_proc_v2 op_type 7 (restart) of gse/proc-test", "failed on 1 of 3 hosts:", "- 10.0.0.2 (bk_cloud_id 0): GSE code 117: agent offline"),
+			},
+			{
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    cfg("2"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectBatches(e.sim, &mark, restart, []string{"10.0.0.2"}),
+					e.simCheck(0, "10.0.0.1", restarts(1)), e.simCheck(0, "10.0.0.2", restarts(1)), e.simCheck(0, "10.0.0.3", restarts(1)),
+				),
+			},
+			{
+				// A new value reaches every host again.
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    cfg("3"),
+				Check:     expectBatches(e.sim, &mark, restart, []string{"10.0.0.3", "10.0.0.2", "10.0.0.1"}), // one task, hosts as configured
+			},
+		},
+	})
+}

@@ -51,7 +51,7 @@ type rolloutError struct {
 
 func (e *rolloutError) Error() string {
 	var b strings.Builder
-	if len(e.untouched) > 0 {
+	if e.stopReason != "" {
 		fmt.Fprintf(&b, "rolling %s of %s stopped after batch %d of %d: %s.", e.what, e.target, e.stoppedAt, e.batches, e.stopReason)
 	} else {
 		fmt.Fprintf(&b, "rolling %s of %s ran all %d batches and failed on %d of %d hosts (within max_fail_percentage = %d).",
