@@ -293,3 +293,43 @@ func TestAccRollout_unsetTriggerResumes(t *testing.T) {
 		},
 	})
 }
+
+// Two resources rolled out in the same apply: their batches may share a task
+// (the client's apply-wide batching), yet each resource's batches go in
+// order, one task each.
+func TestAccRollout_sharedTasks(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	a := e.config(proc{hosts: fleet(4), extra: `running = true
+  rollout = { batch_size = 2 }`})
+	b := strings.NewReplacer(`"gse_managed_process" "test"`, `"gse_managed_process" "b"`, "proc-test", "proc-b").Replace(strings.TrimPrefix(a, e.providerBlock()))
+	perProcess := func(*terraform.State) error {
+		byProc, shared := map[string][][]string{}, 0
+		for _, task := range e.sim.Tasks() {
+			ips := map[string][]string{}
+			for _, tg := range task.Targets {
+				if tg.Op == int(gse.OpStart) {
+					ips[tg.Process] = append(ips[tg.Process], tg.IP)
+				}
+			}
+			for p, list := range ips {
+				byProc[p] = append(byProc[p], list)
+			}
+			if len(ips) > 1 {
+				shared++
+			}
+		}
+		t.Logf("%d start tasks held batches of both resources", shared)
+		for _, p := range []string{"gse/proc-test", "gse/proc-b"} {
+			if want := [][]string{ipRange(1, 2), ipRange(3, 4)}; !slices.EqualFunc(byProc[p], want, slices.Equal) {
+				return fmt.Errorf("%s: start batches %v, want %v", p, byProc[p], want)
+			}
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps:                    []resource.TestStep{{Config: a + b, Check: perProcess}},
+	})
+}
