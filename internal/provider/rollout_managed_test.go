@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -246,8 +247,10 @@ func rolloutHosts(specs ...string) []gse.Host {
 			continue
 		}
 		cloud, ip, _ := strings.Cut(s, ":")
-		var c int64
-		fmt.Sscan(cloud, &c)
+		c, err := strconv.ParseInt(cloud, 10, 64)
+		if err != nil {
+			panic(fmt.Sprintf("rolloutHosts(%q): %v", s, err))
+		}
 		out = append(out, gse.Host{IP: ip, BkCloudID: c})
 	}
 	return out
