@@ -84,7 +84,9 @@ func (a *processOperationAction) Invoke(ctx context.Context, req action.InvokeRe
 		done++
 		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s %s: %s [%d/%d]", op, o.Meta, hostProgress(o), done, total)})
 	})
-	taskID, results, target, err := cfg.run(ctx, a.client, func(msg string) {
+	taskID, results, target, err := cfg.run(ctx, a.client, func(msg string) { // each batch of a rollout
+		mu.Lock()
+		defer mu.Unlock()
 		resp.SendProgress(action.InvokeProgressEvent{Message: msg})
 	})
 	if err != nil {
