@@ -131,7 +131,7 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 					"For every runtime fact of any host use the `gse_process_status` data source.",
 			},
 			"rollout": rolloutAttribute("It governs every step that disrupts the process: removing hosts (stop or unhost, unregister), " +
-				"hosting (op_type 3) after a spec change or on added hosts, `running` flips, `restart_triggers` and `reload_triggers`, and on create " +
+				"a spec change (`update_proc_info`, then hosting with op_type 3), hosting added hosts, `running` flips, `restart_triggers` and `reload_triggers`, and on create " +
 				"the registering and starting or hosting of each batch. A change of `rollout` alone changes nothing remotely. " +
 				"What a stopped rollout leaves in the state: hosts removed so far leave it, hosts added stay in it once registered; a trigger that " +
 				"did not reach every host keeps its prior value in the state, so the next plan shows it again, and the next apply runs it only on " +

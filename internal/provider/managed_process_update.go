@@ -67,10 +67,12 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 		}
 	}
 	if specChanged {
-		if len(kept) > 0 {
-			if _, err := r.client.Proc.UpdateProcInfo(ctx, meta, kept, spec); err != nil {
-				return err
-			}
+		_, err := ro.run(ctx, kept, rolloutStep{what: "spec update (update_proc_info)", target: meta, run: func(ctx context.Context, batch []gse.Host) error {
+			_, err := r.client.Proc.UpdateProcInfo(ctx, meta, batch, spec)
+			return err
+		}})
+		if err != nil {
+			return err
 		}
 	}
 	if len(added) > 0 {

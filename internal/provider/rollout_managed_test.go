@@ -185,26 +185,53 @@ func TestAccRollout_waitRunning(t *testing.T) {
 	})
 }
 
-// "25%" of 8 hosts is batches of 2; a host added later goes in its own batch
-// and a removed one is torn down; a running flip is rolled out as well.
+// "25%" of 8 hosts is batches of 2. Every other disruptive step of an
+// update is rolled out too: a spec change (update_proc_info, then hosting),
+// removed hosts (stopped), added hosts (started), a running flip; "25%" is
+// of each step's hosts.
 func TestAccRollout_percentAndSteps(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	const ro = `rollout = { batch_size = "25%", wait_running = true }`
-	var mark int
+	const ro = "\n  rollout = { batch_size = \"25%\", wait_running = true }"
+	hosts := fleet(8)
+	swapped := append(fleet(10)[:2], fleet(6)...) // 10.0.0.7 and .8 replaced by .9 and .10
+	var mark, updates int
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.checkSimEmpty,
 		Steps: []resource.TestStep{
 			{
 				PreConfig: markTasks(e.sim, &mark),
-				Config:    e.config(proc{hosts: fleet(8), extra: "running = true\n" + ro}),
+				Config:    e.config(proc{hosts: hosts, extra: "running = true" + ro}),
 				Check:     expectBatches(e.sim, &mark, int(gse.OpStart), ipRange(1, 2), ipRange(3, 4), ipRange(5, 6), ipRange(7, 8)),
 			},
 			{
+				PreConfig: func() { markTasks(e.sim, &mark)(); updates = e.sim.Calls("update_proc_info") },
+				Config:    e.config(proc{hosts: hosts, setupPath: "/data/gsetest2", extra: "running = true" + ro}),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectBatches(e.sim, &mark, int(gse.OpHost), ipRange(1, 2), ipRange(3, 4), ipRange(5, 6), ipRange(7, 8)),
+					func(*terraform.State) error {
+						if n := e.sim.Calls("update_proc_info") - updates; n != 4 {
+							return fmt.Errorf("update_proc_info called %d times, want 4 (one per batch)", n)
+						}
+						return nil
+					},
+				),
+			},
+			{
 				PreConfig: markTasks(e.sim, &mark),
-				Config:    e.config(proc{hosts: fleet(8), extra: "managed = false\nrunning = false\n" + ro}),
-				Check:     expectBatches(e.sim, &mark, int(gse.OpStop), ipRange(1, 2), ipRange(3, 4), ipRange(5, 6), ipRange(7, 8)),
+				Config:    e.config(proc{hosts: swapped, setupPath: "/data/gsetest2", extra: "running = true" + ro}),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectBatches(e.sim, &mark, int(gse.OpStop), []string{"10.0.0.7"}, []string{"10.0.0.8"}),
+					expectBatches(e.sim, &mark, int(gse.OpStart), []string{"10.0.0.9"}, []string{"10.0.0.10"}),
+					e.simAbsent(0, "10.0.0.8"), e.simCheck(0, "10.0.0.10", hostedAndRunning),
+				),
+			},
+			{
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    e.config(proc{hosts: swapped, setupPath: "/data/gsetest2", extra: "managed = false\n  running = false" + ro}),
+				Check: expectBatches(e.sim, &mark, int(gse.OpStop),
+					ipRange(1, 2), ipRange(3, 4), ipRange(5, 6), []string{"10.0.0.9", "10.0.0.10"}),
 			},
 		},
 	})
