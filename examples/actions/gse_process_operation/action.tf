@@ -1,6 +1,7 @@
 # Terraform 1.14+: restart the agent's process after every in-place update of
 # its gse_managed_process (a new spec or labels), or on demand with
 #   terraform apply -invoke=action.gse_process_operation.restart_agent
+# one host at a time, each waited for until it runs again.
 action "gse_process_operation" "restart_agent" {
   config {
     op = "restart"
@@ -9,6 +10,7 @@ action "gse_process_operation" "restart_agent" {
       hosts = [for h in gse_managed_process.agent.hosts : { ip = h.ip, bk_cloud_id = h.bk_cloud_id }]
       spec  = gse_managed_process.agent.spec
     }
+    rollout = { batch_size = 1, wait_running = true, pause = "10s" }
     timeout = "15m"
   }
 }
