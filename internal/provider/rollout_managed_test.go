@@ -125,7 +125,7 @@ func TestAccRollout_restartTrigger(t *testing.T) {
 				Config: cfg("3"),
 				ExpectError: wrapped(append(append([]string{
 					"rolling restart of gse/proc-test stopped after batch 2 of 4: 1 of 20 hosts failed, more than max_fail_percentage = 0 allows.",
-					"Done on 9 of 20 hosts.", "Failed (1 hosts):", "- 10.0.0.7 (bk_cloud_id 0): GSE code 117: agent offline",
+					"Done on 9 of 20 hosts.", "Failed (1 host):", "- 10.0.0.7 (bk_cloud_id 0): GSE code 117: agent offline",
 					"Untouched (10 hosts, not reached by the rollout):"}, untouched(ipRange(11, 20))...),
 					"GSE agent is abnormal or offline")...),
 			},
@@ -169,7 +169,7 @@ func TestAccRollout_waitRunning(t *testing.T) {
 				Config: e.config(proc{hosts: fleet(6), extra: `running = true
   rollout  = { batch_size = 2, wait_running = true, pause = "1ms" }
   timeouts = { create = "2s" }`}),
-				ExpectError: wrapped("rolling create of gse/proc-test stopped after batch 2 of 3", "Failed (1 hosts):",
+				ExpectError: wrapped("rolling create of gse/proc-test stopped after batch 2 of 3", "Failed (1 host):",
 					"- 10.0.0.3 (bk_cloud_id 0): not running before the timeout (wait_running): GSE reports status stopped (2), pid -1",
 					"Untouched (2 hosts", "- 10.0.0.5 (bk_cloud_id 0)", "- 10.0.0.6 (bk_cloud_id 0)"),
 			},

@@ -130,7 +130,7 @@ action "gse_process_operation" "restart" {
 	flat := strings.Join(strings.Fields(out), " ")
 	for _, want := range []string{
 		`rolling restart of gse/web: batch 1/2 (2 hosts) ok`,
-		`rolling restart of gse/web: batch 2/2 (1 hosts) ok`,
+		`rolling restart of gse/web: batch 2/2 (1 host) ok`,
 		`restart gse/web: done on 3 hosts (task GSETASK:`,
 	} {
 		if !strings.Contains(flat, want) {

@@ -59,13 +59,13 @@ func (e *rolloutError) Error() string {
 	}
 	fmt.Fprintf(&b, "\nDone on %d of %d hosts.", e.done, e.total)
 	if len(e.failed) > 0 {
-		fmt.Fprintf(&b, "\nFailed (%d hosts):", len(e.failed))
+		fmt.Fprintf(&b, "\nFailed (%s):", hostCount(len(e.failed)))
 		for _, f := range e.failed {
 			fmt.Fprintf(&b, "\n  - %s: %s", f.host, f.reason)
 		}
 	}
 	if len(e.untouched) > 0 {
-		fmt.Fprintf(&b, "\nUntouched (%d hosts, not reached by the rollout):", len(e.untouched))
+		fmt.Fprintf(&b, "\nUntouched (%s, not reached by the rollout):", hostCount(len(e.untouched)))
 		for _, h := range e.untouched {
 			b.WriteString("\n  - " + h.String())
 		}
@@ -153,7 +153,7 @@ func settle(batch []gse.Host, err error) (ok []gse.Host, failed []rolloutFailure
 	var he *gse.HostsError
 	if !errors.As(err, &he) {
 		for _, h := range batch {
-			failed = append(failed, rolloutFailure{h, "not done: the call failed (below)"})
+			failed = append(failed, rolloutFailure{h, "no result of its own: the call failed as a whole (below)"})
 		}
 		return nil, failed, true
 	}
@@ -202,6 +202,14 @@ func waitRunning(ctx context.Context, hosts []gse.Host, notRunning func(context.
 	}
 }
 
+// hostCount is "1 host" or "n hosts".
+func hostCount(n int) string {
+	if n == 1 {
+		return "1 host"
+	}
+	return fmt.Sprintf("%d hosts", n)
+}
+
 // pause waits d, or until ctx ends.
 func pause(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -228,7 +236,7 @@ func (r *rollout) report(ctx context.Context, st rolloutStep, i, n int, batch []
 	for j, h := range batch {
 		hosts[j] = h.String()
 	}
-	msg := fmt.Sprintf("rolling %s of %s: batch %d/%d (%d hosts) %s", st.what, st.target, i, n, len(batch), result)
+	msg := fmt.Sprintf("rolling %s of %s: batch %d/%d (%s) %s", st.what, st.target, i, n, hostCount(len(batch)), result)
 	tflog.Info(ctx, msg, map[string]any{"batch": fmt.Sprintf("%d/%d", i, n), "hosts": strings.Join(hosts, ", "), "result": result})
 	if st.progress != nil {
 		st.progress(msg)

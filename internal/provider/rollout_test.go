@@ -154,7 +154,7 @@ func TestRolloutRun(t *testing.T) {
 		{name: "beyond max_fail_percentage", ro: &rollout{size: 3, maxFail: 10}, fail: []string{"10.0.0.2", "10.0.0.5"}, batches: 2, done: 4,
 			errHas: []string{"stopped after batch 2 of 4: 2 of 10 hosts failed, more than max_fail_percentage = 10 allows"}},
 		{name: "a batch failing as a whole stops", ro: &rollout{size: 5, maxFail: 100}, whole: errors.New("connection reset"), batches: 1, done: 0,
-			errHas: []string{"stopped after batch 1 of 2: batch 1 failed as a whole", "not done: the call failed", "connection reset"}},
+			errHas: []string{"stopped after batch 1 of 2: batch 1 failed as a whole", "no result of its own: the call failed as a whole", "connection reset"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeStep{fail: map[string]bool{}, whole: tc.whole}
@@ -200,7 +200,7 @@ func TestRolloutPauseAndWaitHonourTheContext(t *testing.T) {
 	}
 	done, err := (&rollout{size: 2, waitRunning: true}).run(ctx2, rolloutHosts("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3"), st)
 	if len(done) != 1 || err == nil || !strings.Contains(err.Error(), "10.0.0.1 (bk_cloud_id 0): not running before the timeout (wait_running): GSE reports status stopped (2), pid -1") ||
-		!strings.Contains(err.Error(), "Untouched (1 hosts") {
+		!strings.Contains(err.Error(), "Untouched (1 host") {
 		t.Fatalf("done %v, err = %v", done, err)
 	}
 }
