@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -363,3 +365,30 @@ func TestAccRollout_sharedTasks(t *testing.T) {
 		Steps:                    []resource.TestStep{{Config: a + b, Check: perProcess}},
 	})
 }
+
+// Each batch is logged at INFO: batch i/n, its hosts and its result.
+func TestAccRollout_logsBatches(t *testing.T) {
+	e := newTestEnv(t)
+	dir := t.TempDir()
+	t.Setenv("TF_LOG", "INFO")
+	t.Setenv("TF_LOG_PATH_MASK", filepath.Join(dir, "%s.log"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps:                    []resource.TestStep{{Config: e.config(proc{hosts: fleet(4), extra: "running = true\n  rollout = { batch_size = 2 }"})}},
+	})
+	raw, err := os.ReadFile(filepath.Join(dir, t.Name()+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"[INFO]  gse: rolling create of gse/proc-test: batch 1/2 (2 hosts) ok:",
+		"[INFO]  gse: rolling create of gse/proc-test: batch 2/2 (2 hosts) ok:",
+		`batch=2/2`, `hosts="10.0.0.3 (bk_cloud_id 0), 10.0.0.4 (bk_cloud_id 0)"`, `result=ok`,
+	} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the log lacks %q", want)
+		}
+	}
+}
+
