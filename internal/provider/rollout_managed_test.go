@@ -391,4 +391,3 @@ func TestAccRollout_logsBatches(t *testing.T) {
 		}
 	}
 }
-
