@@ -200,26 +200,38 @@ func (r *rollout) batches(hosts []gse.Host) [][]gse.Host {
 // rolloutOrder sorts hosts by bk_cloud_id, then IP (as addresses, so 10.0.0.2
 // comes before 10.0.0.10); hosts given only by agent id come last, by agent
 // id. The order depends on the hosts alone, so a rerun after a failure meets
-// the untouched hosts last again.
+// the untouched hosts last again. Addresses are parsed once, not per comparison.
 func rolloutOrder(hosts []gse.Host) []gse.Host {
-	out := slices.Clone(hosts)
-	slices.SortStableFunc(out, func(a, b gse.Host) int {
-		if c := cmp.Compare(boolInt(a.IP == ""), boolInt(b.IP == "")); c != 0 {
+	type sortKey struct {
+		host   gse.Host
+		byID   bool
+		addr   netip.Addr
+		parsed bool
+	}
+	keys := make([]sortKey, len(hosts))
+	for i, h := range hosts {
+		a, err := netip.ParseAddr(h.IP)
+		keys[i] = sortKey{host: h, byID: h.IP == "", addr: a.Unmap(), parsed: err == nil}
+	}
+	slices.SortStableFunc(keys, func(a, b sortKey) int {
+		if c := cmp.Compare(boolInt(a.byID), boolInt(b.byID)); c != 0 {
 			return c
 		}
-		if a.IP == "" {
-			return strings.Compare(a.AgentID, b.AgentID)
+		if a.byID {
+			return strings.Compare(a.host.AgentID, b.host.AgentID)
 		}
-		if c := cmp.Compare(a.BkCloudID, b.BkCloudID); c != 0 {
+		if c := cmp.Compare(a.host.BkCloudID, b.host.BkCloudID); c != 0 {
 			return c
 		}
-		x, errA := netip.ParseAddr(a.IP)
-		y, errB := netip.ParseAddr(b.IP)
-		if errA == nil && errB == nil {
-			return x.Unmap().Compare(y.Unmap())
+		if a.parsed && b.parsed {
+			return a.addr.Compare(b.addr)
 		}
-		return strings.Compare(a.IP, b.IP)
+		return strings.Compare(a.host.IP, b.host.IP)
 	})
+	out := make([]gse.Host, len(keys))
+	for i, k := range keys {
+		out[i] = k.host
+	}
 	return out
 }
 

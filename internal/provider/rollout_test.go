@@ -204,3 +204,18 @@ func TestRolloutPauseAndWaitHonourTheContext(t *testing.T) {
 		t.Fatalf("done %v, err = %v", done, err)
 	}
 }
+
+// The planner on a fleet of 10,000 hosts (issue 6's scale): ordering and splitting.
+func BenchmarkRolloutBatches10k(b *testing.B) {
+	hosts := make([]gse.Host, 10000)
+	for i := range hosts {
+		hosts[i] = gse.Host{IP: fmt.Sprintf("10.%d.%d.%d", i%7, (i*31)%256, (i*17)%256), BkCloudID: int64(i % 3)}
+	}
+	ro := &rollout{percent: 10}
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := len(ro.batches(hosts)); n != 10 {
+			b.Fatalf("%d batches", n)
+		}
+	}
+}
