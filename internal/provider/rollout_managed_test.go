@@ -322,6 +322,17 @@ func TestAccRollout_unsetTriggerResumes(t *testing.T) {
 				Config:    cfg("3"),
 				Check:     expectBatches(e.sim, &mark, restart, []string{"10.0.0.3", "10.0.0.2", "10.0.0.1"}), // one task, hosts as configured
 			},
+			{
+				// Setting rollout alone changes nothing remotely.
+				PreConfig: markTasks(e.sim, &mark),
+				Config:    strings.Replace(cfg("3"), "running = true", "running = true\n  rollout = { batch_size = 1 }", 1),
+				Check: func(*terraform.State) error {
+					if n := len(e.sim.Tasks()) - mark; n != 0 {
+						return fmt.Errorf("%d tasks for a change of rollout alone, want none", n)
+					}
+					return nil
+				},
+			},
 		},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
@@ -41,6 +42,14 @@ resource "gse_process_operation" "test" {
 				resource.TestMatchResourceAttr(opAddr, "task_id", regexp.MustCompile(`^GSETASK:[^,]+,GSETASK:[^,]+,GSETASK:[^,]+$`)),
 				e.simCheck(0, "10.0.0.6", restarts(1)),
 			),
+		}, {
+			// A new rollout alone is an in-place update: the operation does not run again.
+			PreConfig: markTasks(e.sim, &mark),
+			Config:    strings.Replace(cfg, `batch_size = 2`, `batch_size = 3`, 1),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(opAddr, plancheck.ResourceActionUpdate),
+			}},
+			Check: expectBatches(e.sim, &mark, int(gse.OpRestart)),
 		}},
 	})
 }
