@@ -133,8 +133,8 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("gse/proc-test")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.SetExact([]knownvalue.Check{
-						knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.1"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0)}),
-						knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0)}),
+						knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.1"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null()}),
+						knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null()}),
 					})),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.2").AtMapKey("managed"), knownvalue.Bool(true)),
@@ -460,6 +460,13 @@ func TestAccManagedProcess_validation(t *testing.T) {
 		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "::ffff:10.0.0.1", bk_cloud_id = 0 }]`, `lists ::ffff:10\.0\.0\.1 \(bk_cloud_id 0\) more than once`},
 		{`ip = "10.0.0.1"`, `ip = "fe80::1%eth0"`, `ip must be an IPv4 or IPv6 address without a zone`},
 		{`bk_cloud_id = 0`, `bk_cloud_id = -1`, `bk_cloud_id must be 0 or more`},
+		// Issue 9: hosts by agent id, and what only the gateway can address.
+		{`ip = "10.0.0.1", bk_cloud_id = 0`, `ip = "10.0.0.1", bk_cloud_id = 0, agent_id = "0:10.0.0.1"`, `hosts\[0\]\.agent_id is set together with ip or bk_cloud_id`},
+		{`ip = "10.0.0.1", bk_cloud_id = 0`, `agent_id = "0:10.0.0"`, `hosts\[0\]\.agent_id "0:10\.0\.0" is neither 36 hex characters`},
+		{`ip = "10.0.0.1", bk_cloud_id = 0`, `bk_cloud_id = 0`, `hosts\[0\]\.ip is unset; a host is given either by agent_id`},
+		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { agent_id = "0:10.0.0.1" }]`, `lists agent_id 0:10\.0\.0\.1 more than once`},
+		{`ip = "10.0.0.1"`, `ip = "2001:db8::1"`, `gateway_url is not set:\s+2001:db8::1\s+\(bk_cloud_id\s+0\)`},
+		{`ip = "10.0.0.1", bk_cloud_id = 0`, `agent_id = "0200000007525400f355781710390005465c"`, `gateway_url is not set:\s+agent_id\s+0200000007525400f355781710390005465c`},
 		{`proc_name   = "proc-test"`, `proc_name = ""`, `proc_name string length must be at least 1`},
 		{`user        = "root"`, `user = ""`, `user string length must be at least 1`},
 	} {
@@ -637,14 +644,14 @@ func TestAccManagedProcess_hostOrderAndSpelling(t *testing.T) {
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.checkSimEmpty,
 		Steps: []resource.TestStep{
-			{Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "1:2001:db8::1"}})},
-			{Config: e.config(proc{hosts: []string{"1:2001:DB8::1", "0:10.0.0.2", "0:::ffff:10.0.0.1"}}), PlanOnly: true},
+			{Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "1:10.0.0.9"}})},
+			{Config: e.config(proc{hosts: []string{"1:10.0.0.9", "0:10.0.0.2", "0:::ffff:10.0.0.1"}}), PlanOnly: true},
 			{
 				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "0:10.0.0.3", "0:10.0.0.1"}}),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
-				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.3", hostedAndRunning), e.simAbsent(1, "2001:db8::1"),
+				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.3", hostedAndRunning), e.simAbsent(1, "10.0.0.9"),
 					resource.TestCheckResourceAttr(addr, "hosts.1.ip", "10.0.0.3")),
 			},
 		},

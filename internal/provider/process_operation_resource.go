@@ -70,9 +70,9 @@ type operationTarget struct {
 }
 
 type operationGSEModel struct {
-	Meta  metaRefModel   `tfsdk:"meta"`
-	Hosts []hostRefModel `tfsdk:"hosts"`
-	Spec  *specModel     `tfsdk:"spec"`
+	Meta  metaRefModel      `tfsdk:"meta"`
+	Hosts []gseHostRefModel `tfsdk:"hosts"`
+	Spec  *specModel        `tfsdk:"spec"`
 }
 
 type operationJOBModel struct {
@@ -179,7 +179,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 					"namespace": requiredString("Namespace of the process.", metaName()),
 					"name":      requiredString("Name of the process.", metaName()),
 				}},
-				"hosts": hostRefSetAttribute("Hosts to run the operation on."),
+				"hosts": gseHostRefSetAttribute("Hosts to run the operation on."),
 				"spec":  specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
 			},
 		},
@@ -286,7 +286,10 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client) (taskID string,
 		target = meta
 		var hosts []gse.Host
 		for _, h := range g.Hosts {
-			hosts = append(hosts, gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64()})
+			hosts = append(hosts, h.api())
+		}
+		if err = needsGateway(c, hosts); err != nil {
+			return "", nil, target, err
 		}
 		var out *gse.Outcome
 		if out, err = c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: g.Spec.api()}); err == nil {
