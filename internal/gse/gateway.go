@@ -32,6 +32,9 @@ func ParseGatewayURL(s string) (*url.URL, error) {
 // Gateway reports whether GSE calls go through the GSE 2.0 gateway.
 func (c *Client) Gateway() bool { return c.gateway != nil }
 
+// ESB reports whether an ESB endpoint is configured: the JOB APIs need one.
+func (c *Client) ESB() bool { return c.base != nil }
+
 // route is the URL of family/api, and whether it is a gateway URL ("" when
 // the family's root is not configured). Go callers of the gateway send no
 // trailing slash; ESB wants one.

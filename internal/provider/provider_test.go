@@ -73,7 +73,7 @@ func (e *testEnv) checkSimEmpty(*terraform.State) error {
 
 func TestProviderConfigErrors(t *testing.T) {
 	e := newTestEnv(t)
-	for _, env := range []string{"BK_COMPONENT_API_URL", "BK_APP_CODE", "BK_APP_SECRET", "BK_USERNAME", "BK_TOKEN"} {
+	for _, env := range []string{"BK_COMPONENT_API_URL", "BK_APP_CODE", "BK_APP_SECRET", "BK_USERNAME", "BK_TOKEN", "BKAPP_BK_GSE_APIGATEWAY", "BK_TENANT_ID", "BK_ACCESS_TOKEN"} {
 		t.Setenv(env, "")
 	}
 	ds := `
@@ -85,7 +85,19 @@ data "gse_process_status" "x" {
 		provider string
 		want     string
 	}{
-		{`provider "gse" {}`, `Set endpoint in the provider block or the BK_COMPONENT_API_URL`},
+		{`provider "gse" {}`, `Set endpoint \(or BK_COMPONENT_API_URL\) to the ESB root for GSE 1\.0, or\s+gateway_url`},
+		{`provider "gse" {}`, `Set app_code in the provider block or the BK_APP_CODE`},
+		{`provider "gse" {
+  gateway_url = "` + e.url + `"
+  app_code = "a"
+}`, `Set app_secret in the provider block`},
+		{`provider "gse" {
+  gateway_url = "bkapi.example.com/api/bk-gse/prod"
+}`, `gateway_url must be an http:// or https:// URL`},
+		{`provider "gse" {
+  gateway_url = "` + e.url + `"
+  tenant_id = ""
+}`, `tenant_id string length must be at least 1`},
 		{`provider "gse" {
   endpoint = "` + e.url + `"
   app_code = "a"
@@ -192,4 +204,53 @@ func edited(t *testing.T, base, from, to string) string {
 		t.Fatalf("%q not found in the configuration", from)
 	}
 	return cfg
+}
+
+// gateway_url, tenant_id and access_token alone (or from their environment
+// variables) configure the provider: no endpoint, no app, no user.
+func TestProviderGatewayConfigFromEnv(t *testing.T) {
+	sim := simulator.New(simulator.Options{TenantID: "t1", AccessToken: testToken})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	e := &testEnv{sim: sim, url: srv.URL}
+	for _, env := range []string{"BK_COMPONENT_API_URL", "BK_APP_CODE", "BK_APP_SECRET", "BK_USERNAME", "BK_TOKEN"} {
+		t.Setenv(env, "")
+	}
+	t.Setenv("BKAPP_BK_GSE_APIGATEWAY", srv.URL)
+	t.Setenv("BK_TENANT_ID", "t1")
+	t.Setenv("BK_ACCESS_TOKEN", testToken)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config: `
+data "gse_process_status" "x" {
+  meta  = { namespace = "gse", name = "absent" }
+  hosts = [{ ip = "2001:db8::1", bk_cloud_id = 0 }, { agent_id = "0200000007525400f355781710390005465c" }]
+}`,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("data.gse_process_status.x", "proc_infos.0.agent_id", "0200000007525400f355781710390005465c"),
+				resource.TestCheckNoResourceAttr("data.gse_process_status.x", "proc_infos.0.ip"),
+				resource.TestCheckResourceAttr("data.gse_process_status.x", "proc_infos.1.ip", "2001:db8::1"),
+				resource.TestCheckResourceAttr("data.gse_process_status.x", "all_running", "false"),
+			),
+		}},
+	})
+	if sim.Calls("get_proc_status_v2") == 0 {
+		t.Fatal("the data source never called the gateway")
+	}
+	// A JOB data source needs endpoint, and says so.
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config: `
+data "gse_job_process_status" "x" {
+  bk_biz_id  = 2
+  proc_name  = "nginx"
+  setup_path = "/data/nginx"
+  pid_path   = "/data/nginx/nginx.pid"
+  ip_list    = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]
+}`,
+			ExpectError: regexp.MustCompile(`gse_job_process_status calls the JOB platform's APIs, which BlueKing ESB\s+serves`),
+		}},
+	})
 }
