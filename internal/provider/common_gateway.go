@@ -45,6 +45,17 @@ func needsGateway(c *gse.Client, hosts []gse.Host) error {
 		"GSE 1.0 APIs through ESB address hosts by IPv4 only", strings.Join(names, ", "))
 }
 
+// reachable is what every apply checks before its first call: that the
+// client can address hosts (needsGateway), and, through the gateway, that
+// their agents run (agentsUp), so an operation fails at once naming a host
+// instead of polling 115 until the deadline.
+func reachable(ctx context.Context, c *gse.Client, hosts []gse.Host) error {
+	if err := needsGateway(c, hosts); err != nil {
+		return err
+	}
+	return agentsUp(ctx, c, hosts)
+}
+
 // isIPv6 reports whether ip is an IPv6 address that is not an IPv4-mapped one.
 func isIPv6(ip string) bool {
 	a, err := netip.ParseAddr(ip)

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"reflect"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -48,6 +49,9 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 	spec := plan.Spec.api()
 	removed, added, kept := diffBy(apiHosts(prior.Hosts), apiHosts(plan.Hosts), gse.Host.Key)
 	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
+	if err := reachable(ctx, r.client, slices.Concat(removed, added, kept)); err != nil {
+		return err // common_gateway.go: hosts need gateway_url, or their agent is down
+	}
 
 	if len(removed) > 0 {
 		gone, err := r.teardown(ctx, meta, prior.Spec.api(), removed, prior.Running.ValueBool())
@@ -64,13 +68,13 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 		}
 	}
 	if len(added) > 0 {
-		done, err := r.client.Proc.RegisterProcInfo(ctx, meta, added, spec)
-		if err != nil {
-			done = mayExist(added, done, err)
-		}
+		done, err := r.register(ctx, meta, spec, plan, added, pr)
 		applied.Hosts = append(applied.Hosts, selectBy(plan.Hosts, hostKey, hostKeys(done), true)...)
 		if err != nil {
 			return err
+		}
+		if r.client.Gateway() {
+			added = nil // created converged (see register)
 		}
 	}
 

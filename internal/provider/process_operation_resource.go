@@ -288,7 +288,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client) (taskID string,
 		for _, h := range g.Hosts {
 			hosts = append(hosts, h.api())
 		}
-		if err = needsGateway(c, hosts); err != nil {
+		if err = reachable(ctx, c, hosts); err != nil {
 			return "", nil, target, err
 		}
 		var out *gse.Outcome

@@ -3,6 +3,7 @@ package provider
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -81,7 +82,7 @@ func (d *processStatusDataSource) Schema(_ context.Context, _ datasource.SchemaR
 					"ip":              schema.StringAttribute{Computed: true, MarkdownDescription: "IP address, as requested; null for a host requested by `agent_id`."},
 					"bk_cloud_id":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id; null for a host requested by `agent_id`."},
 					"agent_id":        schema.StringAttribute{Computed: true, MarkdownDescription: "Agent id, as requested; null for a host requested by `ip`."},
-					"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "Actual state: `running`, `stopped`, or `unregistered` when the process is not registered on the host."},
+					"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "Actual state: `running`, `stopped`, `unregistered` when the process is not registered on the host, or `unknown` when the host's GSE agent is not running (gateway mode; `expected_status` is then null)."},
 					"expected_status": schema.StringAttribute{Computed: true, MarkdownDescription: "State GSE expects (`flag`): `running`, `stopped` or `unregistered`."},
 					"managed":         schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the agent hosts the process (`isauto`)."},
 					"pid":             schema.Int64Attribute{Computed: true, MarkdownDescription: "Process id; `-1` or `0` when not running."},
@@ -119,7 +120,11 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		}
 		return cmp.Or(strings.Compare(a.AgentID, b.AgentID), compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP))
 	})
-	byKey, err := findProcessHosts(ctx, d.client, meta, hosts)
+	down, err := downAgents(ctx, d.client, hosts)
+	var byKey map[string]gse.ProcStatus
+	if err == nil {
+		byKey, err = findProcessHosts(ctx, d.client, meta, selectBy(hosts, gse.Host.Key, slices.Collect(maps.Keys(down)), false))
+	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
 		return
@@ -132,18 +137,23 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 			e = gse.ProcStatus{Status: gse.StateUnregistered, Flag: gse.StateUnregistered}
 		}
 		allRunning = allRunning && e.Status == gse.StateRunning
+		status, expected := types.StringValue(statusName(e.Status)), types.StringValue(statusName(e.Flag))
+		if _, isDown := down[h.Key()]; isDown {
+			status, expected, allRunning = types.StringValue("unknown"), types.StringNull(), false
+		}
 		ip, cloud, agent := types.StringValue(h.IP), types.Int64Value(h.BkCloudID), types.StringNull()
 		if h.AgentID != "" {
 			ip, cloud, agent = types.StringNull(), types.Int64Null(), types.StringValue(h.AgentID)
 		}
 		m.ProcInfos = append(m.ProcInfos, procInfoModel{
 			IP: ip, BkCloudID: cloud, AgentID: agent,
-			Status: types.StringValue(statusName(e.Status)), ExpectedStatus: types.StringValue(statusName(e.Flag)),
+			Status: status, ExpectedStatus: expected,
 			Managed: types.BoolValue(e.IsAuto), PID: types.Int64Value(e.PID), Version: types.StringValue(e.Version),
 			RegisterTime: types.Int64Value(e.RegisterTime), LastStartTime: types.Int64Value(e.LastStartTime),
 			ReportTime: types.Int64Value(e.ReportTime), CPUUsage: types.Float64Value(e.CPUUsage), MemUsage: types.Float64Value(e.MemUsage),
 		})
 	}
+	warnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
 	m.AllRunning = types.BoolValue(allRunning)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
