@@ -83,9 +83,14 @@ func expectProc(where string, get func() (simulator.Process, bool), check func(s
 
 // expectNoProc asserts that get finds no process at where.
 func expectNoProc(where string, get func() (simulator.Process, bool)) resource.TestCheckFunc {
+	return expectGone(where, get, func(simulator.Process) bool { return false })
+}
+
+// expectGone asserts that get finds no process at where, or one that is gone.
+func expectGone(where string, get func() (simulator.Process, bool), gone func(simulator.Process) bool) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if _, ok := get(); ok {
-			return fmt.Errorf("the process is still registered on %s", where)
+		if p, ok := get(); ok && !gone(p) {
+			return fmt.Errorf("the process is still registered on %s: %+v", where, p)
 		}
 		return nil
 	}
@@ -100,7 +105,7 @@ func (e *testEnv) simCheck(cloud int64, ip string, check func(simulator.Process)
 }
 
 func (e *testEnv) simAbsent(cloud int64, ip string) resource.TestCheckFunc {
-	return expectNoProc(fmt.Sprintf("GSE %d:%s", cloud, ip), e.gseProc(cloud, ip))
+	return expectGone(fmt.Sprintf("GSE %d:%s", cloud, ip), e.gseProc(cloud, ip), e.gone)
 }
 
 func hostedAndRunning(p simulator.Process) error {
@@ -121,87 +126,88 @@ func specField(p simulator.Process, field string) string {
 // Create with the full spec; update spec, labels, hosts and triggers; import.
 func TestAccManagedProcess_lifecycle(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	running := "running = true"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, labels: `{ team = "ops" }`, extra: running}),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("gse/proc-test")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.SetExact([]knownvalue.Check{
-						knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.1"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null()}),
-						knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null()}),
-					})),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.2").AtMapKey("managed"), knownvalue.Bool(true)),
+	inModes(t, func(t *testing.T, e *testEnv) {
+		running := "running = true"
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, labels: `{ team = "ops" }`, extra: running}),
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("gse/proc-test")),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.SetExact([]knownvalue.Check{
+							knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.1"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null()}),
+							knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null()}),
+						})),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.StringExact("running")),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.2").AtMapKey("managed"), knownvalue.Bool(true)),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simCheck(0, "10.0.0.1", hostedAndRunning),
+						e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
+							if p.Labels["team"] != "ops" || specField(p, "setup_path") != "/data/gsetest" || specField(p, "config_path") != "/data/gsetest/proc-test.conf" {
+								return fmt.Errorf("registered spec or labels wrong: %+v %s", p.Labels, p.Spec)
+							}
+							return hostedAndRunning(p)
+						}),
+					),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.1", hostedAndRunning),
-					e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
-						if p.Labels["team"] != "ops" || specField(p, "setup_path") != "/data/gsetest" || specField(p, "config_path") != "/data/gsetest/proc-test.conf" {
-							return fmt.Errorf("registered spec or labels wrong: %+v %s", p.Labels, p.Spec)
-						}
-						return hostedAndRunning(p)
-					}),
-				),
-			},
-			{
-				// Spec and labels change, 10.0.0.1 leaves, 10.0.0.3 in cloud 1 joins.
-				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`, extra: running}),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("host_status")),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simAbsent(0, "10.0.0.1"),
-					e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
-						if specField(p, "setup_path") != "/data/gsetest2" || p.Labels["team"] != "sre" {
-							return fmt.Errorf("spec not updated: %s %v", p.Spec, p.Labels)
-						}
-						return hostedAndRunning(p)
-					}),
-					e.simCheck(1, "10.0.0.3", hostedAndRunning),
-					resource.TestCheckResourceAttr(addr, "host_status.%", "2"),
-					resource.TestCheckResourceAttr(addr, "host_status.1:10.0.0.3.status", "running"),
-				),
-			},
-			{
-				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
-					extra: running + "\n restart_triggers = { conf = \"v1\" }\n reload_triggers = { conf = \"v1\" }"}),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.2", restartsAndOneReload(1)),
-					e.simCheck(1, "10.0.0.3", restartsAndOneReload(1)),
-				),
-			},
-			{
-				// Only the restart trigger changes: one more restart, no reload.
-				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
-					extra: running + "\n restart_triggers = { conf = \"v2\" }\n reload_triggers = { conf = \"v1\" }"}),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.2", restartsAndOneReload(2)),
-					e.simCheck(1, "10.0.0.3", restartsAndOneReload(2)),
-				),
-			},
-			// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
-			{RefreshState: true},
-			{
-				ResourceName:      addr,
-				ImportState:       true,
-				ImportStateId:     "gse/proc-test@0:0:10.0.0.2,1:0:10.0.0.3",
-				ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{
-					"spec",             // GSE has no API that returns a registered spec
-					"running",          // null after import ("not managed") until the configuration sets it
-					"restart_triggers", // configuration-only values, never sent to GSE
-					"reload_triggers",
-					"timeouts", // configuration-only
+				{
+					// Spec and labels change, 10.0.0.1 leaves, 10.0.0.3 in cloud 1 joins.
+					Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`, extra: running}),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("host_status")),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simAbsent(0, "10.0.0.1"),
+						e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
+							if specField(p, "setup_path") != "/data/gsetest2" || p.Labels["team"] != "sre" {
+								return fmt.Errorf("spec not updated: %s %v", p.Spec, p.Labels)
+							}
+							return hostedAndRunning(p)
+						}),
+						e.simCheck(1, "10.0.0.3", hostedAndRunning),
+						resource.TestCheckResourceAttr(addr, "host_status.%", "2"),
+						resource.TestCheckResourceAttr(addr, "host_status.1:10.0.0.3.status", "running"),
+					),
+				},
+				{
+					Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
+						extra: running + "\n restart_triggers = { conf = \"v1\" }\n reload_triggers = { conf = \"v1\" }"}),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simCheck(0, "10.0.0.2", restartsAndOneReload(1)),
+						e.simCheck(1, "10.0.0.3", restartsAndOneReload(1)),
+					),
+				},
+				{
+					// Only the restart trigger changes: one more restart, no reload.
+					Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
+						extra: running + "\n restart_triggers = { conf = \"v2\" }\n reload_triggers = { conf = \"v1\" }"}),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simCheck(0, "10.0.0.2", restartsAndOneReload(2)),
+						e.simCheck(1, "10.0.0.3", restartsAndOneReload(2)),
+					),
+				},
+				// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
+				{RefreshState: true},
+				{
+					ResourceName:      addr,
+					ImportState:       true,
+					ImportStateId:     "gse/proc-test@0:0:10.0.0.2,1:0:10.0.0.3",
+					ImportStateVerify: true,
+					ImportStateVerifyIgnore: []string{
+						"spec",             // GSE has no API that returns a registered spec
+						"running",          // null after import ("not managed") until the configuration sets it
+						"restart_triggers", // configuration-only values, never sent to GSE
+						"reload_triggers",
+						"timeouts", // configuration-only
+					},
 				},
 			},
-		},
+		})
 	})
 }
 
@@ -219,102 +225,106 @@ func restartsAndOneReload(restarts int) func(simulator.Process) error {
 // Out-of-band changes show as drift; apply repairs them; the plan is empty after.
 func TestAccManagedProcess_drift(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
-	drift := func(action, ip string) func() {
-		return func() {
-			if err := e.sim.Drift(action, "gse", "proc-test", 0, ip); err != nil {
-				t.Fatal(err)
+	inModes(t, func(t *testing.T, e *testEnv) {
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
+		drift := func(action, ip string) func() {
+			return func() {
+				if err := e.sim.Drift(action, "gse", "proc-test", 0, ip); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-	}
-	repair := resource.TestStep{
-		Config: cfg,
-		ConfigPlanChecks: resource.ConfigPlanChecks{
-			PreApply:             []plancheck.PlanCheck{plancheck.ExpectNonEmptyPlan(), plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-			PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-		},
-		Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
-	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			// Someone stops the process on 10.0.0.1: GSE unhosts it too.
-			{
-				PreConfig: drift(simulator.DriftStop, "10.0.0.1"), RefreshState: true, ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(addr, "running", "false"),
-					resource.TestCheckResourceAttr(addr, "managed", "false"),
-					resource.TestCheckResourceAttr(addr, "host_status.0:10.0.0.1.status", "stopped"),
-				),
+		repair := resource.TestStep{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectNonEmptyPlan(), plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
-			repair,
-			// Someone unregisters hosting on 10.0.0.2; the process keeps running.
-			{
-				PreConfig: drift(simulator.DriftUnhost, "10.0.0.2"), RefreshState: true, ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(addr, "managed", "false"),
-					resource.TestCheckResourceAttr(addr, "running", "true"),
-				),
-			},
-			repair,
-			// Someone unregisters the process on 10.0.0.2: the host leaves the state, apply registers it again.
-			{
-				PreConfig: drift(simulator.DriftUnregister, "10.0.0.2"), RefreshState: true, ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(addr, "hosts.#", "1"),
-					resource.TestCheckResourceAttr(addr, "hosts.0.ip", "10.0.0.1"),
-				),
-			},
-			repair,
-			// Gone from every host: the resource leaves the state and is created again.
-			{
-				PreConfig: func() { drift(simulator.DriftUnregister, "10.0.0.1")(); drift(simulator.DriftUnregister, "10.0.0.2")() },
-				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: cfg},
+				// Someone stops the process on 10.0.0.1: GSE unhosts it too.
+				{
+					PreConfig: drift(simulator.DriftStop, "10.0.0.1"), RefreshState: true, ExpectNonEmptyPlan: true,
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr(addr, "running", "false"),
+						resource.TestCheckResourceAttr(addr, "managed", "false"),
+						resource.TestCheckResourceAttr(addr, "host_status.0:10.0.0.1.status", "stopped"),
+					),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+				repair,
+				// Someone unregisters hosting on 10.0.0.2; the process keeps running.
+				{
+					PreConfig: drift(simulator.DriftUnhost, "10.0.0.2"), RefreshState: true, ExpectNonEmptyPlan: true,
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr(addr, "managed", "false"),
+						resource.TestCheckResourceAttr(addr, "running", "true"),
+					),
+				},
+				repair,
+				// Someone unregisters the process on 10.0.0.2: the host leaves the state, apply registers it again.
+				{
+					PreConfig: drift(simulator.DriftUnregister, "10.0.0.2"), RefreshState: true, ExpectNonEmptyPlan: true,
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr(addr, "hosts.#", "1"),
+						resource.TestCheckResourceAttr(addr, "hosts.0.ip", "10.0.0.1"),
+					),
+				},
+				repair,
+				// Gone from every host: the resource leaves the state and is created again.
+				{
+					PreConfig: func() { drift(simulator.DriftUnregister, "10.0.0.1")(); drift(simulator.DriftUnregister, "10.0.0.2")() },
+					Config:    cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
+						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+				},
 			},
-		},
+		})
 	})
 }
 
 // managed and running turned off, then on again.
 func TestAccManagedProcess_unmanaged(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	hosts := []string{"0:10.0.0.1"}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				Config: e.config(proc{hosts: hosts, extra: "managed = false"}),
-				Check: e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
-					if p.Hosted || p.Running {
-						return fmt.Errorf("want registered only, got %+v", p)
-					}
-					return nil
-				}),
+	inModes(t, func(t *testing.T, e *testEnv) {
+		hosts := []string{"0:10.0.0.1"}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					Config: e.config(proc{hosts: hosts, extra: "managed = false"}),
+					Check: e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+						// GSE 2.0 has no register: op 3 creates the process, and the agent
+						// pulls up a resident one before op 4 unhosts it.
+						if p.Hosted || (p.Running && !e.gateway) {
+							return fmt.Errorf("want registered only, got %+v", p)
+						}
+						return nil
+					}),
+				},
+				{
+					Config: e.config(proc{hosts: hosts, extra: "running = true"}),
+					Check:  e.simCheck(0, "10.0.0.1", hostedAndRunning),
+				},
+				{
+					Config: e.config(proc{hosts: hosts, extra: "managed = false\n running = false"}),
+					Check: e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+						if p.Hosted || p.Running {
+							return fmt.Errorf("want stopped and unhosted, got %+v", p)
+						}
+						return nil
+					}),
+				},
 			},
-			{
-				Config: e.config(proc{hosts: hosts, extra: "running = true"}),
-				Check:  e.simCheck(0, "10.0.0.1", hostedAndRunning),
-			},
-			{
-				Config: e.config(proc{hosts: hosts, extra: "managed = false\n running = false"}),
-				Check: e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
-					if p.Hosted || p.Running {
-						return fmt.Errorf("want stopped and unhosted, got %+v", p)
-					}
-					return nil
-				}),
-			},
-		},
+		})
 	})
 }
 
@@ -363,36 +373,37 @@ func TestAccManagedProcess_pendingAndRetries(t *testing.T) {
 // destroy leaves GSE empty.
 func TestAccManagedProcess_hostFailure(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"3s\" }"})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
+	inModes(t, func(t *testing.T, e *testEnv) {
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"3s\" }"})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					PreConfig: func() {
+						e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
+					},
+					// Hosted without running: create hosts it with op 3 (with running = true, op 0 alone both hosts and starts).
+					Config:      e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "timeouts = { create = \"3s\" }"}),
+					ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*operate_proc_v2 op_type 3 \(register hosting\).*failed on 1 of 2 hosts.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117: agent is offline`),
 				},
-				// Hosted without running: create hosts it with op 3 (with running = true, op 0 alone both hosts and starts).
-				Config:      e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "timeouts = { create = \"3s\" }"}),
-				ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*operate_proc_v2 op_type 3 \(register hosting\).*failed on 1 of 2 hosts.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117: agent is offline`),
-			},
-			{
-				// The tainted resource is replaced; this time a host never finishes its start.
-				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Ops: []int{0}, Code: 115, Times: 1})
+				{
+					// The tainted resource is replaced; this time a host never finishes its start.
+					PreConfig: func() {
+						e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Ops: []int{0}, Code: 115, Times: 1})
+					},
+					Config:      cfg,
+					ExpectError: regexp.MustCompile(`(?s)did not finish on 1 of 2 hosts.*10\.0\.0\.1 \(bk_cloud_id 0\): still pending`),
 				},
-				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)did not finish on 1 of 2 hosts.*10\.0\.0\.1 \(bk_cloud_id 0\): still pending`),
+				{
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+				},
 			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
-			},
-		},
+		})
 	})
 }
 
@@ -594,44 +605,45 @@ func TestAccManagedProcess_pendingRegisterKept(t *testing.T) {
 // keeps the old spec and the next apply finishes the work.
 func TestAccManagedProcess_updateFailsMidway(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	hosts := []string{"0:10.0.0.1", "0:10.0.0.2"}
-	newSpec := e.config(proc{hosts: hosts, setupPath: "/data/gsetest2", extra: "running = true"})
-	specSent := func(ip string) resource.TestCheckFunc {
-		return e.simCheck(0, ip, func(p simulator.Process) error {
-			if specField(p, "setup_path") != "/data/gsetest2" {
-				return fmt.Errorf("spec not updated on %s: %s", ip, p.Spec)
-			}
-			return hostedAndRunning(p)
+	inModes(t, func(t *testing.T, e *testEnv) {
+		hosts := []string{"0:10.0.0.1", "0:10.0.0.2"}
+		newSpec := e.config(proc{hosts: hosts, setupPath: "/data/gsetest2", extra: "running = true"})
+		specSent := func(ip string) resource.TestCheckFunc {
+			return e.simCheck(0, ip, func(p simulator.Process) error {
+				if specField(p, "setup_path") != "/data/gsetest2" {
+					return fmt.Errorf("spec not updated on %s: %s", ip, p.Spec)
+				}
+				return hostedAndRunning(p)
+			})
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: e.config(proc{hosts: hosts, extra: "running = true"})},
+				{
+					PreConfig: func() {
+						e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
+					},
+					Config:      newSpec,
+					ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*op_type 3.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117`),
+				},
+				{
+					PreConfig: func() {
+						// update_proc_info ran on both hosts before the re-host failed.
+						if err := specSent("10.0.0.1")(nil); err != nil {
+							t.Error(err)
+						}
+					},
+					Config: newSpec,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(specSent("10.0.0.1"), specSent("10.0.0.2")),
+				},
+			},
 		})
-	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{Config: e.config(proc{hosts: hosts, extra: "running = true"})},
-			{
-				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
-				},
-				Config:      newSpec,
-				ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*op_type 3.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117`),
-			},
-			{
-				PreConfig: func() {
-					// update_proc_info ran on both hosts before the re-host failed.
-					if err := specSent("10.0.0.1")(nil); err != nil {
-						t.Error(err)
-					}
-				},
-				Config: newSpec,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(specSent("10.0.0.1"), specSent("10.0.0.2")),
-			},
-		},
 	})
 }
 
@@ -639,21 +651,22 @@ func TestAccManagedProcess_updateFailsMidway(t *testing.T) {
 // ::ffff:10.0.0.1 is 10.0.0.1. A real change still plans an update.
 func TestAccManagedProcess_hostOrderAndSpelling(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "1:10.0.0.9"}})},
-			{Config: e.config(proc{hosts: []string{"1:10.0.0.9", "0:10.0.0.2", "0:::ffff:10.0.0.1"}}), PlanOnly: true},
-			{
-				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "0:10.0.0.3", "0:10.0.0.1"}}),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.3", hostedAndRunning), e.simAbsent(1, "10.0.0.9"),
-					resource.TestCheckResourceAttr(addr, "hosts.1.ip", "10.0.0.3")),
+	inModes(t, func(t *testing.T, e *testEnv) {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "1:10.0.0.9"}})},
+				{Config: e.config(proc{hosts: []string{"1:10.0.0.9", "0:10.0.0.2", "0:::ffff:10.0.0.1"}}), PlanOnly: true},
+				{
+					Config: e.config(proc{hosts: []string{"0:10.0.0.2", "0:10.0.0.3", "0:10.0.0.1"}}),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.3", hostedAndRunning), e.simAbsent(1, "10.0.0.9"),
+						resource.TestCheckResourceAttr(addr, "hosts.1.ip", "10.0.0.3")),
+				},
 			},
-		},
+		})
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,18 +25,48 @@ const (
 	testAppSecret = "acc-secret"
 )
 
-// testEnv is one simulator behind an httptest server, and providers wired to it.
+// testEnv is one simulator behind an httptest server, and providers wired to
+// it in one mode: GSE 1.0 through ESB, or GSE 2.0 through the API gateway.
 type testEnv struct {
-	sim *simulator.Server
-	url string
+	sim     *simulator.Server
+	url     string
+	gateway bool
 }
 
-func newTestEnv(t *testing.T) *testEnv {
+// testTenant is the tenant of the gateway simulator, which checks it.
+const testTenant = "tenant-acc"
+
+// testMode is how the provider reaches GSE in a test.
+type testMode struct {
+	name    string
+	gateway bool
+}
+
+var testModes = []testMode{{"esb", false}, {"gateway", true}}
+
+func newTestEnv(t *testing.T) *testEnv { return newTestEnvIn(t, testModes[0]) }
+
+func newTestEnvIn(t *testing.T, m testMode) *testEnv {
 	t.Helper()
-	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret, TaskPolls: simulator.TaskPolls{Unqueued: 2, Pending: 2}})
+	opts := simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret, TaskPolls: simulator.TaskPolls{Unqueued: 2, Pending: 2}}
+	if m.gateway {
+		opts.TenantID = testTenant
+	}
+	sim := simulator.New(opts)
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	return &testEnv{sim: sim, url: srv.URL}
+	return &testEnv{sim: sim, url: srv.URL, gateway: m.gateway}
+}
+
+// inModes runs test once per mode, as parallel subtests each with its own
+// simulator: the same steps and checks must hold through ESB and the gateway.
+func inModes(t *testing.T, test func(t *testing.T, e *testEnv)) {
+	for _, m := range testModes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, newTestEnvIn(t, m))
+		})
+	}
 }
 
 // factories serve the provider in-process, tuned to poll and back off in milliseconds.
@@ -48,22 +79,39 @@ func (e *testEnv) factories() map[string]func() (tfprotov6.ProviderServer, error
 	}
 }
 
-// providerBlock configures the provider for the simulator.
+// providerBlock configures the provider for the simulator: endpoint, or
+// gateway_url with tenant_id (the simulator serves both families at its root).
 func (e *testEnv) providerBlock() string {
+	root := "endpoint    = " + strconv.Quote(e.url)
+	if e.gateway {
+		root = fmt.Sprintf("gateway_url = %q\n  tenant_id   = %q", e.url, testTenant)
+	}
 	return fmt.Sprintf(`
 provider "gse" {
-  endpoint   = %q
+  %s
   app_code   = %q
   app_secret = %q
   username   = "admin"
 }
-`, e.url, testAppCode, testAppSecret)
+`, root, testAppCode, testAppSecret)
 }
 
-// checkSimEmpty is a CheckDestroy: nothing may be left registered.
+// gone reports whether p no longer counts as a process of GSE: through ESB
+// it would be unregistered (absent); GSE 2.0 has no unregister, so a stop or
+// unhost ends it and the record stays, unhosted.
+func (e *testEnv) gone(p simulator.Process) bool { return e.gateway && !p.Hosted }
+
+// checkSimEmpty is a CheckDestroy: nothing may be left registered (through
+// the gateway: nothing left hosted, see gone).
 func (e *testEnv) checkSimEmpty(*terraform.State) error {
-	if p := e.sim.Processes(); len(p) != 0 {
-		return fmt.Errorf("processes left in GSE after destroy: %+v", p)
+	var left []simulator.Process
+	for _, p := range e.sim.Processes() {
+		if !e.gone(p) {
+			left = append(left, p)
+		}
+	}
+	if len(left) != 0 {
+		return fmt.Errorf("processes left in GSE after destroy: %+v", left)
 	}
 	if p := e.sim.JobProcesses(); len(p) != 0 {
 		return fmt.Errorf("processes left hosted through JOB after destroy: %+v", p)
