@@ -54,7 +54,8 @@ func (r *managedProcessResource) register(ctx context.Context, meta gse.Meta, sp
 
 // createdMayExist is where a failed creating operate may have left the
 // process: every host but those GSE refused because their agent is unknown or
-// abnormal (117) or the request was refused as a whole. Any other per-host
+// abnormal (117) or the request was refused as a whole (by GSE, or by the
+// gateway before GSE saw it). Any other per-host
 // failure (a start command that failed) comes after the spec was taken.
 func createdMayExist(hosts []gse.Host, err error) []gse.Host {
 	var he *gse.HostsError
@@ -68,7 +69,7 @@ func createdMayExist(hosts []gse.Host, err error) []gse.Host {
 			}
 		}
 		return selectBy(hosts, gse.Host.Key, hostKeys(refused), false)
-	case errors.As(err, &ae) && ae.HTTPStatus == 200, errors.As(err, new(*agentsDownError)):
+	case errors.As(err, &ae) && (ae.HTTPStatus == 200 || ae.GatewayRefused()), errors.As(err, new(*agentsDownError)):
 		return nil
 	}
 	return hosts

@@ -24,7 +24,7 @@ const addr = "gse_managed_process.test"
 
 // proc describes a test configuration of gse_managed_process.
 type proc struct {
-	hosts     []string // "cloud:ip"
+	hosts     []string // "cloud:ip", or "agent:{agent_id}"
 	setupPath string
 	labels    string // HCL map, or "" for none
 	extra     string // more arguments: running, managed, triggers, timeouts
@@ -33,6 +33,10 @@ type proc struct {
 func (e *testEnv) config(p proc) string {
 	var hosts []string
 	for _, h := range p.hosts {
+		if id, ok := strings.CutPrefix(h, "agent:"); ok {
+			hosts = append(hosts, fmt.Sprintf(`{ agent_id = %q }`, id))
+			continue
+		}
 		cloud, ip, _ := strings.Cut(h, ":")
 		hosts = append(hosts, fmt.Sprintf(`{ ip = %q, bk_cloud_id = %s }`, ip, cloud))
 	}
@@ -652,18 +656,22 @@ func TestAccManagedProcess_updateFailsMidway(t *testing.T) {
 func TestAccManagedProcess_hostOrderAndSpelling(t *testing.T) {
 	t.Parallel()
 	inModes(t, func(t *testing.T, e *testEnv) {
+		third, respelled, thirdIP := "1:10.0.0.9", "1:10.0.0.9", "10.0.0.9"
+		if e.gateway { // only GSE 2.0 addresses IPv6
+			third, respelled, thirdIP = "1:2001:db8::1", "1:2001:DB8::1", "2001:db8::1"
+		}
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.factories(),
 			CheckDestroy:             e.checkSimEmpty,
 			Steps: []resource.TestStep{
-				{Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "1:10.0.0.9"}})},
-				{Config: e.config(proc{hosts: []string{"1:10.0.0.9", "0:10.0.0.2", "0:::ffff:10.0.0.1"}}), PlanOnly: true},
+				{Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", third}})},
+				{Config: e.config(proc{hosts: []string{respelled, "0:10.0.0.2", "0:::ffff:10.0.0.1"}}), PlanOnly: true},
 				{
 					Config: e.config(proc{hosts: []string{"0:10.0.0.2", "0:10.0.0.3", "0:10.0.0.1"}}),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					}},
-					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.3", hostedAndRunning), e.simAbsent(1, "10.0.0.9"),
+					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.3", hostedAndRunning), e.simAbsent(1, thirdIP),
 						resource.TestCheckResourceAttr(addr, "hosts.1.ip", "10.0.0.3")),
 				},
 			},

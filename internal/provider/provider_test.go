@@ -46,11 +46,17 @@ var testModes = []testMode{{"esb", false}, {"gateway", true}}
 
 func newTestEnv(t *testing.T) *testEnv { return newTestEnvIn(t, testModes[0]) }
 
-func newTestEnvIn(t *testing.T, m testMode) *testEnv {
+func newTestEnvIn(t *testing.T, m testMode) *testEnv { return newTestEnvWith(t, m, nil) }
+
+// newTestEnvWith is newTestEnvIn with simulator options changed by tweak.
+func newTestEnvWith(t *testing.T, m testMode, tweak func(*simulator.Options)) *testEnv {
 	t.Helper()
 	opts := simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret, TaskPolls: simulator.TaskPolls{Unqueued: 2, Pending: 2}}
 	if m.gateway {
 		opts.TenantID = testTenant
+	}
+	if tweak != nil {
+		tweak(&opts)
 	}
 	sim := simulator.New(opts)
 	srv := httptest.NewServer(sim)
