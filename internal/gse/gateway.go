@@ -218,7 +218,9 @@ func (e *APIError) GatewayAuth() bool { return isGatewayAuth(e.Code) }
 // GatewayRefused reports whether the gateway itself refused the request
 // (1640001-1642904: parameters, authentication, permission, size, rate):
 // the backend never saw it, whatever the HTTP status.
-func (e *APIError) GatewayRefused() bool { return e.Code >= CodeGatewayParams && e.Code <= codeGatewayLimitMax }
+func (e *APIError) GatewayRefused() bool {
+	return e.Code >= CodeGatewayParams && e.Code <= codeGatewayLimitMax
+}
 
 // GatewayPermission reports whether the app lacks the gateway's grant for the API (1640301-1640304).
 func (e *APIError) GatewayPermission() bool { return isGatewayPermission(e.Code) }
