@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -332,43 +331,52 @@ func TestAccManagedProcess_unmanaged(t *testing.T) {
 	})
 }
 
-// 115 on register, 1000115 and 115 on polls, and retried 429 / 1306429 / 5xx.
+// 115 on register, 1000115 and 115 on polls, and retried 429 / rate-limit
+// codes / 5xx. Through the gateway there is no register: the first call, the
+// agents' state, takes the 503s, and the rate limit is the gateway's own code.
 func TestAccManagedProcess_pendingAndRetries(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	e.sim.SetTaskPolls(simulator.TaskPolls{Unqueued: 4, Pending: 3})
-	e.sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115, Times: 2})
-	e.sim.AddFault(
-		simulator.Fault{API: "register_proc_info", HTTPStatus: 503, Times: 2},
-		simulator.Fault{API: "operate_proc_v2", HTTPStatus: 429, RetryAfter: "0"},
-		simulator.Fault{API: "get_proc_operate_result_v2", Code: 1306429, Times: 2},
-		simulator.Fault{API: "get_proc_status_v2", HTTPStatus: 502},
-	)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{{
-			Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				e.simCheck(0, "10.0.0.1", hostedAndRunning),
-				e.simCheck(0, "10.0.0.2", hostedAndRunning),
-				func(*terraform.State) error {
-					// 2 answered 503, then 10.0.0.2 at 115 twice: 5 register calls in all.
-					if n := e.sim.Calls("register_proc_info"); n != 5 {
-						return fmt.Errorf("register_proc_info called %d times, want 5", n)
-					}
-					// op 0 alone (a start also hosts), refused once with 429.
-					if n := e.sim.Calls("operate_proc_v2"); n != 2 {
-						return fmt.Errorf("operate_proc_v2 called %d times, want 2", n)
-					}
-					// One task: 4 unqueued + 3 pending + 1 result = 8 polls, plus 2 rate-limited.
-					if n := e.sim.Calls("get_proc_operate_result_v2"); n != 10 {
-						return fmt.Errorf("get_proc_operate_result_v2 called %d times, want 10", n)
-					}
-					return nil
-				},
-			),
-		}},
+	inModes(t, func(t *testing.T, e *testEnv) {
+		first, firstCalls, limit := "register_proc_info", 5, 1306429
+		if e.gateway {
+			first, firstCalls, limit = "list_agent_state", 3, 1642901
+		} else {
+			e.sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115, Times: 2})
+		}
+		e.sim.SetTaskPolls(simulator.TaskPolls{Unqueued: 4, Pending: 3})
+		e.sim.AddFault(
+			simulator.Fault{API: first, HTTPStatus: 503, Times: 2},
+			simulator.Fault{API: "operate_proc_v2", HTTPStatus: 429, RetryAfter: "0"},
+			simulator.Fault{API: "get_proc_operate_result_v2", Code: limit, Times: 2},
+			simulator.Fault{API: "get_proc_status_v2", HTTPStatus: 502},
+		)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.simCheck(0, "10.0.0.1", hostedAndRunning),
+					e.simCheck(0, "10.0.0.2", hostedAndRunning),
+					func(*terraform.State) error {
+						// ESB: 2 answered 503, then 10.0.0.2 at 115 twice: 5 register calls in all.
+						// Gateway: 2 answered 503, then the agents' state.
+						if n := e.sim.Calls(first); n != firstCalls {
+							return fmt.Errorf("%s called %d times, want %d", first, n, firstCalls)
+						}
+						// op 0 alone (a start also hosts, and through the gateway creates), refused once with 429.
+						if n := e.sim.Calls("operate_proc_v2"); n != 2 {
+							return fmt.Errorf("operate_proc_v2 called %d times, want 2", n)
+						}
+						// One task: 4 unqueued + 3 pending + 1 result = 8 polls, plus 2 rate-limited.
+						if n := e.sim.Calls("get_proc_operate_result_v2"); n != 10 {
+							return fmt.Errorf("get_proc_operate_result_v2 called %d times, want 10", n)
+						}
+						return nil
+					},
+				),
+			}},
+		})
 	})
 }
 
@@ -510,57 +518,57 @@ func TestAccManagedProcess_validation(t *testing.T) {
 // configuration's spec (GSE could not return it) and the plan is empty after.
 func TestAccManagedProcess_importThenApply(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	preexisting := func() {
-		c, err := gse.New(gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
+	inModes(t, func(t *testing.T, e *testEnv) {
+		preexisting := func() {
+			c := e.client(t)
+			m := gse.Meta{Namespace: "gse", Name: "proc-test"}
+			old := &gse.Spec{
+				Identity:      gse.Identity{ProcName: "proc-test", SetupPath: "/opt/old", PidPath: "/opt/old/p.pid", User: "root"},
+				Resource:      &gse.Resource{CPU: 5, Mem: 5},
+				MonitorPolicy: &gse.MonitorPolicy{AutoType: 1},
+			}
+			hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
+			if !e.gateway { // through the gateway, hosting with the spec registers
+				if _, err := c.Proc.RegisterProcInfo(context.Background(), m, hosts, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := c.Proc.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpHost, Spec: old}); err != nil {
+				t.Fatal(err)
+			}
 		}
-		m := gse.Meta{Namespace: "gse", Name: "proc-test"}
-		old := &gse.Spec{
-			Identity:      gse.Identity{ProcName: "proc-test", SetupPath: "/opt/old", PidPath: "/opt/old/p.pid", User: "root"},
-			Resource:      &gse.Resource{CPU: 5, Mem: 5},
-			MonitorPolicy: &gse.MonitorPolicy{AutoType: 1},
-		}
-		hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
-		if _, err := c.Proc.RegisterProcInfo(context.Background(), m, hosts, old); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Proc.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpHost, Spec: old}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: preexisting, Config: cfg,
-				ResourceName: addr, ImportState: true, ImportStateId: "gse/proc-test@0:0:10.0.0.1,0:0:10.0.0.2", ImportStatePersist: true,
-				ImportStateCheck: func(s []*terraform.InstanceState) error {
-					if len(s) != 1 || s[0].Attributes["managed"] != "true" || s[0].Attributes["hosts.#"] != "2" || s[0].Attributes["spec.%"] != "" {
-						return fmt.Errorf("imported state: %v", s[0].Attributes)
-					}
-					return nil
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					PreConfig: preexisting, Config: cfg,
+					ResourceName: addr, ImportState: true, ImportStateId: "gse/proc-test@0:0:10.0.0.1,0:0:10.0.0.2", ImportStatePersist: true,
+					ImportStateCheck: func(s []*terraform.InstanceState) error {
+						if len(s) != 1 || s[0].Attributes["managed"] != "true" || s[0].Attributes["hosts.#"] != "2" || s[0].Attributes["spec.%"] != "" {
+							return fmt.Errorf("imported state: %v", s[0].Attributes)
+						}
+						return nil
+					},
+				},
+				{
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+							if specField(p, "setup_path") != "/data/gsetest" {
+								return fmt.Errorf("the spec was not re-sent: %s", p.Spec)
+							}
+							return hostedAndRunning(p)
+						}),
+						e.simCheck(0, "10.0.0.2", hostedAndRunning),
+					),
 				},
 			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
-						if specField(p, "setup_path") != "/data/gsetest" {
-							return fmt.Errorf("the spec was not re-sent: %s", p.Spec)
-						}
-						return hostedAndRunning(p)
-					}),
-					e.simCheck(0, "10.0.0.2", hostedAndRunning),
-				),
-			},
-		},
+		})
 	})
 }
 
@@ -569,38 +577,48 @@ func TestAccManagedProcess_importThenApply(t *testing.T) {
 // the next apply tears it down and creates it again instead of failing with 850.
 func TestAccManagedProcess_pendingRegisterKept(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"1s\" }"})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				PreConfig:   func() { e.sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115}) },
-				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*register_proc_info.*10\.0\.0\.2 \(bk_cloud_id 0\)`),
-			},
-			{
-				// GSE finished the pending register after the deadline.
-				PreConfig: func() {
-					e.sim.ClearFaults()
-					c, err := gse.New(gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin"})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if _, err := c.Proc.RegisterProcInfo(context.Background(), gse.Meta{Namespace: "gse", Name: "proc-test"},
-						[]gse.Host{{IP: "10.0.0.2"}}, &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
-							Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}); err != nil {
-						t.Fatal(err)
-					}
+	inModes(t, func(t *testing.T, e *testEnv) {
+		// Through the gateway the register is the start carrying the spec.
+		registers := simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115}
+		if e.gateway {
+			registers = simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{0}, Code: 115}
+		}
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"1s\" }"})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					PreConfig:   func() { e.sim.AddHostFault(registers) },
+					Config:      cfg,
+					ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*` + registers.API + `.*10\.0\.0\.2 \(bk_cloud_id 0\)`),
 				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+				{
+					// GSE finished the pending register after the deadline.
+					PreConfig: func() {
+						e.sim.ClearFaults()
+						c := e.client(t)
+						m, hosts := gse.Meta{Namespace: "gse", Name: "proc-test"}, []gse.Host{{IP: "10.0.0.2"}}
+						spec := &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
+							Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}
+						var err error
+						if e.gateway {
+							_, err = c.Proc.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpStart, Spec: spec})
+						} else {
+							_, err = c.Proc.RegisterProcInfo(context.Background(), m, hosts, spec)
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+					},
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+				},
 			},
-		},
+		})
 	})
 }
 

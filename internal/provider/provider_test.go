@@ -102,6 +102,21 @@ provider "gse" {
 `, root, testAppCode, testAppSecret)
 }
 
+// client is a GSE client of this env's mode, polling in milliseconds, for
+// setting the simulator up behind Terraform's back.
+func (e *testEnv) client(t *testing.T) *gse.Client {
+	t.Helper()
+	cfg := gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond}
+	if e.gateway {
+		cfg.Endpoint, cfg.GatewayURL, cfg.TenantID = "", e.url, testTenant
+	}
+	c, err := gse.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // gone reports whether p no longer counts as a process of GSE: through ESB
 // it would be unregistered (absent); GSE 2.0 has no unregister, so a stop or
 // unhost ends it and the record stays, unhosted.
