@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -115,6 +116,14 @@ func downAgents(ctx context.Context, c *gse.Client, hosts []gse.Host) (map[strin
 		}
 	}
 	return down, nil
+}
+
+// upHosts is hosts without those whose agent is down: hosts itself when none is.
+func upHosts(hosts []gse.Host, down map[string]gse.AgentState) []gse.Host {
+	if len(down) == 0 {
+		return hosts
+	}
+	return selectBy(hosts, gse.Host.Key, slices.Collect(maps.Keys(down)), false)
 }
 
 // agentsUp fails at once, naming them, when the agent of any of hosts is not

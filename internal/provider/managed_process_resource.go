@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -283,10 +281,10 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	var byKey map[string]gse.ProcStatus
 	down, err := downAgents(ctx, r.client, hosts) // gateway: hosts whose status is unknown
 	if err == nil {
-		byKey, err = findProcessHosts(ctx, r.client, meta, selectBy(hosts, gse.Host.Key, slices.Collect(maps.Keys(down)), false))
+		byKey, err = findProcessHosts(ctx, r.client, meta, upHosts(hosts, down))
 	}
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint, then refresh again.")
+		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint or gateway, then refresh again.")
 		return
 	}
 	want := loadDesired(ctx, req.Private, &state, &resp.Diagnostics)
@@ -294,11 +292,12 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	var hosted, running int
 	var labels map[string]string
 	for _, h := range state.Hosts {
-		e, ok := byKey[h.api().Key()]
-		if _, isDown := down[h.api().Key()]; isDown {
+		key := h.api().Key()
+		if _, isDown := down[key]; isDown {
 			kept = append(kept, h) // unknown, not gone: counted in neither flag
 			continue
 		}
+		e, ok := byKey[key]
 		if !ok {
 			continue
 		}

@@ -3,7 +3,6 @@ package provider
 import (
 	"cmp"
 	"context"
-	"maps"
 	"slices"
 	"strings"
 
@@ -123,7 +122,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	down, err := downAgents(ctx, d.client, hosts)
 	var byKey map[string]gse.ProcStatus
 	if err == nil {
-		byKey, err = findProcessHosts(ctx, d.client, meta, selectBy(hosts, gse.Host.Key, slices.Collect(maps.Keys(down)), false))
+		byKey, err = findProcessHosts(ctx, d.client, meta, upHosts(hosts, down))
 	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
