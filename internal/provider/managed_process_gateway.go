@@ -86,7 +86,7 @@ func (e *agentsDownError) Error() string {
 	}
 	return "list_agent_state: the GSE agent is not running on " + strings.Join(names, ", ") +
 		". GSE would hold any operation on these hosts at 115 (pending) until the timeout, so none was sent. " +
-		"Repair the agents (for example with bk-nodeman), or remove these hosts from hosts, then apply again."
+		"Repair the agents (for example with bk-nodeman), or leave hosts that are not in the state yet out of hosts, then apply again."
 }
 
 // agentStatusName names list_agent_state's status_code.

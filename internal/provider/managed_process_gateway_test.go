@@ -36,8 +36,8 @@ data "gse_process_status" "x" {
 }
 
 // Hosts by a hex agent id, by an IPv6 {bk_cloud_id}:{ip} agent id and by ip
-// live side by side; host_status is keyed by the agent id as written, and
-// gse_process_status reads them back by agent id.
+// live side by side; host_status is keyed by the agent id as written,
+// gse_process_status reads them back by agent id, and import takes them.
 func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 	t.Parallel()
 	e := newGatewayEnv(t, nil)
@@ -71,6 +71,14 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 					return nil
 				},
 			),
+		}, {
+			RefreshState: true, // host_status then holds what import reads
+		}, {
+			ResourceName:            addr,
+			ImportState:             true,
+			ImportStateId:           "gse/proc-test@agent_id=" + agentA + ",agent_id=1:2001:db8::7,0:0:10.0.0.1",
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"spec", "running", "timeouts"}, // as in TestAccManagedProcess_lifecycle
 		}},
 	})
 }
