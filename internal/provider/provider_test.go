@@ -220,14 +220,27 @@ func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) 
 // Secrets never reach the provider's log, even at TRACE, while the calls are logged.
 func TestAccProviderLogsNoSecrets(t *testing.T) {
 	e := newTestEnv(t)
+	logsNoSecrets(t, e, e.config(proc{hosts: []string{"0:10.0.0.1"}}), "register_proc_info", testAppSecret)
+}
+
+// The same through the gateway, authenticated by an access token.
+func TestAccProviderLogsNoSecretsGateway(t *testing.T) {
+	e := newGatewayEnv(t, func(o *simulator.Options) { o.AccessToken = testToken })
+	logsNoSecrets(t, e, withAccessToken(t, e.config(proc{hosts: []string{"0:10.0.0.1"}}), testToken), "list_agent_state", testToken)
+}
+
+// logsNoSecrets applies cfg at TF_LOG=TRACE, with the first call (api) failing
+// once so that a retry is logged, and checks the provider's log holds the
+// calls and none of secrets.
+func logsNoSecrets(t *testing.T, e *testEnv, cfg, api string, secrets ...string) {
 	dir := t.TempDir()
 	t.Setenv("TF_LOG", "TRACE")
 	t.Setenv("TF_LOG_PATH_MASK", filepath.Join(dir, "%s.log"))
-	e.sim.AddFault(simulator.Fault{API: "register_proc_info", HTTPStatus: 500}) // a retry is logged too
+	e.sim.AddFault(simulator.Fault{API: api, HTTPStatus: 500}) // a retry is logged too
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.checkSimEmpty,
-		Steps:                    []resource.TestStep{{Config: e.config(proc{hosts: []string{"0:10.0.0.1"}})}},
+		Steps:                    []resource.TestStep{{Config: cfg}},
 	})
 	raw, err := os.ReadFile(filepath.Join(dir, t.Name()+".log"))
 	if err != nil {
@@ -241,13 +254,15 @@ func TestAccProviderLogsNoSecrets(t *testing.T) {
 		}
 	}
 	log := strings.Join(provider, "")
-	for _, want := range []string{"GSE API call", "api=register_proc_info", "retrying GSE API call", "request_id=", "attempts=2", "elapsed_ms="} {
+	for _, want := range []string{"GSE API call", "api=" + api, "retrying GSE API call", "request_id=", "attempts=2", "elapsed_ms="} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the provider's log lacks %q", want)
 		}
 	}
-	if i := strings.Index(log, testAppSecret); i >= 0 {
-		t.Errorf("the app secret is in the provider's log: ...%s...", log[max(0, i-300):min(len(log), i+100)])
+	for _, secret := range secrets {
+		if i := strings.Index(log, secret); i >= 0 {
+			t.Errorf("a secret is in the provider's log: ...%s...", log[max(0, i-300):min(len(log), i+100)])
+		}
 	}
 }
 
