@@ -25,5 +25,8 @@ resource "gse_managed_process" "agent" {
     identity       = { proc_name = "proc-test", setup_path = "/data/gsetest", pid_path = "/data/gsetest/proc-test.pid", user = "root" }
     control        = { start_cmd = "./start.sh", stop_cmd = "./stop.sh" }
     monitor_policy = { auto_type = 1 }
+    # Through the gateway, resource is sent only when cpu or mem is set (not 0):
+    # default limits made restarts fail on real installations.
+    resource = { cpu = 0, mem = 0 }
   }
 }
