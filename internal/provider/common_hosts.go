@@ -108,7 +108,7 @@ type gseHostRefModel struct {
 
 // api is the host as GSE addresses it (see hostModel.api).
 func (m gseHostRefModel) api() gse.Host {
-	return gse.Host{IP: unmapIP(m.IP.ValueString()), BkCloudID: m.BkCloudID.ValueInt64(), AgentID: m.AgentID.ValueString()}
+	return gse.Host{IP: unmapIP(m.IP.ValueString()), BkCloudID: m.BkCloudID.ValueInt64(), AgentID: agentAddress(m.AgentID.ValueString())}
 }
 
 // hostRefSetAttribute is a set of hosts by ip and bk_cloud_id: the hosts of a
@@ -150,7 +150,17 @@ type hostModel struct {
 // api converts the host as GSE addresses it: an IPv4-mapped IPv6 address
 // (::ffff:10.0.0.1) is sent as the IPv4 address it stands for.
 func (h hostModel) api() gse.Host {
-	return gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64(), BkSupplierID: h.BkSupplierID.ValueInt64(), AgentID: h.AgentID.ValueString()}
+	return gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64(), BkSupplierID: h.BkSupplierID.ValueInt64(), AgentID: agentAddress(h.AgentID.ValueString())}
+}
+
+// agentAddress is an agent id as sent to GSE: a {bk_cloud_id}:{ip} one with
+// the cloud id in decimal and an IPv4-mapped address unmapped (as unmapIP),
+// any other as written.
+func agentAddress(id string) string {
+	if cloud, ip, ok := cloudIPAgent(id); ok {
+		return fmt.Sprintf("%d:%s", cloud, unmapIP(ip))
+	}
+	return id
 }
 
 func apiHosts(hs []hostModel) []gse.Host {

@@ -275,3 +275,13 @@ func TestNeedsGateway(t *testing.T) {
 		t.Errorf("not configured: err = %v", err)
 	}
 }
+
+// An agent id of the {bk_cloud_id}:{ip} form is sent in canonical form; a hex one as written.
+func TestAgentAddress(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"00:::ffff:10.0.0.1": "0:10.0.0.1", "1:2001:db8::1": "1:2001:db8::1", agentA: agentA, strings.ToUpper(agentA): strings.ToUpper(agentA)} {
+		if got := agentAddress(in); got != want {
+			t.Errorf("agentAddress(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
