@@ -68,7 +68,7 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "ESB root URL, such as `https://paas.example.com`; GSE calls go to `{endpoint}/api/c/compapi/v2/gse/{api}/` and JOB calls to `.../jobv3/{api}/`. " +
+				MarkdownDescription: "ESB root URL, such as `https://paas.example.com`; GSE calls go to `{endpoint}/api/c/compapi/v2/gse/{api}/` and JOB calls to `{endpoint}/api/c/compapi/v2/job/{api}/`. " +
 					"Falls back to `BK_COMPONENT_API_URL`. Required (here or in the environment) unless `gateway_url` is set; with `gateway_url`, only the JOB resources and data source need it.",
 				Validators: []validator.String{endpointURL()},
 			},
