@@ -312,6 +312,9 @@ resource "gse_process_operation" "test" {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					e.simCheck(0, "10.0.0.5", restarts(1)), e.simCheck(0, "10.0.0.1", restarts(1)),
 					resource.TestCheckResourceAttr(opAddr, "results.#", "2"),
+					resource.TestCheckResourceAttr(opAddr, "results.0.agent_id", agentA), // ordered by cloud id, then ip: "" first
+					resource.TestCheckNoResourceAttr(opAddr, "results.1.agent_id"),
+					resource.TestCheckResourceAttr(opAddr, "results.1.ip", "10.0.0.1"),
 				),
 			},
 			{
