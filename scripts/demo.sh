@@ -2,15 +2,21 @@
 # make demo: apply the examples (provider, gse_managed_process, gse_process_status)
 # against the bundled simulator, show the status, detect an out-of-band stop as
 # drift, repair it, and destroy. Uses a dev_overrides CLI config: no registry.
+# GSE_MODE=gateway runs it through the GSE 2.0 API gateway (gateway_url,
+# tenant_id and access_token from the environment) instead of ESB.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/bin"
 work="$root/.demo"
 tf=${TF:-$(bash "$root/scripts/terraform-cli.sh")} # make demo TF=/path/to/terraform-or-tofu
 
+mode=${GSE_MODE:-esb}
+case "$mode" in esb | gateway) ;; *) echo "demo: GSE_MODE must be esb or gateway, got $mode" >&2; exit 2 ;; esac
+
 rm -rf "$work"
 mkdir -p "$work"
-"$bin/gse-simulator" -url-file "$work/sim-url" -app-code demo -app-secret demo-secret >"$work/simulator.log" 2>&1 &
+"$bin/gse-simulator" -url-file "$work/sim-url" -app-code demo -app-secret demo-secret \
+  -tenant-id demo-tenant -access-token demo-token >"$work/simulator.log" 2>&1 &
 sim=$!
 trap 'kill $sim 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -s "$work/sim-url" ] && break; sleep 0.05; done
@@ -26,7 +32,14 @@ provider_installation {
 }
 TFRC
 export TF_CLI_CONFIG_FILE="$work/cli.tfrc" TF_IN_AUTOMATION=1
-export BK_COMPONENT_API_URL="$url" BK_APP_CODE=demo BK_APP_SECRET=demo-secret BK_USERNAME=admin
+if [ "$mode" = gateway ]; then
+  # GSE 2.0: the gateway root, its tenant and an access token; no ESB endpoint, no app.
+  unset BK_COMPONENT_API_URL BK_APP_CODE BK_APP_SECRET BK_USERNAME BK_TOKEN
+  export BKAPP_BK_GSE_APIGATEWAY="$url" BK_TENANT_ID=demo-tenant BK_ACCESS_TOKEN=demo-token
+else
+  unset BKAPP_BK_GSE_APIGATEWAY BK_TENANT_ID BK_ACCESS_TOKEN
+  export BK_COMPONENT_API_URL="$url" BK_APP_CODE=demo BK_APP_SECRET=demo-secret BK_USERNAME=admin
+fi
 cp "$root/examples/provider/provider.tf" \
   "$root/examples/resources/gse_managed_process/resource.tf" \
   "$root/examples/data-sources/gse_process_status/data-source.tf" "$work/"
@@ -35,7 +48,7 @@ cd "$work"
 step() { printf '\n\033[1m=== %s\033[0m\n' "$*"; }
 plan_exit() { set +e; "$tf" plan -input=false -detailed-exitcode "$@"; local rc=$?; set -e; return $rc; }
 
-step "simulator on $url; terraform CLI: $tf"
+step "simulator on $url ($mode mode); terraform CLI: $tf"
 step "terraform apply: register, host and start proc-test on 10.0.0.1 and 10.0.0.2"
 "$tf" apply -input=false -auto-approve
 
@@ -59,5 +72,11 @@ echo "plan after repair: no changes"
 step "terraform destroy"
 "$tf" destroy -input=false -auto-approve
 left=$(curl -fsS "$url/_sim/processes")
-[ "$left" = "[]" ] || { echo "demo: processes left in the simulator: $left" >&2; exit 1; }
-step "done: the simulator is empty again"
+if [ "$mode" = gateway ]; then
+  # GSE 2.0 has no unregister: destroy stops and unhosts, and the record stays.
+  case "$left" in *'"hosted":true'*) echo "demo: processes left hosted in the simulator: $left" >&2; exit 1 ;; esac
+  step "done: nothing is hosted any more (GSE 2.0 keeps the stopped record: it has no unregister)"
+else
+  [ "$left" = "[]" ] || { echo "demo: processes left in the simulator: $left" >&2; exit 1; }
+  step "done: the simulator is empty again"
+fi

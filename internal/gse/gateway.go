@@ -32,6 +32,9 @@ func ParseGatewayURL(s string) (*url.URL, error) {
 // Gateway reports whether GSE calls go through the GSE 2.0 gateway.
 func (c *Client) Gateway() bool { return c.gateway != nil }
 
+// ESB reports whether an ESB endpoint is configured: the JOB APIs need one.
+func (c *Client) ESB() bool { return c.base != nil }
+
 // route is the URL of family/api, and whether it is a gateway URL ("" when
 // the family's root is not configured). Go callers of the gateway send no
 // trailing slash; ESB wants one.
@@ -208,6 +211,19 @@ const (
 )
 
 func isGatewayAuth(code int) bool { return code >= 1640100 && code <= 1640102 }
+
+// GatewayAuth reports whether the gateway refused the credentials (1640100-1640102).
+func (e *APIError) GatewayAuth() bool { return isGatewayAuth(e.Code) }
+
+// GatewayRefused reports whether the gateway itself refused the request
+// (1640001-1642904: parameters, authentication, permission, size, rate):
+// the backend never saw it, whatever the HTTP status.
+func (e *APIError) GatewayRefused() bool {
+	return e.Code >= CodeGatewayParams && e.Code <= codeGatewayLimitMax
+}
+
+// GatewayPermission reports whether the app lacks the gateway's grant for the API (1640301-1640304).
+func (e *APIError) GatewayPermission() bool { return isGatewayPermission(e.Code) }
 
 func isGatewayPermission(code int) bool { return code >= 1640301 && code <= 1640304 }
 

@@ -31,6 +31,12 @@ import (
 const (
 	hostIPDesc    = "IPv4 or IPv6 address of the host, without a zone (`%eth0`)."
 	hostCloudDesc = "Cloud area (管控区域) id of the host, `0` or more; `0` is the default area."
+	// The hosts of GSE processes may instead be given by agent id (GSE 2.0).
+	gseHostIPDesc    = hostIPDesc + " Set it with `bk_cloud_id`, or set `agent_id` instead. An IPv6 host needs the provider's `gateway_url` (GSE 1.0 APIs cannot address IPv6)."
+	gseHostCloudDesc = hostCloudDesc + " Required with `ip`; unset with `agent_id`."
+	hostAgentDesc    = "GSE 2.0 agent id of the host, instead of `ip` and `bk_cloud_id`: 36 hex characters (such as `0200000007525400f355781710390005465c`), " +
+		"or `{bk_cloud_id}:{ip}` where agent-id mode is off; at most 64 characters. Needs the provider's `gateway_url`. " +
+		"The same host given by `{bk_cloud_id}:{ip}` and by `ip` is rejected as a duplicate."
 )
 
 // hostsSchema is a list of host objects with no per-element validators,
@@ -42,9 +48,10 @@ func hostsSchema(desc string) schema.ListNestedAttribute {
 		Validators:    []validator.List{hostsValidator{}},
 		PlanModifiers: []planmodifier.List{hostsPlan{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"ip": schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host as GSE knows it, without a zone. " +
-				"`::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`."},
-			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
+			"ip": schema.StringAttribute{Optional: true, MarkdownDescription: gseHostIPDesc +
+				" `::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`."},
+			"bk_cloud_id": schema.Int64Attribute{Optional: true, MarkdownDescription: gseHostCloudDesc},
+			"agent_id":    schema.StringAttribute{Optional: true, MarkdownDescription: hostAgentDesc},
 			"bk_supplier_id": schema.Int64Attribute{Optional: true, Computed: true,
 				MarkdownDescription: "Developer (supplier) id of the host, used by the v1 register APIs; 0 or more. Defaults to `0`."},
 		}},
@@ -65,6 +72,43 @@ func hostRefResourceAttributes() map[string]schema.Attribute {
 		"ip":          schema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
 		"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
 	}
+}
+
+// gseHostRefAttributes are the attributes of a host of a GSE process that a
+// data source reads: by ip and bk_cloud_id, or by agent_id.
+func gseHostRefAttributes() map[string]dschema.Attribute {
+	return map[string]dschema.Attribute{
+		"ip":          dschema.StringAttribute{Optional: true, MarkdownDescription: gseHostIPDesc},
+		"bk_cloud_id": dschema.Int64Attribute{Optional: true, MarkdownDescription: gseHostCloudDesc},
+		"agent_id":    dschema.StringAttribute{Optional: true, MarkdownDescription: hostAgentDesc},
+	}
+}
+
+// gseHostRefSetAttribute is hostRefSetAttribute for the hosts of a GSE
+// process (the GSE target of gse_process_operation): agent_id besides ip and bk_cloud_id.
+func gseHostRefSetAttribute(desc string) schema.SetNestedAttribute {
+	return schema.SetNestedAttribute{
+		Required: true, MarkdownDescription: desc + " Each host may appear once, by `agent_id` or by `bk_cloud_id` and IP.",
+		Validators: []validator.Set{setvalidator.SizeAtLeast(1), hostRefsValidator{}},
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"ip":          schema.StringAttribute{Optional: true, MarkdownDescription: gseHostIPDesc},
+			"bk_cloud_id": schema.Int64Attribute{Optional: true, MarkdownDescription: gseHostCloudDesc},
+			"agent_id":    schema.StringAttribute{Optional: true, MarkdownDescription: hostAgentDesc},
+		}},
+	}
+}
+
+// gseHostRefModel is a host of a GSE process without bk_supplier_id: one the
+// status data source reads or an operation targets.
+type gseHostRefModel struct {
+	IP        types.String `tfsdk:"ip"`
+	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
+	AgentID   types.String `tfsdk:"agent_id"`
+}
+
+// api is the host as GSE addresses it (see hostModel.api).
+func (m gseHostRefModel) api() gse.Host {
+	return gse.Host{IP: unmapIP(m.IP.ValueString()), BkCloudID: m.BkCloudID.ValueInt64(), AgentID: agentAddress(m.AgentID.ValueString())}
 }
 
 // hostRefSetAttribute is a set of hosts by ip and bk_cloud_id: the hosts of a
@@ -94,17 +138,29 @@ func (m hostRefModel) api() gse.JobIP {
 // key is the host's identity (gse.JobIP.Key).
 func (m hostRefModel) key() string { return m.api().Key() }
 
-// hostModel is one element of gse_managed_process.hosts.
+// hostModel is one element of gse_managed_process.hosts: by ip and
+// bk_cloud_id, or by agent_id (then ip and bk_cloud_id are null).
 type hostModel struct {
 	IP           types.String `tfsdk:"ip"`
 	BkCloudID    types.Int64  `tfsdk:"bk_cloud_id"`
 	BkSupplierID types.Int64  `tfsdk:"bk_supplier_id"`
+	AgentID      types.String `tfsdk:"agent_id"`
 }
 
 // api converts the host as GSE addresses it: an IPv4-mapped IPv6 address
 // (::ffff:10.0.0.1) is sent as the IPv4 address it stands for.
 func (h hostModel) api() gse.Host {
-	return gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64(), BkSupplierID: h.BkSupplierID.ValueInt64()}
+	return gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64(), BkSupplierID: h.BkSupplierID.ValueInt64(), AgentID: agentAddress(h.AgentID.ValueString())}
+}
+
+// agentAddress is an agent id as sent to GSE: a {bk_cloud_id}:{ip} one with
+// the cloud id in decimal and an IPv4-mapped address unmapped (as unmapIP),
+// any other as written.
+func agentAddress(id string) string {
+	if cloud, ip, ok := cloudIPAgent(id); ok {
+		return fmt.Sprintf("%d:%s", cloud, unmapIP(ip))
+	}
+	return id
 }
 
 func apiHosts(hs []hostModel) []gse.Host {
@@ -185,30 +241,89 @@ func statusName(s int) string {
 	return fmt.Sprintf("unknown (%d)", s)
 }
 
-// hostFields reads the attributes of one known host object; ok is false when
-// the object or its ip or bk_cloud_id is not known yet.
-func hostFields(v attr.Value) (ip string, cloud int64, supplier types.Int64, ok bool) {
+// knownHost is a host object whose form and values are known: by agentID,
+// or by ip and cloud.
+type knownHost struct {
+	ip, agentID string
+	cloud       int64
+	supplier    types.Int64
+}
+
+// identity is the host's identity for duplicates: hostIdentity for a host by
+// ip and for an agent id of the {bk_cloud_id}:{ip} form (the same host), the
+// lower-cased agent id otherwise.
+func (h knownHost) identity() string {
+	if h.agentID == "" {
+		return hostIdentity(h.cloud, h.ip)
+	}
+	if cloud, ip, ok := cloudIPAgent(h.agentID); ok {
+		return hostIdentity(cloud, ip)
+	}
+	return "agent:" + strings.ToLower(h.agentID)
+}
+
+// hostFields reads one known host object; ok is false when the object, or
+// its ip, bk_cloud_id or agent_id, is not known yet, or neither form is complete.
+func hostFields(v attr.Value) (h knownHost, ok bool) {
 	obj, isObj := v.(types.Object)
 	if !isObj || obj.IsNull() || obj.IsUnknown() {
-		return "", 0, types.Int64Unknown(), false
+		return h, false
 	}
 	a := obj.Attributes()
 	ipV, _ := a["ip"].(types.String)
 	cloudV, _ := a["bk_cloud_id"].(types.Int64)
-	supplier, _ = a["bk_supplier_id"].(types.Int64)
-	if ipV.IsNull() || ipV.IsUnknown() || cloudV.IsNull() || cloudV.IsUnknown() {
-		return "", 0, supplier, false
+	agentV, _ := a["agent_id"].(types.String)
+	h.supplier, _ = a["bk_supplier_id"].(types.Int64)
+	if ipV.IsUnknown() || cloudV.IsUnknown() || agentV.IsUnknown() {
+		return h, false
 	}
-	return ipV.ValueString(), cloudV.ValueInt64(), supplier, true
+	if !agentV.IsNull() {
+		h.agentID = agentV.ValueString()
+		return h, true
+	}
+	if ipV.IsNull() || cloudV.IsNull() {
+		return h, false
+	}
+	h.ip, h.cloud = ipV.ValueString(), cloudV.ValueInt64()
+	return h, true
 }
 
-// hostsValidator checks every host in one pass over the list: at least one,
-// each ip an IPv4 or IPv6 address without a zone, ids not negative, and no host
-// twice (cloud id and IP in any spelling: GSE addresses a process by those two).
+// maxAgentID is the longest agent id GSE takes.
+const maxAgentID = 64
+
+// cloudIPAgent splits an agent id of the {bk_cloud_id}:{ip} form.
+func cloudIPAgent(id string) (int64, string, bool) {
+	c, ip, ok := strings.Cut(id, ":")
+	if !ok {
+		return 0, "", false
+	}
+	cloud, err := strconv.ParseInt(c, 10, 64)
+	if a, ipErr := netip.ParseAddr(ip); err != nil || cloud < 0 || ipErr != nil || a.Zone() != "" {
+		return 0, "", false
+	}
+	return cloud, ip, true
+}
+
+// checkAgentID says what is wrong with an agent id, or "".
+func checkAgentID(id string) string {
+	if len(id) > maxAgentID {
+		return fmt.Sprintf("is %d characters long; GSE takes at most %d", len(id), maxAgentID)
+	}
+	if _, _, ok := cloudIPAgent(id); ok {
+		return ""
+	}
+	if len(id) == 36 && strings.Trim(strings.ToLower(id), "0123456789abcdef") == "" {
+		return ""
+	}
+	return "is neither 36 hex characters (such as 0200000007525400f355781710390005465c) nor {bk_cloud_id}:{ip} (such as 0:10.0.0.1 or 0:2001:db8::1, without a zone)"
+}
+
+// hostsValidator checks every host in one pass over the list (checkHosts):
+// at least one, each by agent_id or by ip and bk_cloud_id, no host twice.
 type hostsValidator struct{}
 
 func (hostsValidator) Description(context.Context) string {
-	return "at least one host; each ip an IPv4 or IPv6 address without a zone; ids not negative; no bk_cloud_id and ip pair twice"
+	return "at least one host; each given by agent_id (36 hex characters or {bk_cloud_id}:{ip}, at most 64) or by ip (IPv4 or IPv6, without a zone) and bk_cloud_id (0 or more); no host twice"
 }
 func (v hostsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
@@ -225,9 +340,11 @@ func (hostsValidator) ValidateList(_ context.Context, req validator.ListRequest,
 }
 
 // checkHosts is the one check of host objects (ip, bk_cloud_id and, where the
-// schema has it, bk_supplier_id), shared by every list or set of hosts: each
-// ip an IPv4 or IPv6 address without a zone (GSE and JOB address hosts without
-// one), ids 0 or more, and no host twice in any spelling (hostIdentity). at is
+// schema has them, bk_supplier_id and agent_id), shared by every list or set
+// of hosts: a host by agent_id (36 hex characters or {bk_cloud_id}:{ip}, at
+// most 64) or by ip and bk_cloud_id, never both; each ip an IPv4 or IPv6
+// address without a zone (GSE and JOB address hosts without one), ids 0 or
+// more, and no host twice in any spelling or form (knownHost.identity). at is
 // the path of an element's attribute; in a set it is the set's own path (an
 // element's path there is its whole value), and messages name the attribute.
 func checkHosts(list path.Path, els []attr.Value, at func(i int, name string) path.Path, diags *diag.Diagnostics) {
@@ -243,35 +360,83 @@ func checkHosts(list path.Path, els []attr.Value, at func(i int, name string) pa
 		if obj.IsUnknown() || obj.IsNull() {
 			continue
 		}
+		a := obj.Attributes()
 		for _, id := range []struct{ name, hint string }{{"bk_cloud_id", " (0 is the default cloud area)"}, {"bk_supplier_id", ""}} {
-			if v, _ := obj.Attributes()[id.name].(types.Int64); !v.IsUnknown() && !v.IsNull() && v.ValueInt64() < 0 {
+			if v, _ := a[id.name].(types.Int64); !v.IsUnknown() && !v.IsNull() && v.ValueInt64() < 0 {
 				diags.AddAttributeError(at(i, id.name), "Invalid "+id.name,
 					fmt.Sprintf("%s must be 0 or more%s, got %d.", subject(i, id.name), id.hint, v.ValueInt64()))
 			}
 		}
-		ip, cloud, _, ok := hostFields(el)
+		if _, byAgent := a["agent_id"]; byAgent && !checkHostForm(a, i, at, subject, diags) {
+			continue
+		}
+		h, ok := hostFields(el)
 		if !ok {
 			continue
 		}
-		addr, err := netip.ParseAddr(ip)
-		switch {
-		case err != nil:
-			diags.AddAttributeError(at(i, "ip"), "Invalid ip",
-				fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1; %q is not an IPv4 or IPv6 address.", subject(i, "ip"), ip))
-			continue
-		case addr.Zone() != "":
-			diags.AddAttributeError(at(i, "ip"), "Invalid ip",
-				fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone; %q has a zone, write %s.", subject(i, "ip"), ip, addr.WithZone("")))
-			continue
+		if h.agentID == "" {
+			addr, err := netip.ParseAddr(h.ip)
+			switch {
+			case err != nil:
+				diags.AddAttributeError(at(i, "ip"), "Invalid ip",
+					fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1; %q is not an IPv4 or IPv6 address.", subject(i, "ip"), h.ip))
+				continue
+			case addr.Zone() != "":
+				diags.AddAttributeError(at(i, "ip"), "Invalid ip",
+					fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone; %q has a zone, write %s.", subject(i, "ip"), h.ip, addr.WithZone("")))
+				continue
+			}
 		}
-		id := hostIdentity(cloud, ip)
+		id := h.identity()
 		if seen[id] {
-			diags.AddAttributeError(at(i, "ip"), "Duplicate host",
-				fmt.Sprintf("%s lists %s more than once (the same host in any spelling: 10.0.0.1 and ::ffff:10.0.0.1 are one); each bk_cloud_id and ip pair may appear once.",
-					list, gse.Host{IP: ip, BkCloudID: cloud}))
+			name, host := "ip", gse.Host{IP: h.ip, BkCloudID: h.cloud, AgentID: h.agentID}.String()
+			if h.agentID != "" {
+				name = "agent_id"
+			}
+			diags.AddAttributeError(at(i, name), "Duplicate host",
+				fmt.Sprintf("%s lists %s more than once (the same host in any spelling or form: 10.0.0.1, ::ffff:10.0.0.1 and agent_id 0:10.0.0.1 in cloud area 0 are one); "+
+					"each host may appear once.", list, host))
 		}
 		seen[id] = true
 	}
+}
+
+// checkHostForm checks that a host of a schema with agent_id is given by
+// exactly one of agent_id or ip with bk_cloud_id, and its agent id. It
+// reports whether the host is worth checking further.
+func checkHostForm(a map[string]attr.Value, i int, at func(int, string) path.Path, subject func(int, string) string, diags *diag.Diagnostics) bool {
+	ipV, _ := a["ip"].(types.String)
+	cloudV, _ := a["bk_cloud_id"].(types.Int64)
+	agentV, _ := a["agent_id"].(types.String)
+	const forms = "a host is given either by agent_id (36 hex characters, or {bk_cloud_id}:{ip}) or by ip and bk_cloud_id"
+	switch {
+	case agentV.IsUnknown():
+		return false
+	case !agentV.IsNull():
+		if !ipV.IsNull() || !cloudV.IsNull() {
+			diags.AddAttributeError(at(i, "agent_id"), "Host given twice",
+				fmt.Sprintf("%s is set together with ip or bk_cloud_id; %s, not both. Remove ip and bk_cloud_id, or agent_id.", subject(i, "agent_id"), forms))
+			return false
+		}
+		if msg := checkAgentID(agentV.ValueString()); msg != "" {
+			diags.AddAttributeError(at(i, "agent_id"), "Invalid agent_id",
+				fmt.Sprintf("%s %q %s.", subject(i, "agent_id"), agentV.ValueString(), msg))
+			return false
+		}
+	case ipV.IsNull() && cloudV.IsNull():
+		diags.AddAttributeError(at(i, "ip"), "Host without address",
+			fmt.Sprintf("%s is unset and so is %s; %s.", subject(i, "ip"), subject(i, "agent_id"), forms))
+		return false
+	case ipV.IsNull() != cloudV.IsNull():
+		missing := "ip"
+		if cloudV.IsNull() {
+			missing = "bk_cloud_id"
+		}
+		diags.AddAttributeError(at(i, missing), "Incomplete host",
+			fmt.Sprintf("%s is unset; %s (0 is the default cloud area).", subject(i, missing), forms))
+		return false
+	}
+	return true
 }
 
 // hostsPlan makes the order of hosts irrelevant and fills bk_supplier_id. When
@@ -295,25 +460,31 @@ func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest,
 	allKnown := true
 	for i, el := range config {
 		planned[i] = el
-		ip, cloud, supplier, ok := hostFields(el)
+		h, ok := hostFields(el)
 		if !ok {
 			allKnown = false
 			continue
 		}
 		s := int64(0)
-		if !supplier.IsNull() && !supplier.IsUnknown() {
-			s = supplier.ValueInt64()
+		if !h.supplier.IsNull() && !h.supplier.IsUnknown() {
+			s = h.supplier.ValueInt64()
 		}
-		keys[fmt.Sprintf("%s/%d", hostIdentity(cloud, ip), s)] = true
-		planned[i] = types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{
-			"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": types.Int64Value(s),
-		})
+		keys[fmt.Sprintf("%s/%d", h.identity(), s)] = true
+		obj := map[string]attr.Value{
+			"ip": types.StringNull(), "bk_cloud_id": types.Int64Null(), "agent_id": types.StringNull(), "bk_supplier_id": types.Int64Value(s),
+		}
+		if h.agentID != "" {
+			obj["agent_id"] = types.StringValue(h.agentID)
+		} else {
+			obj["ip"], obj["bk_cloud_id"] = types.StringValue(h.ip), types.Int64Value(h.cloud)
+		}
+		planned[i] = types.ObjectValueMust(hostObjectType.AttrTypes, obj)
 	}
 	if allKnown && !req.StateValue.IsNull() && !req.StateValue.IsUnknown() && len(req.StateValue.Elements()) == len(config) {
 		same := true
 		for _, el := range req.StateValue.Elements() {
-			ip, cloud, supplier, ok := hostFields(el)
-			if !ok || !keys[fmt.Sprintf("%s/%d", hostIdentity(cloud, ip), supplier.ValueInt64())] {
+			h, ok := hostFields(el)
+			if !ok || !keys[fmt.Sprintf("%s/%d", h.identity(), h.supplier.ValueInt64())] {
 				same = false
 				break
 			}
@@ -328,7 +499,7 @@ func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest,
 
 // hostObjectType is the element type of gse_managed_process.hosts.
 var hostObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"ip": types.StringType, "bk_cloud_id": types.Int64Type, "bk_supplier_id": types.Int64Type,
+	"ip": types.StringType, "bk_cloud_id": types.Int64Type, "bk_supplier_id": types.Int64Type, "agent_id": types.StringType,
 }}
 
 // importHost is one host of the host list of an import ID.

@@ -107,28 +107,42 @@ func TestHostIdentity(t *testing.T) {
 
 func hostValue(cloud int64, ip string, supplier types.Int64) attr.Value {
 	return types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{
-		"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": supplier,
+		"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": supplier, "agent_id": types.StringNull(),
 	})
 }
+
+func agentHostValue(id string, supplier types.Int64) attr.Value {
+	return types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{
+		"ip": types.StringNull(), "bk_cloud_id": types.Int64Null(), "bk_supplier_id": supplier, "agent_id": types.StringValue(id),
+	})
+}
+
+// Two agent ids of the 36-hex form.
+const (
+	agentA = "0200000007525400f355781710390005465c"
+	agentB = "0200000007525400f355781710390005465d"
+)
 
 // hostsPlan: a reordered or respelled hosts list plans the prior value; any
 // other change plans the configuration with bk_supplier_id defaulted to 0.
 func TestHostsPlan(t *testing.T) {
 	t.Parallel()
 	zero, null := types.Int64Value(0), types.Int64Null()
-	prior := types.ListValueMust(hostObjectType, []attr.Value{hostValue(0, "10.0.0.1", zero), hostValue(0, "2001:db8::1", zero)})
+	prior := types.ListValueMust(hostObjectType, []attr.Value{hostValue(0, "10.0.0.1", zero), hostValue(0, "2001:db8::1", zero), agentHostValue(agentA, zero)})
 	for name, tc := range map[string]struct {
 		config    []attr.Value
 		keepPrior bool
 	}{
-		"same":       {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null)}, true},
-		"reordered":  {[]attr.Value{hostValue(0, "2001:db8::1", null), hostValue(0, "10.0.0.1", null)}, true},
-		"respelled":  {[]attr.Value{hostValue(0, "::ffff:10.0.0.1", null), hostValue(0, "2001:DB8::1", zero)}, true},
-		"supplier":   {[]attr.Value{hostValue(0, "10.0.0.1", types.Int64Value(1)), hostValue(0, "2001:db8::1", null)}, false},
-		"cloud":      {[]attr.Value{hostValue(1, "10.0.0.1", null), hostValue(0, "2001:db8::1", null)}, false},
-		"one more":   {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), hostValue(0, "10.0.0.3", null)}, false},
-		"one less":   {[]attr.Value{hostValue(0, "10.0.0.1", null)}, false},
-		"an unknown": {[]attr.Value{hostValue(0, "10.0.0.1", null), types.ObjectUnknown(hostObjectType.AttrTypes)}, false},
+		"same":          {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), agentHostValue(agentA, null)}, true},
+		"reordered":     {[]attr.Value{agentHostValue(agentA, null), hostValue(0, "2001:db8::1", null), hostValue(0, "10.0.0.1", null)}, true},
+		"respelled":     {[]attr.Value{hostValue(0, "::ffff:10.0.0.1", null), hostValue(0, "2001:DB8::1", zero), agentHostValue(strings.ToUpper(agentA), null)}, true},
+		"as agent id":   {[]attr.Value{agentHostValue("0:10.0.0.1", null), hostValue(0, "2001:db8::1", null), agentHostValue(agentA, null)}, true},
+		"supplier":      {[]attr.Value{hostValue(0, "10.0.0.1", types.Int64Value(1)), hostValue(0, "2001:db8::1", null), agentHostValue(agentA, null)}, false},
+		"cloud":         {[]attr.Value{hostValue(1, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), agentHostValue(agentA, null)}, false},
+		"another agent": {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), agentHostValue(agentB, null)}, false},
+		"one more":      {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), agentHostValue(agentA, null), hostValue(0, "10.0.0.3", null)}, false},
+		"one less":      {[]attr.Value{hostValue(0, "10.0.0.1", null), agentHostValue(agentA, null)}, false},
+		"an unknown":    {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), types.ObjectUnknown(hostObjectType.AttrTypes)}, false},
 	} {
 		config := types.ListValueMust(hostObjectType, tc.config)
 		req := planmodifier.ListRequest{ConfigValue: config, PlanValue: config, StateValue: prior}
@@ -188,6 +202,86 @@ func TestCheckHostsMessages(t *testing.T) {
 			if !strings.Contains(d.Detail(), w) {
 				t.Errorf("%s: diagnostic %d = %q, want %q", name, i, d.Detail(), w)
 			}
+		}
+	}
+}
+
+// A host of a schema with agent_id is given by exactly one form; agent ids
+// are 36 hex characters or {bk_cloud_id}:{ip}, at most 64; the same host in
+// both forms is a duplicate. Each error names the attribute and the forms.
+func TestCheckHostsAgentID(t *testing.T) {
+	t.Parallel()
+	el := func(ip types.String, cloud types.Int64, agent types.String) attr.Value {
+		return types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{"ip": ip, "bk_cloud_id": cloud, "agent_id": agent, "bk_supplier_id": types.Int64Null()})
+	}
+	ip, cloud, agent := types.StringValue, types.Int64Value, types.StringValue
+	noIP, noCloud, noAgent := types.StringNull(), types.Int64Null(), types.StringNull()
+	for name, tc := range map[string]struct {
+		els  []attr.Value
+		want []string // one substring per diagnostic, in order
+	}{
+		"valid forms": {[]attr.Value{el(noIP, noCloud, agent(agentA)), el(noIP, noCloud, agent("1:10.0.0.1")), el(noIP, noCloud, agent("0:2001:db8::1")),
+			el(ip("10.0.0.1"), cloud(0), noAgent), el(noIP, noCloud, agent(strings.ToUpper(agentB)))}, nil},
+		"both forms":    {[]attr.Value{el(ip("10.0.0.1"), cloud(0), agent(agentA))}, []string{"hosts[0].agent_id is set together with ip or bk_cloud_id; a host is given either by agent_id"}},
+		"agent + cloud": {[]attr.Value{el(noIP, cloud(0), agent(agentA))}, []string{"hosts[0].agent_id is set together with ip or bk_cloud_id"}},
+		"neither":       {[]attr.Value{el(noIP, noCloud, noAgent)}, []string{"hosts[0].ip is unset and so is hosts[0].agent_id; a host is given either by agent_id (36 hex characters, or {bk_cloud_id}:{ip}) or by ip and bk_cloud_id"}},
+		"ip alone":      {[]attr.Value{el(ip("10.0.0.1"), noCloud, noAgent)}, []string{"hosts[0].bk_cloud_id is unset; a host is given"}},
+		"cloud alone":   {[]attr.Value{el(noIP, cloud(0), noAgent)}, []string{"hosts[0].ip is unset; a host is given"}},
+		"bad agents": {[]attr.Value{el(noIP, noCloud, agent("0200000007525400f355781710390005465")), el(noIP, noCloud, agent("x:10.0.0.1")),
+			el(noIP, noCloud, agent("0:fe80::1%eth0")), el(noIP, noCloud, agent(strings.Repeat("a", 65)))}, []string{
+			`hosts[0].agent_id "0200000007525400f355781710390005465" is neither 36 hex characters`,
+			`hosts[1].agent_id "x:10.0.0.1" is neither`, `hosts[2].agent_id "0:fe80::1%eth0" is neither`,
+			"is 65 characters long; GSE takes at most 64"}},
+		"duplicate across forms": {[]attr.Value{el(ip("::ffff:10.0.0.1"), cloud(3), noAgent), el(noIP, noCloud, agent("3:10.0.0.1"))}, []string{"lists agent_id 3:10.0.0.1 more than once"}},
+		"duplicate agent ids":    {[]attr.Value{el(noIP, noCloud, agent(agentA)), el(noIP, noCloud, agent(strings.ToUpper(agentA)))}, []string{"more than once"}},
+		"unknown agent":          {[]attr.Value{el(ip("10.0.0.1"), cloud(0), types.StringUnknown())}, nil},
+	} {
+		var diags diag.Diagnostics
+		list := path.Root("hosts")
+		checkHosts(list, tc.els, func(i int, a string) path.Path { return list.AtListIndex(i).AtName(a) }, &diags)
+		if len(diags) != len(tc.want) {
+			t.Errorf("%s: %d diagnostics, want %d: %v", name, len(diags), len(tc.want), diags)
+			continue
+		}
+		for i, d := range diags {
+			if !strings.Contains(d.Detail(), tc.want[i]) {
+				t.Errorf("%s: diagnostic %d = %q, want %q", name, i, d.Detail(), tc.want[i])
+			}
+		}
+	}
+}
+
+// needsGateway names the hosts only GSE 2.0 can address, and only when the
+// client speaks ESB.
+func TestNeedsGateway(t *testing.T) {
+	t.Parallel()
+	esb, err := gse.New(gse.Config{Endpoint: "http://127.0.0.1:1", AppCode: "a", AppSecret: "s", Username: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := gse.New(gse.Config{GatewayURL: "http://127.0.0.1:1/api/bk-gse/prod", AccessToken: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "2001:db8::1", BkCloudID: 2}, {AgentID: agentA}, {IP: unmapIP("::ffff:10.0.0.2")}}
+	err = needsGateway(esb, hosts)
+	if err == nil || !strings.Contains(err.Error(), "2001:db8::1 (bk_cloud_id 2), agent_id "+agentA+". Set gateway_url") || strings.Contains(err.Error(), "10.0.0.") {
+		t.Errorf("ESB: err = %v", err)
+	}
+	if err := needsGateway(gw, hosts); err != nil {
+		t.Errorf("gateway: err = %v", err)
+	}
+	if err := needsGateway(nil, hosts); err != nil {
+		t.Errorf("not configured: err = %v", err)
+	}
+}
+
+// An agent id of the {bk_cloud_id}:{ip} form is sent in canonical form; a hex one as written.
+func TestAgentAddress(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"00:::ffff:10.0.0.1": "0:10.0.0.1", "1:2001:db8::1": "1:2001:db8::1", agentA: agentA, strings.ToUpper(agentA): strings.ToUpper(agentA)} {
+		if got := agentAddress(in); got != want {
+			t.Errorf("agentAddress(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

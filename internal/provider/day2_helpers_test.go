@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -14,13 +13,11 @@ import (
 
 // register puts a process on hosts ("cloud:ip") behind Terraform's back, as
 // an operator did before adopting Terraform, and runs op there (hosting,
-// start) when op is not nil.
+// start) when op is not nil. Through the gateway, which has no register, an
+// operation with the spec creates it: op, or hosting undone at once.
 func (e *testEnv) register(t *testing.T, meta gse.Meta, hosts []string, op *gse.OpType) {
 	t.Helper()
-	c, err := gse.New(gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := e.client(t)
 	spec := &gse.Spec{
 		Identity:      gse.Identity{ProcName: meta.Name, SetupPath: "/opt/" + meta.Name, PidPath: "/opt/" + meta.Name + "/p.pid", User: "root"},
 		Control:       gse.Control{StartCmd: "./start.sh", StopCmd: "./stop.sh", RestartCmd: "./restart.sh"},
@@ -37,11 +34,20 @@ func (e *testEnv) register(t *testing.T, meta gse.Meta, hosts []string, op *gse.
 		hs = append(hs, gse.Host{IP: ip, BkCloudID: cloud})
 	}
 	ctx := context.Background()
-	if _, err := c.Proc.RegisterProcInfo(ctx, meta, hs, spec); err != nil {
-		t.Fatal(err)
+	ops := []gse.OpType{}
+	switch {
+	case !e.gateway:
+		if _, err := c.Proc.RegisterProcInfo(ctx, meta, hs, spec); err != nil {
+			t.Fatal(err)
+		}
+	case op == nil:
+		ops = append(ops, gse.OpHost, gse.OpUnhost)
 	}
 	if op != nil {
-		if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hs, Op: *op, Spec: spec}); err != nil {
+		ops = append(ops, *op)
+	}
+	for _, o := range ops {
+		if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hs, Op: o, Spec: spec}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,7 +60,7 @@ func opPtr(op gse.OpType) *gse.OpType { return &op }
 func (e *testEnv) checkOnlyLeft(names ...string) func(*terraform.State) error {
 	return func(*terraform.State) error {
 		for _, p := range e.sim.Processes() {
-			if n := p.Namespace + "/" + p.Name; !slices.Contains(names, n) {
+			if n := p.Namespace + "/" + p.Name; !slices.Contains(names, n) && !e.gone(p) {
 				return fmt.Errorf("process %s left in GSE after destroy on %s", n, p.IP)
 			}
 		}

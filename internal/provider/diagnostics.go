@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -72,6 +73,20 @@ func callAdvice(err error) string {
 		return "The server's TLS certificate is not trusted: set ca_cert_pem in the provider block to the certificate of its CA " +
 			"(insecure_skip_verify = true only for a test installation)."
 	}
+	var ae *gse.APIError
+	switch {
+	case !errors.As(err, &ae):
+	case ae.GatewayAuth() && ae.Credential == "access_token":
+		return "The gateway did not accept access_token (BK_ACCESS_TOKEN): it may be invalid or expired. Renew it, or set app_code, app_secret and username (or bk_token) instead."
+	case ae.GatewayAuth():
+		return "The gateway did not accept the app or user: check app_code and app_secret (BK_APP_CODE, BK_APP_SECRET), and username or bk_token (BK_USERNAME, BK_TOKEN); or set access_token (BK_ACCESS_TOKEN)."
+	case ae.GatewayPermission():
+		return fmt.Sprintf("The app has no permission for the gateway API %s: in the BlueKing developer center, apply for the bk-gse gateway permission of %s for the app in app_code, then apply again.", ae.API, ae.API)
+	case ae.Code == gse.CodeGatewayParams:
+		return "The gateway refused the request's parameters: fix the values named in the message. If it names X-Bk-Tenant-Id, set tenant_id (BK_TENANT_ID) to the gateway's tenant (`default` on single-tenant installations)."
+	case ae.Code == gse.CodeGatewayBodyTooBig:
+		return "The request was too large for the gateway even when split per process: split the hosts over several resources."
+	}
 	switch gse.KindOf(err) {
 	case gse.KindAuth:
 		return "Check app_code and app_secret (BK_APP_CODE, BK_APP_SECRET), and that the user (username or bk_token) has permission for this API."
@@ -112,7 +127,7 @@ func hostsWith(he *gse.HostsError, code int) string {
 	var ips []string
 	for _, f := range he.Failures {
 		if f.Code == code {
-			ips = append(ips, f.Host.IP)
+			ips = append(ips, cmp.Or(f.Host.IP, "agent_id "+f.Host.AgentID))
 		}
 	}
 	return strings.Join(ips, ", ")

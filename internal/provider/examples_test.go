@@ -48,3 +48,23 @@ func TestAccExamplesPlan(t *testing.T) {
 		}},
 	})
 }
+
+// The gateway example of the provider page plans against the gateway simulator.
+func TestAccExamplesGatewayPlan(t *testing.T) {
+	e := newGatewayEnv(t, nil)
+	b, err := os.ReadFile("../../examples/provider/gateway.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.NewReplacer("https://bkapi.example.com/api/bk-gse/prod", e.url, "https://paas.example.com", e.url).Replace(string(b))
+	t.Setenv("BK_ACCESS_TOKEN", testToken) // as the example says
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config: cfg, PlanOnly: true, ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("gse_managed_process.agent", plancheck.ResourceActionCreate),
+			}},
+		}},
+	})
+}

@@ -42,6 +42,7 @@ func (r *jobManagedProcessResource) Metadata(_ context.Context, req resource.Met
 
 func (r *jobManagedProcessResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	needsESB(r.client, "gse_job_managed_process", &resp.Diagnostics)
 }
 
 var scopeTypes = []string{"biz", "biz_set"}

@@ -54,6 +54,7 @@ func (d *jobProcessStatusDataSource) Metadata(_ context.Context, req datasource.
 
 func (d *jobProcessStatusDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	needsESB(d.client, "gse_job_process_status", &resp.Diagnostics)
 }
 
 func (d *jobProcessStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {

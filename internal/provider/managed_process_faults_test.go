@@ -35,6 +35,11 @@ func newFaultEnv(t *testing.T, extra string, tune func(*gse.Config)) *faultEnv {
 	return &faultEnv{testEnv: newTestEnv(t), tune: tune, extra: extra}
 }
 
+// faultEnvOf is a faultEnv around e (of any mode).
+func faultEnvOf(e *testEnv, extra string, tune func(*gse.Config)) *faultEnv {
+	return &faultEnv{testEnv: e, tune: tune, extra: extra}
+}
+
 func (e *faultEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"gse": providerserver.NewProtocol6WithError(&gseProvider{version: "test", tune: func(c *gse.Config) {
@@ -61,10 +66,11 @@ func (e *faultEnv) apply(t *testing.T, steps ...resource.TestStep) {
 // wrapped matches parts in order, across the line breaks Terraform puts into
 // long error messages.
 func wrapped(parts ...string) *regexp.Regexp {
+	quoted := make([]string, len(parts)) // parts may be shared by parallel subtests
 	for i, p := range parts {
-		parts[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
+		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
 	}
-	return regexp.MustCompile(`(?s)` + strings.Join(parts, ".*"))
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
 }
 
 func calledAtLeast(sim *simulator.Server, api string, n int) resource.TestCheckFunc {
@@ -105,29 +111,31 @@ func TestAccManagedProcessFaults_registerRetried(t *testing.T) {
 // when it keeps being cut the error is the read error, not "GSE code 0".
 func TestAccManagedProcessFaults_truncatedReply(t *testing.T) {
 	t.Parallel()
-	e := newFaultEnv(t, "", nil)
-	cfg := e.procConfig("")
-	e.apply(t,
-		resource.TestStep{
-			PreConfig: func() {
-				e.sim.AddFault(simulator.Fault{API: "get_proc_operate_result_v2", Cut: true, Times: 2})
+	inModes(t, func(t *testing.T, env *testEnv) {
+		e := faultEnvOf(env, "", nil)
+		cfg := e.procConfig("")
+		e.apply(t,
+			resource.TestStep{
+				PreConfig: func() {
+					e.sim.AddFault(simulator.Fault{API: "get_proc_operate_result_v2", Cut: true, Times: 2})
+				},
+				Config: cfg,
+				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning)),
 			},
-			Config: cfg,
-			Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning)),
-		},
-		resource.TestStep{
-			PreConfig: func() {
-				e.sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Cut: true, Times: simulator.Forever})
+			resource.TestStep{
+				PreConfig: func() {
+					e.sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Cut: true, Times: simulator.Forever})
+				},
+				Config:      cfg,
+				ExpectError: wrapped("get_proc_status_v2: HTTP 200 reply unreadable: unexpected EOF", "after 6 attempts", "The endpoint kept failing"),
 			},
-			Config:      cfg,
-			ExpectError: wrapped("get_proc_status_v2: HTTP 200 reply unreadable: unexpected EOF", "after 6 attempts", "The endpoint kept failing"),
-		},
-		resource.TestStep{
-			PreConfig: e.sim.ClearFaults,
-			Config:    cfg,
-			PlanOnly:  true,
-		},
-	)
+			resource.TestStep{
+				PreConfig: e.sim.ClearFaults,
+				Config:    cfg,
+				PlanOnly:  true,
+			},
+		)
+	})
 }
 
 // Item 4 and the deadline: a fault that lasts past the create timeout fails
@@ -158,26 +166,28 @@ func TestAccManagedProcessFaults_untilDeadline(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e := newFaultEnv(t, "max_retries = 20", slowRetries)
-			e.apply(t,
-				resource.TestStep{
-					PreConfig: func() {
-						if tc.fault.API != "" {
-							e.sim.AddFault(tc.fault)
-						}
-						if tc.hostFault.API != "" {
-							e.sim.AddHostFault(tc.hostFault)
-						}
+			inModes(t, func(t *testing.T, env *testEnv) {
+				e := faultEnvOf(env, "max_retries = 20", slowRetries)
+				e.apply(t,
+					resource.TestStep{
+						PreConfig: func() {
+							if tc.fault.API != "" {
+								e.sim.AddFault(tc.fault)
+							}
+							if tc.hostFault.API != "" {
+								e.sim.AddHostFault(tc.hostFault)
+							}
+						},
+						Config:      e.procConfig(`timeouts = { create = "2s", delete = "20s" }`),
+						ExpectError: wrapped(tc.want...),
 					},
-					Config:      e.procConfig(`timeouts = { create = "2s", delete = "20s" }`),
-					ExpectError: wrapped(tc.want...),
-				},
-				resource.TestStep{
-					PreConfig: e.sim.ClearFaults,
-					Config:    e.procConfig(`timeouts = { create = "2s", delete = "20s" }`),
-					Check:     e.simCheck(0, "10.0.0.1", hostedAndRunning),
-				},
-			)
+					resource.TestStep{
+						PreConfig: e.sim.ClearFaults,
+						Config:    e.procConfig(`timeouts = { create = "2s", delete = "20s" }`),
+						Check:     e.simCheck(0, "10.0.0.1", hostedAndRunning),
+					},
+				)
+			})
 		})
 	}
 }

@@ -37,14 +37,23 @@ func TestParseImportID(t *testing.T) {
 	if len(hosts) != 2 || hosts[1].IP.ValueString() != "2001:db8::1" || hosts[1].BkCloudID.ValueInt64() != 2 || hosts[1].BkSupplierID.ValueInt64() != 1 {
 		t.Fatalf("hosts = %+v", hosts)
 	}
+	_, hosts, err = parseImportID("gse/proc-test@agent_id=" + agentA + ",1:0:10.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) != 2 || hosts[0].AgentID.ValueString() != agentA || !hosts[0].IP.IsNull() || !hosts[0].BkCloudID.IsNull() || hosts[1].IP.ValueString() != "10.0.0.1" {
+		t.Fatalf("hosts = %+v", hosts)
+	}
 	for id, want := range map[string]string{
-		"gse/proc-test":              "missing '@'",
-		"gse@0:0:10.0.0.1":           "is not namespace/name",
-		"gse/a:b@0:0:10.0.0.1":       "is not namespace/name",
-		"/p@0:0:10.0.0.1":            "is not namespace/name",
-		"gse/p@0:10.0.0.1":           "is not bk_cloud_id:bk_supplier_id:ip",
-		"gse/p@0:0:10.0.0.1%eth0":    "without zone",
-		"gse/p@0:0:::1,0:0:0:0:0::1": "listed twice",
+		"gse/proc-test":                          "missing '@'",
+		"gse@0:0:10.0.0.1":                       "is not namespace/name",
+		"gse/a:b@0:0:10.0.0.1":                   "is not namespace/name",
+		"/p@0:0:10.0.0.1":                        "is not namespace/name",
+		"gse/p@0:10.0.0.1":                       "is not bk_cloud_id:bk_supplier_id:ip",
+		"gse/p@0:0:10.0.0.1%eth0":                "without zone",
+		"gse/p@0:0:::1,0:0:0:0:0::1":             "listed twice",
+		"gse/p@0:0:10.0.0.1,agent_id=0:10.0.0.1": "listed twice",
+		"gse/p@agent_id=0:10.0.0":                "the agent id is neither 36 hex characters",
 	} {
 		if _, _, err := parseImportID(id); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err = %v, want %q", id, err, want)

@@ -71,52 +71,53 @@ func (c expectImported) CheckPlan(_ context.Context, req plancheck.CheckPlanRequ
 // nothing of the processes around it.
 func TestAccManagedProcess_identityImport(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, labels: `{ team = "ops" }`, extra: "running = true"})
-	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   day2Versions,
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkOnlyLeft("gse/proc-other", "other/proc-test"),
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					e.register(t, gse.Meta{Namespace: "gse", Name: "proc-other"}, []string{"0:10.0.0.1", "0:10.0.0.3"}, nil)
-					e.register(t, gse.Meta{Namespace: "other", Name: "proc-test"}, []string{"0:10.0.0.4"}, nil)
+	inModes(t, func(t *testing.T, e *testEnv) {
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, labels: `{ team = "ops" }`, extra: "running = true"})
+		resource.Test(t, resource.TestCase{
+			TerraformVersionChecks:   day2Versions,
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkOnlyLeft("gse/proc-other", "other/proc-test"),
+			Steps: []resource.TestStep{
+				{
+					PreConfig: func() {
+						e.register(t, gse.Meta{Namespace: "gse", Name: "proc-other"}, []string{"0:10.0.0.1", "0:10.0.0.3"}, nil)
+						e.register(t, gse.Meta{Namespace: "other", Name: "proc-test"}, []string{"0:10.0.0.4"}, nil)
+					},
+					Config: cfg,
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectIdentity(addr, map[string]knownvalue.Check{
+							"namespace": knownvalue.StringExact("gse"), "name": knownvalue.StringExact("proc-test"),
+						}),
+					},
 				},
-				Config: cfg,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectIdentity(addr, map[string]knownvalue.Check{
-						"namespace": knownvalue.StringExact("gse"), "name": knownvalue.StringExact("proc-test"),
-					}),
+				{
+					ResourceName:       addr,
+					ImportState:        true,
+					ImportStateKind:    resource.ImportBlockWithResourceIdentity,
+					ExpectNonEmptyPlan: true, // the spec, which GSE cannot return, is sent again
+					ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
+							hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, labels: map[string]any{"team": "ops"}},
+					}},
+				},
+				// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
+				{RefreshState: true},
+				{
+					// The string import ID still works, and sets the identity.
+					ResourceName:            addr,
+					ImportState:             true,
+					ImportStateKind:         resource.ImportCommandWithID,
+					ImportStateId:           "gse/proc-test@0:0:10.0.0.1,1:0:10.0.0.2",
+					ImportStateVerify:       true,
+					ImportStateVerifyIgnore: []string{"spec", "running", "restart_triggers", "reload_triggers", "timeouts"},
 				},
 			},
-			{
-				ResourceName:       addr,
-				ImportState:        true,
-				ImportStateKind:    resource.ImportBlockWithResourceIdentity,
-				ExpectNonEmptyPlan: true, // the spec, which GSE cannot return, is sent again
-				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
-						hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, labels: map[string]any{"team": "ops"}},
-				}},
-			},
-			// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
-			{RefreshState: true},
-			{
-				// The string import ID still works, and sets the identity.
-				ResourceName:            addr,
-				ImportState:             true,
-				ImportStateKind:         resource.ImportCommandWithID,
-				ImportStateId:           "gse/proc-test@0:0:10.0.0.1,1:0:10.0.0.2",
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"spec", "running", "restart_triggers", "reload_triggers", "timeouts"},
-			},
-		},
+		})
+		if e.sim.Calls("sync_proc_status") == 0 {
+			t.Fatal("the identity import never listed the namespace with sync_proc_status")
+		}
 	})
-	if e.sim.Calls("sync_proc_status") == 0 {
-		t.Fatal("the identity import never listed the namespace with sync_proc_status")
-	}
 }
 
 // An import block with an identity adopts a process registered outside
@@ -124,52 +125,53 @@ func TestAccManagedProcess_identityImport(t *testing.T) {
 // next plan is empty. A process GSE does not have fails the plan.
 func TestAccManagedProcess_identityImportBlock(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	importBlock := func(name string) string {
-		return fmt.Sprintf(`
+	inModes(t, func(t *testing.T, e *testEnv) {
+		importBlock := func(name string) string {
+			return fmt.Sprintf(`
 import {
   to       = gse_managed_process.test
   identity = { namespace = "gse", name = %q }
 }
 `, name)
-	}
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, extra: "running = true"})
-	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   day2Versions,
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				Config:      cfg + importBlock("absent"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Process gse/absent not found`),
-			},
-			{
-				Config:      cfg + importBlock("bad/name"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`identity\.name must be non-empty and hold none of ':', '/'`),
-			},
-			{
-				PreConfig: func() {
-					e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, opPtr(gse.OpHost))
+		}
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, extra: "running = true"})
+		resource.Test(t, resource.TestCase{
+			TerraformVersionChecks:   day2Versions,
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					Config:      cfg + importBlock("absent"),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(`Process gse/absent not found`),
 				},
-				Config: cfg + importBlock("proc-test"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
-						hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, labels: nil},
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
-						if specField(p, "setup_path") != "/data/gsetest" {
-							return fmt.Errorf("the spec was not sent after import: %s", p.Spec)
-						}
-						return hostedAndRunning(p)
-					}),
-					e.simCheck(2, "10.0.0.1", hostedAndRunning),
-				),
+				{
+					Config:      cfg + importBlock("bad/name"),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(`identity\.name must be non-empty and hold none of ':', '/'`),
+				},
+				{
+					PreConfig: func() {
+						e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, opPtr(gse.OpHost))
+					},
+					Config: cfg + importBlock("proc-test"),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
+							hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, labels: nil},
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+							if specField(p, "setup_path") != "/data/gsetest" {
+								return fmt.Errorf("the spec was not sent after import: %s", p.Spec)
+							}
+							return hostedAndRunning(p)
+						}),
+						e.simCheck(2, "10.0.0.1", hostedAndRunning),
+					),
+				},
+				{Config: cfg + importBlock("proc-test"), PlanOnly: true},
 			},
-			{Config: cfg + importBlock("proc-test"), PlanOnly: true},
-		},
+		})
 	})
 }

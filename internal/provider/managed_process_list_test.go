@@ -22,7 +22,7 @@ func identityOf(name string) map[string]knownvalue.Check {
 
 func host(cloud int64, ip string) knownvalue.Check {
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"ip": knownvalue.StringExact(ip), "bk_cloud_id": knownvalue.Int64Exact(cloud), "bk_supplier_id": knownvalue.Int64Exact(0),
+		"ip": knownvalue.StringExact(ip), "bk_cloud_id": knownvalue.Int64Exact(cloud), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null(),
 	})
 }
 
@@ -31,24 +31,24 @@ func host(cloud int64, ip string) knownvalue.Check {
 // and (include_resource) the resource as import would read it.
 func TestAccManagedProcessList_query(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   day2Versions,
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkOnlyLeft("gse/web-a", "gse/web-b", "gse/db", "other/web-c"),
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					e.register(t, gse.Meta{Namespace: "gse", Name: "web-a", Labels: map[string]string{"team": "web", "tier": "front"}}, []string{"0:10.0.0.2", "0:10.0.0.1"}, opPtr(gse.OpStart))
-					e.register(t, gse.Meta{Namespace: "gse", Name: "web-b", Labels: map[string]string{"team": "web"}}, []string{"0:10.0.0.3"}, nil)
-					e.register(t, gse.Meta{Namespace: "gse", Name: "db", Labels: map[string]string{"team": "db"}}, []string{"1:10.0.0.4"}, opPtr(gse.OpHost))
-					e.register(t, gse.Meta{Namespace: "other", Name: "web-c"}, []string{"0:10.0.0.5"}, nil)
+	inModes(t, func(t *testing.T, e *testEnv) {
+		resource.Test(t, resource.TestCase{
+			TerraformVersionChecks:   day2Versions,
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkOnlyLeft("gse/web-a", "gse/web-b", "gse/db", "other/web-c"),
+			Steps: []resource.TestStep{
+				{
+					PreConfig: func() {
+						e.register(t, gse.Meta{Namespace: "gse", Name: "web-a", Labels: map[string]string{"team": "web", "tier": "front"}}, []string{"0:10.0.0.2", "0:10.0.0.1"}, opPtr(gse.OpStart))
+						e.register(t, gse.Meta{Namespace: "gse", Name: "web-b", Labels: map[string]string{"team": "web"}}, []string{"0:10.0.0.3"}, nil)
+						e.register(t, gse.Meta{Namespace: "gse", Name: "db", Labels: map[string]string{"team": "db"}}, []string{"1:10.0.0.4"}, opPtr(gse.OpHost))
+						e.register(t, gse.Meta{Namespace: "other", Name: "web-c"}, []string{"0:10.0.0.5"}, nil)
+					},
+					Config: e.providerBlock(),
 				},
-				Config: e.providerBlock(),
-			},
-			{
-				Query: true,
-				Config: `
+				{
+					Query: true,
+					Config: `
 list "gse_managed_process" "all" {
   provider = gse
   config {
@@ -89,43 +89,44 @@ list "gse_managed_process" "none" {
   }
 }
 `,
-				QueryResultChecks: []querycheck.QueryResultCheck{
-					querycheck.ExpectLength("gse_managed_process.all", 3),
-					querycheck.ExpectIdentity("gse_managed_process.all", identityOf("web-a")),
-					querycheck.ExpectIdentity("gse_managed_process.all", identityOf("web-b")),
-					querycheck.ExpectIdentity("gse_managed_process.all", identityOf("db")),
-					querycheck.ExpectResourceDisplayName("gse_managed_process.all", named("web-a"), knownvalue.StringExact("gse/web-a on 2 hosts")),
-					querycheck.ExpectResourceDisplayName("gse_managed_process.all", named("db"), knownvalue.StringExact("gse/db on 1 host")),
+					QueryResultChecks: []querycheck.QueryResultCheck{
+						querycheck.ExpectLength("gse_managed_process.all", 3),
+						querycheck.ExpectIdentity("gse_managed_process.all", identityOf("web-a")),
+						querycheck.ExpectIdentity("gse_managed_process.all", identityOf("web-b")),
+						querycheck.ExpectIdentity("gse_managed_process.all", identityOf("db")),
+						querycheck.ExpectResourceDisplayName("gse_managed_process.all", named("web-a"), knownvalue.StringExact("gse/web-a on 2 hosts")),
+						querycheck.ExpectResourceDisplayName("gse_managed_process.all", named("db"), knownvalue.StringExact("gse/db on 1 host")),
 
-					querycheck.ExpectLength("gse_managed_process.web", 2),
-					querycheck.ExpectResourceKnownValues("gse_managed_process.web", named("web-a"), []querycheck.KnownValueCheck{
-						{Path: tfjsonpath.New("id"), KnownValue: knownvalue.StringExact("gse/web-a")},
-						{Path: tfjsonpath.New("meta"), KnownValue: knownvalue.ObjectExact(map[string]knownvalue.Check{
-							"namespace": knownvalue.StringExact("gse"), "name": knownvalue.StringExact("web-a"),
-							"labels": knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("web"), "tier": knownvalue.StringExact("front")}),
-						})},
-						{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{host(0, "10.0.0.1"), host(0, "10.0.0.2")})},
-						{Path: tfjsonpath.New("managed"), KnownValue: knownvalue.Bool(true)},
-						{Path: tfjsonpath.New("running"), KnownValue: knownvalue.Bool(true)},
-						{Path: tfjsonpath.New("spec"), KnownValue: knownvalue.Null()},
-						{Path: tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), KnownValue: knownvalue.StringExact("running")},
-					}),
-					querycheck.ExpectResourceKnownValues("gse_managed_process.web", named("web-b"), []querycheck.KnownValueCheck{
-						{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{host(0, "10.0.0.3")})},
-						{Path: tfjsonpath.New("managed"), KnownValue: knownvalue.Bool(false)},
-						{Path: tfjsonpath.New("running"), KnownValue: knownvalue.Null()},
-						{Path: tfjsonpath.New("spec"), KnownValue: knownvalue.Null()},
-					}),
+						querycheck.ExpectLength("gse_managed_process.web", 2),
+						querycheck.ExpectResourceKnownValues("gse_managed_process.web", named("web-a"), []querycheck.KnownValueCheck{
+							{Path: tfjsonpath.New("id"), KnownValue: knownvalue.StringExact("gse/web-a")},
+							{Path: tfjsonpath.New("meta"), KnownValue: knownvalue.ObjectExact(map[string]knownvalue.Check{
+								"namespace": knownvalue.StringExact("gse"), "name": knownvalue.StringExact("web-a"),
+								"labels": knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("web"), "tier": knownvalue.StringExact("front")}),
+							})},
+							{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{host(0, "10.0.0.1"), host(0, "10.0.0.2")})},
+							{Path: tfjsonpath.New("managed"), KnownValue: knownvalue.Bool(true)},
+							{Path: tfjsonpath.New("running"), KnownValue: knownvalue.Bool(true)},
+							{Path: tfjsonpath.New("spec"), KnownValue: knownvalue.Null()},
+							{Path: tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), KnownValue: knownvalue.StringExact("running")},
+						}),
+						querycheck.ExpectResourceKnownValues("gse_managed_process.web", named("web-b"), []querycheck.KnownValueCheck{
+							{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{host(0, "10.0.0.3")})},
+							{Path: tfjsonpath.New("managed"), KnownValue: knownvalue.Bool(false)},
+							{Path: tfjsonpath.New("running"), KnownValue: knownvalue.Null()},
+							{Path: tfjsonpath.New("spec"), KnownValue: knownvalue.Null()},
+						}),
 
-					querycheck.ExpectLength("gse_managed_process.front", 1),
-					querycheck.ExpectIdentity("gse_managed_process.front", identityOf("web-a")),
-					querycheck.ExpectLength("gse_managed_process.first", 1),
-					querycheck.ExpectLength("gse_managed_process.none", 0),
+						querycheck.ExpectLength("gse_managed_process.front", 1),
+						querycheck.ExpectIdentity("gse_managed_process.front", identityOf("web-a")),
+						querycheck.ExpectLength("gse_managed_process.first", 1),
+						querycheck.ExpectLength("gse_managed_process.none", 0),
+					},
 				},
 			},
-		},
+		})
+		if e.sim.Calls("sync_proc_status") == 0 || e.sim.Calls("get_proc_status_v2") == 0 {
+			t.Fatalf("the query did not list and confirm: %v", e.sim.AllCalls())
+		}
 	})
-	if e.sim.Calls("sync_proc_status") == 0 || e.sim.Calls("get_proc_status_v2") == 0 {
-		t.Fatalf("the query did not list and confirm: %v", e.sim.AllCalls())
-	}
 }

@@ -227,7 +227,11 @@ func (p *proven) value(hosts []hostModel) types.Map {
 	return types.MapValueMust(hostStatusType, elems)
 }
 
-// statusKey is the key of a host in host_status: bk_cloud_id:ip, as written in the configuration.
+// statusKey is the key of a host in host_status: bk_cloud_id:ip, as written
+// in the configuration, or the agent id of a host given by one.
 func statusKey(h hostModel) string {
+	if !h.AgentID.IsNull() {
+		return h.AgentID.ValueString()
+	}
 	return fmt.Sprintf("%d:%s", h.BkCloudID.ValueInt64(), h.IP.ValueString())
 }

@@ -11,12 +11,13 @@ import (
 
 var _ resource.ResourceWithModifyPlan = (*managedProcessResource)(nil)
 
-// ModifyPlan keeps host_status when nothing else changes. The framework marks
+// ModifyPlan refuses hosts that need gateway_url when it is not set, and keeps host_status when nothing else changes. The framework marks
 // computed attributes unknown whenever Terraform's proposed state differs from
 // the prior state, and a reordered or respelled hosts list does, even though
 // hostsPlan then plans the prior hosts: without this, such a plan would show an
 // update of host_status alone.
 func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	planNeedsGateway(ctx, r.client, req.Plan, path.Root("hosts"), &resp.Diagnostics) // common_gateway.go
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !sameExcept(req.Plan.Raw, req.State.Raw, "host_status") {
 		return
 	}

@@ -176,8 +176,8 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 			return gone, err
 		}
 	}
-	if len(present) == 0 {
-		return gone, nil
+	if len(present) == 0 || r.client.Gateway() { // GSE 2.0 has no unregister: a stop or unhost ends the process
+		return append(gone, present...), nil
 	}
 	done, err := r.client.Proc.UnregisterProcInfo(ctx, meta, present)
 	return append(gone, done...), err
@@ -226,11 +226,15 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	hosts := apiHosts(plan.Hosts)
 	pr := proven{prior: types.MapNull(hostStatusType)}
 
-	registered, err := r.createInBatches(ctx, meta, spec, &plan, hosts, &pr)
+	err := reachable(ctx, r.client, hosts) // common_gateway.go
+	var registered []gse.Host
+	if err == nil {
+		registered, err = r.createInBatches(ctx, meta, spec, &plan, hosts, &pr) // rollout_managed.go
+	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", meta, err,
 			"The hosts where the process may be registered are kept in the state, and the resource is tainted: "+
-				"the next apply unregisters and creates it again. Fix the cause above first.")
+				"the next apply removes it there and creates it again. Fix the cause above first.")
 		if len(registered) == 0 {
 			return // nothing exists remotely: no state
 		}
@@ -271,9 +275,14 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	byKey, err := findProcessHosts(ctx, r.client, meta, apiHosts(state.Hosts))
+	hosts := apiHosts(state.Hosts)
+	var byKey map[string]gse.ProcStatus
+	down, err := downAgents(ctx, r.client, hosts) // gateway: hosts whose status is unknown
+	if err == nil {
+		byKey, err = findProcessHosts(ctx, r.client, meta, upHosts(hosts, down))
+	}
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint, then refresh again.")
+		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint or gateway, then refresh again.")
 		return
 	}
 	want := loadDesired(ctx, req.Private, &state, &resp.Diagnostics)
@@ -281,7 +290,12 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	var hosted, running int
 	var labels map[string]string
 	for _, h := range state.Hosts {
-		e, ok := byKey[h.api().Key()]
+		key := h.api().Key()
+		if _, isDown := down[key]; isDown {
+			kept = append(kept, h) // unknown, not gone: counted in neither flag
+			continue
+		}
+		e, ok := byKey[key]
 		if !ok {
 			continue
 		}
@@ -301,10 +315,13 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	state.Hosts = kept
+	warnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
 	// Judged against what was asked: true holds while every host agrees, false while none disagrees.
-	state.Managed = types.BoolValue(observedFlag(want.Managed, hosted, len(kept)))
-	if want.Running != nil {
-		state.Running = types.BoolValue(observedFlag(*want.Running, running, len(kept)))
+	if seen := len(kept) - len(down); seen > 0 {
+		state.Managed = types.BoolValue(observedFlag(want.Managed, hosted, seen))
+		if want.Running != nil {
+			state.Running = types.BoolValue(observedFlag(*want.Running, running, seen))
+		}
 	}
 	switch {
 	case len(labels) > 0:
@@ -313,7 +330,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	case len(state.Meta.Labels.Elements()) > 0:
 		state.Meta.Labels = types.MapNull(types.StringType)
 	}
-	state.HostStatus = hostStatusValue(kept, byKey)
+	state.HostStatus = keepDownStatus(hostStatusValue(kept, byKey), state.HostStatus, kept, down)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -330,7 +347,12 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	// Stop when the process is, or was asked to be, running: a stop also unhosts.
 	want := loadDesired(ctx, req.Private, &state, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
-	if _, err := r.teardown(ctx, meta, state.Spec.api(), apiHosts(state.Hosts), stop); err != nil {
+	hosts := apiHosts(state.Hosts)
+	err := agentsUp(ctx, r.client, hosts) // gateway: fail at once on a down agent
+	if err == nil {
+		_, err = r.teardown(ctx, meta, state.Spec.api(), hosts, stop)
+	}
+	if err != nil {
 		addAPIError(&resp.Diagnostics, "delete", meta, err,
 			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")
 	}

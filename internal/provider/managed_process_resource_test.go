@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -24,7 +23,7 @@ const addr = "gse_managed_process.test"
 
 // proc describes a test configuration of gse_managed_process.
 type proc struct {
-	hosts     []string // "cloud:ip"
+	hosts     []string // "cloud:ip", or "agent:{agent_id}"
 	setupPath string
 	labels    string // HCL map, or "" for none
 	extra     string // more arguments: running, managed, triggers, timeouts
@@ -33,6 +32,10 @@ type proc struct {
 func (e *testEnv) config(p proc) string {
 	var hosts []string
 	for _, h := range p.hosts {
+		if id, ok := strings.CutPrefix(h, "agent:"); ok {
+			hosts = append(hosts, fmt.Sprintf(`{ agent_id = %q }`, id))
+			continue
+		}
 		cloud, ip, _ := strings.Cut(h, ":")
 		hosts = append(hosts, fmt.Sprintf(`{ ip = %q, bk_cloud_id = %s }`, ip, cloud))
 	}
@@ -83,9 +86,14 @@ func expectProc(where string, get func() (simulator.Process, bool), check func(s
 
 // expectNoProc asserts that get finds no process at where.
 func expectNoProc(where string, get func() (simulator.Process, bool)) resource.TestCheckFunc {
+	return expectGone(where, get, func(simulator.Process) bool { return false })
+}
+
+// expectGone asserts that get finds no process at where, or one that is gone.
+func expectGone(where string, get func() (simulator.Process, bool), gone func(simulator.Process) bool) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if _, ok := get(); ok {
-			return fmt.Errorf("the process is still registered on %s", where)
+		if p, ok := get(); ok && !gone(p) {
+			return fmt.Errorf("the process is still registered on %s: %+v", where, p)
 		}
 		return nil
 	}
@@ -100,7 +108,7 @@ func (e *testEnv) simCheck(cloud int64, ip string, check func(simulator.Process)
 }
 
 func (e *testEnv) simAbsent(cloud int64, ip string) resource.TestCheckFunc {
-	return expectNoProc(fmt.Sprintf("GSE %d:%s", cloud, ip), e.gseProc(cloud, ip))
+	return expectGone(fmt.Sprintf("GSE %d:%s", cloud, ip), e.gseProc(cloud, ip), e.gone)
 }
 
 func hostedAndRunning(p simulator.Process) error {
@@ -121,87 +129,88 @@ func specField(p simulator.Process, field string) string {
 // Create with the full spec; update spec, labels, hosts and triggers; import.
 func TestAccManagedProcess_lifecycle(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	running := "running = true"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, labels: `{ team = "ops" }`, extra: running}),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("gse/proc-test")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.SetExact([]knownvalue.Check{
-						knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.1"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0)}),
-						knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0)}),
-					})),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.2").AtMapKey("managed"), knownvalue.Bool(true)),
+	inModes(t, func(t *testing.T, e *testEnv) {
+		running := "running = true"
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, labels: `{ team = "ops" }`, extra: running}),
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("gse/proc-test")),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.SetExact([]knownvalue.Check{
+							knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.1"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null()}),
+							knownvalue.ObjectExact(map[string]knownvalue.Check{"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null()}),
+						})),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.StringExact("running")),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.2").AtMapKey("managed"), knownvalue.Bool(true)),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simCheck(0, "10.0.0.1", hostedAndRunning),
+						e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
+							if p.Labels["team"] != "ops" || specField(p, "setup_path") != "/data/gsetest" || specField(p, "config_path") != "/data/gsetest/proc-test.conf" {
+								return fmt.Errorf("registered spec or labels wrong: %+v %s", p.Labels, p.Spec)
+							}
+							return hostedAndRunning(p)
+						}),
+					),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.1", hostedAndRunning),
-					e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
-						if p.Labels["team"] != "ops" || specField(p, "setup_path") != "/data/gsetest" || specField(p, "config_path") != "/data/gsetest/proc-test.conf" {
-							return fmt.Errorf("registered spec or labels wrong: %+v %s", p.Labels, p.Spec)
-						}
-						return hostedAndRunning(p)
-					}),
-				),
-			},
-			{
-				// Spec and labels change, 10.0.0.1 leaves, 10.0.0.3 in cloud 1 joins.
-				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`, extra: running}),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("host_status")),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simAbsent(0, "10.0.0.1"),
-					e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
-						if specField(p, "setup_path") != "/data/gsetest2" || p.Labels["team"] != "sre" {
-							return fmt.Errorf("spec not updated: %s %v", p.Spec, p.Labels)
-						}
-						return hostedAndRunning(p)
-					}),
-					e.simCheck(1, "10.0.0.3", hostedAndRunning),
-					resource.TestCheckResourceAttr(addr, "host_status.%", "2"),
-					resource.TestCheckResourceAttr(addr, "host_status.1:10.0.0.3.status", "running"),
-				),
-			},
-			{
-				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
-					extra: running + "\n restart_triggers = { conf = \"v1\" }\n reload_triggers = { conf = \"v1\" }"}),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.2", restartsAndOneReload(1)),
-					e.simCheck(1, "10.0.0.3", restartsAndOneReload(1)),
-				),
-			},
-			{
-				// Only the restart trigger changes: one more restart, no reload.
-				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
-					extra: running + "\n restart_triggers = { conf = \"v2\" }\n reload_triggers = { conf = \"v1\" }"}),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.2", restartsAndOneReload(2)),
-					e.simCheck(1, "10.0.0.3", restartsAndOneReload(2)),
-				),
-			},
-			// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
-			{RefreshState: true},
-			{
-				ResourceName:      addr,
-				ImportState:       true,
-				ImportStateId:     "gse/proc-test@0:0:10.0.0.2,1:0:10.0.0.3",
-				ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{
-					"spec",             // GSE has no API that returns a registered spec
-					"running",          // null after import ("not managed") until the configuration sets it
-					"restart_triggers", // configuration-only values, never sent to GSE
-					"reload_triggers",
-					"timeouts", // configuration-only
+				{
+					// Spec and labels change, 10.0.0.1 leaves, 10.0.0.3 in cloud 1 joins.
+					Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`, extra: running}),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("host_status")),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simAbsent(0, "10.0.0.1"),
+						e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
+							if specField(p, "setup_path") != "/data/gsetest2" || p.Labels["team"] != "sre" {
+								return fmt.Errorf("spec not updated: %s %v", p.Spec, p.Labels)
+							}
+							return hostedAndRunning(p)
+						}),
+						e.simCheck(1, "10.0.0.3", hostedAndRunning),
+						resource.TestCheckResourceAttr(addr, "host_status.%", "2"),
+						resource.TestCheckResourceAttr(addr, "host_status.1:10.0.0.3.status", "running"),
+					),
+				},
+				{
+					Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
+						extra: running + "\n restart_triggers = { conf = \"v1\" }\n reload_triggers = { conf = \"v1\" }"}),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simCheck(0, "10.0.0.2", restartsAndOneReload(1)),
+						e.simCheck(1, "10.0.0.3", restartsAndOneReload(1)),
+					),
+				},
+				{
+					// Only the restart trigger changes: one more restart, no reload.
+					Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", labels: `{ team = "sre" }`,
+						extra: running + "\n restart_triggers = { conf = \"v2\" }\n reload_triggers = { conf = \"v1\" }"}),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simCheck(0, "10.0.0.2", restartsAndOneReload(2)),
+						e.simCheck(1, "10.0.0.3", restartsAndOneReload(2)),
+					),
+				},
+				// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
+				{RefreshState: true},
+				{
+					ResourceName:      addr,
+					ImportState:       true,
+					ImportStateId:     "gse/proc-test@0:0:10.0.0.2,1:0:10.0.0.3",
+					ImportStateVerify: true,
+					ImportStateVerifyIgnore: []string{
+						"spec",             // GSE has no API that returns a registered spec
+						"running",          // null after import ("not managed") until the configuration sets it
+						"restart_triggers", // configuration-only values, never sent to GSE
+						"reload_triggers",
+						"timeouts", // configuration-only
+					},
 				},
 			},
-		},
+		})
 	})
 }
 
@@ -219,142 +228,155 @@ func restartsAndOneReload(restarts int) func(simulator.Process) error {
 // Out-of-band changes show as drift; apply repairs them; the plan is empty after.
 func TestAccManagedProcess_drift(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
-	drift := func(action, ip string) func() {
-		return func() {
-			if err := e.sim.Drift(action, "gse", "proc-test", 0, ip); err != nil {
-				t.Fatal(err)
+	inModes(t, func(t *testing.T, e *testEnv) {
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
+		drift := func(action, ip string) func() {
+			return func() {
+				if err := e.sim.Drift(action, "gse", "proc-test", 0, ip); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-	}
-	repair := resource.TestStep{
-		Config: cfg,
-		ConfigPlanChecks: resource.ConfigPlanChecks{
-			PreApply:             []plancheck.PlanCheck{plancheck.ExpectNonEmptyPlan(), plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-			PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-		},
-		Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
-	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			// Someone stops the process on 10.0.0.1: GSE unhosts it too.
-			{
-				PreConfig: drift(simulator.DriftStop, "10.0.0.1"), RefreshState: true, ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(addr, "running", "false"),
-					resource.TestCheckResourceAttr(addr, "managed", "false"),
-					resource.TestCheckResourceAttr(addr, "host_status.0:10.0.0.1.status", "stopped"),
-				),
+		repair := resource.TestStep{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectNonEmptyPlan(), plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
-			repair,
-			// Someone unregisters hosting on 10.0.0.2; the process keeps running.
-			{
-				PreConfig: drift(simulator.DriftUnhost, "10.0.0.2"), RefreshState: true, ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(addr, "managed", "false"),
-					resource.TestCheckResourceAttr(addr, "running", "true"),
-				),
-			},
-			repair,
-			// Someone unregisters the process on 10.0.0.2: the host leaves the state, apply registers it again.
-			{
-				PreConfig: drift(simulator.DriftUnregister, "10.0.0.2"), RefreshState: true, ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(addr, "hosts.#", "1"),
-					resource.TestCheckResourceAttr(addr, "hosts.0.ip", "10.0.0.1"),
-				),
-			},
-			repair,
-			// Gone from every host: the resource leaves the state and is created again.
-			{
-				PreConfig: func() { drift(simulator.DriftUnregister, "10.0.0.1")(); drift(simulator.DriftUnregister, "10.0.0.2")() },
-				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: cfg},
+				// Someone stops the process on 10.0.0.1: GSE unhosts it too.
+				{
+					PreConfig: drift(simulator.DriftStop, "10.0.0.1"), RefreshState: true, ExpectNonEmptyPlan: true,
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr(addr, "running", "false"),
+						resource.TestCheckResourceAttr(addr, "managed", "false"),
+						resource.TestCheckResourceAttr(addr, "host_status.0:10.0.0.1.status", "stopped"),
+					),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+				repair,
+				// Someone unregisters hosting on 10.0.0.2; the process keeps running.
+				{
+					PreConfig: drift(simulator.DriftUnhost, "10.0.0.2"), RefreshState: true, ExpectNonEmptyPlan: true,
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr(addr, "managed", "false"),
+						resource.TestCheckResourceAttr(addr, "running", "true"),
+					),
+				},
+				repair,
+				// Someone unregisters the process on 10.0.0.2: the host leaves the state, apply registers it again.
+				{
+					PreConfig: drift(simulator.DriftUnregister, "10.0.0.2"), RefreshState: true, ExpectNonEmptyPlan: true,
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr(addr, "hosts.#", "1"),
+						resource.TestCheckResourceAttr(addr, "hosts.0.ip", "10.0.0.1"),
+					),
+				},
+				repair,
+				// Gone from every host: the resource leaves the state and is created again.
+				{
+					PreConfig: func() { drift(simulator.DriftUnregister, "10.0.0.1")(); drift(simulator.DriftUnregister, "10.0.0.2")() },
+					Config:    cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
+						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+				},
 			},
-		},
+		})
 	})
 }
 
 // managed and running turned off, then on again.
 func TestAccManagedProcess_unmanaged(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	hosts := []string{"0:10.0.0.1"}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				Config: e.config(proc{hosts: hosts, extra: "managed = false"}),
-				Check: e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
-					if p.Hosted || p.Running {
-						return fmt.Errorf("want registered only, got %+v", p)
-					}
-					return nil
-				}),
+	inModes(t, func(t *testing.T, e *testEnv) {
+		hosts := []string{"0:10.0.0.1"}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					Config: e.config(proc{hosts: hosts, extra: "managed = false"}),
+					Check: e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+						// GSE 2.0 has no register: op 3 creates the process, and the agent
+						// pulls up a resident one before op 4 unhosts it.
+						if p.Hosted || (p.Running && !e.gateway) {
+							return fmt.Errorf("want registered only, got %+v", p)
+						}
+						return nil
+					}),
+				},
+				{
+					Config: e.config(proc{hosts: hosts, extra: "running = true"}),
+					Check:  e.simCheck(0, "10.0.0.1", hostedAndRunning),
+				},
+				{
+					Config: e.config(proc{hosts: hosts, extra: "managed = false\n running = false"}),
+					Check: e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+						if p.Hosted || p.Running {
+							return fmt.Errorf("want stopped and unhosted, got %+v", p)
+						}
+						return nil
+					}),
+				},
 			},
-			{
-				Config: e.config(proc{hosts: hosts, extra: "running = true"}),
-				Check:  e.simCheck(0, "10.0.0.1", hostedAndRunning),
-			},
-			{
-				Config: e.config(proc{hosts: hosts, extra: "managed = false\n running = false"}),
-				Check: e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
-					if p.Hosted || p.Running {
-						return fmt.Errorf("want stopped and unhosted, got %+v", p)
-					}
-					return nil
-				}),
-			},
-		},
+		})
 	})
 }
 
-// 115 on register, 1000115 and 115 on polls, and retried 429 / 1306429 / 5xx.
+// 115 on register, 1000115 and 115 on polls, and retried 429 / rate-limit
+// codes / 5xx. Through the gateway there is no register: the first call, the
+// agents' state, takes the 503s, and the rate limit is the gateway's own code.
 func TestAccManagedProcess_pendingAndRetries(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	e.sim.SetTaskPolls(simulator.TaskPolls{Unqueued: 4, Pending: 3})
-	e.sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115, Times: 2})
-	e.sim.AddFault(
-		simulator.Fault{API: "register_proc_info", HTTPStatus: 503, Times: 2},
-		simulator.Fault{API: "operate_proc_v2", HTTPStatus: 429, RetryAfter: "0"},
-		simulator.Fault{API: "get_proc_operate_result_v2", Code: 1306429, Times: 2},
-		simulator.Fault{API: "get_proc_status_v2", HTTPStatus: 502},
-	)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{{
-			Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				e.simCheck(0, "10.0.0.1", hostedAndRunning),
-				e.simCheck(0, "10.0.0.2", hostedAndRunning),
-				func(*terraform.State) error {
-					// 2 answered 503, then 10.0.0.2 at 115 twice: 5 register calls in all.
-					if n := e.sim.Calls("register_proc_info"); n != 5 {
-						return fmt.Errorf("register_proc_info called %d times, want 5", n)
-					}
-					// op 0 alone (a start also hosts), refused once with 429.
-					if n := e.sim.Calls("operate_proc_v2"); n != 2 {
-						return fmt.Errorf("operate_proc_v2 called %d times, want 2", n)
-					}
-					// One task: 4 unqueued + 3 pending + 1 result = 8 polls, plus 2 rate-limited.
-					if n := e.sim.Calls("get_proc_operate_result_v2"); n != 10 {
-						return fmt.Errorf("get_proc_operate_result_v2 called %d times, want 10", n)
-					}
-					return nil
-				},
-			),
-		}},
+	inModes(t, func(t *testing.T, e *testEnv) {
+		first, firstCalls, limit := "register_proc_info", 5, 1306429
+		if e.gateway {
+			first, firstCalls, limit = "list_agent_state", 3, 1642901
+		} else {
+			e.sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115, Times: 2})
+		}
+		e.sim.SetTaskPolls(simulator.TaskPolls{Unqueued: 4, Pending: 3})
+		e.sim.AddFault(
+			simulator.Fault{API: first, HTTPStatus: 503, Times: 2},
+			simulator.Fault{API: "operate_proc_v2", HTTPStatus: 429, RetryAfter: "0"},
+			simulator.Fault{API: "get_proc_operate_result_v2", Code: limit, Times: 2},
+			simulator.Fault{API: "get_proc_status_v2", HTTPStatus: 502},
+		)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.simCheck(0, "10.0.0.1", hostedAndRunning),
+					e.simCheck(0, "10.0.0.2", hostedAndRunning),
+					func(*terraform.State) error {
+						// ESB: 2 answered 503, then 10.0.0.2 at 115 twice: 5 register calls in all.
+						// Gateway: 2 answered 503, then the agents' state.
+						if n := e.sim.Calls(first); n != firstCalls {
+							return fmt.Errorf("%s called %d times, want %d", first, n, firstCalls)
+						}
+						// op 0 alone (a start also hosts, and through the gateway creates), refused once with 429.
+						if n := e.sim.Calls("operate_proc_v2"); n != 2 {
+							return fmt.Errorf("operate_proc_v2 called %d times, want 2", n)
+						}
+						// One task: 4 unqueued + 3 pending + 1 result = 8 polls, plus 2 rate-limited.
+						if n := e.sim.Calls("get_proc_operate_result_v2"); n != 10 {
+							return fmt.Errorf("get_proc_operate_result_v2 called %d times, want 10", n)
+						}
+						return nil
+					},
+				),
+			}},
+		})
 	})
 }
 
@@ -363,36 +385,37 @@ func TestAccManagedProcess_pendingAndRetries(t *testing.T) {
 // destroy leaves GSE empty.
 func TestAccManagedProcess_hostFailure(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"3s\" }"})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
+	inModes(t, func(t *testing.T, e *testEnv) {
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"3s\" }"})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					PreConfig: func() {
+						e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
+					},
+					// Hosted without running: create hosts it with op 3 (with running = true, op 0 alone both hosts and starts).
+					Config:      e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "timeouts = { create = \"3s\" }"}),
+					ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*operate_proc_v2 op_type 3 \(register hosting\).*failed on 1 of 2 hosts.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117: agent is offline`),
 				},
-				// Hosted without running: create hosts it with op 3 (with running = true, op 0 alone both hosts and starts).
-				Config:      e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "timeouts = { create = \"3s\" }"}),
-				ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*operate_proc_v2 op_type 3 \(register hosting\).*failed on 1 of 2 hosts.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117: agent is offline`),
-			},
-			{
-				// The tainted resource is replaced; this time a host never finishes its start.
-				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Ops: []int{0}, Code: 115, Times: 1})
+				{
+					// The tainted resource is replaced; this time a host never finishes its start.
+					PreConfig: func() {
+						e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Ops: []int{0}, Code: 115, Times: 1})
+					},
+					Config:      cfg,
+					ExpectError: regexp.MustCompile(`(?s)did not finish on 1 of 2 hosts.*10\.0\.0\.1 \(bk_cloud_id 0\): still pending`),
 				},
-				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)did not finish on 1 of 2 hosts.*10\.0\.0\.1 \(bk_cloud_id 0\): still pending`),
+				{
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+				},
 			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
-			},
-		},
+		})
 	})
 }
 
@@ -460,6 +483,13 @@ func TestAccManagedProcess_validation(t *testing.T) {
 		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "::ffff:10.0.0.1", bk_cloud_id = 0 }]`, `lists ::ffff:10\.0\.0\.1 \(bk_cloud_id 0\) more than once`},
 		{`ip = "10.0.0.1"`, `ip = "fe80::1%eth0"`, `ip must be an IPv4 or IPv6 address without a zone`},
 		{`bk_cloud_id = 0`, `bk_cloud_id = -1`, `bk_cloud_id must be 0 or more`},
+		// Issue 9: hosts by agent id, and what only the gateway can address.
+		{`ip = "10.0.0.1", bk_cloud_id = 0`, `ip = "10.0.0.1", bk_cloud_id = 0, agent_id = "0:10.0.0.1"`, `hosts\[0\]\.agent_id is set together with ip or bk_cloud_id`},
+		{`ip = "10.0.0.1", bk_cloud_id = 0`, `agent_id = "0:10.0.0"`, `hosts\[0\]\.agent_id "0:10\.0\.0" is neither 36 hex characters`},
+		{`ip = "10.0.0.1", bk_cloud_id = 0`, `bk_cloud_id = 0`, `hosts\[0\]\.ip is unset; a host is given either by agent_id`},
+		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { agent_id = "0:10.0.0.1" }]`, `lists agent_id 0:10\.0\.0\.1 more than once`},
+		{`ip = "10.0.0.1"`, `ip = "2001:db8::1"`, `gateway_url is not set:\s+2001:db8::1\s+\(bk_cloud_id\s+0\)`},
+		{`ip = "10.0.0.1", bk_cloud_id = 0`, `agent_id = "0200000007525400f355781710390005465c"`, `gateway_url is not set:\s+agent_id\s+0200000007525400f355781710390005465c`},
 		{`proc_name   = "proc-test"`, `proc_name = ""`, `proc_name string length must be at least 1`},
 		{`user        = "root"`, `user = ""`, `user string length must be at least 1`},
 	} {
@@ -488,57 +518,57 @@ func TestAccManagedProcess_validation(t *testing.T) {
 // configuration's spec (GSE could not return it) and the plan is empty after.
 func TestAccManagedProcess_importThenApply(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	preexisting := func() {
-		c, err := gse.New(gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
+	inModes(t, func(t *testing.T, e *testEnv) {
+		preexisting := func() {
+			c := e.client(t)
+			m := gse.Meta{Namespace: "gse", Name: "proc-test"}
+			old := &gse.Spec{
+				Identity:      gse.Identity{ProcName: "proc-test", SetupPath: "/opt/old", PidPath: "/opt/old/p.pid", User: "root"},
+				Resource:      &gse.Resource{CPU: 5, Mem: 5},
+				MonitorPolicy: &gse.MonitorPolicy{AutoType: 1},
+			}
+			hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
+			if !e.gateway { // through the gateway, hosting with the spec registers
+				if _, err := c.Proc.RegisterProcInfo(context.Background(), m, hosts, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := c.Proc.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpHost, Spec: old}); err != nil {
+				t.Fatal(err)
+			}
 		}
-		m := gse.Meta{Namespace: "gse", Name: "proc-test"}
-		old := &gse.Spec{
-			Identity:      gse.Identity{ProcName: "proc-test", SetupPath: "/opt/old", PidPath: "/opt/old/p.pid", User: "root"},
-			Resource:      &gse.Resource{CPU: 5, Mem: 5},
-			MonitorPolicy: &gse.MonitorPolicy{AutoType: 1},
-		}
-		hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
-		if _, err := c.Proc.RegisterProcInfo(context.Background(), m, hosts, old); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Proc.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpHost, Spec: old}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: preexisting, Config: cfg,
-				ResourceName: addr, ImportState: true, ImportStateId: "gse/proc-test@0:0:10.0.0.1,0:0:10.0.0.2", ImportStatePersist: true,
-				ImportStateCheck: func(s []*terraform.InstanceState) error {
-					if len(s) != 1 || s[0].Attributes["managed"] != "true" || s[0].Attributes["hosts.#"] != "2" || s[0].Attributes["spec.%"] != "" {
-						return fmt.Errorf("imported state: %v", s[0].Attributes)
-					}
-					return nil
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					PreConfig: preexisting, Config: cfg,
+					ResourceName: addr, ImportState: true, ImportStateId: "gse/proc-test@0:0:10.0.0.1,0:0:10.0.0.2", ImportStatePersist: true,
+					ImportStateCheck: func(s []*terraform.InstanceState) error {
+						if len(s) != 1 || s[0].Attributes["managed"] != "true" || s[0].Attributes["hosts.#"] != "2" || s[0].Attributes["spec.%"] != "" {
+							return fmt.Errorf("imported state: %v", s[0].Attributes)
+						}
+						return nil
+					},
+				},
+				{
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+							if specField(p, "setup_path") != "/data/gsetest" {
+								return fmt.Errorf("the spec was not re-sent: %s", p.Spec)
+							}
+							return hostedAndRunning(p)
+						}),
+						e.simCheck(0, "10.0.0.2", hostedAndRunning),
+					),
 				},
 			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
-						if specField(p, "setup_path") != "/data/gsetest" {
-							return fmt.Errorf("the spec was not re-sent: %s", p.Spec)
-						}
-						return hostedAndRunning(p)
-					}),
-					e.simCheck(0, "10.0.0.2", hostedAndRunning),
-				),
-			},
-		},
+		})
 	})
 }
 
@@ -547,38 +577,48 @@ func TestAccManagedProcess_importThenApply(t *testing.T) {
 // the next apply tears it down and creates it again instead of failing with 850.
 func TestAccManagedProcess_pendingRegisterKept(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"1s\" }"})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{
-				PreConfig:   func() { e.sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115}) },
-				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*register_proc_info.*10\.0\.0\.2 \(bk_cloud_id 0\)`),
-			},
-			{
-				// GSE finished the pending register after the deadline.
-				PreConfig: func() {
-					e.sim.ClearFaults()
-					c, err := gse.New(gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin"})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if _, err := c.Proc.RegisterProcInfo(context.Background(), gse.Meta{Namespace: "gse", Name: "proc-test"},
-						[]gse.Host{{IP: "10.0.0.2"}}, &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
-							Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}); err != nil {
-						t.Fatal(err)
-					}
+	inModes(t, func(t *testing.T, e *testEnv) {
+		// Through the gateway the register is the start carrying the spec.
+		registers := simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115}
+		if e.gateway {
+			registers = simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{0}, Code: 115}
+		}
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"1s\" }"})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					PreConfig:   func() { e.sim.AddHostFault(registers) },
+					Config:      cfg,
+					ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*` + registers.API + `.*10\.0\.0\.2 \(bk_cloud_id 0\)`),
 				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+				{
+					// GSE finished the pending register after the deadline.
+					PreConfig: func() {
+						e.sim.ClearFaults()
+						c := e.client(t)
+						m, hosts := gse.Meta{Namespace: "gse", Name: "proc-test"}, []gse.Host{{IP: "10.0.0.2"}}
+						spec := &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
+							Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}
+						var err error
+						if e.gateway {
+							_, err = c.Proc.Operate(context.Background(), gse.OperateRequest{Meta: m, Hosts: hosts, Op: gse.OpStart, Spec: spec})
+						} else {
+							_, err = c.Proc.RegisterProcInfo(context.Background(), m, hosts, spec)
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+					},
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(0, "10.0.0.2", hostedAndRunning)),
+				},
 			},
-		},
+		})
 	})
 }
 
@@ -587,44 +627,45 @@ func TestAccManagedProcess_pendingRegisterKept(t *testing.T) {
 // keeps the old spec and the next apply finishes the work.
 func TestAccManagedProcess_updateFailsMidway(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	hosts := []string{"0:10.0.0.1", "0:10.0.0.2"}
-	newSpec := e.config(proc{hosts: hosts, setupPath: "/data/gsetest2", extra: "running = true"})
-	specSent := func(ip string) resource.TestCheckFunc {
-		return e.simCheck(0, ip, func(p simulator.Process) error {
-			if specField(p, "setup_path") != "/data/gsetest2" {
-				return fmt.Errorf("spec not updated on %s: %s", ip, p.Spec)
-			}
-			return hostedAndRunning(p)
+	inModes(t, func(t *testing.T, e *testEnv) {
+		hosts := []string{"0:10.0.0.1", "0:10.0.0.2"}
+		newSpec := e.config(proc{hosts: hosts, setupPath: "/data/gsetest2", extra: "running = true"})
+		specSent := func(ip string) resource.TestCheckFunc {
+			return e.simCheck(0, ip, func(p simulator.Process) error {
+				if specField(p, "setup_path") != "/data/gsetest2" {
+					return fmt.Errorf("spec not updated on %s: %s", ip, p.Spec)
+				}
+				return hostedAndRunning(p)
+			})
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: e.config(proc{hosts: hosts, extra: "running = true"})},
+				{
+					PreConfig: func() {
+						e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
+					},
+					Config:      newSpec,
+					ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*op_type 3.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117`),
+				},
+				{
+					PreConfig: func() {
+						// update_proc_info ran on both hosts before the re-host failed.
+						if err := specSent("10.0.0.1")(nil); err != nil {
+							t.Error(err)
+						}
+					},
+					Config: newSpec,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(specSent("10.0.0.1"), specSent("10.0.0.2")),
+				},
+			},
 		})
-	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{Config: e.config(proc{hosts: hosts, extra: "running = true"})},
-			{
-				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{3}, Code: 117, Message: "agent is offline", Times: 1})
-				},
-				Config:      newSpec,
-				ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*op_type 3.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117`),
-			},
-			{
-				PreConfig: func() {
-					// update_proc_info ran on both hosts before the re-host failed.
-					if err := specSent("10.0.0.1")(nil); err != nil {
-						t.Error(err)
-					}
-				},
-				Config: newSpec,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(specSent("10.0.0.1"), specSent("10.0.0.2")),
-			},
-		},
 	})
 }
 
@@ -632,21 +673,26 @@ func TestAccManagedProcess_updateFailsMidway(t *testing.T) {
 // ::ffff:10.0.0.1 is 10.0.0.1. A real change still plans an update.
 func TestAccManagedProcess_hostOrderAndSpelling(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{
-			{Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "1:2001:db8::1"}})},
-			{Config: e.config(proc{hosts: []string{"1:2001:DB8::1", "0:10.0.0.2", "0:::ffff:10.0.0.1"}}), PlanOnly: true},
-			{
-				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "0:10.0.0.3", "0:10.0.0.1"}}),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.3", hostedAndRunning), e.simAbsent(1, "2001:db8::1"),
-					resource.TestCheckResourceAttr(addr, "hosts.1.ip", "10.0.0.3")),
+	inModes(t, func(t *testing.T, e *testEnv) {
+		third, respelled, thirdIP := "1:10.0.0.9", "1:10.0.0.9", "10.0.0.9"
+		if e.gateway { // only GSE 2.0 addresses IPv6
+			third, respelled, thirdIP = "1:2001:db8::1", "1:2001:DB8::1", "2001:db8::1"
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", third}})},
+				{Config: e.config(proc{hosts: []string{respelled, "0:10.0.0.2", "0:::ffff:10.0.0.1"}}), PlanOnly: true},
+				{
+					Config: e.config(proc{hosts: []string{"0:10.0.0.2", "0:10.0.0.3", "0:10.0.0.1"}}),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.3", hostedAndRunning), e.simAbsent(1, thirdIP),
+						resource.TestCheckResourceAttr(addr, "hosts.1.ip", "10.0.0.3")),
+				},
 			},
-		},
+		})
 	})
 }

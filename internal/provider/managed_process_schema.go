@@ -122,7 +122,7 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 			},
 			"host_status": schema.MapAttribute{
 				Computed: true, ElementType: hostStatusType,
-				MarkdownDescription: "Runtime state per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`). Each value holds `status` " +
+				MarkdownDescription: "Runtime state per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`), or by the `agent_id` of a host given by one. Each value holds `status` " +
 					"(`running`, `stopped` or `unregistered`), `managed` (whether the agent hosts the process, `isauto`), `pid` (`-1` or `0` when not running), " +
 					"`version` (from `version_cmd`) and `last_start_time` (Unix time). Refresh reads all of them with `get_proc_status_v2`. " +
 					"Create and update do not read the status again: they record what their tasks proved (`status` `running` after a start, " +

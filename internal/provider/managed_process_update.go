@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"reflect"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -53,6 +54,9 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 	ro := plan.Rollout.plan()
 	removed, added, kept := diffBy(apiHosts(prior.Hosts), apiHosts(plan.Hosts), gse.Host.Key)
 	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
+	if err := reachable(ctx, r.client, slices.Concat(removed, added, kept)); err != nil {
+		return err // common_gateway.go: hosts need gateway_url, or their agent is down
+	}
 
 	if len(removed) > 0 {
 		var gone []gse.Host
@@ -76,13 +80,19 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 		}
 	}
 	if len(added) > 0 {
-		done, err := r.client.Proc.RegisterProcInfo(ctx, meta, added, spec)
-		if err != nil {
-			done = mayExist(added, done, err)
+		// Through the gateway a register starts or hosts the process, so it
+		// rolls out like a create; through ESB it disrupts nothing.
+		register := r.register
+		if r.client.Gateway() {
+			register = r.createInBatches
 		}
+		done, err := register(ctx, meta, spec, plan, added, pr)
 		applied.Hosts = append(applied.Hosts, selectBy(plan.Hosts, hostKey, hostKeys(done), true)...)
 		if err != nil {
 			return err
+		}
+		if r.client.Gateway() {
+			added = nil // created converged (see register)
 		}
 	}
 

@@ -72,9 +72,9 @@ type operationTarget struct {
 }
 
 type operationGSEModel struct {
-	Meta  metaRefModel   `tfsdk:"meta"`
-	Hosts []hostRefModel `tfsdk:"hosts"`
-	Spec  *specModel     `tfsdk:"spec"`
+	Meta  metaRefModel      `tfsdk:"meta"`
+	Hosts []gseHostRefModel `tfsdk:"hosts"`
+	Spec  *specModel        `tfsdk:"spec"`
 }
 
 type operationJOBModel struct {
@@ -101,6 +101,7 @@ type operationResult struct {
 	Process   types.String `tfsdk:"process"`
 	IP        types.String `tfsdk:"ip"`
 	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
+	AgentID   types.String `tfsdk:"agent_id"`
 	ErrorCode types.Int64  `tfsdk:"error_code"`
 	ErrorMsg  types.String `tfsdk:"error_msg"`
 	Content   types.String `tfsdk:"content"`
@@ -136,6 +137,7 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 				"process":     schema.StringAttribute{Computed: true, MarkdownDescription: "`namespace/name` (GSE) or `setup_path/proc_name` (JOB)."},
 				"ip":          schema.StringAttribute{Computed: true, MarkdownDescription: "IP of the host."},
 				"bk_cloud_id": schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id of the host."},
+				"agent_id":    schema.StringAttribute{Computed: true, MarkdownDescription: "Agent id of a GSE host given by `agent_id` (then `ip` is empty); null otherwise."},
 				"error_code":  schema.Int64Attribute{Computed: true, MarkdownDescription: "GSE code: 0, or the no-ops 828 / 829."},
 				"error_msg":   schema.StringAttribute{Computed: true, MarkdownDescription: "GSE message."},
 				"content":     schema.StringAttribute{Computed: true, MarkdownDescription: "The result's content, a JSON string (often empty); read it with `provider::gse::parse_status_content` or `jsondecode`."},
@@ -181,7 +183,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 					"namespace": requiredString("Namespace of the process.", metaName()),
 					"name":      requiredString("Name of the process.", metaName()),
 				}},
-				"hosts": hostRefSetAttribute("Hosts to run the operation on."),
+				"hosts": gseHostRefSetAttribute("Hosts to run the operation on."),
 				"spec":  specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
 			},
 		},
@@ -301,7 +303,10 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 		meta := gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
 		target = meta
 		for _, h := range g.Hosts {
-			hosts = append(hosts, gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64()})
+			hosts = append(hosts, h.api())
+		}
+		if err = reachable(ctx, c, hosts); err != nil {
+			return "", nil, target, err
 		}
 		st.run = func(ctx context.Context, batch []gse.Host) error {
 			out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: g.Spec.api()})
@@ -352,7 +357,11 @@ func gseOperationResults(out *gse.Outcome) []operationResult {
 	results := make([]operationResult, 0, len(out.Hosts))
 	for _, h := range out.Hosts {
 		st, err := gse.ParseContent(h.Content)
-		results = append(results, operationResultOf(h.Meta.String(), h.Host.IP, h.Host.BkCloudID, h.HostResult, st, err))
+		res := operationResultOf(h.Meta.String(), h.Host.IP, h.Host.BkCloudID, h.HostResult, st, err)
+		if h.Host.AgentID != "" {
+			res.AgentID = types.StringValue(h.Host.AgentID)
+		}
+		results = append(results, res)
 	}
 	return results
 }
@@ -370,7 +379,7 @@ func jobOperationResults(out *gse.JobOutcome) []operationResult {
 // instances (all judged, see gse.Status), managed from whatever says isAuto.
 func operationResultOf(process, ip string, cloud int64, r gse.HostResult, st gse.Status, contentErr error) operationResult {
 	res := operationResult{
-		Process: types.StringValue(process), IP: types.StringValue(ip), BkCloudID: types.Int64Value(cloud),
+		Process: types.StringValue(process), IP: types.StringValue(ip), BkCloudID: types.Int64Value(cloud), AgentID: types.StringNull(),
 		ErrorCode: types.Int64Value(int64(r.ErrorCode)), ErrorMsg: types.StringValue(r.ErrorMsg), Content: types.StringValue(r.Content),
 		PID: types.Int64Null(), Managed: types.BoolNull(), Version: types.StringNull(),
 	}
@@ -403,6 +412,6 @@ func (r *processOperationResource) Delete(context.Context, resource.DeleteReques
 
 // operationResultType is the element type of results.
 var operationResultType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"process": types.StringType, "ip": types.StringType, "bk_cloud_id": types.Int64Type, "error_code": types.Int64Type,
+	"process": types.StringType, "ip": types.StringType, "bk_cloud_id": types.Int64Type, "agent_id": types.StringType, "error_code": types.Int64Type,
 	"error_msg": types.StringType, "content": types.StringType, "pid": types.Int64Type, "managed": types.BoolType, "version": types.StringType,
 }}

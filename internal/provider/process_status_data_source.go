@@ -1,11 +1,14 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -19,10 +22,10 @@ type processStatusDataSource struct{ client *gse.Client }
 func newProcessStatusDataSource() datasource.DataSource { return &processStatusDataSource{} }
 
 type processStatusModel struct {
-	Meta       metaRefModel    `tfsdk:"meta"`
-	Hosts      []hostRefModel  `tfsdk:"hosts"`
-	ProcInfos  []procInfoModel `tfsdk:"proc_infos"`
-	AllRunning types.Bool      `tfsdk:"all_running"`
+	Meta       metaRefModel      `tfsdk:"meta"`
+	Hosts      []gseHostRefModel `tfsdk:"hosts"`
+	ProcInfos  []procInfoModel   `tfsdk:"proc_infos"`
+	AllRunning types.Bool        `tfsdk:"all_running"`
 }
 
 type metaRefModel struct {
@@ -33,6 +36,7 @@ type metaRefModel struct {
 type procInfoModel struct {
 	IP             types.String  `tfsdk:"ip"`
 	BkCloudID      types.Int64   `tfsdk:"bk_cloud_id"`
+	AgentID        types.String  `tfsdk:"agent_id"`
 	Status         types.String  `tfsdk:"status"`
 	ExpectedStatus types.String  `tfsdk:"expected_status"`
 	Managed        types.Bool    `tfsdk:"managed"`
@@ -66,16 +70,18 @@ func (d *processStatusDataSource) Schema(_ context.Context, _ datasource.SchemaR
 				},
 			},
 			"hosts": schema.ListNestedAttribute{
-				Required: true, MarkdownDescription: "Hosts to read, in any order; looked up 1000 per call. The same host twice (cloud id and IP in any spelling) is rejected.",
+				Required: true, MarkdownDescription: "Hosts to read, in any order, each by `ip` and `bk_cloud_id` or by `agent_id`; looked up 1000 per call. The same host twice (cloud id and IP in any spelling, or as agent id `{bk_cloud_id}:{ip}`) is rejected. " +
+					"Through the gateway, a host whose agent is not running has no status: it is listed as `unknown` with a warning naming it.",
 				Validators:   []validator.List{hostsValidator{}},
-				NestedObject: schema.NestedAttributeObject{Attributes: hostRefAttributes()},
+				NestedObject: schema.NestedAttributeObject{Attributes: gseHostRefAttributes()},
 			},
 			"proc_infos": schema.ListNestedAttribute{
-				Computed: true, MarkdownDescription: "One entry per requested host, ordered by `bk_cloud_id` then `ip`.",
+				Computed: true, MarkdownDescription: "One entry per requested host, ordered by `bk_cloud_id` then `ip`, hosts by `agent_id` first, ordered by it.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"ip":              schema.StringAttribute{Computed: true, MarkdownDescription: "IP address, as requested."},
-					"bk_cloud_id":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id."},
-					"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "Actual state: `running`, `stopped`, or `unregistered` when the process is not registered on the host."},
+					"ip":              schema.StringAttribute{Computed: true, MarkdownDescription: "IP address, as requested; null for a host requested by `agent_id`."},
+					"bk_cloud_id":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id; null for a host requested by `agent_id`."},
+					"agent_id":        schema.StringAttribute{Computed: true, MarkdownDescription: "Agent id, as requested; null for a host requested by `ip`."},
+					"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "Actual state: `running`, `stopped`, `unregistered` when the process is not registered on the host, or `unknown` when the host's GSE agent is not running (gateway mode; `expected_status` is then null)."},
 					"expected_status": schema.StringAttribute{Computed: true, MarkdownDescription: "State GSE expects (`flag`): `running`, `stopped` or `unregistered`."},
 					"managed":         schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the agent hosts the process (`isauto`)."},
 					"pid":             schema.Int64Attribute{Computed: true, MarkdownDescription: "Process id; `-1` or `0` when not running."},
@@ -101,10 +107,23 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	meta := gse.Meta{Namespace: m.Meta.Namespace.ValueString(), Name: m.Meta.Name.ValueString()}
 	hosts := make([]gse.Host, len(m.Hosts))
 	for i, h := range m.Hosts {
-		hosts[i] = gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64()}
+		hosts[i] = h.api()
 	}
-	slices.SortFunc(hosts, func(a, b gse.Host) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
-	byKey, err := findProcessHosts(ctx, d.client, meta, hosts)
+	if err := needsGateway(d.client, hosts); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Hosts that need gateway_url", err.Error())
+		return
+	}
+	slices.SortFunc(hosts, func(a, b gse.Host) int {
+		if byAgent := a.AgentID != ""; byAgent != (b.AgentID != "") {
+			return map[bool]int{true: -1, false: 1}[byAgent]
+		}
+		return cmp.Or(strings.Compare(a.AgentID, b.AgentID), compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP))
+	})
+	down, err := downAgents(ctx, d.client, hosts)
+	var byKey map[string]gse.ProcStatus
+	if err == nil {
+		byKey, err = findProcessHosts(ctx, d.client, meta, upHosts(hosts, down))
+	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
 		return
@@ -117,14 +136,23 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 			e = gse.ProcStatus{Status: gse.StateUnregistered, Flag: gse.StateUnregistered}
 		}
 		allRunning = allRunning && e.Status == gse.StateRunning
+		status, expected := types.StringValue(statusName(e.Status)), types.StringValue(statusName(e.Flag))
+		if _, isDown := down[h.Key()]; isDown {
+			status, expected, allRunning = types.StringValue("unknown"), types.StringNull(), false
+		}
+		ip, cloud, agent := types.StringValue(h.IP), types.Int64Value(h.BkCloudID), types.StringNull()
+		if h.AgentID != "" {
+			ip, cloud, agent = types.StringNull(), types.Int64Null(), types.StringValue(h.AgentID)
+		}
 		m.ProcInfos = append(m.ProcInfos, procInfoModel{
-			IP: types.StringValue(h.IP), BkCloudID: types.Int64Value(h.BkCloudID),
-			Status: types.StringValue(statusName(e.Status)), ExpectedStatus: types.StringValue(statusName(e.Flag)),
+			IP: ip, BkCloudID: cloud, AgentID: agent,
+			Status: status, ExpectedStatus: expected,
 			Managed: types.BoolValue(e.IsAuto), PID: types.Int64Value(e.PID), Version: types.StringValue(e.Version),
 			RegisterTime: types.Int64Value(e.RegisterTime), LastStartTime: types.Int64Value(e.LastStartTime),
 			ReportTime: types.Int64Value(e.ReportTime), CPUUsage: types.Float64Value(e.CPUUsage), MemUsage: types.Float64Value(e.MemUsage),
 		})
 	}
+	warnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
 	m.AllRunning = types.BoolValue(allRunning)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

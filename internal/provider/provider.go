@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -48,6 +50,9 @@ type providerModel struct {
 	MaxRetries         types.Int64  `tfsdk:"max_retries"`
 	InsecureSkipVerify types.Bool   `tfsdk:"insecure_skip_verify"`
 	CACertPEM          types.String `tfsdk:"ca_cert_pem"`
+	GatewayURL         types.String `tfsdk:"gateway_url"`
+	TenantID           types.String `tfsdk:"tenant_id"`
+	AccessToken        types.String `tfsdk:"access_token"`
 }
 
 func (p *gseProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -58,26 +63,45 @@ func (p *gseProvider) Metadata(_ context.Context, _ provider.MetadataRequest, re
 func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Declares the processes that the Tencent BlueKing GSE agent registers and hosts (托管), " +
-			"through the GSE process-management APIs served by BlueKing ESB. Every argument falls back to the environment variable named in its description.",
+			"through the GSE process-management APIs served by BlueKing ESB (GSE 1.0 APIs, `endpoint`) or by the BlueKing API gateway (GSE 2.0, `gateway_url`). " +
+			"Every argument falls back to the environment variable named in its description.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "ESB root URL, such as `https://paas.example.com`; GSE calls go to `{endpoint}/api/c/compapi/v2/gse/{api}/`. " +
-					"Falls back to `BK_COMPONENT_API_URL`. Required in one of the two.",
+				MarkdownDescription: "ESB root URL, such as `https://paas.example.com`; GSE calls go to `{endpoint}/api/c/compapi/v2/gse/{api}/` and JOB calls to `{endpoint}/api/c/compapi/v2/job/{api}/`. " +
+					"Falls back to `BK_COMPONENT_API_URL`. Required (here or in the environment) unless `gateway_url` is set; with `gateway_url`, only the JOB resources and data source need it.",
 				Validators: []validator.String{endpointURL()},
+			},
+			"gateway_url": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "GSE 2.0 root on the BlueKing API gateway, such as `https://bkapi.example.com/api/bk-gse/prod`. When set, every GSE process call goes to " +
+					"`{gateway_url}/api/v2/proc/{api}` (agent state: `/api/v2/cluster/list_agent_state`), hosts are addressed by agent id (`{bk_cloud_id}:{ip}` for a host given by ip), " +
+					"credentials travel only in the `X-Bkapi-Authorization` header, and hosts given by `agent_id` or an IPv6 address become possible. Falls back to `BKAPP_BK_GSE_APIGATEWAY`.",
+				Validators: []validator.String{gatewayURL()},
+			},
+			"tenant_id": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "BlueKing tenant, sent as `X-Bk-Tenant-Id` on every request (ESB and gateway) when set; single-tenant gateways use `default`. Falls back to `BK_TENANT_ID`.",
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"access_token": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				MarkdownDescription: "BlueKing access token, an alternative to `app_code`/`app_secret` with `username`/`bk_token`; sent as `{\"access_token\": ...}` in `X-Bkapi-Authorization`. " +
+					"Falls back to `BK_ACCESS_TOKEN`. Never logged.",
 			},
 			"app_code": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "BlueKing application ID (`bk_app_code`). Falls back to `BK_APP_CODE`. Required in one of the two.",
+				MarkdownDescription: "BlueKing application ID (`bk_app_code`). Falls back to `BK_APP_CODE`. Required (here or in the environment) unless `access_token` is set.",
 			},
 			"app_secret": schema.StringAttribute{
 				Optional:            true,
 				Sensitive:           true,
-				MarkdownDescription: "Application secret (`bk_app_secret`), from the developer center. Falls back to `BK_APP_SECRET`. Required in one of the two. Never logged.",
+				MarkdownDescription: "Application secret (`bk_app_secret`), from the developer center. Falls back to `BK_APP_SECRET`. Required (here or in the environment) unless `access_token` is set. Never logged.",
 			},
 			"username": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "User the calls act as (`bk_username`); the app must be whitelisted for it. Falls back to `BK_USERNAME`. One of `username` and `bk_token` is required.",
+				MarkdownDescription: "User the calls act as (`bk_username`); the app must be whitelisted for it. Falls back to `BK_USERNAME`. One of `username` and `bk_token` is required unless `access_token` is set.",
 			},
 			"bk_token": schema.StringAttribute{
 				Optional:            true,
@@ -137,6 +161,9 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		{"username", "BK_USERNAME", m.Username},
 		{"bk_token", "BK_TOKEN", m.BkToken},
 		{"supplier_account", "BK_SUPPLIER_ACCOUNT", m.SupplierAccount},
+		{"gateway_url", "BKAPP_BK_GSE_APIGATEWAY", m.GatewayURL},
+		{"tenant_id", "BK_TENANT_ID", m.TenantID},
+		{"access_token", "BK_ACCESS_TOKEN", m.AccessToken},
 	}
 	values := map[string]string{}
 	for _, s := range settings {
@@ -147,20 +174,17 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		}
 		values[s.attr] = s.resolve()
 	}
-	for _, s := range settings[:3] {
-		if values[s.attr] == "" && !s.value.IsUnknown() {
-			resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Missing GSE provider argument",
-				fmt.Sprintf("Set %s in the provider block or the %s environment variable.", s.attr, s.env))
-		}
-	}
-	if values["username"] == "" && values["bk_token"] == "" && !m.Username.IsUnknown() && !m.BkToken.IsUnknown() {
-		resp.Diagnostics.AddAttributeError(path.Root("username"), "Missing GSE user",
-			"Set username (or BK_USERNAME) to the user the calls act as, or bk_token (or BK_TOKEN) to a login token.")
-	}
+	checkRequired(settings, values, &resp.Diagnostics)
 	if e := values["endpoint"]; e != "" {
 		if _, err := gse.ParseEndpoint(e); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("endpoint"), "Invalid GSE endpoint",
 				fmt.Sprintf("%s (set in endpoint or BK_COMPONENT_API_URL).", err))
+		}
+	}
+	if g := values["gateway_url"]; g != "" {
+		if _, err := gse.ParseGatewayURL(g); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("gateway_url"), "Invalid GSE gateway URL",
+				fmt.Sprintf("%s (set in gateway_url or BKAPP_BK_GSE_APIGATEWAY).", err))
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -170,10 +194,11 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	cfg := gse.Config{
 		Endpoint: values["endpoint"], AppCode: values["app_code"], AppSecret: values["app_secret"],
 		Username: values["username"], BkToken: values["bk_token"], SupplierAccount: values["supplier_account"],
+		GatewayURL: values["gateway_url"], TenantID: values["tenant_id"], AccessToken: values["access_token"],
 		RequestTimeout: defaultRequestTimeout, MaxRetries: defaultMaxRetries,
 		InsecureSkipVerify: m.InsecureSkipVerify.ValueBool(), CACertPEM: m.CACertPEM.ValueString(),
 		UserAgent: "terraform-provider-gse/" + p.version + " (+https://registry.terraform.io/providers/bk-gse/gse)",
-		Logger:    newTFLogger(values["app_secret"], values["bk_token"]),
+		Logger:    newTFLogger(values["app_secret"], values["bk_token"], values["access_token"]),
 	}
 	if !m.RequestTimeout.IsNull() {
 		cfg.RequestTimeout, _ = time.ParseDuration(m.RequestTimeout.ValueString()) // checked by its validator
@@ -193,6 +218,40 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	resp.DataSourceData = client
 	resp.ListResourceData = client
 	resp.ActionData = client
+}
+
+// checkRequired requires, unless unknown: an endpoint or a gateway URL; an
+// access token, or an app (code and secret) with a user (username or bk_token).
+func checkRequired(settings []setting, values map[string]string, diags *diag.Diagnostics) {
+	unknown := map[string]bool{}
+	for _, s := range settings {
+		unknown[s.attr] = s.value.IsUnknown()
+	}
+	missing := func(attrs ...string) bool {
+		for _, a := range attrs {
+			if values[a] != "" || unknown[a] {
+				return false
+			}
+		}
+		return true
+	}
+	if missing("endpoint", "gateway_url") {
+		diags.AddAttributeError(path.Root("endpoint"), "Missing GSE provider argument",
+			"Set endpoint (or BK_COMPONENT_API_URL) to the ESB root for GSE 1.0, or gateway_url (or BKAPP_BK_GSE_APIGATEWAY) to the GSE 2.0 root on the API gateway.")
+	}
+	if !missing("access_token") {
+		return
+	}
+	for _, s := range settings[1:3] {
+		if missing(s.attr) {
+			diags.AddAttributeError(path.Root(s.attr), "Missing GSE provider argument",
+				fmt.Sprintf("Set %s in the provider block or the %s environment variable (or access_token / BK_ACCESS_TOKEN instead of the app and user).", s.attr, s.env))
+		}
+	}
+	if missing("username", "bk_token") {
+		diags.AddAttributeError(path.Root("username"), "Missing GSE user",
+			"Set username (or BK_USERNAME) to the user the calls act as, or bk_token (or BK_TOKEN) to a login token, or access_token (or BK_ACCESS_TOKEN) instead.")
+	}
 }
 
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {

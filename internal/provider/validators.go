@@ -76,3 +76,13 @@ func endpointURL() validator.String {
 		return nil
 	}}
 }
+
+// gatewayURL checks gateway_url as the client will (gse.ParseGatewayURL).
+func gatewayURL() validator.String {
+	return stringCheck{"must be an http:// or https:// URL", func(s string) error {
+		if _, err := gse.ParseGatewayURL(s); err != nil {
+			return fmt.Errorf("must be an http:// or https:// URL with a host and no query, such as https://bkapi.example.com/api/bk-gse/prod")
+		}
+		return nil
+	}}
+}

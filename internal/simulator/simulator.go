@@ -6,8 +6,10 @@
 package simulator
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -32,6 +34,17 @@ type Options struct {
 	TenantID string
 	// AccessToken, when set, is accepted as the gateway credential (alone).
 	AccessToken string
+	// RecordRequests keeps every request (path, headers, body) for Requests:
+	// tests assert where credentials travel. Off by default: benchmarks send
+	// many large bodies.
+	RecordRequests bool
+}
+
+// RequestRecord is one request as received.
+type RequestRecord struct {
+	Path   string
+	Header http.Header
+	Body   []byte
 }
 
 // TaskPolls is the latency of a task, counted in polls: first Unqueued polls
@@ -50,7 +63,8 @@ type Server struct {
 	hostFaults []*HostFault
 	calls      map[string]int
 	taskLog    []TaskRecord
-	openTasks  int          // tasks submitted and not yet polled to completion
+	openTasks  int // tasks submitted and not yet polled to completion
+	requests   []RequestRecord
 	job        jobKnobs     // JOB-only knobs, in job.go
 	gw         gatewayKnobs // GSE 2.0 gateway knobs, in gateway.go
 	seq        int
@@ -120,7 +134,23 @@ func New(opts Options) *Server {
 	return s
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.RecordRequests {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		s.mu.Lock()
+		s.requests = append(s.requests, RequestRecord{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+		s.mu.Unlock()
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// Requests returns the requests received so far (Options.RecordRequests).
+func (s *Server) Requests() []RequestRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
 
 // SetTaskPolls changes the latency of tasks submitted from now on.
 func (s *Server) SetTaskPolls(p TaskPolls) {

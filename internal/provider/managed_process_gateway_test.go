@@ -1,0 +1,332 @@
+package provider
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// What only the gateway mode has: hosts by agent id and IPv6, agents that go
+// down, the gateway's error classes, and credentials only in headers.
+
+func newGatewayEnv(t *testing.T, tweak func(*simulator.Options)) *testEnv {
+	return newTestEnvWith(t, testModes[1], tweak)
+}
+
+// statusOf is a gse_process_status data source reading proc-test on hosts (HCL objects).
+func statusOf(hosts ...string) string {
+	return fmt.Sprintf(`
+data "gse_process_status" "x" {
+  meta       = { namespace = "gse", name = "proc-test" }
+  hosts      = [%s]
+  depends_on = [gse_managed_process.test]
+}
+`, strings.Join(hosts, ", "))
+}
+
+// Hosts by a hex agent id, by an IPv6 {bk_cloud_id}:{ip} agent id and by ip
+// live side by side; host_status is keyed by the agent id as written,
+// gse_process_status reads them back by agent id, and import takes them.
+func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
+	t.Parallel()
+	e := newGatewayEnv(t, nil)
+	e.sim.AddAgent(agentA, 0, "10.0.0.5")
+	cfg := e.config(proc{hosts: []string{"agent:" + agentA, "agent:1:2001:db8::7", "0:10.0.0.1"}, extra: "running = true"}) +
+		statusOf(fmt.Sprintf(`{ agent_id = %q }`, agentA), `{ agent_id = "1:2001:db8::7" }`, `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"agent_id": knownvalue.StringExact(agentA), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),
+				})),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(agentA).AtMapKey("status"), knownvalue.StringExact("running")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("1:2001:db8::7").AtMapKey("managed"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("all_running"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("agent_id"), knownvalue.StringExact(agentA)),
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				e.simCheck(0, "10.0.0.5", hostedAndRunning), e.simCheck(1, "2001:db8::7", hostedAndRunning), e.simCheck(0, "10.0.0.1", hostedAndRunning),
+				func(*terraform.State) error {
+					if n := e.sim.Calls("register_proc_info"); n != 0 {
+						return fmt.Errorf("register_proc_info called %d times through the gateway, want 0", n)
+					}
+					if p, _ := e.sim.Process("gse", "proc-test", 0, "10.0.0.5"); p.AgentID != agentA {
+						return fmt.Errorf("the process on 10.0.0.5 was created through agent %q, want %s", p.AgentID, agentA)
+					}
+					return nil
+				},
+			),
+		}, {
+			RefreshState: true, // host_status then holds what import reads
+		}, {
+			ResourceName:            addr,
+			ImportState:             true,
+			ImportStateId:           "gse/proc-test@agent_id=" + agentA + ",agent_id=1:2001:db8::7,0:0:10.0.0.1",
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"spec", "running", "timeouts"}, // as in TestAccManagedProcess_lifecycle
+		}},
+	})
+}
+
+// A host whose agent goes down is kept through refresh with its last status
+// (unknown is not drift), gse_process_status says unknown, and an apply that
+// would operate there fails at once naming it, without sending an operation.
+func TestAccManagedProcessGateway_downAgent(t *testing.T) {
+	t.Parallel()
+	e := newGatewayEnv(t, nil)
+	e.sim.AddAgent(agentA, 0, "10.0.0.5")
+	hosts := []string{"agent:" + agentA, "0:10.0.0.1"}
+	cfg := func(trigger string) string {
+		return e.config(proc{hosts: hosts, extra: "running = true\n restart_triggers = { conf = \"" + trigger + "\" }"})
+	}
+	read := statusOf(fmt.Sprintf(`{ agent_id = %q }`, agentA), `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
+	var operations int
+	operateCalls := func() int { return e.sim.Calls("operate_proc_v2") + e.sim.Calls("operate_proc_multi") }
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: cfg("v1")},
+			{
+				PreConfig: func() { e.sim.SetAgentState(agentA, 3) }, // damaged
+				Config:    cfg("v1") + read,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(agentA).AtMapKey("status"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("unknown")),
+					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(1).AtMapKey("status"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("all_running"), knownvalue.Bool(false)),
+				},
+			},
+			{
+				PreConfig:   func() { operations = operateCalls() },
+				Config:      cfg("v2"),
+				ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*the GSE agent is not running on agent_id\s+` + agentA + `\s+\(status_code 3,\s+damaged\)`),
+			},
+			{
+				PreConfig: func() {
+					if n := operateCalls() - operations; n != 0 {
+						t.Errorf("%d operations sent while the agent was down, want 0", n)
+					}
+					e.sim.SetAgentState(agentA, 2)
+				},
+				Config: cfg("v2"),
+				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.5", hostedAndRunning), e.simCheck(0, "10.0.0.5", restartsAndNoReload(1))),
+			},
+		},
+	})
+}
+
+func restartsAndNoReload(restarts int) func(simulator.Process) error {
+	return func(p simulator.Process) error {
+		if p.Restarts != restarts || p.Reloads != 0 {
+			return fmt.Errorf("restarts/reloads = %d/%d, want %d/0", p.Restarts, p.Reloads, restarts)
+		}
+		return nil
+	}
+}
+
+// Each class of gateway error reaches the user as a diagnostic that names the
+// API, the credential or grant to fix, and what to do; with the gateway's real
+// HTTP status and when it rewrites statuses to 200. Nothing is left behind.
+func TestAccManagedProcessGateway_errorClasses(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		fault simulator.Fault
+		token string // access_token in the provider block instead of the app
+		want  string
+	}{
+		"auth: app": {fault: simulator.Fault{API: "list_agent_state", Code: 1640101, Message: "app code or app secret is invalid"},
+			want: `list_agent_state: GSE code 1640101.*did not accept the bk_app_code/bk_app_secret with bk_username credentials.*check app_code and app_secret`},
+		"auth: token": {token: "expired-token",
+			want: `list_agent_state: GSE code 1640101.*did not accept the access_token credentials.*did not accept access_token \(BK_ACCESS_TOKEN\)`},
+		"permission": {fault: simulator.Fault{API: "operate_proc_v2", Code: 1640301, Message: "app has no permission"},
+			want: `operate_proc_v2: GSE code 1640301.*no permission for the gateway API operate_proc_v2.*apply for the bk-gse gateway permission of operate_proc_v2`},
+		"params": {fault: simulator.Fault{API: "operate_proc_v2", Code: 1640001, Message: "agent_id_list is invalid"},
+			want: `operate_proc_v2: GSE code 1640001: agent_id_list is invalid.*refused the request's parameters.*tenant_id`},
+		"too large": {fault: simulator.Fault{API: "operate_proc_v2", Code: 1641301, Message: "request body too large", Times: simulator.Forever},
+			want: `GSE code 1641301.*too large for the gateway.*split the hosts over several resources`},
+		"rate limit": {fault: simulator.Fault{API: "list_agent_state", Code: 1642901, Message: "rate limited", Times: simulator.Forever},
+			want: `list_agent_state: GSE code 1642901.*after 6 attempts.*rate limited: apply again later`},
+		"backend": {fault: simulator.Fault{API: "list_agent_state", Code: 1650401, Message: "backend timeout", Times: simulator.Forever},
+			want: `list_agent_state: GSE code 1650401.*after 6 attempts.*kept failing`},
+	} {
+		for _, rewrite := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/rewritten=%v", name, rewrite), func(t *testing.T) {
+				t.Parallel()
+				e := newGatewayEnv(t, func(o *simulator.Options) { o.AccessToken = testToken })
+				e.sim.SetGatewayStatusRewrite(rewrite)
+				if tc.fault.API != "" {
+					e.sim.AddFault(tc.fault)
+				}
+				good := e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "running = true"})
+				bad := good
+				if tc.token != "" {
+					bad = withAccessToken(t, good, tc.token)
+				}
+				resource.Test(t, resource.TestCase{
+					ProtoV6ProviderFactories: e.factories(),
+					CheckDestroy:             e.checkSimEmpty,
+					Steps: []resource.TestStep{
+						{Config: bad, ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*` + wrappedRe(tc.want))},
+						{
+							// The gateway refused before GSE acted: nothing is in the state, so this is a plain create.
+							PreConfig: e.sim.ClearFaults,
+							Config:    good,
+							ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+								plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+							}},
+							Check: e.simCheck(0, "10.0.0.1", hostedAndRunning),
+						},
+					},
+				})
+			})
+		}
+	}
+}
+
+// wrappedRe lets each space of a pattern match Terraform's line wrapping.
+func wrappedRe(pattern string) string { return strings.ReplaceAll(pattern, " ", `\s+`) }
+
+// withAccessToken swaps the app and user of cfg's provider block for access_token.
+func withAccessToken(t *testing.T, cfg, token string) string {
+	return edited(t, cfg, fmt.Sprintf("app_code   = %q\n  app_secret = %q\n  username   = \"admin\"", testAppCode, testAppSecret),
+		fmt.Sprintf("access_token = %q", token))
+}
+
+// Through the gateway every request carries its credentials and tenant in
+// headers and none in its body, whether the app and user or an access token
+// authenticate, over a create, an update and a destroy.
+func TestAccManagedProcessGateway_headerOnlyAuth(t *testing.T) {
+	t.Parallel()
+	for _, token := range []string{"", testToken} {
+		t.Run(fmt.Sprintf("access_token=%v", token != ""), func(t *testing.T) {
+			t.Parallel()
+			e := newGatewayEnv(t, func(o *simulator.Options) { o.RecordRequests, o.AccessToken = true, testToken })
+			cfg := func(setup string) string {
+				c := e.config(proc{hosts: []string{"0:10.0.0.1", "0:2001:db8::1"}, setupPath: setup, extra: "running = true"})
+				if token != "" {
+					c = withAccessToken(t, c, token)
+				}
+				return c
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: e.factories(),
+				CheckDestroy: func(s *terraform.State) error {
+					if err := e.checkSimEmpty(s); err != nil {
+						return err
+					}
+					return headerOnly(e.sim.Requests(), token)
+				},
+				Steps: []resource.TestStep{
+					{Config: cfg("/data/gsetest")},
+					{Config: cfg("/data/gsetest2"), Check: e.simCheck(0, "2001:db8::1", func(p simulator.Process) error {
+						if specField(p, "setup_path") != "/data/gsetest2" {
+							return fmt.Errorf("spec not updated: %s", p.Spec)
+						}
+						return hostedAndRunning(p)
+					})},
+				},
+			})
+		})
+	}
+}
+
+// headerOnly checks every recorded request: a gateway path, the tenant and
+// credentials in headers, and no credential in the body.
+func headerOnly(reqs []simulator.RequestRecord, token string) error {
+	if len(reqs) == 0 {
+		return fmt.Errorf("no request recorded")
+	}
+	apis := map[string]bool{}
+	for _, r := range reqs {
+		apis[r.Path[strings.LastIndex(r.Path, "/")+1:]] = true
+		if !strings.HasPrefix(r.Path, "/api/v2/proc/") && !strings.HasPrefix(r.Path, "/api/v2/cluster/") {
+			return fmt.Errorf("%s: not a gateway path", r.Path)
+		}
+		if got := r.Header.Get("X-Bk-Tenant-Id"); got != testTenant {
+			return fmt.Errorf("%s: X-Bk-Tenant-Id = %q, want %q", r.Path, got, testTenant)
+		}
+		auth := r.Header.Get("X-Bkapi-Authorization")
+		if want := cmp.Or(token, testAppSecret); !strings.Contains(auth, want) {
+			return fmt.Errorf("%s: X-Bkapi-Authorization lacks the credential: %q", r.Path, auth)
+		}
+		for _, secret := range []string{testAppSecret, testToken, "bk_app_code", "bk_app_secret", "bk_username", "access_token", "bk_token"} {
+			if strings.Contains(string(r.Body), secret) {
+				return fmt.Errorf("%s: the body holds %q: %s", r.Path, secret, r.Body)
+			}
+		}
+	}
+	for _, api := range []string{"list_agent_state", "operate_proc_v2", "get_proc_operate_result_v2", "get_proc_status_v2", "update_proc_info"} {
+		if !apis[api] {
+			return fmt.Errorf("no %s request recorded (got %v)", api, apis)
+		}
+	}
+	return nil
+}
+
+// gse_process_operation addresses hosts by agent id through the gateway, and
+// fails at once, naming it, on a host whose agent is down.
+func TestAccProcessOperationGateway_agentID(t *testing.T) {
+	t.Parallel()
+	e := newGatewayEnv(t, nil)
+	e.sim.AddAgent(agentA, 0, "10.0.0.5")
+	cfg := func(trigger string) string {
+		return e.config(proc{hosts: []string{"agent:" + agentA, "0:10.0.0.1"}, extra: "running = true"}) + fmt.Sprintf(`
+resource "gse_process_operation" "test" {
+  op       = "restart"
+  triggers = { config = %q }
+  gse = {
+    meta  = { namespace = "gse", name = gse_managed_process.test.meta.name }
+    hosts = [for h in gse_managed_process.test.hosts : { ip = h.ip, bk_cloud_id = h.bk_cloud_id, agent_id = h.agent_id }]
+    spec  = gse_managed_process.test.spec
+  }
+}
+`, trigger)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg("v1"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.simCheck(0, "10.0.0.5", restarts(1)), e.simCheck(0, "10.0.0.1", restarts(1)),
+					resource.TestCheckResourceAttr(opAddr, "results.#", "2"),
+					resource.TestCheckResourceAttr(opAddr, "results.0.agent_id", agentA), // ordered by cloud id, then ip: "" first
+					resource.TestCheckNoResourceAttr(opAddr, "results.1.agent_id"),
+					resource.TestCheckResourceAttr(opAddr, "results.1.ip", "10.0.0.1"),
+				),
+			},
+			{
+				PreConfig:   func() { e.sim.SetAgentState(agentA, -1) },
+				Config:      cfg("v2"),
+				ExpectError: regexp.MustCompile(`the GSE agent is not running on agent_id\s+` + agentA + `\s+\(status_code -1,\s+unknown\)`),
+			},
+			{
+				PreConfig: func() { e.sim.SetAgentState(agentA, 2) },
+				Config:    cfg("v2"),
+				Check:     resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.5", restarts(2)), e.simCheck(0, "10.0.0.1", restarts(2))),
+			},
+		},
+	})
+}

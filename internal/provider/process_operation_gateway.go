@@ -1,0 +1,26 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var _ resource.ResourceWithModifyPlan = (*processOperationResource)(nil)
+
+// ModifyPlan refuses, at plan time, GSE target hosts only the gateway can
+// address when gateway_url is not set (see needsGateway), and a JOB target
+// when endpoint is not (see needsESB).
+func (r *processOperationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	planNeedsGateway(ctx, r.client, req.Plan, path.Root("gse").AtName("hosts"), &resp.Diagnostics)
+	var job types.Object
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("job"), &job)...)
+	if !job.IsNull() {
+		needsESB(r.client, "gse_process_operation with a job target", &resp.Diagnostics)
+	}
+}
