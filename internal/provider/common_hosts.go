@@ -22,10 +22,13 @@ import (
 )
 
 // Hosts are a list of plain objects: no per-element validators, defaults or
-// plan modifiers, because the framework walks those once per element and
-// compares set elements pairwise (quadratic at thousands of hosts). One
-// list-level validator checks every element, and one list-level plan modifier
-// makes the order irrelevant and fills bk_supplier_id. See hostsSchema.
+// plan modifiers. One list-level validator checks every element, and one
+// list-level plan modifier makes the order irrelevant and fills
+// bk_supplier_id. For the framework, gse_managed_process.hosts is a plain list
+// of objects, which it does not walk element by element (a nested list costs
+// it the square of the hosts in v1.19: listElemObject copies the list per
+// element); Terraform still sees a list nested attribute with its per-element
+// schema (nestedHosts), and the values are the same on the wire.
 
 // The ip and bk_cloud_id of a host mean the same in every schema.
 const (
@@ -33,21 +36,13 @@ const (
 	hostCloudDesc = "Cloud area (管控区域) id of the host, `0` or more; `0` is the default area."
 )
 
-// hostsSchema is a list of host objects with no per-element validators,
-// defaults or plan modifiers (see the top of this file for why): hostsValidator checks the
-// whole list once and hostsPlan ignores order and fills bk_supplier_id.
-func hostsSchema(desc string) schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		Required: true, MarkdownDescription: desc,
+// hostsSchema is gse_managed_process.hosts as the framework sees it (see the
+// top of this file); hostsNestedType is the same attribute as Terraform sees it.
+func hostsSchema(desc string) schema.ListAttribute {
+	return schema.ListAttribute{
+		Required: true, ElementType: hostObjectType, MarkdownDescription: desc,
 		Validators:    []validator.List{hostsValidator{}},
 		PlanModifiers: []planmodifier.List{hostsPlan{}},
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"ip": schema.StringAttribute{Required: true, MarkdownDescription: "IPv4 or IPv6 address of the host as GSE knows it, without a zone. " +
-				"`::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`."},
-			"bk_cloud_id": schema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
-			"bk_supplier_id": schema.Int64Attribute{Optional: true, Computed: true,
-				MarkdownDescription: "Developer (supplier) id of the host, used by the v1 register APIs; 0 or more. Defaults to `0`."},
-		}},
 	}
 }
 
@@ -99,6 +94,7 @@ type hostModel struct {
 	IP           types.String `tfsdk:"ip"`
 	BkCloudID    types.Int64  `tfsdk:"bk_cloud_id"`
 	BkSupplierID types.Int64  `tfsdk:"bk_supplier_id"`
+	AgentID      types.String `tfsdk:"agent_id"`
 }
 
 // api converts the host as GSE addresses it: an IPv4-mapped IPv6 address
@@ -304,16 +300,17 @@ func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest,
 		if !supplier.IsNull() && !supplier.IsUnknown() {
 			s = supplier.ValueInt64()
 		}
-		keys[fmt.Sprintf("%s/%d", hostIdentity(cloud, ip), s)] = true
+		agent := hostAgentID(el)
+		keys[hostPlanKey(cloud, ip, s, agent)] = true
 		planned[i] = types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{
-			"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": types.Int64Value(s),
+			"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": types.Int64Value(s), "agent_id": agent,
 		})
 	}
 	if allKnown && !req.StateValue.IsNull() && !req.StateValue.IsUnknown() && len(req.StateValue.Elements()) == len(config) {
 		same := true
 		for _, el := range req.StateValue.Elements() {
 			ip, cloud, supplier, ok := hostFields(el)
-			if !ok || !keys[fmt.Sprintf("%s/%d", hostIdentity(cloud, ip), supplier.ValueInt64())] {
+			if !ok || !keys[hostPlanKey(cloud, ip, supplier.ValueInt64(), hostAgentID(el))] {
 				same = false
 				break
 			}
@@ -326,9 +323,25 @@ func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest,
 	resp.PlanValue = types.ListValueMust(hostObjectType, planned)
 }
 
+// hostPlanKey is what makes two hosts elements plan alike: the host in any
+// spelling, its supplier id and its agent id as written.
+func hostPlanKey(cloud int64, ip string, supplier int64, agent types.String) string {
+	return fmt.Sprintf("%s/%d/%s", hostIdentity(cloud, ip), supplier, agent)
+}
+
+// hostAgentID is the agent_id of a hosts element.
+func hostAgentID(el attr.Value) types.String {
+	obj, _ := el.(types.Object)
+	agent, ok := obj.Attributes()["agent_id"].(types.String)
+	if !ok {
+		return types.StringNull()
+	}
+	return agent
+}
+
 // hostObjectType is the element type of gse_managed_process.hosts.
 var hostObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"ip": types.StringType, "bk_cloud_id": types.Int64Type, "bk_supplier_id": types.Int64Type,
+	"ip": types.StringType, "bk_cloud_id": types.Int64Type, "bk_supplier_id": types.Int64Type, "agent_id": types.StringType,
 }}
 
 // importHost is one host of the host list of an import ID.

@@ -107,7 +107,7 @@ func TestHostIdentity(t *testing.T) {
 
 func hostValue(cloud int64, ip string, supplier types.Int64) attr.Value {
 	return types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{
-		"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": supplier,
+		"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": supplier, "agent_id": types.StringNull(),
 	})
 }
 

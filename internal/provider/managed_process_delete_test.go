@@ -40,10 +40,11 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	hostType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"ip": tftypes.String, "bk_cloud_id": tftypes.Number, "bk_supplier_id": tftypes.Number}}
+	hostType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"ip": tftypes.String, "bk_cloud_id": tftypes.Number, "bk_supplier_id": tftypes.Number, "agent_id": tftypes.String}}
 	host := func(ip string) tftypes.Value {
 		return tftypes.NewValue(hostType, map[string]tftypes.Value{
 			"ip": tftypes.NewValue(tftypes.String, ip), "bk_cloud_id": tftypes.NewValue(tftypes.Number, 0), "bk_supplier_id": tftypes.NewValue(tftypes.Number, 0),
+			"agent_id": tftypes.NewValue(tftypes.String, nil),
 		})
 	}
 	s, raw := rawWith(map[string]tftypes.Value{

@@ -22,7 +22,7 @@ func identityOf(name string) map[string]knownvalue.Check {
 
 func host(cloud int64, ip string) knownvalue.Check {
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"ip": knownvalue.StringExact(ip), "bk_cloud_id": knownvalue.Int64Exact(cloud), "bk_supplier_id": knownvalue.Int64Exact(0),
+		"ip": knownvalue.StringExact(ip), "bk_cloud_id": knownvalue.Int64Exact(cloud), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null(),
 	})
 }
 
