@@ -3,13 +3,13 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 	"os"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 )
@@ -23,11 +23,19 @@ func main() {
 	flag.Parse()
 
 	quietUnlessAsked()
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address:         "registry.terraform.io/bk-gse/gse",
-		Debug:           debug,
-		ProtocolVersion: 6,
-	})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	// provider.NewProtocol6, not providerserver.Serve: it adjusts the schema
+	// Terraform reads (see nestedHosts).
+	err := tf6server.Serve("registry.terraform.io/bk-gse/gse", func() tfprotov6.ProviderServer {
+		s, err := provider.NewProtocol6(provider.New(version)())()
+		if err != nil {
+			log.Fatal(err)
+		}
+		return s
+	}, opts...)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -22,10 +22,13 @@ import (
 )
 
 // Hosts are a list of plain objects: no per-element validators, defaults or
-// plan modifiers, because the framework walks those once per element and
-// compares set elements pairwise (quadratic at thousands of hosts). One
-// list-level validator checks every element, and one list-level plan modifier
-// makes the order irrelevant and fills bk_supplier_id. See hostsSchema.
+// plan modifiers. One list-level validator checks every element, and one
+// list-level plan modifier makes the order irrelevant and fills
+// bk_supplier_id. For the framework, gse_managed_process.hosts is a plain list
+// of objects, which it does not walk element by element (a nested list costs
+// it the square of the hosts in v1.19: listElemObject copies the list per
+// element); Terraform still sees a list nested attribute with its per-element
+// schema (nestedHosts), and the values are the same on the wire.
 
 // The ip and bk_cloud_id of a host mean the same in every schema.
 const (
@@ -34,27 +37,19 @@ const (
 	// The hosts of GSE processes may instead be given by agent id (GSE 2.0).
 	gseHostIPDesc    = hostIPDesc + " Set it with `bk_cloud_id`, or set `agent_id` instead. An IPv6 host needs the provider's `gateway_url` (GSE 1.0 APIs cannot address IPv6)."
 	gseHostCloudDesc = hostCloudDesc + " Required with `ip`; unset with `agent_id`."
+	hostSupplierDesc = "Developer (supplier) id of the host, used by the v1 register APIs; 0 or more. Defaults to `0`."
 	hostAgentDesc    = "GSE 2.0 agent id of the host, instead of `ip` and `bk_cloud_id`: 36 hex characters (such as `0200000007525400f355781710390005465c`), " +
 		"or `{bk_cloud_id}:{ip}` where agent-id mode is off; at most 64 characters. Needs the provider's `gateway_url`. " +
 		"The same host given by `{bk_cloud_id}:{ip}` and by `ip` is rejected as a duplicate."
 )
 
-// hostsSchema is a list of host objects with no per-element validators,
-// defaults or plan modifiers (see the top of this file for why): hostsValidator checks the
-// whole list once and hostsPlan ignores order and fills bk_supplier_id.
-func hostsSchema(desc string) schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		Required: true, MarkdownDescription: desc,
+// hostsSchema is gse_managed_process.hosts as the framework sees it (see the
+// top of this file); hostsNestedType is the same attribute as Terraform sees it.
+func hostsSchema(desc string) schema.ListAttribute {
+	return schema.ListAttribute{
+		Required: true, ElementType: hostObjectType, MarkdownDescription: desc,
 		Validators:    []validator.List{hostsValidator{}},
 		PlanModifiers: []planmodifier.List{hostsPlan{}},
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"ip": schema.StringAttribute{Optional: true, MarkdownDescription: gseHostIPDesc +
-				" `::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`."},
-			"bk_cloud_id": schema.Int64Attribute{Optional: true, MarkdownDescription: gseHostCloudDesc},
-			"agent_id":    schema.StringAttribute{Optional: true, MarkdownDescription: hostAgentDesc},
-			"bk_supplier_id": schema.Int64Attribute{Optional: true, Computed: true,
-				MarkdownDescription: "Developer (supplier) id of the host, used by the v1 register APIs; 0 or more. Defaults to `0`."},
-		}},
 	}
 }
 

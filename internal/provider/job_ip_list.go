@@ -15,28 +15,39 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// ip_list is a list whose order does not matter. Its elements carry no
-// validator, default or plan modifier: the framework would walk them one by
-// one (and a set compares them pairwise), so plan cost would grow faster than
-// the list. One list-level validator checks every IP and finds duplicates,
-// and one list-level plan modifier keeps the prior order when only the order changed.
+// ip_list is a plain list of {ip, bk_cloud_id} objects, not a nested
+// attribute: the framework walks a nested attribute once per element (and
+// terraform-plugin-framework v1.19 copies the whole list for each element of
+// a list, so plan cost grew with the square of the IPs), while the elements of
+// a plain list carry no schema of their own. Both of their attributes are
+// required, so nothing is lost. One list-level validator checks every IP and
+// finds duplicates, and one list-level plan modifier keeps the prior order
+// when only the order changed.
+
+// jobIPObjectType is an element of ip_list.
+var jobIPObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type}}
+
+// jobIPElementDesc says what the attributes of an ip_list element mean: a
+// plain list's elements have no descriptions of their own.
+const jobIPElementDesc = " Each element holds `ip`, the IPv4 or IPv6 address of the host without a zone (`%eth0`), " +
+	"and `bk_cloud_id`, its cloud area (管控区域) id, `0` or more (`0` is the default area)."
 
 // jobIPListAttribute is ip_list of gse_job_managed_process.
-func jobIPListAttribute(desc string) schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		Required: true, MarkdownDescription: desc + " Order does not matter; each `bk_cloud_id` and IP pair may appear once.",
-		Validators:    []validator.List{listvalidator.SizeAtLeast(1), hostRefsValidator{}},
-		PlanModifiers: []planmodifier.List{ignoreIPOrder{}},
-		NestedObject:  schema.NestedAttributeObject{Attributes: hostRefResourceAttributes()},
+func jobIPListAttribute(desc string) schema.ListAttribute {
+	return schema.ListAttribute{
+		Required: true, ElementType: jobIPObjectType,
+		MarkdownDescription: desc + jobIPElementDesc + " Order does not matter; each `bk_cloud_id` and IP pair may appear once.",
+		Validators:          []validator.List{listvalidator.SizeAtLeast(1), hostRefsValidator{}},
+		PlanModifiers:       []planmodifier.List{ignoreIPOrder{}},
 	}
 }
 
 // jobIPListDataSourceAttribute is ip_list of gse_job_process_status.
-func jobIPListDataSourceAttribute(desc string) dschema.ListNestedAttribute {
-	return dschema.ListNestedAttribute{
-		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
-		Validators:   []validator.List{listvalidator.SizeAtLeast(1), hostRefsValidator{}},
-		NestedObject: dschema.NestedAttributeObject{Attributes: hostRefAttributes()},
+func jobIPListDataSourceAttribute(desc string) dschema.ListAttribute {
+	return dschema.ListAttribute{
+		Required: true, ElementType: jobIPObjectType,
+		MarkdownDescription: desc + jobIPElementDesc + " Each `bk_cloud_id` and IP pair may appear once.",
+		Validators:          []validator.List{listvalidator.SizeAtLeast(1), hostRefsValidator{}},
 	}
 }
 

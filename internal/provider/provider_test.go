@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -78,7 +77,7 @@ func inModes(t *testing.T, test func(t *testing.T, e *testEnv)) {
 // factories serve the provider in-process, tuned to poll and back off in milliseconds.
 func (e *testEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"gse": providerserver.NewProtocol6WithError(&gseProvider{version: "test", tune: func(c *gse.Config) {
+		"gse": NewProtocol6(&gseProvider{version: "test", tune: func(c *gse.Config) {
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
 		}}),

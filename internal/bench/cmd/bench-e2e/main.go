@@ -3,8 +3,9 @@
 // with dev_overrides, and times terraform plan / apply / destroy of generated
 // configurations side by side with terraform_data holding the same data, A/B
 // interleaved. It prints a markdown table of ratios (each taken within one
-// run), provider CPU and peak RSS, and HTTP requests counted by the simulator
-// (GET /_sim/calls). It is a benchmark: nothing in `make test` runs it.
+// run), the CPU of Terraform itself and of the provider, the provider's peak
+// RSS, and HTTP requests counted by the simulator (GET /_sim/calls). It is a
+// benchmark: nothing in `make test` runs it.
 //
 //	go run ./internal/bench/cmd/bench-e2e -runs 3 -hosts 10000
 package main

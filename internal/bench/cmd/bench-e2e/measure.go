@@ -11,11 +11,13 @@ import (
 	"time"
 )
 
-// measure is one terraform command: wall time, and CPU and peak RSS of the
-// provider processes it started (sampled from /proc while it runs).
+// measure is one terraform command: wall time, its CPU split between
+// Terraform itself and the provider processes it started, and their peak RSS
+// (sampled from /proc while it runs).
 type measure struct {
 	wall    time.Duration
 	cpu     time.Duration // provider user+system CPU
+	coreCPU time.Duration // Terraform's own user+system CPU (core, HCL, protocol, rendering)
 	peakRSS int64         // provider VmHWM, bytes
 	calls   int           // HTTP requests the simulator answered
 }
@@ -46,6 +48,11 @@ func (b *bench) tf(dir string, sim *simulator, args ...string) measure {
 	for _, s := range <-sampled {
 		m.cpu += s.cpu
 		m.peakRSS = max(m.peakRSS, s.hwm)
+	}
+	// Linux reports a reaped process's CPU with that of the children it
+	// reaped, which include the providers.
+	if ps := cmd.ProcessState; ps != nil {
+		m.coreCPU = max(0, ps.UserTime()+ps.SystemTime()-m.cpu)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "terraform %s in %s failed: %v\n%s\n", strings.Join(args, " "), dir, err, tail(out.String(), 3000))

@@ -54,8 +54,12 @@ func median[T any](xs []T, key func(T) float64) float64 {
 
 func secs(m measure) float64 { return m.wall.Seconds() }
 
-// ratioRow reports the median of per-run ratios B/A, with both medians and the
-// provider's median CPU and largest peak RSS.
+// coreSecs is the CPU Terraform itself used, providers excluded.
+func coreSecs(m measure) float64 { return m.coreCPU.Seconds() }
+
+// ratioRow reports the median of per-run ratios B/A, with both medians,
+// Terraform's own median CPU in B and A, and the provider's median CPU and
+// largest peak RSS.
 func ratioRow(work string, p pair) row {
 	ratios := make([]float64, len(p.a))
 	for i := range p.a {
@@ -66,8 +70,9 @@ func ratioRow(work string, p pair) row {
 		rss = max(rss, m.peakRSS)
 	}
 	return row{work: work, value: fmt.Sprintf("%.2f×", median(ratios, func(x float64) float64 { return x })),
-		detail: fmt.Sprintf("gse %.2f s / terraform_data %.2f s; provider CPU %.2f s, peak RSS %d MiB",
-			median(p.b, secs), median(p.a, secs), median(p.b, func(m measure) float64 { return m.cpu.Seconds() }), rss>>20)}
+		detail: fmt.Sprintf("gse %.2f s / terraform_data %.2f s; Terraform CPU %.2f s / %.2f s; provider CPU %.2f s, peak RSS %d MiB",
+			median(p.b, secs), median(p.a, secs), median(p.b, coreSecs), median(p.a, coreSecs),
+			median(p.b, func(m measure) float64 { return m.cpu.Seconds() }), rss>>20)}
 }
 
 func (bn *bench) planRow() row {
