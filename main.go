@@ -23,11 +23,13 @@ func main() {
 	flag.Parse()
 
 	quietUnlessAsked()
+	stopProfiling := startProfiling()
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address:         "registry.terraform.io/bk-gse/gse",
 		Debug:           debug,
 		ProtocolVersion: 6,
 	})
+	stopProfiling()
 	if err != nil {
 		log.Fatal(err)
 	}
