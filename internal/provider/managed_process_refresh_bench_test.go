@@ -206,4 +206,3 @@ func benchJSON(v tftypes.Value) any {
 	_ = v.As(&s)
 	return s
 }
-
