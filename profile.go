@@ -5,7 +5,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"time"
 )
@@ -18,6 +18,7 @@ import (
 //	cpu-PID.pprof        CPU, from start to exit
 //	heap-PID.pprof       allocations and the live heap at exit
 //	heap-peak-PID.pprof  the live heap when it was largest (sampled every 100 ms)
+//	summary-PID.txt      that peak, GC cycles and bytes allocated
 const profileEnv = "TF_GSE_PPROF_DIR"
 
 // startProfiling starts the profiles profileEnv asks for and returns the
@@ -40,7 +41,7 @@ func startProfiling() (stop func()) {
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		peakHeap(name("heap-peak"), done)
+		peakHeap(name("heap-peak"), filepath.Join(dir, fmt.Sprintf("summary-%d.txt", os.Getpid())), done)
 	}()
 	return func() {
 		pprof.StopCPUProfile()
@@ -51,23 +52,27 @@ func startProfiling() (stop func()) {
 	}
 }
 
-// peakHeap writes a heap profile each time the live heap grows past its
-// previous peak by an eighth, until done.
-func peakHeap(path string, done <-chan struct{}) {
+// peakHeap writes a heap profile each time the live heap (as of the last
+// GC) grows past its previous peak by an eighth, until done; then it writes
+// the peak and the GC totals to a summary file.
+func peakHeap(profile, summary string, done <-chan struct{}) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/allocs:bytes"}}
 	var peak uint64
 	for {
 		select {
 		case <-done:
+			metrics.Read(samples)
+			_ = os.WriteFile(summary, fmt.Appendf(nil, "peak live heap %d MiB, %d GC cycles, %d MiB allocated\n",
+				peak>>20, samples[1].Value.Uint64(), samples[2].Value.Uint64()>>20), 0o644)
 			return
 		case <-tick.C:
 		}
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		if ms.HeapAlloc > peak+peak/8 {
-			peak = ms.HeapAlloc
-			writeHeap(path)
+		metrics.Read(samples)
+		if live := samples[0].Value.Uint64(); live > peak+peak/8 {
+			peak = live
+			writeHeap(profile)
 		}
 	}
 }
