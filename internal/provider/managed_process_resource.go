@@ -268,8 +268,9 @@ func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, sp
 // registered leave the state; with none left, the resource does. managed and
 // running turn to what GSE reports, so a plan shows the drift.
 func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state managedProcessModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	var state refreshedModel
+	resp.Diagnostics.Append(state.get(ctx, req.State)...)
+	prior := state
 	meta, d := state.Meta.api(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
@@ -280,7 +281,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint, then refresh again.")
 		return
 	}
-	want := loadDesired(ctx, req.Private, &state, &resp.Diagnostics)
+	want := loadDesiredOr(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	var kept []hostModel
 	var hosted, running int
 	var labels map[string]string
@@ -318,7 +319,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		state.Meta.Labels = types.MapNull(types.StringType)
 	}
 	state.HostStatus = hostStatusValue(kept, byKey)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(state.setChanged(ctx, prior, &resp.State)...)
 }
 
 func (r *managedProcessResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
