@@ -22,9 +22,18 @@ import (
 // one-host creates, -parallelism 10, tasks of 2 s), a 20 ms window made 320-360
 // requests, 50 ms 280 and 100 ms 224-248, at a cost of at most 0.1 s per task
 // (5 % of a 2 s task). A batch is sent at once when it holds maxBatchItems items.
+//
+// The window is adaptive for operations announced in advance (ExpectOperate:
+// a create announces its operation before it registers the process). A batch
+// of announced operations only waits while another announced operation is on
+// its way, and then for batchLinger without a new arrival (resources that
+// Terraform starts together reach the provider a few milliseconds apart), so a
+// lone create no longer pays the window. A batch holding an unannounced
+// operation waits the whole window: nothing tells what may still come.
 
 const (
 	defaultBatchWindow = 100 * time.Millisecond
+	batchLinger        = 20 * time.Millisecond
 	maxBatchItems      = 1000 // items per operate_proc_multi task, as bk-nodeman sends at most
 )
 
@@ -48,8 +57,9 @@ type batcher struct {
 	fam    operateFamily
 	window time.Duration
 
-	mu   sync.Mutex // guards open and the state of every item and task
-	open *gathering
+	mu       sync.Mutex // guards open, expected, and the state of every item, task and expectation
+	open     *gathering
+	expected int // announced operations not arrived nor withdrawn
 }
 
 func newBatcher(c *Client, fam operateFamily, window time.Duration) *batcher {
@@ -61,10 +71,69 @@ func newBatcher(c *Client, fam operateFamily, window time.Duration) *batcher {
 
 // gathering is a batch still open for items.
 type gathering struct {
-	items []*opItem
-	keys  map[string]bool // no two items of a task may share a result key
-	timer *time.Timer
-	since time.Time
+	items       []*opItem
+	keys        map[string]bool // no two items of a task may share a result key
+	timer       *time.Timer     // the window
+	linger      *time.Timer     // armed while every item was announced and none is on its way
+	unannounced int             // items whose operation was not announced
+	since       time.Time
+}
+
+// expectation is an operation announced with ExpectOperate.
+type expectation struct {
+	b       *batcher
+	settled bool // arrived or withdrawn
+}
+
+type expectationKey struct{}
+
+// ExpectOperate announces that the caller will soon call Operate with the
+// returned context, such as a create before it registers the process, so that
+// batches wait for it and for nothing else (see the batcher). withdraw must be
+// called once the caller is done; it matters only when Operate was not called.
+func (s *ProcService) ExpectOperate(ctx context.Context) (_ context.Context, withdraw func()) {
+	b := s.client.ops
+	e := &expectation{b: b}
+	b.mu.Lock()
+	b.expected++
+	b.mu.Unlock()
+	return context.WithValue(ctx, expectationKey{}, e), func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.settleLocked(e) {
+			b.scheduleLocked()
+		}
+	}
+}
+
+// settleLocked marks e arrived or withdrawn; false when it already was (or is nil).
+func (b *batcher) settleLocked(e *expectation) bool {
+	if e == nil || e.b != b || e.settled {
+		return false
+	}
+	e.settled = true
+	b.expected--
+	return true
+}
+
+// scheduleLocked sends the open batch soon when it holds only announced
+// operations and none is on its way: after batchLinger without a new arrival.
+func (b *batcher) scheduleLocked() {
+	g := b.open
+	if g == nil || g.unannounced > 0 || b.expected > 0 || b.window <= 0 {
+		return
+	}
+	if g.linger != nil {
+		g.linger.Reset(batchLinger)
+		return
+	}
+	g.linger = time.AfterFunc(batchLinger, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.open == g && g.unannounced == 0 && b.expected == 0 {
+			b.flushLocked()
+		}
+	})
 }
 
 type itemState int
@@ -109,8 +178,8 @@ func (b *batcher) operate(ctx context.Context, req OperateRequest) (*Outcome, er
 			it.keys = append(it.keys, b.fam.key(h, req.Meta))
 		}
 		items = append(items, it)
-		b.add(it)
 	}
+	b.addAll(ctx, items)
 	for _, it := range items {
 		select {
 		case <-it.done:
@@ -121,11 +190,22 @@ func (b *batcher) operate(ctx context.Context, req OperateRequest) (*Outcome, er
 	return merge(req, items)
 }
 
-// add puts it into the open batch, first sending that batch when it would
-// hold a result key twice (two operations on one process on one host).
-func (b *batcher) add(it *opItem) {
+// addAll puts the items of one operation into the open batch, settles the
+// operation's announcement, if any, and decides when to send.
+func (b *batcher) addAll(ctx context.Context, items []*opItem) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	e, _ := ctx.Value(expectationKey{}).(*expectation)
+	announced := b.settleLocked(e)
+	for _, it := range items {
+		b.addLocked(it, announced)
+	}
+	b.scheduleLocked()
+}
+
+// addLocked puts it into the open batch, first sending that batch when it would
+// hold a result key twice (two operations on one process on one host).
+func (b *batcher) addLocked(it *opItem, announced bool) {
 	if g := b.open; g != nil && slices.ContainsFunc(it.keys, func(k string) bool { return g.keys[k] }) {
 		b.flushLocked()
 	}
@@ -144,6 +224,9 @@ func (b *batcher) add(it *opItem) {
 		}
 	}
 	g.items = append(g.items, it)
+	if !announced {
+		g.unannounced++
+	}
 	for _, k := range it.keys {
 		g.keys[k] = true
 	}
@@ -156,8 +239,10 @@ func (b *batcher) add(it *opItem) {
 func (b *batcher) flushLocked() {
 	g := b.open
 	b.open = nil
-	if g.timer != nil {
-		g.timer.Stop()
+	for _, t := range []*time.Timer{g.timer, g.linger} {
+		if t != nil {
+			t.Stop()
+		}
 	}
 	items := slices.DeleteFunc(g.items, func(it *opItem) bool { return it.state != gatheringItem })
 	if len(items) == 0 {

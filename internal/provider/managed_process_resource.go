@@ -211,6 +211,10 @@ func mayExist(hosts, done []gse.Host, err error) []gse.Host {
 }
 
 func (r *managedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	// Announced first thing, so that other creates' operations wait for this
+	// one's and no batch waits for nothing (gse.ProcService.ExpectOperate).
+	ctx, withdraw := r.client.Proc.ExpectOperate(ctx)
+	defer withdraw()
 	var plan managedProcessModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	ctx, cancel := deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
