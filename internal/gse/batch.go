@@ -23,16 +23,28 @@ import (
 // requests, 50 ms 280 and 100 ms 224-248, at a cost of at most 0.1 s per task
 // (5 % of a 2 s task). A batch is sent at once when it holds maxBatchItems items.
 //
-// The window is adaptive for operations announced in advance (ExpectOperate:
-// a create announces its operation before it registers the process). A batch
-// of announced operations only waits while another announced operation is on
-// its way, and then for batchLinger without a new arrival (resources that
-// Terraform starts together reach the provider a few milliseconds apart), so a
-// lone create no longer pays the window. A batch holding an unannounced
-// operation waits the whole window: nothing tells what may still come.
+// The window adapts for operations announced in advance (ExpectOperate: a
+// create announces its operation before it registers the process, a destroy
+// as it starts). A batch of announced operations is due after a tenth of the
+// last task's duration, between batchLinger and announcedWindow, and is sent
+// when it is due and no announced operation is still on its way (or at
+// announcedWindow):
+//   - a lone create waits batchLinger (20 ms) instead of the window, and
+//     creates that Terraform starts together still share a task;
+//   - tasks of 2 s gather for 0.2 s: Terraform starts resources one after
+//     another as others finish, 20-60 ms apart (its state writes are
+//     serial), so a wave of creates reaches the provider over 50-500 ms;
+//   - tasks that finish at once (0.1 s) gather for batchLinger only, where
+//     any wait would slow every create.
+//
+// Measured through Terraform (100 one-host creates, -parallelism 10, tasks of
+// 2 s): 140-172 requests instead of 196-220 with the fixed window. A batch
+// holding an unannounced operation waits the window: nothing tells what may
+// still come.
 
 const (
 	defaultBatchWindow = 100 * time.Millisecond
+	announcedWindow    = 250 * time.Millisecond
 	batchLinger        = 20 * time.Millisecond
 	maxBatchItems      = 1000 // items per operate_proc_multi task, as bk-nodeman sends at most
 )
@@ -57,9 +69,10 @@ type batcher struct {
 	fam    operateFamily
 	window time.Duration
 
-	mu       sync.Mutex // guards open, expected, and the state of every item, task and expectation
+	mu       sync.Mutex // guards the fields below, and the state of every item, task and expectation
 	open     *gathering
-	expected int // announced operations not arrived nor withdrawn
+	expected int           // announced operations not arrived nor withdrawn
+	lastTask time.Duration // how long the last task that concluded took, from its submit
 }
 
 func newBatcher(c *Client, fam operateFamily, window time.Duration) *batcher {
@@ -73,9 +86,11 @@ func newBatcher(c *Client, fam operateFamily, window time.Duration) *batcher {
 type gathering struct {
 	items       []*opItem
 	keys        map[string]bool // no two items of a task may share a result key
-	timer       *time.Timer     // the window
-	linger      *time.Timer     // armed while every item was announced and none is on its way
-	unannounced int             // items whose operation was not announced
+	timer       *time.Timer     // the window, until deadline
+	deadline    time.Time
+	due         bool        // a batch of announced operations that waited long enough
+	dueTimer    *time.Timer // sets due
+	unannounced int         // items whose operation was not announced
 	since       time.Time
 }
 
@@ -116,24 +131,12 @@ func (b *batcher) settleLocked(e *expectation) bool {
 	return true
 }
 
-// scheduleLocked sends the open batch soon when it holds only announced
-// operations and none is on its way: after batchLinger without a new arrival.
+// scheduleLocked sends the open batch when it holds only announced
+// operations, is due, and no announced operation is on its way.
 func (b *batcher) scheduleLocked() {
-	g := b.open
-	if g == nil || g.unannounced > 0 || b.expected > 0 || b.window <= 0 {
-		return
+	if g := b.open; g != nil && g.due && g.unannounced == 0 && b.expected == 0 {
+		b.flushLocked()
 	}
-	if g.linger != nil {
-		g.linger.Reset(batchLinger)
-		return
-	}
-	g.linger = time.AfterFunc(batchLinger, func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.open == g && g.unannounced == 0 && b.expected == 0 {
-			b.flushLocked()
-		}
-	})
 }
 
 type itemState int
@@ -214,7 +217,20 @@ func (b *batcher) addLocked(it *opItem, announced bool) {
 		g = &gathering{keys: map[string]bool{}, since: time.Now()}
 		b.open = g
 		if b.window > 0 {
-			g.timer = time.AfterFunc(b.window, func() {
+			wait := b.window
+			if announced {
+				wait = max(wait, announcedWindow)
+				g.dueTimer = time.AfterFunc(min(max(b.lastTask/10, batchLinger), announcedWindow), func() {
+					b.mu.Lock()
+					defer b.mu.Unlock()
+					if b.open == g {
+						g.due = true
+						b.scheduleLocked()
+					}
+				})
+			}
+			g.deadline = g.since.Add(wait)
+			g.timer = time.AfterFunc(wait, func() {
 				b.mu.Lock()
 				defer b.mu.Unlock()
 				if b.open == g {
@@ -226,6 +242,10 @@ func (b *batcher) addLocked(it *opItem, announced bool) {
 	g.items = append(g.items, it)
 	if !announced {
 		g.unannounced++
+		if dl := g.since.Add(b.window); g.timer != nil && dl.Before(g.deadline) {
+			g.deadline = dl
+			g.timer.Reset(time.Until(dl))
+		}
 	}
 	for _, k := range it.keys {
 		g.keys[k] = true
@@ -239,7 +259,7 @@ func (b *batcher) addLocked(it *opItem, announced bool) {
 func (b *batcher) flushLocked() {
 	g := b.open
 	b.open = nil
-	for _, t := range []*time.Timer{g.timer, g.linger} {
+	for _, t := range []*time.Timer{g.timer, g.dueTimer} {
 		if t != nil {
 			t.Stop()
 		}
@@ -288,6 +308,7 @@ func (b *batcher) run(t *opTask) {
 		}{reqs}
 	}
 	var reply taskReply
+	submitted := time.Now()
 	err := b.c.call(t.ctx, familyGSE, api, body, &reply, false)
 	if err != nil && len(t.items) > 1 && refusedUnstarted(err) {
 		// GSE checks a multi task as a whole and refused it before starting
@@ -346,6 +367,9 @@ func (b *batcher) run(t *opTask) {
 			r()
 		}
 		b.mu.Lock()
+		if len(finished) > 0 {
+			b.lastTask = time.Since(submitted)
+		}
 		for _, it := range finished {
 			if it.state == sentItem { // not left meanwhile
 				b.concludeLocked(it, nil)

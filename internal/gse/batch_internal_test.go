@@ -12,8 +12,8 @@ import (
 )
 
 // While an announced operation is on its way, a gathered announced one is not
-// sent (no linger armed, and the window is an hour); once it arrives, both go
-// in one task.
+// sent even when due (and the window is an hour); once it arrives, both go in
+// one task.
 func TestBatchWaitsForAnnouncedOperations(t *testing.T) {
 	t.Parallel()
 	sim := simulator.New(simulator.Options{AppCode: "code", AppSecret: "secret", TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}})
@@ -46,19 +46,21 @@ func TestBatchWaitsForAnnouncedOperations(t *testing.T) {
 		defer wg.Done()
 		outs[0], errs[0] = c.Proc.Operate(ctxs[0], reqs[0])
 	}()
-	for gathered := false; !gathered; {
+	// Wait (for the goroutine, not for time to pass) until the first is
+	// gathered and its batch is due: it must still not be sent.
+	for due := false; !due; {
 		c.ops.mu.Lock()
-		if g := c.ops.open; g != nil && len(g.items) == 1 {
-			gathered = true
-			if g.linger != nil || c.ops.expected != 1 {
-				t.Errorf("linger armed (%v) or %d expected while an announced operation is on its way", g.linger != nil, c.ops.expected)
+		if g := c.ops.open; g != nil && len(g.items) == 1 && g.due {
+			due = true
+			if c.ops.expected != 1 {
+				t.Errorf("%d expected, want 1", c.ops.expected)
 			}
 		}
 		c.ops.mu.Unlock()
 		if ctx.Err() != nil {
-			t.Fatal("the first operation never reached the batch")
+			t.Fatal("the first operation never became due in its batch")
 		}
-		time.Sleep(time.Millisecond) // wait for the goroutine to arrive, not for time to pass
+		time.Sleep(time.Millisecond)
 	}
 	if n := len(sim.Tasks()); n != 0 {
 		t.Fatalf("%d tasks sent while an announced operation was on its way", n)

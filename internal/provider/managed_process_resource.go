@@ -327,6 +327,8 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 }
 
 func (r *managedProcessResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, withdraw := r.client.Proc.ExpectOperate(ctx) // as in Create
+	defer withdraw()
 	var state managedProcessModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	ctx, cancel := deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
