@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/metrics"
 	"runtime/pprof"
+	"strings"
 	"time"
 )
 
@@ -18,7 +19,7 @@ import (
 //	cpu-PID.pprof        CPU, from start to exit
 //	heap-PID.pprof       allocations and the live heap at exit
 //	heap-peak-PID.pprof  the live heap when it was largest (sampled every 100 ms)
-//	summary-PID.txt      that peak, GC cycles and bytes allocated
+//	summary-PID.txt      that peak, GC cycles, bytes allocated and peak RSS
 const profileEnv = "TF_GSE_PPROF_DIR"
 
 // startProfiling starts the profiles profileEnv asks for and returns the
@@ -64,8 +65,8 @@ func peakHeap(profile, summary string, done <-chan struct{}) {
 		select {
 		case <-done:
 			metrics.Read(samples)
-			_ = os.WriteFile(summary, fmt.Appendf(nil, "peak live heap %d MiB, %d GC cycles, %d MiB allocated\n",
-				peak>>20, samples[1].Value.Uint64(), samples[2].Value.Uint64()>>20), 0o644)
+			_ = os.WriteFile(summary, fmt.Appendf(nil, "peak live heap %d MiB, %d GC cycles, %d MiB allocated, %s\n",
+				peak>>20, samples[1].Value.Uint64(), samples[2].Value.Uint64()>>20, peakRSS()), 0o644)
 			return
 		case <-tick.C:
 		}
@@ -75,6 +76,17 @@ func peakHeap(profile, summary string, done <-chan struct{}) {
 			writeHeap(profile)
 		}
 	}
+}
+
+// peakRSS is the VmHWM line of /proc/self/status (Linux), the peak resident set.
+func peakRSS() string {
+	status, _ := os.ReadFile("/proc/self/status")
+	for line := range strings.Lines(string(status)) {
+		if strings.HasPrefix(line, "VmHWM:") {
+			return strings.Join(strings.Fields(line), " ")
+		}
+	}
+	return "VmHWM unknown"
 }
 
 func writeHeap(path string) {
