@@ -23,6 +23,7 @@ func main() {
 	flag.Parse()
 
 	quietUnlessAsked()
+	stopProfiling := startProfiling()
 	var opts []tf6server.ServeOpt
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
@@ -36,6 +37,7 @@ func main() {
 		}
 		return s
 	}, opts...)
+	stopProfiling()
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -22,9 +22,30 @@ import (
 // one-host creates, -parallelism 10, tasks of 2 s), a 20 ms window made 320-360
 // requests, 50 ms 280 and 100 ms 224-248, at a cost of at most 0.1 s per task
 // (5 % of a 2 s task). A batch is sent at once when it holds maxBatchItems items.
+//
+// The window adapts for operations announced in advance (ExpectOperate: a
+// create announces its operation before it registers the process, a destroy
+// as it starts). A batch of announced operations is due after a tenth of the
+// last task's duration, between batchLinger and announcedWindow, and is sent
+// when it is due and no announced operation is still on its way (or at
+// announcedWindow):
+//   - a lone create waits batchLinger (20 ms) instead of the window, and
+//     creates that Terraform starts together still share a task;
+//   - tasks of 2 s gather for 0.2 s: Terraform starts resources one after
+//     another as others finish, 20-60 ms apart (its state writes are
+//     serial), so a wave of creates reaches the provider over 50-500 ms;
+//   - tasks that finish at once (0.1 s) gather for batchLinger only, where
+//     any wait would slow every create.
+//
+// Measured through Terraform (100 one-host creates, -parallelism 10, tasks of
+// 2 s): 140-172 requests instead of 196-220 with the fixed window. A batch
+// holding an unannounced operation waits the window: nothing tells what may
+// still come.
 
 const (
 	defaultBatchWindow = 100 * time.Millisecond
+	announcedWindow    = 250 * time.Millisecond
+	batchLinger        = 20 * time.Millisecond
 	maxBatchItems      = 1000 // items per operate_proc_multi task, as bk-nodeman sends at most
 )
 
@@ -48,8 +69,10 @@ type batcher struct {
 	fam    operateFamily
 	window time.Duration
 
-	mu   sync.Mutex // guards open and the state of every item and task
-	open *gathering
+	mu       sync.Mutex // guards the fields below, and the state of every item, task and expectation
+	open     *gathering
+	expected int           // announced operations not arrived nor withdrawn
+	lastTask time.Duration // how long the last task that concluded took, from its submit
 }
 
 func newBatcher(c *Client, fam operateFamily, window time.Duration) *batcher {
@@ -61,10 +84,59 @@ func newBatcher(c *Client, fam operateFamily, window time.Duration) *batcher {
 
 // gathering is a batch still open for items.
 type gathering struct {
-	items []*opItem
-	keys  map[string]bool // no two items of a task may share a result key
-	timer *time.Timer
-	since time.Time
+	items       []*opItem
+	keys        map[string]bool // no two items of a task may share a result key
+	timer       *time.Timer     // the window, until deadline
+	deadline    time.Time
+	due         bool        // a batch of announced operations that waited long enough
+	dueTimer    *time.Timer // sets due
+	unannounced int         // items whose operation was not announced
+	since       time.Time
+}
+
+// expectation is an operation announced with ExpectOperate.
+type expectation struct {
+	b       *batcher
+	settled bool // arrived or withdrawn
+}
+
+type expectationKey struct{}
+
+// ExpectOperate announces that the caller will soon call Operate with the
+// returned context, such as a create before it registers the process, so that
+// batches wait for it and for nothing else (see the batcher). withdraw must be
+// called once the caller is done; it matters only when Operate was not called.
+func (s *ProcService) ExpectOperate(ctx context.Context) (_ context.Context, withdraw func()) {
+	b := s.client.ops
+	e := &expectation{b: b}
+	b.mu.Lock()
+	b.expected++
+	b.mu.Unlock()
+	return context.WithValue(ctx, expectationKey{}, e), func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.settleLocked(e) {
+			b.scheduleLocked()
+		}
+	}
+}
+
+// settleLocked marks e arrived or withdrawn; false when it already was (or is nil).
+func (b *batcher) settleLocked(e *expectation) bool {
+	if e == nil || e.b != b || e.settled {
+		return false
+	}
+	e.settled = true
+	b.expected--
+	return true
+}
+
+// scheduleLocked sends the open batch when it holds only announced
+// operations, is due, and no announced operation is on its way.
+func (b *batcher) scheduleLocked() {
+	if g := b.open; g != nil && g.due && g.unannounced == 0 && b.expected == 0 {
+		b.flushLocked()
+	}
 }
 
 type itemState int
@@ -109,8 +181,8 @@ func (b *batcher) operate(ctx context.Context, req OperateRequest) (*Outcome, er
 			it.keys = append(it.keys, b.fam.key(h, req.Meta))
 		}
 		items = append(items, it)
-		b.add(it)
 	}
+	b.addAll(ctx, items)
 	for _, it := range items {
 		select {
 		case <-it.done:
@@ -121,11 +193,22 @@ func (b *batcher) operate(ctx context.Context, req OperateRequest) (*Outcome, er
 	return merge(req, items)
 }
 
-// add puts it into the open batch, first sending that batch when it would
-// hold a result key twice (two operations on one process on one host).
-func (b *batcher) add(it *opItem) {
+// addAll puts the items of one operation into the open batch, settles the
+// operation's announcement, if any, and decides when to send.
+func (b *batcher) addAll(ctx context.Context, items []*opItem) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	e, _ := ctx.Value(expectationKey{}).(*expectation)
+	announced := b.settleLocked(e)
+	for _, it := range items {
+		b.addLocked(it, announced)
+	}
+	b.scheduleLocked()
+}
+
+// addLocked puts it into the open batch, first sending that batch when it would
+// hold a result key twice (two operations on one process on one host).
+func (b *batcher) addLocked(it *opItem, announced bool) {
 	if g := b.open; g != nil && slices.ContainsFunc(it.keys, func(k string) bool { return g.keys[k] }) {
 		b.flushLocked()
 	}
@@ -134,7 +217,20 @@ func (b *batcher) add(it *opItem) {
 		g = &gathering{keys: map[string]bool{}, since: time.Now()}
 		b.open = g
 		if b.window > 0 {
-			g.timer = time.AfterFunc(b.window, func() {
+			wait := b.window
+			if announced {
+				wait = max(wait, announcedWindow)
+				g.dueTimer = time.AfterFunc(min(max(b.lastTask/10, batchLinger), announcedWindow), func() {
+					b.mu.Lock()
+					defer b.mu.Unlock()
+					if b.open == g {
+						g.due = true
+						b.scheduleLocked()
+					}
+				})
+			}
+			g.deadline = g.since.Add(wait)
+			g.timer = time.AfterFunc(wait, func() {
 				b.mu.Lock()
 				defer b.mu.Unlock()
 				if b.open == g {
@@ -144,6 +240,13 @@ func (b *batcher) add(it *opItem) {
 		}
 	}
 	g.items = append(g.items, it)
+	if !announced {
+		g.unannounced++
+		if dl := g.since.Add(b.window); g.timer != nil && dl.Before(g.deadline) {
+			g.deadline = dl
+			g.timer.Reset(time.Until(dl))
+		}
+	}
 	for _, k := range it.keys {
 		g.keys[k] = true
 	}
@@ -156,8 +259,10 @@ func (b *batcher) add(it *opItem) {
 func (b *batcher) flushLocked() {
 	g := b.open
 	b.open = nil
-	if g.timer != nil {
-		g.timer.Stop()
+	for _, t := range []*time.Timer{g.timer, g.dueTimer} {
+		if t != nil {
+			t.Stop()
+		}
 	}
 	items := slices.DeleteFunc(g.items, func(it *opItem) bool { return it.state != gatheringItem })
 	if len(items) == 0 {
@@ -203,6 +308,7 @@ func (b *batcher) run(t *opTask) {
 		}{reqs}
 	}
 	var reply taskReply
+	submitted := time.Now()
 	err := b.c.call(t.ctx, familyGSE, api, body, &reply, false)
 	if err != nil && len(t.items) > 1 && refusedUnstarted(err) {
 		// GSE checks a multi task as a whole and refused it before starting
@@ -261,6 +367,9 @@ func (b *batcher) run(t *opTask) {
 			r()
 		}
 		b.mu.Lock()
+		if len(finished) > 0 {
+			b.lastTask = time.Since(submitted)
+		}
 		for _, it := range finished {
 			if it.state == sentItem { // not left meanwhile
 				b.concludeLocked(it, nil)

@@ -230,3 +230,52 @@ func TestBatchOff(t *testing.T) {
 		t.Fatalf("operate_proc_multi %d, operate_proc_v2 %d", m, v2)
 	}
 }
+
+// A window no test waits out: an announced operation that completes was sent
+// without waiting for it.
+func endless(c *gse.Config) { c.BatchWindow = time.Hour }
+
+// An announced operation with none other on its way is sent at once, not
+// after the window.
+func TestBatchAnnouncedOperationSentAtOnce(t *testing.T) {
+	t.Parallel()
+	c, sim, _ := newClientWith(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}}, endless)
+	ctx, withdraw := c.Proc.ExpectOperate(ctxTimeout(t, 30*time.Second))
+	defer withdraw()
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpHost, Spec: spec}); err != nil {
+		t.Fatal(err)
+	}
+	if tasks := sim.Tasks(); len(tasks) != 1 || tasks[0].API != "operate_proc_v2" {
+		t.Fatalf("tasks %+v, want one operate_proc_v2", tasks)
+	}
+}
+
+// An announcement withdrawn without an operation (a create that failed to
+// register) no longer holds the batch back.
+func TestBatchWithdrawnAnnouncementReleasesBatch(t *testing.T) {
+	t.Parallel()
+	c, sim, _ := newClientWith(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}}, endless)
+	ctx := ctxTimeout(t, 30*time.Second)
+	mine, withdrawMine := c.Proc.ExpectOperate(ctx)
+	defer withdrawMine()
+	_, withdrawOther := c.Proc.ExpectOperate(ctx)
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, []gse.Host{host1}, spec); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Proc.Operate(mine, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpHost, Spec: spec})
+		done <- err
+	}()
+	withdrawOther()
+	withdrawOther() // twice is harmless
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if tasks := sim.Tasks(); len(tasks) != 1 || tasks[0].API != "operate_proc_v2" {
+		t.Fatalf("tasks %+v, want one operate_proc_v2", tasks)
+	}
+}

@@ -133,6 +133,10 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("max retries must not be negative")
 	}
 	transport := cleanhttp.DefaultPooledTransport() // a fresh transport: never touch http.DefaultTransport
+	// Terraform calls up to -parallelism (10) resources at once, and batch
+	// pollers run beside them; the default keeps GOMAXPROCS+1 idle connections,
+	// so past that every burst dialled (and shook hands over TLS) again.
+	transport.MaxIdleConnsPerHost = 32
 	if cfg.InsecureSkipVerify || cfg.CACertPEM != "" {
 		tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // opt-in
 		if cfg.CACertPEM != "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // desired is what the configuration last asked of hosting and run state. It
@@ -39,15 +40,20 @@ func saveDesired(ctx context.Context, p privateSetter, plan *managedProcessModel
 // loadDesired reads the desired state; without one (an import) the state's
 // own values stand for it, a null managed meaning the default, true.
 func loadDesired(ctx context.Context, p privateGetter, state *managedProcessModel, diags *diag.Diagnostics) desired {
+	return loadDesiredOr(ctx, p, state.Managed, state.Running, diags)
+}
+
+// loadDesiredOr is loadDesired given only the state's managed and running.
+func loadDesiredOr(ctx context.Context, p privateGetter, managed, running types.Bool, diags *diag.Diagnostics) desired {
 	b, d := p.GetKey(ctx, desiredKey)
 	diags.Append(d...)
 	var out desired
 	if len(b) > 0 && json.Unmarshal(b, &out) == nil {
 		return out
 	}
-	out.Managed = state.Managed.IsNull() || state.Managed.ValueBool()
-	if !state.Running.IsNull() {
-		r := state.Running.ValueBool()
+	out.Managed = managed.IsNull() || managed.ValueBool()
+	if !running.IsNull() {
+		r := running.ValueBool()
 		out.Running = &r
 	}
 	return out

@@ -212,6 +212,10 @@ func mayExist(hosts, done []gse.Host, err error) []gse.Host {
 }
 
 func (r *managedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	// Announced first thing, so that other creates' operations wait for this
+	// one's and no batch waits for nothing (gse.ProcService.ExpectOperate).
+	ctx, withdraw := r.client.Proc.ExpectOperate(ctx)
+	defer withdraw()
 	var plan managedProcessModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	ctx, cancel := deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
@@ -268,8 +272,9 @@ func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, sp
 // registered leave the state; with none left, the resource does. managed and
 // running turn to what GSE reports, so a plan shows the drift.
 func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state managedProcessModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	var state refreshedModel
+	resp.Diagnostics.Append(state.get(ctx, req.State)...)
+	prior := state
 	meta, d := state.Meta.api(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
@@ -285,7 +290,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint or gateway, then refresh again.")
 		return
 	}
-	want := loadDesired(ctx, req.Private, &state, &resp.Diagnostics)
+	want := loadDesiredOr(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	var kept []hostModel
 	var hosted, running int
 	var labels map[string]string
@@ -331,10 +336,12 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		state.Meta.Labels = types.MapNull(types.StringType)
 	}
 	state.HostStatus = keepDownStatus(hostStatusValue(kept, byKey), state.HostStatus, kept, down)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(state.setChanged(ctx, prior, &resp.State)...)
 }
 
 func (r *managedProcessResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, withdraw := r.client.Proc.ExpectOperate(ctx) // as in Create
+	defer withdraw()
 	var state managedProcessModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	ctx, cancel := deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)

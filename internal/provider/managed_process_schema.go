@@ -140,6 +140,7 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"timeouts": timeoutsSchema(ctx),
 		},
 	}
+	withTypesBuilt(resp.Schema.Attributes)
 }
 
 func specSchema(desc string) schema.SingleNestedAttribute {

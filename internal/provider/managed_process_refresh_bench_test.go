@@ -1,0 +1,208 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// BenchmarkManagedProcessRefresh measures the provider's side of refreshing
+// and planning one unchanged gse_managed_process (one host, running = true,
+// the spec of bench-e2e), without Terraform core: the RPCs Terraform sends
+// per resource on `terraform plan` (UpgradeResourceState, ValidateResourceConfig,
+// ReadResource, PlanResourceChange), each also alone. Its allocations per op
+// are what the refresh of 1000 resources pays 1000 times.
+//
+//	go test ./internal/provider/ -run '^$' -bench ManagedProcessRefresh -benchmem
+func BenchmarkManagedProcessRefresh(b *testing.B) {
+	ctx := context.Background()
+	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret})
+	srv := httptest.NewServer(sim)
+	b.Cleanup(srv.Close)
+	server, err := providerserver.NewProtocol6WithError(&gseProvider{version: "bench", tune: func(c *gse.Config) {
+		c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
+	}})()
+	if err != nil {
+		b.Fatal(err)
+	}
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	providerType := schemas.Provider.ValueType()
+	cfg := benchValue(b, providerType, map[string]any{"endpoint": srv.URL, "app_code": testAppCode, "app_secret": testAppSecret, "username": "admin"})
+	if resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: benchDynamic(b, cfg)}); err != nil || len(resp.Diagnostics) > 0 {
+		b.Fatalf("configure: %v %v", err, resp.Diagnostics)
+	}
+
+	const typeName = "gse_managed_process"
+	typ := schemas.ResourceSchemas[typeName].ValueType()
+	config := benchValue(b, typ, map[string]any{
+		"meta":  map[string]any{"namespace": "bench", "name": "p0"},
+		"hosts": []any{map[string]any{"ip": "10.0.0.1", "bk_cloud_id": 0}},
+		"spec": map[string]any{
+			"identity":       map[string]any{"proc_name": "bench", "setup_path": "/data/bench", "pid_path": "/data/bench/bench.pid", "user": "root"},
+			"control":        map[string]any{"start_cmd": "./start.sh", "stop_cmd": "./stop.sh", "restart_cmd": "./restart.sh"},
+			"resource":       map[string]any{"cpu": 10.0, "mem": 10.0},
+			"monitor_policy": map[string]any{"auto_type": 1},
+		},
+		"running": true,
+	})
+	null := tftypes.NewValue(typ, nil)
+	plan, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: typeName,
+		Config: benchDynamic(b, config), ProposedNewState: benchDynamic(b, config), PriorState: benchDynamic(b, null)})
+	if err != nil || len(plan.Diagnostics) > 0 {
+		b.Fatalf("plan create: %v %v", err, plan.Diagnostics)
+	}
+	created, err := server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: typeName,
+		Config: benchDynamic(b, config), PlannedState: plan.PlannedState, PlannedPrivate: plan.PlannedPrivate, PriorState: benchDynamic(b, null)})
+	if err != nil || len(created.Diagnostics) > 0 {
+		b.Fatalf("create: %v %v", err, created.Diagnostics)
+	}
+	state, err := created.NewState.Unmarshal(typ)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stateJSON, err := json.Marshal(benchJSON(state))
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	upgrade := func() {
+		resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: typeName, RawState: &tfprotov6.RawState{JSON: stateJSON}})
+		if err != nil || len(resp.Diagnostics) > 0 {
+			b.Fatalf("upgrade: %v %v", err, resp.Diagnostics)
+		}
+	}
+	validate := func() {
+		resp, err := server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: typeName, Config: benchDynamic(b, config)})
+		if err != nil || len(resp.Diagnostics) > 0 {
+			b.Fatalf("validate: %v %v", err, resp.Diagnostics)
+		}
+	}
+	read := func() *tfprotov6.ReadResourceResponse {
+		resp, err := server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: typeName, CurrentState: created.NewState, Private: created.Private})
+		if err != nil || len(resp.Diagnostics) > 0 {
+			b.Fatalf("read: %v %v", err, resp.Diagnostics)
+		}
+		return resp
+	}
+	refreshed := read()
+	planNoop := func() {
+		resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: typeName, Config: benchDynamic(b, config),
+			ProposedNewState: refreshed.NewState, PriorState: refreshed.NewState, PriorPrivate: refreshed.Private})
+		if err != nil || len(resp.Diagnostics) > 0 || len(resp.RequiresReplace) > 0 {
+			b.Fatalf("plan: %v %v", err, resp.Diagnostics)
+		}
+	}
+	for _, step := range []struct {
+		name string
+		run  func()
+	}{
+		{"upgrade", upgrade}, {"validate", validate}, {"read", func() { read() }}, {"plan", planNoop},
+		{"all", func() { upgrade(); validate(); read(); planNoop() }},
+	} {
+		b.Run(step.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				step.run()
+			}
+		})
+	}
+}
+
+// benchValue builds a value of typ from Go values (maps for objects and maps,
+// slices for lists and sets); what v leaves out is null.
+func benchValue(b *testing.B, typ tftypes.Type, v any) tftypes.Value {
+	if v == nil {
+		return tftypes.NewValue(typ, nil)
+	}
+	switch t := typ.(type) {
+	case tftypes.Object:
+		m, _ := v.(map[string]any)
+		attrs := map[string]tftypes.Value{}
+		for name, at := range t.AttributeTypes {
+			attrs[name] = benchValue(b, at, m[name])
+		}
+		return tftypes.NewValue(t, attrs)
+	case tftypes.List:
+		var elems []tftypes.Value
+		for _, e := range v.([]any) {
+			elems = append(elems, benchValue(b, t.ElementType, e))
+		}
+		return tftypes.NewValue(t, elems)
+	case tftypes.Set:
+		var elems []tftypes.Value
+		for _, e := range v.([]any) {
+			elems = append(elems, benchValue(b, t.ElementType, e))
+		}
+		return tftypes.NewValue(t, elems)
+	case tftypes.Map:
+		elems := map[string]tftypes.Value{}
+		for k, e := range v.(map[string]any) {
+			elems[k] = benchValue(b, t.ElementType, e)
+		}
+		return tftypes.NewValue(t, elems)
+	}
+	switch x := v.(type) {
+	case int:
+		return tftypes.NewValue(typ, big.NewFloat(float64(x)))
+	case float64:
+		return tftypes.NewValue(typ, big.NewFloat(x))
+	}
+	return tftypes.NewValue(typ, v)
+}
+
+func benchDynamic(b *testing.B, v tftypes.Value) *tfprotov6.DynamicValue {
+	d, err := tfprotov6.NewDynamicValue(v.Type(), v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &d
+}
+
+// benchJSON is v as Terraform writes it in a state file, for UpgradeResourceState.
+func benchJSON(v tftypes.Value) any {
+	if v.IsNull() {
+		return nil
+	}
+	switch {
+	case v.Type().Is(tftypes.Object{}), v.Type().Is(tftypes.Map{}):
+		var m map[string]tftypes.Value
+		_ = v.As(&m)
+		out := map[string]any{}
+		for k, e := range m {
+			out[k] = benchJSON(e)
+		}
+		return out
+	case v.Type().Is(tftypes.List{}), v.Type().Is(tftypes.Set{}):
+		var l []tftypes.Value
+		_ = v.As(&l)
+		out := []any{}
+		for _, e := range l {
+			out = append(out, benchJSON(e))
+		}
+		return out
+	case v.Type().Is(tftypes.Number):
+		var f big.Float
+		_ = v.As(&f)
+		return json.Number(f.Text('g', -1))
+	case v.Type().Is(tftypes.Bool):
+		var x bool
+		_ = v.As(&x)
+		return x
+	}
+	var s string
+	_ = v.As(&s)
+	return s
+}

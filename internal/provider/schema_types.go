@@ -1,0 +1,63 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+)
+
+// withTypesBuilt gives every nested attribute in attrs, at any depth, the
+// type the framework would derive from its attributes, as its CustomType,
+// and returns attrs. The types are the framework's own (types.ObjectType,
+// types.ListType, …), so values, plans and state are unchanged.
+//
+// Why: terraform-plugin-framework v1.19 rebuilds a nested attribute's type
+// from its attributes (maps of maps) on every GetType call unless CustomType
+// is set, and it calls it for every step of every attribute path, for every
+// value of every request (NullifyCollectionBlocks, defaults, plan
+// modification, path conversion). For the spec of gse_managed_process that
+// was a quarter of what a refresh allocates per resource
+// (BenchmarkManagedProcessRefresh).
+func withTypesBuilt(attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	for name, a := range attrs {
+		switch a := a.(type) {
+		case schema.SingleNestedAttribute:
+			if a.CustomType == nil {
+				withTypesBuilt(a.Attributes)
+				a.CustomType = objectTypeOf(a.Attributes)
+			}
+			attrs[name] = a
+		case schema.ListNestedAttribute:
+			a.NestedObject = nestedObjectBuilt(a.NestedObject)
+			if a.CustomType == nil {
+				a.CustomType = types.ListType{ElemType: a.NestedObject.CustomType}
+			}
+			attrs[name] = a
+		case schema.SetNestedAttribute:
+			a.NestedObject = nestedObjectBuilt(a.NestedObject)
+			if a.CustomType == nil {
+				a.CustomType = types.SetType{ElemType: a.NestedObject.CustomType}
+			}
+			attrs[name] = a
+		case schema.MapNestedAttribute:
+			a.NestedObject = nestedObjectBuilt(a.NestedObject)
+			if a.CustomType == nil {
+				a.CustomType = types.MapType{ElemType: a.NestedObject.CustomType}
+			}
+			attrs[name] = a
+		}
+	}
+	return attrs
+}
+
+func nestedObjectBuilt(o schema.NestedAttributeObject) schema.NestedAttributeObject {
+	withTypesBuilt(o.Attributes)
+	if o.CustomType == nil {
+		o.CustomType = objectTypeOf(o.Attributes)
+	}
+	return o
+}
+
+func objectTypeOf(attrs map[string]schema.Attribute) basetypes.ObjectType {
+	return schema.NestedAttributeObject{Attributes: attrs}.Type().(basetypes.ObjectType)
+}
