@@ -53,15 +53,7 @@ func hostsSchema(desc string) schema.ListAttribute {
 	}
 }
 
-// hostRefAttributes are the ip and bk_cloud_id of a host a data source reads.
-func hostRefAttributes() map[string]dschema.Attribute {
-	return map[string]dschema.Attribute{
-		"ip":          dschema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},
-		"bk_cloud_id": dschema.Int64Attribute{Required: true, MarkdownDescription: hostCloudDesc},
-	}
-}
-
-// hostRefResourceAttributes are hostRefAttributes in a resource schema.
+// hostRefResourceAttributes are the ip and bk_cloud_id of a host in a resource schema.
 func hostRefResourceAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"ip":          schema.StringAttribute{Required: true, MarkdownDescription: hostIPDesc},

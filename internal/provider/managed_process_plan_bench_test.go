@@ -54,38 +54,18 @@ func BenchmarkManagedProcessPlan(b *testing.B) {
 // benchManagedProcess is a configuration of n hosts written as the bench-e2e
 // configuration writes them (ip and bk_cloud_id; the other host attributes null).
 func benchManagedProcess(typ tftypes.Object, n int) tftypes.Value {
-	null := func(t tftypes.Type) tftypes.Value { return tftypes.NewValue(t, nil) }
-	obj := func(t tftypes.Type, set map[string]tftypes.Value) tftypes.Value {
-		ot := t.(tftypes.Object)
-		vals := map[string]tftypes.Value{}
-		for name, at := range ot.AttributeTypes {
-			if v, ok := set[name]; ok {
-				vals[name] = v
-			} else {
-				vals[name] = null(at)
-			}
-		}
-		return tftypes.NewValue(t, vals)
-	}
-	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
-	num := func(x float64) tftypes.Value { return tftypes.NewValue(tftypes.Number, x) }
-	hostsType := typ.AttributeTypes["hosts"].(tftypes.List)
-	hosts := make([]tftypes.Value, n)
+	hosts := make([]any, n)
 	for i := range hosts {
-		hosts[i] = obj(hostsType.ElementType, map[string]tftypes.Value{
-			"ip": str(fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)), "bk_cloud_id": num(0)})
+		hosts[i] = map[string]any{"ip": fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255), "bk_cloud_id": 0}
 	}
-	specType := typ.AttributeTypes["spec"].(tftypes.Object)
-	spec := obj(specType, map[string]tftypes.Value{
-		"identity": obj(specType.AttributeTypes["identity"], map[string]tftypes.Value{"proc_name": str("bench"), "setup_path": str("/data/bench"),
-			"pid_path": str("/data/bench/bench.pid"), "user": str("root")}),
-		"control":        obj(specType.AttributeTypes["control"], map[string]tftypes.Value{"start_cmd": str("./start.sh")}),
-		"resource":       obj(specType.AttributeTypes["resource"], map[string]tftypes.Value{"cpu": num(10), "mem": num(10)}),
-		"monitor_policy": obj(specType.AttributeTypes["monitor_policy"], map[string]tftypes.Value{"auto_type": num(1)}),
-	})
-	metaType := typ.AttributeTypes["meta"].(tftypes.Object)
-	return obj(typ, map[string]tftypes.Value{
-		"meta":  obj(metaType, map[string]tftypes.Value{"namespace": str("bench"), "name": str("p0")}),
-		"hosts": tftypes.NewValue(hostsType, hosts), "spec": spec,
+	return benchValue(typ, map[string]any{
+		"meta":  map[string]any{"namespace": "bench", "name": "p0"},
+		"hosts": hosts,
+		"spec": map[string]any{
+			"identity":       map[string]any{"proc_name": "bench", "setup_path": "/data/bench", "pid_path": "/data/bench/bench.pid", "user": "root"},
+			"control":        map[string]any{"start_cmd": "./start.sh"},
+			"resource":       map[string]any{"cpu": 10.0, "mem": 10.0},
+			"monitor_policy": map[string]any{"auto_type": 1},
+		},
 	})
 }

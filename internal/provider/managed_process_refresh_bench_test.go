@@ -40,14 +40,14 @@ func BenchmarkManagedProcessRefresh(b *testing.B) {
 		b.Fatal(err)
 	}
 	providerType := schemas.Provider.ValueType()
-	cfg := benchValue(b, providerType, map[string]any{"endpoint": srv.URL, "app_code": testAppCode, "app_secret": testAppSecret, "username": "admin"})
+	cfg := benchValue(providerType, map[string]any{"endpoint": srv.URL, "app_code": testAppCode, "app_secret": testAppSecret, "username": "admin"})
 	if resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: benchDynamic(b, cfg)}); err != nil || len(resp.Diagnostics) > 0 {
 		b.Fatalf("configure: %v %v", err, resp.Diagnostics)
 	}
 
 	const typeName = "gse_managed_process"
 	typ := schemas.ResourceSchemas[typeName].ValueType()
-	config := benchValue(b, typ, map[string]any{
+	config := benchValue(typ, map[string]any{
 		"meta":  map[string]any{"namespace": "bench", "name": "p0"},
 		"hosts": []any{map[string]any{"ip": "10.0.0.1", "bk_cloud_id": 0}},
 		"spec": map[string]any{
@@ -123,7 +123,7 @@ func BenchmarkManagedProcessRefresh(b *testing.B) {
 
 // benchValue builds a value of typ from Go values (maps for objects and maps,
 // slices for lists and sets); what v leaves out is null.
-func benchValue(b *testing.B, typ tftypes.Type, v any) tftypes.Value {
+func benchValue(typ tftypes.Type, v any) tftypes.Value {
 	if v == nil {
 		return tftypes.NewValue(typ, nil)
 	}
@@ -132,25 +132,28 @@ func benchValue(b *testing.B, typ tftypes.Type, v any) tftypes.Value {
 		m, _ := v.(map[string]any)
 		attrs := map[string]tftypes.Value{}
 		for name, at := range t.AttributeTypes {
-			attrs[name] = benchValue(b, at, m[name])
+			attrs[name] = benchValue(at, m[name])
 		}
 		return tftypes.NewValue(t, attrs)
 	case tftypes.List:
 		var elems []tftypes.Value
-		for _, e := range v.([]any) {
-			elems = append(elems, benchValue(b, t.ElementType, e))
+		l, _ := v.([]any)
+		for _, e := range l {
+			elems = append(elems, benchValue(t.ElementType, e))
 		}
 		return tftypes.NewValue(t, elems)
 	case tftypes.Set:
 		var elems []tftypes.Value
-		for _, e := range v.([]any) {
-			elems = append(elems, benchValue(b, t.ElementType, e))
+		l, _ := v.([]any)
+		for _, e := range l {
+			elems = append(elems, benchValue(t.ElementType, e))
 		}
 		return tftypes.NewValue(t, elems)
 	case tftypes.Map:
 		elems := map[string]tftypes.Value{}
-		for k, e := range v.(map[string]any) {
-			elems[k] = benchValue(b, t.ElementType, e)
+		m, _ := v.(map[string]any)
+		for k, e := range m {
+			elems[k] = benchValue(t.ElementType, e)
 		}
 		return tftypes.NewValue(t, elems)
 	}

@@ -1,14 +1,14 @@
 package provider
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
 // withTypesBuilt gives every nested attribute in attrs, at any depth, the
-// type the framework would derive from its attributes, as its CustomType,
-// and returns attrs. The types are the framework's own (types.ObjectType,
+// type the framework would derive from its attributes, as its CustomType. The types are the framework's own (types.ObjectType,
 // types.ListType, …), so values, plans and state are unchanged.
 //
 // Why: terraform-plugin-framework v1.19 rebuilds a nested attribute's type
@@ -18,7 +18,7 @@ import (
 // modification, path conversion). For the spec of gse_managed_process that
 // was a quarter of what a refresh allocates per resource
 // (BenchmarkManagedProcessRefresh).
-func withTypesBuilt(attrs map[string]schema.Attribute) map[string]schema.Attribute {
+func withTypesBuilt(attrs map[string]schema.Attribute) {
 	for name, a := range attrs {
 		switch a := a.(type) {
 		case schema.SingleNestedAttribute:
@@ -47,7 +47,6 @@ func withTypesBuilt(attrs map[string]schema.Attribute) map[string]schema.Attribu
 			attrs[name] = a
 		}
 	}
-	return attrs
 }
 
 func nestedObjectBuilt(o schema.NestedAttributeObject) schema.NestedAttributeObject {
@@ -58,6 +57,11 @@ func nestedObjectBuilt(o schema.NestedAttributeObject) schema.NestedAttributeObj
 	return o
 }
 
+// objectTypeOf is the object type of attrs, built as the framework builds it.
 func objectTypeOf(attrs map[string]schema.Attribute) basetypes.ObjectType {
-	return schema.NestedAttributeObject{Attributes: attrs}.Type().(basetypes.ObjectType)
+	ats := make(map[string]attr.Type, len(attrs))
+	for name, a := range attrs {
+		ats[name] = a.GetType()
+	}
+	return basetypes.ObjectType{AttrTypes: ats}
 }
