@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -16,18 +15,7 @@ import (
 // Run it with `go test ./internal/provider/ -run '^$' -bench JobManagedProcessPlan -benchtime 3x`.
 func BenchmarkJobManagedProcessPlan(b *testing.B) {
 	ctx := context.Background()
-	server, err := providerserver.NewProtocol6WithError(New("bench")())()
-	if err != nil {
-		b.Fatal(err)
-	}
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	typ, ok := schemas.ResourceSchemas["gse_job_managed_process"].ValueType().(tftypes.Object)
-	if !ok {
-		b.Fatal("no object type")
-	}
+	server, typ := benchServer(ctx, b, "gse_job_managed_process")
 	for _, n := range []int{100, 1000, 5000} {
 		ips := make([]tftypes.Value, n)
 		for i := range ips {

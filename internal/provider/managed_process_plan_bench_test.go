@@ -16,18 +16,7 @@ import (
 // `go test ./internal/provider/ -run '^$' -bench ManagedProcessPlan -benchtime 3x`.
 func BenchmarkManagedProcessPlan(b *testing.B) {
 	ctx := context.Background()
-	server, err := providerserver.NewProtocol6WithError(New("bench")())()
-	if err != nil {
-		b.Fatal(err)
-	}
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	typ, ok := schemas.ResourceSchemas["gse_managed_process"].ValueType().(tftypes.Object)
-	if !ok {
-		b.Fatal("no object type")
-	}
+	server, typ := benchServer(ctx, b, "gse_managed_process")
 	for _, n := range []int{1000, 10000} {
 		config := benchManagedProcess(typ, n)
 		dv, err := tfprotov6.NewDynamicValue(typ, config)
@@ -68,4 +57,22 @@ func benchManagedProcess(typ tftypes.Object, n int) tftypes.Value {
 			"monitor_policy": map[string]any{"auto_type": 1},
 		},
 	})
+}
+
+// benchServer is the provider's framework server, with the value type of the
+// resource typeName.
+func benchServer(ctx context.Context, b *testing.B, typeName string) (tfprotov6.ProviderServer, tftypes.Object) {
+	server, err := providerserver.NewProtocol6WithError(New("bench")())()
+	if err != nil {
+		b.Fatal(err)
+	}
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	typ, ok := schemas.ResourceSchemas[typeName].ValueType().(tftypes.Object)
+	if !ok {
+		b.Fatal("no object type")
+	}
+	return server, typ
 }
