@@ -249,6 +249,12 @@ func (h knownHost) identity() string {
 	return "agent:" + strings.ToLower(h.agentID)
 }
 
+// planKey is what makes two hosts elements plan alike: the host in any
+// spelling (identity) and its supplier id, 0 when unset (ValueInt64 of a null).
+func (h knownHost) planKey() string {
+	return fmt.Sprintf("%s/%d", h.identity(), h.supplier.ValueInt64())
+}
+
 // hostFields reads one known host object; ok is false when the object, or
 // its ip, bk_cloud_id or agent_id, is not known yet, or neither form is complete.
 func hostFields(v attr.Value) (h knownHost, ok bool) {
@@ -452,13 +458,9 @@ func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest,
 			allKnown = false
 			continue
 		}
-		s := int64(0)
-		if !h.supplier.IsNull() && !h.supplier.IsUnknown() {
-			s = h.supplier.ValueInt64()
-		}
-		keys[fmt.Sprintf("%s/%d", h.identity(), s)] = true
+		keys[h.planKey()] = true
 		obj := map[string]attr.Value{
-			"ip": types.StringNull(), "bk_cloud_id": types.Int64Null(), "agent_id": types.StringNull(), "bk_supplier_id": types.Int64Value(s),
+			"ip": types.StringNull(), "bk_cloud_id": types.Int64Null(), "agent_id": types.StringNull(), "bk_supplier_id": types.Int64Value(h.supplier.ValueInt64()),
 		}
 		if h.agentID != "" {
 			obj["agent_id"] = types.StringValue(h.agentID)
@@ -471,7 +473,7 @@ func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest,
 		same := true
 		for _, el := range req.StateValue.Elements() {
 			h, ok := hostFields(el)
-			if !ok || !keys[fmt.Sprintf("%s/%d", h.identity(), h.supplier.ValueInt64())] {
+			if !ok || !keys[h.planKey()] {
 				same = false
 				break
 			}

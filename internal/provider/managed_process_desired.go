@@ -38,13 +38,8 @@ func saveDesired(ctx context.Context, p privateSetter, plan *managedProcessModel
 }
 
 // loadDesired reads the desired state; without one (an import) the state's
-// own values stand for it, a null managed meaning the default, true.
-func loadDesired(ctx context.Context, p privateGetter, state *managedProcessModel, diags *diag.Diagnostics) desired {
-	return loadDesiredOr(ctx, p, state.Managed, state.Running, diags)
-}
-
-// loadDesiredOr is loadDesired given only the state's managed and running.
-func loadDesiredOr(ctx context.Context, p privateGetter, managed, running types.Bool, diags *diag.Diagnostics) desired {
+// own managed and running stand for it, a null managed meaning the default, true.
+func loadDesired(ctx context.Context, p privateGetter, managed, running types.Bool, diags *diag.Diagnostics) desired {
 	b, d := p.GetKey(ctx, desiredKey)
 	diags.Append(d...)
 	var out desired

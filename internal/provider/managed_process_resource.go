@@ -290,7 +290,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint or gateway, then refresh again.")
 		return
 	}
-	want := loadDesiredOr(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
+	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	var kept []hostModel
 	var hosted, running int
 	var labels map[string]string
@@ -352,7 +352,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 		return
 	}
 	// Stop when the process is, or was asked to be, running: a stop also unhosts.
-	want := loadDesired(ctx, req.Private, &state, &resp.Diagnostics)
+	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
 	hosts := apiHosts(state.Hosts)
 	err := agentsUp(ctx, r.client, hosts) // gateway: fail at once on a down agent

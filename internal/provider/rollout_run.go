@@ -277,17 +277,20 @@ func jobNotRunning(ctx context.Context, c *gse.Client, scope gse.JobScope, proc 
 	for _, ip := range proc.IPList {
 		o, ok := states[ip.Key()]
 		if st := jobIPStatusOf(o, ok); st.status != "running" {
-			bad[hostsOfJobIPs([]gse.JobIP{ip})[0].Key()] = fmt.Sprintf("%s, pid %d", st.status, st.pid)
+			bad[hostOfJobIP(ip).Key()] = fmt.Sprintf("%s, pid %d", st.status, st.pid)
 		}
 	}
 	return bad, nil
 }
 
-// hostsOfJobIPs and jobIPsOf convert JOB IPs to and from the hosts a rollout orders.
+// hostOfJobIP, hostsOfJobIPs and jobIPsOf convert JOB IPs to and from the
+// hosts a rollout orders.
+func hostOfJobIP(ip gse.JobIP) gse.Host { return gse.Host{IP: ip.IP, BkCloudID: ip.BkCloudID} }
+
 func hostsOfJobIPs(ips []gse.JobIP) []gse.Host {
 	out := make([]gse.Host, len(ips))
 	for i, ip := range ips {
-		out[i] = gse.Host{IP: ip.IP, BkCloudID: ip.BkCloudID}
+		out[i] = hostOfJobIP(ip)
 	}
 	return out
 }
