@@ -42,6 +42,12 @@ type Config struct {
 	TenantID    string // sent as X-Bk-Tenant-Id on every request when set
 	AccessToken string // an alternative to AppCode/AppSecret + Username/BkToken
 
+	// CMDBGatewayURL is the bk-cmdb root on the API gateway, e.g.
+	// https://bkapi.example.com/api/bk-cmdb/prod. When set, host listings go
+	// to {CMDBGatewayURL}/api/v3/hosts/app/{bk_biz_id}/list_hosts with the
+	// gateway's credentials; otherwise to ESB's cc/list_biz_hosts.
+	CMDBGatewayURL string
+
 	RequestTimeout     time.Duration // per attempt; default 30s
 	MaxRetries         int           // retries after the first attempt
 	InsecureSkipVerify bool
@@ -81,9 +87,11 @@ type Client struct {
 	Job  *JobService  // the JOB platform's process APIs (operate_process, manage_proc, get_proc_result)
 	// Cluster is GSE 2.0's agent APIs (list_agent_state); gateway mode only.
 	Cluster *ClusterService
+	CMDB    *CMDBService // bk-cmdb's host listing (list_biz_hosts), through ESB or its gateway
 
 	base       *url.URL // ESB root; nil when only GatewayURL is set
 	gateway    *url.URL // GSE 2.0 root; nil in ESB mode
+	cmdb       *url.URL // bk-cmdb gateway root; nil: CMDB through ESB
 	tenant     string
 	http       *retryablehttp.Client
 	bodyAuth   []byte // the common arguments, a JSON object merged into every body
@@ -117,6 +125,10 @@ func New(cfg Config) (*Client, error) {
 		if gateway, err = ParseGatewayURL(cfg.GatewayURL); err != nil {
 			return nil, err
 		}
+	}
+	cmdb, err := parseCMDBGatewayURL(cfg.CMDBGatewayURL)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Endpoint != "" || gateway == nil {
 		if base, err = ParseEndpoint(cfg.Endpoint); err != nil {
@@ -162,7 +174,7 @@ func New(cfg Config) (*Client, error) {
 	body, _ := json.Marshal(auth)
 
 	c := &Client{
-		base: base, gateway: gateway, tenant: cfg.TenantID, bodyAuth: body, headerAuth: string(header),
+		base: base, gateway: gateway, cmdb: cmdb, tenant: cfg.TenantID, bodyAuth: body, headerAuth: string(header),
 		userAgent:  cfg.UserAgent,
 		poll:       newBackoff(orDefault(cfg.PollInitial, 100*time.Millisecond), orDefault(cfg.PollMax, 5*time.Second)),
 		redact:     newRedactor(cfg.secrets()...),
@@ -170,7 +182,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.log = redactingLogger{log, c.redact}
 	c.common.client = c
-	c.Proc, c.Job, c.Cluster = (*ProcService)(&c.common), (*JobService)(&c.common), (*ClusterService)(&c.common)
+	c.Proc, c.Job, c.Cluster, c.CMDB = (*ProcService)(&c.common), (*JobService)(&c.common), (*ClusterService)(&c.common), (*CMDBService)(&c.common)
 	fam := esbOperate
 	if gateway != nil {
 		fam = gatewayOperate
@@ -302,13 +314,20 @@ func (c *Client) call(ctx context.Context, family, api string, body, out any, id
 
 // do is call, and it also returns what the attempts saw.
 func (c *Client) do(ctx context.Context, family, api string, body, out any, idempotent bool) (*callInfo, error) {
+	target, viaGateway := c.route(family, api)
+	return c.post(ctx, api, target, viaGateway, body, out, idempotent)
+}
+
+// post sends body to target (a gateway URL when viaGateway: credentials only
+// in the header) and decodes the envelope's data into out; api names the call
+// in errors and logs.
+func (c *Client) post(ctx context.Context, api, target string, viaGateway bool, body, out any, idempotent bool) (*callInfo, error) {
 	rid, _ := uuid.GenerateUUID()
 	info := &callInfo{api: api, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential}
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return info, fmt.Errorf("%s: encoding the request: %w", api, err)
 	}
-	target, viaGateway := c.route(family, api)
 	if target == "" {
 		return info, fmt.Errorf("%s: no ESB endpoint is configured (the gateway serves only GSE's APIs)", api)
 	}

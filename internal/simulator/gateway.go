@@ -185,10 +185,12 @@ func (s *Server) upsert(k procKey, req request, tg target) *Process {
 
 func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
-	s.handleGateway(r, r.PathValue("api"), raw).write(w, r)
+	s.handleGateway(r, r.PathValue("api"), raw, s.gatewayRequest).write(w, r)
 }
 
-func (s *Server) handleGateway(r *http.Request, api string, raw []byte) reply {
+// handleGateway is what every gateway API shares (counts, faults, tenant,
+// credentials, the gateway's HTTP statuses); dispatch answers the body.
+func (s *Server) handleGateway(r *http.Request, api string, raw []byte, dispatch func(api string, raw []byte) (any, *apiError)) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[api]++
@@ -197,7 +199,7 @@ func (s *Server) handleGateway(r *http.Request, api string, raw []byte) reply {
 	if f != nil && !f.acts() {
 		rep = f.reply(raw, reply{})
 	} else {
-		rep = s.answerGateway(r, api, raw)
+		rep = s.answerGateway(r, api, raw, dispatch)
 		if f != nil {
 			rep = f.reply(raw, rep)
 		}
@@ -241,7 +243,7 @@ func gatewayStatus(code int) int {
 	return 0
 }
 
-func (s *Server) answerGateway(r *http.Request, api string, raw []byte) reply {
+func (s *Server) answerGateway(r *http.Request, api string, raw []byte, dispatch func(api string, raw []byte) (any, *apiError)) reply {
 	fail := func(e *apiError) reply { return reply{status: http.StatusOK, code: e.code, msg: e.msg} }
 	if t := s.opts.TenantID; t != "" && r.Header.Get("X-Bk-Tenant-Id") != t {
 		return fail(&apiError{codeGatewayParams, fmt.Sprintf("X-Bk-Tenant-Id %q is not this gateway's tenant", r.Header.Get("X-Bk-Tenant-Id"))})
@@ -249,18 +251,27 @@ func (s *Server) answerGateway(r *http.Request, api string, raw []byte) reply {
 	if err := s.authenticateGateway(r.Header.Get("X-Bkapi-Authorization")); err != nil {
 		return fail(err)
 	}
-	var req request
-	if err := json.Unmarshal(raw, &req); err != nil {
+	var creds auth
+	if err := json.Unmarshal(raw, &creds); err != nil {
 		return fail(&apiError{codeGatewayParams, "the body does not match " + api + ": " + err.Error()})
 	}
-	if req.auth != (auth{}) {
+	if creds != (auth{}) {
 		return fail(&apiError{codeGatewayParams, "credentials belong in X-Bkapi-Authorization, not in the body"})
 	}
-	data, err := s.dispatchGateway(api, &req)
+	data, err := dispatch(api, raw)
 	if err != nil {
 		return fail(err)
 	}
 	return reply{status: http.StatusOK, msg: "success", data: data}
+}
+
+// gatewayRequest answers a GSE 2.0 request.
+func (s *Server) gatewayRequest(api string, raw []byte) (any, *apiError) {
+	var req request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, &apiError{codeGatewayParams, "the body does not match " + api + ": " + err.Error()}
+	}
+	return s.dispatchGateway(api, &req)
 }
 
 func (s *Server) authenticateGateway(header string) *apiError {

@@ -38,6 +38,8 @@ type Options struct {
 	// tests assert where credentials travel. Off by default: benchmarks send
 	// many large bodies.
 	RecordRequests bool
+	// CMDBHosts is how many hosts the generated CMDB business (CMDBBizID) holds (cmdb.go).
+	CMDBHosts int
 }
 
 // RequestRecord is one request as received.
@@ -67,6 +69,8 @@ type Server struct {
 	requests   []RequestRecord
 	job        jobKnobs     // JOB-only knobs, in job.go
 	gw         gatewayKnobs // GSE 2.0 gateway knobs, in gateway.go
+	cmdb       []*CMDBHost  // the CMDB business, by bk_host_id (cmdb.go)
+	cmdbChurn  int          // list_biz_hosts requests left that change the fleet first
 	seq        int
 	mux        *http.ServeMux
 }
@@ -116,11 +120,14 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts, procs: map[procKey]*Process{}, jobProcs: map[procKey]*Process{}, tasks: map[string]*task{}, calls: map[string]int{}}
 	s.gw = gatewayKnobs{agents: map[string]agent{}, states: map[string]int{}}
+	s.generateCMDB(opts.CMDBHosts)
 	s.mux = http.NewServeMux()
 	for p, h := range map[string]http.HandlerFunc{
-		"/api/c/compapi/v2/gse/{api}": s.serveGSE,
-		"/api/v2/proc/{api}":          s.serveGateway,
-		"/api/v2/cluster/{api}":       s.serveGateway,
+		"/api/c/compapi/v2/gse/{api}":        s.serveGSE,
+		"/api/v2/proc/{api}":                 s.serveGateway,
+		"/api/v2/cluster/{api}":              s.serveGateway,
+		"/api/c/compapi/v2/cc/{api}":         s.serveCMDB,
+		"/api/v3/hosts/app/{biz}/list_hosts": s.serveCMDBGateway,
 	} {
 		s.mux.HandleFunc("POST "+p, h)
 		s.mux.HandleFunc("POST "+p+"/{$}", h) // Python callers add a slash, Go callers do not
@@ -131,6 +138,8 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("GET /_sim/processes", s.serveProcesses)
 	s.mux.HandleFunc("GET /_sim/calls", s.serveCalls)
 	s.mux.HandleFunc("GET /_sim/tasks", s.serveTasks)
+	s.mux.HandleFunc("GET /_sim/cmdb/hosts", s.serveCMDBHosts)
+	s.mux.HandleFunc("POST /_sim/cmdb/move", s.serveMoveHost)
 	return s
 }
 

@@ -1,7 +1,7 @@
 // Command gse-simulator serves the GSE process-management APIs in memory on
 // loopback, for `make demo` and for trying the provider without a BlueKing
 // installation. Out-of-band changes: POST /_sim/drift; state: GET /_sim/processes;
-// requests per API: GET /_sim/calls.
+// requests per API: GET /_sim/calls; CMDB hosts: GET /_sim/cmdb/hosts.
 package main
 
 import (
@@ -26,6 +26,7 @@ func main() {
 	tenant := flag.String("tenant-id", "", "required X-Bk-Tenant-Id of gateway requests (empty: any)")
 	accessToken := flag.String("access-token", "", "required access_token of gateway requests that send one (empty: any)")
 	latency := flag.Duration("task-latency", time.Second, "how long each operation task takes; 0: tasks answer at their first poll")
+	cmdbHosts := flag.Int("cmdb-hosts", 0, "hosts of the generated CMDB business 2 (list_biz_hosts; POST /_sim/cmdb/move moves one between modules)")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *listen)
@@ -39,7 +40,7 @@ func main() {
 		}
 	}
 	fmt.Println("gse-simulator listening on", url)
-	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0})} //nolint:gosec // loopback demo server
+	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0, CMDBHosts: *cmdbHosts})} //nolint:gosec // loopback demo server
 	go func() {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, os.Interrupt, syscall.SIGTERM)

@@ -1,0 +1,224 @@
+package gse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// bk-cmdb's host listing: ESB's cc/list_biz_hosts, or through the bk-cmdb
+// gateway /api/v3/hosts/app/{bk_biz_id}/list_hosts. Both take the same body
+// (bk_biz_id in the path for the gateway) and answer {count, info}.
+
+const (
+	familyCMDB      = "cc"
+	apiListBizHosts = "list_biz_hosts"
+
+	// CMDBPageSize is the documented page limit of list_biz_hosts.
+	CMDBPageSize = 500
+	// MaxCMDBSetIDs and MaxCMDBModuleIDs are list_biz_hosts' limits on bk_set_ids and bk_module_ids.
+	MaxCMDBSetIDs    = 200
+	MaxCMDBModuleIDs = 500
+	// cmdbParallel bounds the pages read at once (bk-nodeman reads 20; the
+	// gateway's default stage allows 100 requests/s per app).
+	cmdbParallel = 8
+	// cmdbReads is how many times a fleet that changed while paged is read.
+	cmdbReads = 3
+)
+
+// CMDBService lists hosts of a business from bk-cmdb.
+type CMDBService service
+
+// HostQuery selects the hosts of a business: every host, or those of the
+// sets and/or modules given, matching Filter when set.
+type HostQuery struct {
+	BizID     int64
+	SetIDs    []int64
+	ModuleIDs []int64
+	Filter    *HostFilter
+}
+
+// HostFilter is list_biz_hosts' host_property_filter: rules joined by
+// Condition (AND or OR). A rule is a field test, or a nested HostFilter.
+type HostFilter struct {
+	Condition string     `json:"condition"`
+	Rules     []HostRule `json:"rules"`
+}
+
+// HostRule is one rule of a HostFilter: Field, Operator and Value, or (nested)
+// Condition and Rules.
+type HostRule struct {
+	Field     string     `json:"field,omitempty"`
+	Operator  string     `json:"operator,omitempty"`
+	Value     any        `json:"value,omitempty"`
+	Condition string     `json:"condition,omitempty"`
+	Rules     []HostRule `json:"rules,omitempty"`
+}
+
+// CMDBHost is a host as list_biz_hosts describes it. InnerIP may hold several
+// IPv4 addresses joined by commas; AgentID is empty where the agent predates
+// GSE 2.0; a host may have only InnerIPv6.
+type CMDBHost struct {
+	BkHostID  int64  `json:"bk_host_id"`
+	InnerIP   string `json:"bk_host_innerip"`
+	InnerIPv6 string `json:"bk_host_innerip_v6"`
+	BkCloudID int64  `json:"bk_cloud_id"`
+	AgentID   string `json:"bk_agent_id"`
+}
+
+// cmdbFields are the host fields asked for: those of CMDBHost.
+var cmdbFields = []string{"bk_host_id", "bk_host_innerip", "bk_host_innerip_v6", "bk_cloud_id", "bk_agent_id"}
+
+// FirstIPv4 is the first of the host's IPv4 addresses (the one agents use), or "".
+func (h CMDBHost) FirstIPv4() string {
+	first, _, _ := strings.Cut(h.InnerIP, ",")
+	return strings.TrimSpace(first)
+}
+
+type cmdbPage struct {
+	Start int    `json:"start"`
+	Limit int    `json:"limit"`
+	Sort  string `json:"sort"`
+}
+
+type listBizHostsBody struct {
+	BizID     int64       `json:"bk_biz_id"`
+	Fields    []string    `json:"fields"`
+	Page      cmdbPage    `json:"page"`
+	SetIDs    []int64     `json:"bk_set_ids,omitempty"`
+	ModuleIDs []int64     `json:"bk_module_ids,omitempty"`
+	Filter    *HostFilter `json:"host_property_filter,omitempty"`
+}
+
+type listBizHostsReply struct {
+	Count int        `json:"count"`
+	Info  []CMDBHost `json:"info"`
+}
+
+// FleetChangedError says the hosts kept changing while they were paged, so no
+// consistent listing could be read.
+type FleetChangedError struct {
+	BizID int64
+	Reads int
+	Why   string
+}
+
+func (e *FleetChangedError) Error() string {
+	return fmt.Sprintf("list_biz_hosts: the hosts of business %d changed while they were paged, %d reads in a row (%s)", e.BizID, e.Reads, e.Why)
+}
+
+// errChanged is one read that saw the fleet change.
+type errChanged struct{ why string }
+
+func (e errChanged) Error() string { return e.why }
+
+// parseCMDBGatewayURL checks a bk-cmdb gateway root (nil for "").
+func parseCMDBGatewayURL(s string) (*url.URL, error) {
+	if s == "" {
+		return nil, nil
+	}
+	u, err := ParseGatewayURL(s)
+	if err != nil {
+		return nil, fmt.Errorf("CMDB %w", err)
+	}
+	return u, nil
+}
+
+// CMDBGateway reports whether host listings go through the bk-cmdb gateway.
+func (c *Client) CMDBGateway() bool { return c.cmdb != nil }
+
+// ListBizHosts reads every host q selects, ordered by bk_host_id. Pages of
+// CMDBPageSize are sorted by bk_host_id: the first gives the count, the rest
+// are read concurrently (at most cmdbParallel at once). Each page after the
+// first starts one host before the previous one ends, and that shared host
+// must match: a host added or removed while paging shifts the pages and
+// breaks the match (as does a count that moves), and then the whole listing
+// is read again, up to cmdbReads times, before a FleetChangedError.
+func (s *CMDBService) ListBizHosts(ctx context.Context, q HostQuery) ([]CMDBHost, error) {
+	c := s.client
+	if c.cmdb == nil && c.base == nil {
+		return nil, errors.New("list_biz_hosts: neither a bk-cmdb gateway URL nor an ESB endpoint is configured")
+	}
+	var why string
+	for range cmdbReads {
+		hosts, err := s.listOnce(ctx, q)
+		var changed errChanged
+		if !errors.As(err, &changed) {
+			return hosts, err
+		}
+		why = changed.why
+		c.log.Warn(ctx, "CMDB hosts changed while paged; reading again", map[string]any{"api": apiListBizHosts, "bk_biz_id": q.BizID, "why": why})
+	}
+	return nil, &FleetChangedError{BizID: q.BizID, Reads: cmdbReads, Why: why}
+}
+
+// listOnce pages through q once; errChanged when the pages do not fit together.
+func (s *CMDBService) listOnce(ctx context.Context, q HostQuery) ([]CMDBHost, error) {
+	first, err := s.page(ctx, q, 0)
+	if err != nil {
+		return nil, err
+	}
+	total := first.Count
+	if len(first.Info) >= total {
+		return first.Info[:total], nil
+	}
+	// Page k (k >= 1) starts at k*stride: one host before page k-1 ends.
+	const stride = CMDBPageSize - 1
+	pages := make([][]CMDBHost, (total-2)/stride+1)
+	pages[0] = first.Info
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cmdbParallel)
+	for k := 1; k < len(pages); k++ {
+		g.Go(func() error {
+			r, err := s.page(gctx, q, k*stride)
+			if err != nil {
+				return err
+			}
+			if r.Count != total {
+				return errChanged{fmt.Sprintf("the count went from %d to %d", total, r.Count)}
+			}
+			pages[k] = r.Info
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make([]CMDBHost, 0, total)
+	out = append(out, pages[0]...)
+	for k := 1; k < len(pages); k++ {
+		prev, cur := pages[k-1], pages[k]
+		if len(prev) < CMDBPageSize { // only the last page may be short
+			return nil, errChanged{fmt.Sprintf("page %d held %d hosts, short of %d", k, len(prev), CMDBPageSize)}
+		}
+		if len(cur) == 0 || cur[0].BkHostID != prev[len(prev)-1].BkHostID {
+			return nil, errChanged{fmt.Sprintf("pages %d and %d do not meet at bk_host_id %d", k, k+1, prev[len(prev)-1].BkHostID)}
+		}
+		out = append(out, cur[1:]...)
+	}
+	if len(out) != total {
+		return nil, errChanged{fmt.Sprintf("%d hosts read, the count is %d", len(out), total)}
+	}
+	return out, nil
+}
+
+// page reads one page of list_biz_hosts from start.
+func (s *CMDBService) page(ctx context.Context, q HostQuery, start int) (listBizHostsReply, error) {
+	c := s.client
+	body := listBizHostsBody{
+		BizID: q.BizID, Fields: cmdbFields, Page: cmdbPage{Start: start, Limit: CMDBPageSize, Sort: "bk_host_id"},
+		SetIDs: q.SetIDs, ModuleIDs: q.ModuleIDs, Filter: q.Filter,
+	}
+	target, viaGateway := c.route(familyCMDB, apiListBizHosts)
+	if c.cmdb != nil {
+		target, viaGateway = c.cmdb.JoinPath("api/v3/hosts/app", strconv.FormatInt(q.BizID, 10), "list_hosts").String(), true
+	}
+	var out listBizHostsReply
+	_, err := c.post(ctx, apiListBizHosts, target, viaGateway, body, &out, true)
+	return out, err
+}

@@ -1,0 +1,333 @@
+package simulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// bk-cmdb's host listing (contract §1.4): ESB's cc/list_biz_hosts and the
+// bk-cmdb gateway's /api/v3/hosts/app/{bk_biz_id}/list_hosts, over a
+// generated business topology (Options.CMDBHosts). Calls and faults are
+// counted as "cc/list_biz_hosts" in both forms.
+
+const (
+	// CMDBBizID is the business the generated hosts belong to.
+	CMDBBizID = 2
+	// CMDBHostsPerModule and CMDBModulesPerSet shape the generated topology:
+	// module m (0-based) holds hosts m*100+1 to m*100+100 and is in set m/2.
+	CMDBHostsPerModule = 100
+	CMDBModulesPerSet  = 2
+
+	cmdbAPI          = "cc/list_biz_hosts"
+	codeCMDBParams   = 1199006 // bk-cmdb: parameter invalid
+	cmdbMaxLimit     = 1000    // the docs say 500; the server takes 1000
+	cmdbMaxSetIDs    = 200
+	cmdbMaxModuleIDs = 500
+	cmdbMaxDepth     = 2
+	idleBiz          = 1 // the resource pool: hosts that left the business
+)
+
+// CMDBSetID and CMDBModuleID are the ids of the generated set s and module m (0-based).
+func CMDBSetID(s int) int64    { return int64(101 + s) }
+func CMDBModuleID(m int) int64 { return int64(1001 + m) }
+
+// CMDBHost is one host of the generated topology, with its fields as
+// list_biz_hosts returns them.
+type CMDBHost struct {
+	ID        int64  `json:"bk_host_id"`
+	InnerIP   string `json:"bk_host_innerip"`    // several IPv4 addresses joined by commas on some hosts
+	InnerIPv6 string `json:"bk_host_innerip_v6"` // the only address of some hosts
+	CloudID   int64  `json:"bk_cloud_id"`
+	AgentID   string `json:"bk_agent_id"` // empty on hosts whose agent predates GSE 2.0
+	Name      string `json:"bk_host_name"`
+	OSType    string `json:"bk_os_type"` // "1" Linux, "2" Windows
+	BizID     int64  `json:"bk_biz_id"`
+	SetID     int64  `json:"bk_set_id"`
+	ModuleID  int64  `json:"bk_module_id"`
+}
+
+// generateCMDB builds n hosts: host i has IPv4 10.x.y.z; every 10th a second
+// IPv4; i%50 == 25 only an IPv6 address; i%100 == 99 no address; even hosts
+// a GSE 2.0 agent id (registered with the gateway); every 7th runs Windows.
+func (s *Server) generateCMDB(n int) {
+	s.cmdb = make([]*CMDBHost, 0, n)
+	for i := 1; i <= n; i++ {
+		m := (i - 1) / CMDBHostsPerModule
+		h := &CMDBHost{
+			ID: int64(i), Name: fmt.Sprintf("host-%05d", i), OSType: "1",
+			BizID: CMDBBizID, SetID: CMDBSetID(m / CMDBModulesPerSet), ModuleID: CMDBModuleID(m),
+			InnerIP: fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255),
+		}
+		switch {
+		case i%50 == 25:
+			h.InnerIP, h.InnerIPv6 = "", fmt.Sprintf("fd00::%x", i)
+		case i%100 == 99:
+			h.InnerIP = ""
+		case i%10 == 0:
+			h.InnerIP += fmt.Sprintf(",192.168.%d.%d", i>>8&255, i&255)
+		}
+		if i%7 == 0 {
+			h.OSType = "2"
+		}
+		if i%2 == 0 {
+			h.AgentID = fmt.Sprintf("0200000007525400%020x", i)
+			ip, _, _ := strings.Cut(h.InnerIP, ",")
+			s.gw.agents[h.AgentID] = agent{h.CloudID, cmpOr(ip, h.InnerIPv6)}
+		}
+		s.cmdb = append(s.cmdb, h)
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// CMDBHosts returns a copy of every generated host, ordered by bk_host_id.
+func (s *Server) CMDBHosts() []CMDBHost {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]CMDBHost, len(s.cmdb))
+	for i, h := range s.cmdb {
+		out[i] = *h
+	}
+	return out
+}
+
+// MoveHost moves a host to another module of the business (and that
+// module's set), as a transfer in CMDB does.
+func (s *Server) MoveHost(hostID, moduleID int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := int(moduleID - CMDBModuleID(0))
+	if m < 0 || m >= (len(s.cmdb)+CMDBHostsPerModule-1)/CMDBHostsPerModule {
+		return fmt.Errorf("module %d does not exist", moduleID)
+	}
+	h := s.cmdbHost(hostID)
+	if h == nil {
+		return fmt.Errorf("host %d does not exist", hostID)
+	}
+	h.BizID, h.ModuleID, h.SetID = CMDBBizID, moduleID, CMDBSetID(m/CMDBModulesPerSet)
+	return nil
+}
+
+func (s *Server) cmdbHost(id int64) *CMDBHost {
+	i, ok := slices.BinarySearchFunc(s.cmdb, id, func(h *CMDBHost, id int64) int { return int(h.ID - id) })
+	if !ok {
+		return nil
+	}
+	return s.cmdb[i]
+}
+
+// ChurnCMDB makes each of the next n list_biz_hosts requests first move the
+// lowest host out of the business (or back in): a fleet changing while a
+// client pages through it.
+func (s *Server) ChurnCMDB(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cmdbChurn = n
+}
+
+func (s *Server) serveMoveHost(w http.ResponseWriter, r *http.Request) {
+	var m struct {
+		HostID   int64 `json:"bk_host_id"`
+		ModuleID int64 `json:"bk_module_id"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := s.MoveHost(m.HostID, m.ModuleID); err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) serveCMDBHosts(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(s.CMDBHosts())
+}
+
+func (s *Server) serveCMDB(w http.ResponseWriter, r *http.Request) {
+	s.serve(w, r, "cc/", func(api string, raw []byte) (any, *apiError) {
+		if "cc/"+api != cmdbAPI {
+			return nil, badParams("unknown API %q", api)
+		}
+		return s.listBizHosts(raw, 0)
+	})
+}
+
+func (s *Server) serveCMDBGateway(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	biz, err := strconv.ParseInt(r.PathValue("biz"), 10, 64)
+	s.handleGateway(r, cmdbAPI, raw, func(string, []byte) (any, *apiError) {
+		if err != nil || biz <= 0 {
+			return nil, &apiError{codeCMDBParams, fmt.Sprintf("bk_biz_id %q in the path is not a business id", r.PathValue("biz"))}
+		}
+		return s.listBizHosts(raw, biz)
+	}).write(w, r)
+}
+
+type cmdbFilter struct {
+	Condition string          `json:"condition"`
+	Rules     []cmdbFilter    `json:"rules"`
+	Field     string          `json:"field"`
+	Operator  string          `json:"operator"`
+	Value     json.RawMessage `json:"value"`
+}
+
+type listBizHostsRequest struct {
+	BizID  int64    `json:"bk_biz_id"`
+	Fields []string `json:"fields"`
+	Page   *struct {
+		Start int    `json:"start"`
+		Limit int    `json:"limit"`
+		Sort  string `json:"sort"`
+	} `json:"page"`
+	SetIDs    []int64     `json:"bk_set_ids"`
+	ModuleIDs []int64     `json:"bk_module_ids"`
+	Filter    *cmdbFilter `json:"host_property_filter"`
+}
+
+// listBizHosts answers one page; pathBiz is the gateway's bk_biz_id (0: ESB, from the body).
+func (s *Server) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
+	var req listBizHostsRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, &apiError{codeCMDBParams, "the body does not match list_biz_hosts: " + err.Error()}
+	}
+	if pathBiz != 0 {
+		req.BizID = pathBiz
+	}
+	if err := req.check(); err != nil {
+		return nil, err
+	}
+	if s.cmdbChurn > 0 && len(s.cmdb) > 0 {
+		s.cmdbChurn--
+		h := s.cmdb[0]
+		h.BizID = map[bool]int64{true: idleBiz, false: CMDBBizID}[h.BizID == CMDBBizID]
+	}
+	var hosts []*CMDBHost
+	for _, h := range s.cmdb {
+		if h.BizID == req.BizID && inIDs(req.SetIDs, h.SetID) && inIDs(req.ModuleIDs, h.ModuleID) && (req.Filter == nil || req.Filter.match(h)) {
+			hosts = append(hosts, h)
+		}
+	}
+	if req.Page.Sort == "-bk_host_id" {
+		slices.Reverse(hosts)
+	}
+	start := min(req.Page.Start, len(hosts))
+	page := hosts[start:min(start+req.Page.Limit, len(hosts))]
+	info := make([]map[string]any, len(page))
+	for i, h := range page {
+		info[i] = h.fields(req.Fields)
+	}
+	return map[string]any{"count": len(hosts), "info": info}, nil
+}
+
+func (req *listBizHostsRequest) check() *apiError {
+	switch {
+	case req.BizID <= 0:
+		return &apiError{codeCMDBParams, "bk_biz_id is required"}
+	case len(req.Fields) == 0:
+		return &apiError{codeCMDBParams, "fields is required"}
+	case req.Page == nil || req.Page.Limit <= 0 || req.Page.Limit > cmdbMaxLimit || req.Page.Start < 0:
+		return &apiError{codeCMDBParams, fmt.Sprintf("page.limit must be 1 to %d and page.start 0 or more", cmdbMaxLimit)}
+	case req.Page.Sort != "" && req.Page.Sort != "bk_host_id" && req.Page.Sort != "-bk_host_id":
+		return &apiError{codeCMDBParams, "the simulator sorts by bk_host_id only"}
+	case len(req.SetIDs) > cmdbMaxSetIDs:
+		return &apiError{codeCMDBParams, fmt.Sprintf("bk_set_ids holds %d ids, at most %d", len(req.SetIDs), cmdbMaxSetIDs)}
+	case len(req.ModuleIDs) > cmdbMaxModuleIDs:
+		return &apiError{codeCMDBParams, fmt.Sprintf("bk_module_ids holds %d ids, at most %d", len(req.ModuleIDs), cmdbMaxModuleIDs)}
+	}
+	if req.Filter != nil {
+		return req.Filter.check(1)
+	}
+	return nil
+}
+
+func inIDs(ids []int64, id int64) bool { return len(ids) == 0 || slices.Contains(ids, id) }
+
+func (h *CMDBHost) fields(names []string) map[string]any {
+	all := map[string]any{
+		"bk_host_id": h.ID, "bk_host_innerip": h.InnerIP, "bk_host_innerip_v6": h.InnerIPv6, "bk_cloud_id": h.CloudID,
+		"bk_agent_id": h.AgentID, "bk_host_name": h.Name, "bk_os_type": h.OSType,
+	}
+	out := make(map[string]any, len(names))
+	for _, n := range names {
+		if v, ok := all[n]; ok {
+			out[n] = v
+		}
+	}
+	return out
+}
+
+var cmdbOperators = []string{"equal", "not_equal", "in", "not_in", "contains", "begins_with", "less", "greater"}
+
+// check validates a filter (a group at depth, or a rule).
+func (f *cmdbFilter) check(depth int) *apiError {
+	if f.Condition == "" {
+		if f.Field == "" || !slices.Contains(cmdbOperators, f.Operator) {
+			return &apiError{codeCMDBParams, fmt.Sprintf("host_property_filter: rule %q %q: a rule needs a field and one of the operators %s", f.Field, f.Operator, strings.Join(cmdbOperators, ", "))}
+		}
+		return nil
+	}
+	if depth > cmdbMaxDepth {
+		return &apiError{codeCMDBParams, fmt.Sprintf("host_property_filter nests deeper than %d levels", cmdbMaxDepth)}
+	}
+	if f.Condition != "AND" && f.Condition != "OR" {
+		return &apiError{codeCMDBParams, fmt.Sprintf("host_property_filter: condition %q is not AND or OR", f.Condition)}
+	}
+	for i := range f.Rules {
+		if err := f.Rules[i].check(depth + 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *cmdbFilter) match(h *CMDBHost) bool {
+	if f.Condition != "" {
+		for i := range f.Rules {
+			if ok := f.Rules[i].match(h); ok == (f.Condition == "OR") {
+				return ok
+			}
+		}
+		return f.Condition == "AND"
+	}
+	got := fmt.Sprint(h.fields([]string{f.Field})[f.Field])
+	var one any
+	var many []any
+	_ = json.Unmarshal(f.Value, &one)
+	_ = json.Unmarshal(f.Value, &many)
+	want := fmt.Sprint(one)
+	in := slices.ContainsFunc(many, func(v any) bool { return fmt.Sprint(v) == got })
+	gotN, _ := strconv.ParseFloat(got, 64)
+	wantN, _ := strconv.ParseFloat(want, 64)
+	switch f.Operator {
+	case "equal":
+		return got == want
+	case "not_equal":
+		return got != want
+	case "in":
+		return in
+	case "not_in":
+		return !in
+	case "contains":
+		return strings.Contains(got, want)
+	case "begins_with":
+		return strings.HasPrefix(got, want)
+	case "less":
+		return gotN < wantN
+	case "greater":
+		return gotN > wantN
+	}
+	return false
+}
