@@ -1,0 +1,170 @@
+package gse_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+const cmdbStage = "/api/bk-cmdb/prod"
+
+// newCMDB serves a simulator with n CMDB hosts; gateway: the client lists
+// hosts through the bk-cmdb gateway (under cmdbStage), else through ESB.
+func newCMDB(t *testing.T, n int, gateway bool) (*gse.Client, *simulator.Server) {
+	t.Helper()
+	sim := simulator.New(simulator.Options{AppCode: testCode, AppSecret: testSecret, CMDBHosts: n, RecordRequests: true})
+	mux := http.NewServeMux()
+	mux.Handle(cmdbStage+"/", http.StripPrefix(cmdbStage, sim))
+	mux.Handle("/", sim)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	cfg := gse.Config{
+		Endpoint: srv.URL, AppCode: testCode, AppSecret: testSecret, Username: "admin",
+		MaxRetries: 3, RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond,
+	}
+	if gateway {
+		cfg.CMDBGatewayURL = srv.URL + cmdbStage + "/"
+	}
+	c, err := gse.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sim
+}
+
+func TestListBizHostsPagesBothForms(t *testing.T) {
+	for _, gateway := range []bool{false, true} {
+		t.Run(map[bool]string{false: "esb", true: "gateway"}[gateway], func(t *testing.T) {
+			c, sim := newCMDB(t, 1234, gateway)
+			hosts, err := c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := sim.CMDBHosts()
+			if len(hosts) != len(want) {
+				t.Fatalf("got %d hosts, want %d", len(hosts), len(want))
+			}
+			for i, h := range hosts {
+				w := want[i]
+				if h.BkHostID != w.ID || h.InnerIP != w.InnerIP || h.InnerIPv6 != w.InnerIPv6 || h.AgentID != w.AgentID {
+					t.Fatalf("host %d: got %+v, want %+v", i, h, w)
+				}
+			}
+			// 1234 hosts: pages at 0, 499 and 998, each of 500.
+			if n := sim.Calls("cc/list_biz_hosts"); n != 3 {
+				t.Errorf("list_biz_hosts called %d times, want 3", n)
+			}
+			for _, r := range sim.Requests() {
+				gw := strings.HasPrefix(r.Path, "/api/v3/hosts/app/2/list_hosts")
+				if gw != gateway {
+					t.Errorf("request to %s, gateway form %v", r.Path, gateway)
+				}
+				if inBody := strings.Contains(string(r.Body), testSecret); inBody == gateway {
+					t.Errorf("%s: secret in the body %v, want %v", r.Path, inBody, !gateway)
+				}
+			}
+		})
+	}
+}
+
+func TestCMDBHostFirstIPv4(t *testing.T) {
+	h := gse.CMDBHost{InnerIP: "10.0.0.10, 192.168.0.10"}
+	if got := h.FirstIPv4(); got != "10.0.0.10" {
+		t.Errorf("FirstIPv4() = %q, want 10.0.0.10", got)
+	}
+}
+
+func TestListBizHostsSelects(t *testing.T) {
+	c, sim := newCMDB(t, 1000, false)
+	all := sim.CMDBHosts()
+	count := func(keep func(simulator.CMDBHost) bool) int {
+		n := 0
+		for _, h := range all {
+			if keep(h) {
+				n++
+			}
+		}
+		return n
+	}
+	filter := &gse.HostFilter{Condition: "AND", Rules: []gse.HostRule{
+		{Field: "bk_os_type", Operator: "equal", Value: "2"},
+		{Condition: "OR", Rules: []gse.HostRule{
+			{Field: "bk_host_id", Operator: "less", Value: 300},
+			{Field: "bk_host_id", Operator: "greater", Value: 900},
+		}},
+	}}
+	for name, tc := range map[string]struct {
+		q    gse.HostQuery
+		want int
+	}{
+		"sets":    {gse.HostQuery{SetIDs: []int64{simulator.CMDBSetID(1)}}, count(func(h simulator.CMDBHost) bool { return h.SetID == simulator.CMDBSetID(1) })},
+		"modules": {gse.HostQuery{ModuleIDs: []int64{simulator.CMDBModuleID(0), simulator.CMDBModuleID(7)}}, 200},
+		"filter": {gse.HostQuery{Filter: filter}, count(func(h simulator.CMDBHost) bool {
+			return h.OSType == "2" && (h.ID < 300 || h.ID > 900)
+		})},
+		"other business": {gse.HostQuery{BizID: 3}, 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if tc.q.BizID == 0 {
+				tc.q.BizID = simulator.CMDBBizID
+			}
+			hosts, err := c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hosts) != tc.want || tc.want == 0 && name != "other business" {
+				t.Fatalf("got %d hosts, want %d", len(hosts), tc.want)
+			}
+			if !slices.IsSortedFunc(hosts, func(a, b gse.CMDBHost) int { return int(a.BkHostID - b.BkHostID) }) {
+				t.Error("hosts are not ordered by bk_host_id")
+			}
+		})
+	}
+}
+
+func TestListBizHostsFleetChangingWhilePaged(t *testing.T) {
+	c, sim := newCMDB(t, 1500, false)
+	// The first page sees host 1 leave, a later one sees it come back: the
+	// pages disagree, and the second read (no churn left) is consistent.
+	sim.ChurnCMDB(2)
+	hosts, err := c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) != 1500 || hosts[0].BkHostID != 1 {
+		t.Fatalf("got %d hosts from bk_host_id %d, want 1500 from 1", len(hosts), hosts[0].BkHostID)
+	}
+	if n := sim.Calls("cc/list_biz_hosts"); n != 8 {
+		t.Errorf("list_biz_hosts called %d times, want 8 (two reads of 4 pages)", n)
+	}
+
+	// A fleet that never holds still is reported, not returned in part.
+	sim.ChurnCMDB(1 << 20)
+	_, err = c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID})
+	var changed *gse.FleetChangedError
+	if !errors.As(err, &changed) || changed.Reads != 3 {
+		t.Fatalf("err = %v, want a FleetChangedError after 3 reads", err)
+	}
+}
+
+func TestListBizHostsRetriesAndReportsErrors(t *testing.T) {
+	c, sim := newCMDB(t, 600, false)
+	sim.AddFault(simulator.Fault{API: "cc/list_biz_hosts", Code: 1306429, Message: "rate limited"})
+	hosts, err := c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID})
+	if err != nil || len(hosts) != 600 {
+		t.Fatalf("after a rate limit: %d hosts, %v; want 600", len(hosts), err)
+	}
+	_, err = c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID,
+		Filter: &gse.HostFilter{Condition: "XOR"}})
+	var apiErr *gse.APIError
+	if !errors.As(err, &apiErr) || apiErr.API != "list_biz_hosts" || apiErr.Code != 1199006 {
+		t.Fatalf("err = %v, want list_biz_hosts' 1199006", err)
+	}
+}
