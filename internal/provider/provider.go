@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -53,6 +54,7 @@ type providerModel struct {
 	GatewayURL         types.String `tfsdk:"gateway_url"`
 	TenantID           types.String `tfsdk:"tenant_id"`
 	AccessToken        types.String `tfsdk:"access_token"`
+	CMDBGatewayURL     types.String `tfsdk:"cmdb_gateway_url"`
 }
 
 func (p *gseProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -77,6 +79,13 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				MarkdownDescription: "GSE 2.0 root on the BlueKing API gateway, such as `https://bkapi.example.com/api/bk-gse/prod`. When set, every GSE process call goes to " +
 					"`{gateway_url}/api/v2/proc/{api}` (agent state: `/api/v2/cluster/list_agent_state`), hosts are addressed by agent id (`{bk_cloud_id}:{ip}` for a host given by ip), " +
 					"credentials travel only in the `X-Bkapi-Authorization` header, and hosts given by `agent_id` or an IPv6 address become possible. Falls back to `BKAPP_BK_GSE_APIGATEWAY`.",
+				Validators: []validator.String{gatewayURL()},
+			},
+			"cmdb_gateway_url": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "bk-cmdb root on the BlueKing API gateway, such as `https://bkapi.example.com/api/bk-cmdb/prod`, for `gse_cmdb_hosts`: hosts are listed with " +
+					"`{cmdb_gateway_url}/api/v3/hosts/app/{bk_biz_id}/list_hosts`, with the same credentials (in `X-Bkapi-Authorization`) and `tenant_id`. " +
+					"Unset, `gse_cmdb_hosts` calls ESB's `cc/list_biz_hosts` under `endpoint`. Falls back to `BKAPP_BK_CC_APIGATEWAY`.",
 				Validators: []validator.String{gatewayURL()},
 			},
 			"tenant_id": schema.StringAttribute{
@@ -164,6 +173,7 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		{"gateway_url", "BKAPP_BK_GSE_APIGATEWAY", m.GatewayURL},
 		{"tenant_id", "BK_TENANT_ID", m.TenantID},
 		{"access_token", "BK_ACCESS_TOKEN", m.AccessToken},
+		{"cmdb_gateway_url", "BKAPP_BK_CC_APIGATEWAY", m.CMDBGatewayURL},
 	}
 	values := map[string]string{}
 	for _, s := range settings {
@@ -181,10 +191,12 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 				fmt.Sprintf("%s (set in endpoint or BK_COMPONENT_API_URL).", err))
 		}
 	}
-	if g := values["gateway_url"]; g != "" {
-		if _, err := gse.ParseGatewayURL(g); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("gateway_url"), "Invalid GSE gateway URL",
-				fmt.Sprintf("%s (set in gateway_url or BKAPP_BK_GSE_APIGATEWAY).", err))
+	for _, s := range settings {
+		if g := values[s.attr]; g != "" && strings.HasSuffix(s.attr, "gateway_url") {
+			if _, err := gse.ParseGatewayURL(g); err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Invalid gateway URL",
+					fmt.Sprintf("%s (set in %s or %s).", err, s.attr, s.env))
+			}
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -194,7 +206,7 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	cfg := gse.Config{
 		Endpoint: values["endpoint"], AppCode: values["app_code"], AppSecret: values["app_secret"],
 		Username: values["username"], BkToken: values["bk_token"], SupplierAccount: values["supplier_account"],
-		GatewayURL: values["gateway_url"], TenantID: values["tenant_id"], AccessToken: values["access_token"],
+		GatewayURL: values["gateway_url"], CMDBGatewayURL: values["cmdb_gateway_url"], TenantID: values["tenant_id"], AccessToken: values["access_token"],
 		RequestTimeout: defaultRequestTimeout, MaxRetries: defaultMaxRetries,
 		InsecureSkipVerify: m.InsecureSkipVerify.ValueBool(), CACertPEM: m.CACertPEM.ValueString(),
 		UserAgent: "terraform-provider-gse/" + p.version + " (+https://registry.terraform.io/providers/bk-gse/gse)",
@@ -259,5 +271,5 @@ func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{newProcessStatusDataSource, newJobProcessStatusDataSource}
+	return []func() datasource.DataSource{newProcessStatusDataSource, newJobProcessStatusDataSource, newCMDBHostsDataSource}
 }

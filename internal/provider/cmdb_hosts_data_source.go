@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+var _ datasource.DataSourceWithConfigure = (*cmdbHostsDataSource)(nil)
+
+// cmdbHostsDataSource lists a business's hosts from bk-cmdb (list_biz_hosts)
+// in the forms the other resources take them.
+type cmdbHostsDataSource struct{ client *gse.Client }
+
+func newCMDBHostsDataSource() datasource.DataSource { return &cmdbHostsDataSource{} }
+
+type cmdbHostsModel struct {
+	BkBizID        types.Int64      `tfsdk:"bk_biz_id"`
+	BkSetIDs       []types.Int64    `tfsdk:"bk_set_ids"`
+	BkModuleIDs    []types.Int64    `tfsdk:"bk_module_ids"`
+	Filter         *cmdbFilterModel `tfsdk:"filter"`
+	Hosts          types.List       `tfsdk:"hosts"`
+	IPList         types.List       `tfsdk:"ip_list"`
+	BkHostIDs      types.List       `tfsdk:"bk_host_ids"`
+	Count          types.Int64      `tfsdk:"host_count"`
+	SkippedHostIDs types.List       `tfsdk:"skipped_host_ids"`
+}
+
+func (d *cmdbHostsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_cmdb_hosts"
+}
+
+func (d *cmdbHostsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *cmdbHostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	ids := func(what string, most int) schema.ListAttribute {
+		return schema.ListAttribute{
+			Optional: true, ElementType: types.Int64Type,
+			MarkdownDescription: fmt.Sprintf("Only the hosts of these %s (ids, at most %d); unset: every host of the business. With both set ids and module ids, a host must be in both.", what, most),
+			Validators:          []validator.List{listvalidator.SizeBetween(1, most), listvalidator.UniqueValues(), listvalidator.ValueInt64sAre(int64validator.AtLeast(1))},
+		}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Hosts of a BlueKing business from bk-cmdb (`list_biz_hosts`), by set, module and host properties, ordered by `bk_host_id`: " +
+			"`hosts` for `gse_managed_process`, `gse_process_status` and `gse_process_operation`, `ip_list` for the JOB resources. " +
+			"Through the bk-cmdb gateway when the provider's `cmdb_gateway_url` is set, else through ESB (`endpoint`). " +
+			"Hosts are read 500 per call, after the first page concurrently; a listing that changes while it is read is read again (three times at most), never returned in part.",
+		Attributes: map[string]schema.Attribute{
+			"bk_biz_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Business (业务) id, 1 or more.",
+				Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"bk_set_ids":    ids("sets", gse.MaxCMDBSetIDs),
+			"bk_module_ids": ids("modules", gse.MaxCMDBModuleIDs),
+			"filter":        cmdbFilterAttribute(),
+			"hosts": schema.ListAttribute{
+				Computed: true, ElementType: hostObjectType,
+				MarkdownDescription: "The hosts in the form of `gse_managed_process.hosts` (assign it as is): through the GSE 2.0 gateway (`gateway_url` set), by `agent_id` where CMDB has one, " +
+					"else by `ip` (the first IPv4 address, else the IPv6 one) and `bk_cloud_id`; through ESB by the first IPv4 address and `bk_cloud_id` (GSE 1.0 cannot address IPv6). " +
+					"Each element holds `ip`, `bk_cloud_id`, `bk_supplier_id` (0) and `agent_id`, null where the other form is used.",
+			},
+			"ip_list": schema.ListAttribute{
+				Computed: true, ElementType: jobIPObjectType,
+				MarkdownDescription: "The hosts as the JOB resources' `ip_list`: `ip` (the first IPv4 address, else the IPv6 one) and `bk_cloud_id`, every host with an address.",
+			},
+			"bk_host_ids": schema.ListAttribute{Computed: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB ids of the hosts in `hosts`, in the same order."},
+			"host_count":  schema.Int64Attribute{Computed: true, MarkdownDescription: "How many hosts `hosts` holds (`count` is a name Terraform reserves)."},
+			"skipped_host_ids": schema.ListAttribute{
+				Computed: true, ElementType: types.Int64Type,
+				MarkdownDescription: "CMDB ids of the selected hosts left out of `hosts`: without an address this mode can use (no address at all; through ESB, only an IPv6 one), " +
+					"or the same host as an earlier one. A warning says which and why.",
+			},
+		},
+	}
+}
+
+func (d *cmdbHostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m cmdbHostsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.api()}
+	found, err := d.client.CMDB.ListBizHosts(ctx, q)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Could not list the hosts of business %d", q.BizID), err.Error()+"\n\n"+cmdbAdvice(d.client, err))
+		return
+	}
+	sel := selectHosts(found, d.client.Gateway())
+	if w := sel.skippedWarning(d.client.Gateway()); w != "" {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("%d hosts of business %d left out", len(sel.skipped), q.BizID), w)
+	}
+	if len(found) == 0 {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("No hosts in business %d", q.BizID),
+			"list_biz_hosts found no host for bk_biz_id, bk_set_ids, bk_module_ids and filter: check them (a wrong business id lists nothing), or expect an empty fleet.")
+	}
+	m.Hosts, m.IPList, m.BkHostIDs, m.SkippedHostIDs = sel.hosts, sel.ipList, sel.ids, sel.skippedIDs()
+	m.Count = types.Int64Value(int64(len(sel.hosts.Elements())))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func int64s(vs []types.Int64) []int64 {
+	if vs == nil {
+		return nil
+	}
+	out := make([]int64, len(vs))
+	for i, v := range vs {
+		out[i] = v.ValueInt64()
+	}
+	return out
+}

@@ -1,0 +1,335 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// cmdbAgent is the agent id the simulator gives CMDB host id (even ids only).
+func cmdbAgent(id int) string { return fmt.Sprintf("0200000007525400%020x", id) }
+
+// inCMDBModes is inModes over a simulator with n CMDB hosts.
+func inCMDBModes(t *testing.T, n int, test func(t *testing.T, e *testEnv)) {
+	for _, m := range testModes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, newTestEnvWith(t, m, func(o *simulator.Options) { o.CMDBHosts, o.RecordRequests = n, true }))
+		})
+	}
+}
+
+// cmdbConfig is the provider for CMDB tests, then resources: through ESB,
+// endpoint alone; through the gateway, the GSE and bk-cmdb gateways (the
+// simulator serves both at its root) and endpoint for JOB.
+func (e *testEnv) cmdbConfig(resources string) string {
+	block := e.providerBlock()
+	if e.gateway {
+		block = strings.Replace(block, "gateway_url", fmt.Sprintf("endpoint         = %q\n  cmdb_gateway_url = %q\n  gateway_url", e.url, e.url), 1)
+	}
+	return block + resources
+}
+
+// managedOn is e.config's gse_managed_process with hosts from expr.
+func (e *testEnv) managedOn(t *testing.T, expr, extra string) string {
+	return edited(t, e.config(proc{extra: extra}), "hosts = []", "hosts = "+expr)
+}
+
+// TestAccCMDBHosts_fleet feeds gse_cmdb_hosts, paged past 1,000 hosts and
+// filtered, into the three resources: hosts with two IPv4 addresses use the
+// first, IPv6-only ones only through the gateway, hosts without an address
+// never.
+func TestAccCMDBHosts_fleet(t *testing.T) {
+	inCMDBModes(t, 1200, func(t *testing.T, e *testEnv) {
+		const fleet = "data.gse_cmdb_hosts.fleet"
+		// 1200 hosts: 24 IPv6-only (i%50 == 25), 12 without address (i%100 == 99).
+		count, skipped, second := "1164", 36, knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null(),
+		})
+		ipv6 := e.simAbsent(0, "fd00::19")
+		if e.gateway {
+			count, skipped, second = "1188", 12, knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.StringExact(cmdbAgent(2)),
+			})
+			ipv6 = e.simCheck(0, "fd00::19", hostedAndRunning)
+		}
+		cfg := e.cmdbConfig(`
+data "gse_cmdb_hosts" "fleet" { bk_biz_id = 2 }
+data "gse_cmdb_hosts" "set" {
+  bk_biz_id  = 2
+  bk_set_ids = [101]
+}
+data "gse_cmdb_hosts" "windows" {
+  bk_biz_id     = 2
+  bk_module_ids = [1001]
+  filter = {
+    condition = "AND"
+    rules = [
+      { field = "bk_os_type", operator = "equal", value = "2" },
+      { condition = "OR", rules = [{ field = "bk_host_id", operator = "less", value = "50" }, { field = "bk_host_id", operator = "in", values = ["70", "77"] }] },
+    ]
+  }
+}
+resource "gse_process_operation" "restart" {
+  op = "restart"
+  gse = {
+    meta  = { namespace = "gse", name = gse_managed_process.test.meta.name }
+    hosts = data.gse_cmdb_hosts.windows.hosts
+    spec  = gse_managed_process.test.spec
+  }
+}
+`) + e.managedOn(t, fleet+".hosts", "running = true") + edited(t, e.jobConfig("./nginx"), "ip_list                = []", "ip_list = data.gse_cmdb_hosts.set.ip_list")
+		cfg = strings.Replace(cfg, e.providerBlock(), "", 2) // e.config and jobConfig bring their own
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{{
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(fleet, tfjsonpath.New("hosts").AtSliceIndex(1), second),
+					statecheck.ExpectKnownValue(fleet, tfjsonpath.New("skipped_host_ids"), knownvalue.ListSizeExact(skipped)),
+					statecheck.ExpectKnownValue(fleet, tfjsonpath.New("skipped_host_ids").AtSliceIndex(skipped-1), knownvalue.Int64Exact(1199)),
+					statecheck.ExpectKnownValue(fleet, tfjsonpath.New("ip_list"), knownvalue.ListSizeExact(1188)),
+					statecheck.ExpectKnownValue("data.gse_cmdb_hosts.windows", tfjsonpath.New("bk_host_ids"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.Int64Exact(7), knownvalue.Int64Exact(14), knownvalue.Int64Exact(21), knownvalue.Int64Exact(28), knownvalue.Int64Exact(35),
+						knownvalue.Int64Exact(42), knownvalue.Int64Exact(49), knownvalue.Int64Exact(70), knownvalue.Int64Exact(77),
+					})),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(fleet, "host_count", count),
+					resource.TestCheckResourceAttr(addr, "hosts.#", count),
+					resource.TestCheckResourceAttr("data.gse_cmdb_hosts.set", "ip_list.#", "198"), // hosts 1-200 but 99 and 199
+					e.simCheck(0, "10.0.0.10", hostedAndRunning), e.simAbsent(0, "192.168.0.10"), ipv6, e.simAbsent(0, "10.0.0.99"),
+					e.simCheck(0, "10.0.4.176", hostedAndRunning), // host 1200, on the third page
+					e.simCheck(0, "10.0.0.7", restarts(1)), e.simCheck(0, "10.0.0.70", restarts(1)), e.simCheck(0, "10.0.0.63", restarts(0)),
+					e.jobCheck(0, "10.0.0.200", jobHosted), e.jobCheck(0, "fd00::19", jobHosted), e.jobAbsent(0, "10.0.0.201"),
+					e.cmdbCalledThrough(),
+				),
+			}},
+		})
+	})
+}
+
+func jobHosted(p simulator.Process) error {
+	if !p.Hosted {
+		return fmt.Errorf("want hosted, got %+v", p)
+	}
+	return nil
+}
+
+// cmdbCalledThrough checks that every CMDB request took this mode's form.
+func (e *testEnv) cmdbCalledThrough() resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		var esb, gw int
+		for _, r := range e.sim.Requests() {
+			switch {
+			case strings.HasPrefix(r.Path, "/api/c/compapi/v2/cc/list_biz_hosts"):
+				esb++
+			case r.Path == "/api/v3/hosts/app/2/list_hosts":
+				gw++
+			}
+		}
+		if want := map[bool]int{false: esb, true: gw}[e.gateway]; want == 0 || esb+gw != want {
+			return fmt.Errorf("CMDB requests: %d through ESB, %d through the gateway; want them all through the gateway: %v", esb, gw, e.gateway)
+		}
+		return nil
+	}
+}
+
+// TestAccCMDBHosts_membershipDrift moves hosts in and out of the selected
+// module behind Terraform's back: the next plan adds and removes exactly
+// them, and rollout hosts the additions one batch at a time.
+func TestAccCMDBHosts_membershipDrift(t *testing.T) {
+	inCMDBModes(t, 300, func(t *testing.T, e *testEnv) {
+		// Module 1001 holds hosts 1-100; the filter keeps 7, 14, ..., 98.
+		cfg := e.cmdbConfig(`
+data "gse_cmdb_hosts" "mod" {
+  bk_biz_id     = 2
+  bk_module_ids = [1001]
+  filter        = { condition = "AND", rules = [{ field = "bk_os_type", operator = "equal", value = "2" }] }
+}
+`) + e.managedOn(t, "data.gse_cmdb_hosts.mod.hosts", "running = true\n  rollout = { batch_size = 1 }")
+		cfg = strings.Replace(cfg, e.providerBlock(), "", 1)
+		key := func(id int) string {
+			if e.gateway && id%2 == 0 {
+				return cmdbAgent(id)
+			}
+			return fmt.Sprintf("0:10.0.%d.%d", id>>8, id&255)
+		}
+		var mark int
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{{
+				Config: cfg,
+				Check:  resource.ComposeAggregateTestCheckFunc(resource.TestCheckResourceAttr(addr, "hosts.#", "14"), e.simCheck(0, "10.0.0.14", hostedAndRunning)),
+			}, {
+				PreConfig: func() {
+					for host, module := range map[int64]int64{14: 1003, 203: 1001, 210: 1001} {
+						if err := e.sim.MoveHost(host, module); err != nil {
+							t.Fatal(err)
+						}
+					}
+					mark = len(e.sim.Tasks())
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectHostsChange{addr: addr, removed: []string{key(14)}, added: []string{key(203), key(210)}},
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "hosts.#", "15"),
+					e.simAbsent(0, "10.0.0.14"), e.simCheck(0, "10.0.0.203", hostedAndRunning), e.simCheck(0, "10.0.0.210", hostedAndRunning),
+					func(*terraform.State) error { return oneHostPerTask(e.sim.Tasks()[mark:], "10.0.0.203", "10.0.0.210") },
+				),
+			}},
+		})
+	})
+}
+
+// oneHostPerTask checks that every task touching the ips (rollout's batches
+// of one) targets one host, and that they were touched by separate tasks.
+func oneHostPerTask(tasks []simulator.TaskRecord, ips ...string) error {
+	seen := map[string]bool{}
+	for _, tk := range tasks {
+		for _, tg := range tk.Targets {
+			if !slices.Contains(ips, tg.IP) {
+				continue
+			}
+			if tk.Hosts != 1 {
+				return fmt.Errorf("task %s (%s) targets %d hosts with %s; rollout batch_size = 1 wants one", tk.TaskID, tk.API, tk.Hosts, tg.IP)
+			}
+			seen[tg.IP] = true
+		}
+	}
+	if len(seen) != len(ips) {
+		return fmt.Errorf("tasks reached %v, want %v", seen, ips)
+	}
+	return nil
+}
+
+// expectHostsChange is a plan check: the resource's hosts lose exactly
+// removed and gain exactly added (each "cloud:ip" or an agent id).
+type expectHostsChange struct {
+	addr           string
+	removed, added []string
+}
+
+func (c expectHostsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.addr {
+			continue
+		}
+		before, after := plannedHostKeys(rc.Change.Before), plannedHostKeys(rc.Change.After)
+		removed, added, _ := diffBy(before, after, func(s string) string { return s })
+		slices.Sort(removed)
+		slices.Sort(added)
+		if !slices.Equal(removed, c.removed) || !slices.Equal(added, c.added) {
+			resp.Error = fmt.Errorf("%s: the plan removes hosts %v and adds %v; want removed %v, added %v", c.addr, removed, added, c.removed, c.added)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s is not in the plan", c.addr)
+}
+
+// plannedHostKeys are the hosts of a planned object, each as "cloud:ip" or its agent id.
+func plannedHostKeys(v any) []string {
+	raw, _ := json.Marshal(v)
+	var obj struct {
+		Hosts []struct {
+			IP      *string `json:"ip"`
+			Cloud   *int64  `json:"bk_cloud_id"`
+			AgentID *string `json:"agent_id"`
+		} `json:"hosts"`
+	}
+	_ = json.Unmarshal(raw, &obj)
+	var out []string
+	for _, h := range obj.Hosts {
+		if h.AgentID != nil {
+			out = append(out, *h.AgentID)
+		} else if h.IP != nil && h.Cloud != nil {
+			out = append(out, fmt.Sprintf("%d:%s", *h.Cloud, *h.IP))
+		}
+	}
+	return out
+}
+
+func TestAccCMDBHosts_planErrors(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ds := func(args string) string {
+		return e.providerBlock() + "data \"gse_cmdb_hosts\" \"x\" {\n" + args + "\n}\n"
+	}
+	rule := func(r string) string {
+		return ds(`bk_biz_id = 2
+filter = { condition = "AND", rules = [` + r + `] }`)
+	}
+	cases := []planError{
+		{ds("bk_biz_id = 0"), `bk_biz_id value must be at least 1, got: 0`},
+		{ds("bk_biz_id = 2\nbk_set_ids = range(1, 202)"), `bk_set_ids list must contain at least 1 elements and at most 200 elements, got: 201`},
+		{ds("bk_biz_id = 2\nbk_module_ids = [0]"), `bk_module_ids\[0\] value must be at least 1, got: 0`},
+		{ds(`bk_biz_id = 2
+filter = { condition = "XOR", rules = [{ field = "bk_os_type", operator = "equal", value = "1" }] }`), `filter.condition value must be one of: \["AND" "OR"\], got: "XOR"`},
+		{rule(`{ field = "bk_host_name", operator = "like", value = "web" }`), `operator value must be one of: \["equal" "not_equal" "in"`},
+		{rule(`{ field = "bk_host_name", operator = "in", value = "web" }`), `filter.rules\[0\]: operator in takes values \(a list\), not value`},
+		{rule(`{ field = "bk_host_name", operator = "equal", values = ["web"] }`), `operator equal takes value, not values`},
+		{rule(`{ condition = "OR", field = "bk_host_name" }`), `filter.rules\[0\] sets condition and a field test`},
+		{rule(`{ condition = "OR" }`), `filter.rules\[0\] is a group \(condition is set\) without rules`},
+		{rule(`{ operator = "equal", value = "x" }`), `a field test needs field and operator`},
+		{rule(`{ field = "bk_cloud_id", operator = "in", values = ["0", "one"] }`), `bk_cloud_id is a numeric field, and "one" is not an integer`},
+	}
+	for i := range cases {
+		cases[i].want = wrappedRe(cases[i].want)
+	}
+	e.expectPlanErrors(t, cases)
+}
+
+func TestSelectHosts(t *testing.T) {
+	t.Parallel()
+	found := []gse.CMDBHost{
+		{BkHostID: 1, InnerIP: "10.0.0.1,192.168.0.1", AgentID: cmdbAgent(1)},
+		{BkHostID: 2, InnerIPv6: "fd00::2"},
+		{BkHostID: 3},
+		{BkHostID: 4, InnerIP: "10.0.0.1", BkCloudID: 0},
+		{BkHostID: 5, InnerIP: "10.0.0.1", BkCloudID: 1},
+	}
+	esb, gw := selectHosts(found, false), selectHosts(found, true)
+	ids := func(s hostSelection) string { return fmt.Sprint(s.ids.Elements(), s.skippedIDs().Elements()) }
+	if got, want := ids(esb), "[1 5] [2 3 4]"; got != want {
+		t.Errorf("ESB: host ids and skipped %s, want %s", got, want)
+	}
+	if got, want := ids(gw), "[1 2 5] [3 4]"; got != want {
+		t.Errorf("gateway: host ids and skipped %s, want %s", got, want)
+	}
+	if h, _ := hostFields(esb.hosts.Elements()[0]); h.ip != "10.0.0.1" || h.agentID != "" {
+		t.Errorf("ESB: host 1 is %+v, want its first IPv4 address", h)
+	}
+	if h, _ := hostFields(gw.hosts.Elements()[0]); h.agentID != cmdbAgent(1) {
+		t.Errorf("gateway: host 1 is %+v, want its agent id", h)
+	}
+	if n := len(esb.ipList.Elements()); n != 3 {
+		t.Errorf("ESB: ip_list holds %d hosts, want 3 (the IPv6-only one too)", n)
+	}
+	w := esb.skippedWarning(false)
+	for _, want := range []string{"bk_host_id 2: only an IPv6 address", "bk_host_id 3: no IPv4 or IPv6 address", "bk_host_id 4: the same address as bk_host_id 1", "set the provider's gateway_url"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("the warning lacks %q:\n%s", want, w)
+		}
+	}
+	if w := gw.skippedWarning(true); strings.Contains(w, "gateway_url") {
+		t.Errorf("through the gateway, the warning still advises gateway_url:\n%s", w)
+	}
+}

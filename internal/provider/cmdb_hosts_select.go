@@ -1,0 +1,118 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// hostSelection is what gse_cmdb_hosts makes of CMDB's hosts.
+type hostSelection struct {
+	hosts, ipList, ids types.List
+	skipped            []skippedHost
+}
+
+type skippedHost struct {
+	id     int64
+	reason string
+}
+
+// selectHosts turns CMDB hosts into elements of gse_managed_process.hosts
+// (gateway: by agent id where there is one) and of a JOB ip_list, in CMDB's
+// order. A host uses its first IPv4 address, else its IPv6 one; a host
+// without an address the mode can use, or already listed, is skipped.
+func selectHosts(found []gse.CMDBHost, gateway bool) hostSelection {
+	hosts := make([]attr.Value, 0, len(found))
+	ipList := make([]attr.Value, 0, len(found))
+	ids := make([]attr.Value, 0, len(found))
+	var skipped []skippedHost
+	seen := make(map[string]int64, len(found))
+	supplier := types.Int64Value(0) // as hostsPlan fills it
+	for _, h := range found {
+		ip := h.FirstIPv4()
+		if ip == "" {
+			ip = strings.TrimSpace(h.InnerIPv6)
+		}
+		if ip == "" {
+			skipped = append(skipped, skippedHost{h.BkHostID, "no IPv4 or IPv6 address"})
+			continue
+		}
+		cloud := types.Int64Value(h.BkCloudID)
+		key := hostIdentity(h.BkCloudID, ip)
+		if first, dup := seen[key]; dup {
+			skipped = append(skipped, skippedHost{h.BkHostID, fmt.Sprintf("the same address as bk_host_id %d", first)})
+			continue
+		}
+		seen[key] = h.BkHostID
+		ipList = append(ipList, types.ObjectValueMust(jobIPObjectType.AttrTypes, map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": cloud}))
+		el := map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": cloud, "bk_supplier_id": supplier, "agent_id": types.StringNull()}
+		switch {
+		case gateway && h.AgentID != "":
+			el["ip"], el["bk_cloud_id"], el["agent_id"] = types.StringNull(), types.Int64Null(), types.StringValue(h.AgentID)
+		case !gateway && h.FirstIPv4() == "":
+			skipped = append(skipped, skippedHost{h.BkHostID, "only an IPv6 address"})
+			continue
+		}
+		hosts = append(hosts, types.ObjectValueMust(hostObjectType.AttrTypes, el))
+		ids = append(ids, types.Int64Value(h.BkHostID))
+	}
+	return hostSelection{
+		hosts:   types.ListValueMust(hostObjectType, hosts),
+		ipList:  types.ListValueMust(jobIPObjectType, ipList),
+		ids:     types.ListValueMust(types.Int64Type, ids),
+		skipped: skipped,
+	}
+}
+
+func (s hostSelection) skippedIDs() types.List {
+	ids := make([]attr.Value, len(s.skipped))
+	for i, h := range s.skipped {
+		ids[i] = types.Int64Value(h.id)
+	}
+	return types.ListValueMust(types.Int64Type, ids)
+}
+
+// skippedWarning names the hosts left out of hosts and why ("" when none).
+func (s hostSelection) skippedWarning(gateway bool) string {
+	if len(s.skipped) == 0 {
+		return ""
+	}
+	const most = 20
+	var lines []string
+	for i, h := range s.skipped {
+		if i == most {
+			lines = append(lines, fmt.Sprintf("... and %d more (every id is in skipped_host_ids)", len(s.skipped)-most))
+			break
+		}
+		lines = append(lines, fmt.Sprintf("bk_host_id %d: %s", h.id, h.reason))
+	}
+	advice := "Give these hosts an address in CMDB, or leave them out on purpose with bk_module_ids or filter."
+	if !gateway {
+		advice = "GSE 1.0 APIs through ESB address hosts by IPv4 only: set the provider's gateway_url (GSE 2.0) to manage IPv6-only hosts. " + advice
+	}
+	return "These hosts are not in hosts:\n" + strings.Join(lines, "\n") + "\n\n" + advice
+}
+
+// cmdbAdvice says what a user can do about a failed host listing.
+func cmdbAdvice(c *gse.Client, err error) string {
+	var changed *gse.FleetChangedError
+	var ae *gse.APIError
+	switch {
+	case errors.As(err, &changed):
+		return "Hosts were moving in or out of the selection the whole time (a transfer or scale-out in progress): apply again once it has settled."
+	case !c.ESB() && !c.CMDBGateway():
+		return "Set cmdb_gateway_url (or BKAPP_BK_CC_APIGATEWAY) to the bk-cmdb root on the API gateway, or endpoint (or BK_COMPONENT_API_URL) to call list_biz_hosts through ESB."
+	case errors.As(err, &ae) && ae.GatewayPermission():
+		return "The app has no permission for bk-cmdb's list_hosts: apply for it in the BlueKing developer center for the app in app_code, then apply again."
+	case gse.KindOf(err) == gse.KindAuth:
+		return "Check app_code and app_secret (BK_APP_CODE, BK_APP_SECRET), and that the user (username or bk_token) may view the business in CMDB."
+	case gse.KindOf(err) == gse.KindParams || errors.As(err, &ae) && ae.Code == gse.CodeCMDBParams:
+		return "CMDB refused the query: check bk_biz_id, bk_set_ids, bk_module_ids and the fields and operators of filter against the message."
+	}
+	return callAdvice(err)
+}
