@@ -235,9 +235,8 @@ func (c expectHostsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 		}
 		before, after := plannedHostKeys(rc.Change.Before), plannedHostKeys(rc.Change.After)
 		removed, added, _ := diffBy(before, after, func(s string) string { return s })
-		slices.Sort(removed)
-		slices.Sort(added)
-		if !slices.Equal(removed, c.removed) || !slices.Equal(added, c.added) {
+		sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
+		if !slices.Equal(sorted(removed), sorted(c.removed)) || !slices.Equal(sorted(added), sorted(c.added)) {
 			resp.Error = fmt.Errorf("%s: the plan removes hosts %v and adds %v; want removed %v, added %v", c.addr, removed, added, c.removed, c.added)
 		}
 		return
