@@ -16,6 +16,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -32,11 +33,12 @@ type options struct {
 	keep              bool
 	parallelism       int
 	terraform         string
+	fleet             []int // CMDB hosts of the fleet rows, ascending
 }
 
 func main() {
 	var o options
-	var only, providerEnv string
+	var only, providerEnv, fleet string
 	var quick bool
 	flag.StringVar(&o.repo, "repo", ".", "repository root (builds the simulator, and the provider unless -provider-src)")
 	flag.StringVar(&o.providerSrc, "provider-src", "", "build the provider from this checkout instead (to measure an older commit)")
@@ -46,15 +48,23 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 3, "A/B runs per row (medians are reported)")
 	flag.DurationVar(&o.taskLatency, "task-latency", 0, "simulator task latency of the plan/apply/refresh rows; 0: tasks finish at once")
 	flag.DurationVar(&o.createLatency, "create-latency", 2*time.Second, "task latency L of the per-create and request rows")
-	flag.StringVar(&only, "only", "", "comma-separated rows to run: plan,apply,many,refresh,create,requests (default all)")
+	flag.StringVar(&only, "only", "", "comma-separated rows to run: plan,apply,fleet,many,refresh,create,requests (default all)")
+	flag.StringVar(&fleet, "fleet", "1000,10000", "comma-separated CMDB host counts of the fleet rows (gse_cmdb_hosts), ascending, multiples of 200")
 	flag.StringVar(&providerEnv, "provider-env", "", "comma-separated NAME=value added to the environment of every terraform run (e.g. TF_LOG_SDK=trace)")
 	flag.BoolVar(&quick, "quick", false, "quick look: 1 run, 1000 hosts, 200 resources to refresh")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
 	flag.StringVar(&o.terraform, "terraform", "terraform", "terraform CLI")
 	flag.Parse()
+	for _, f := range strings.Split(fleet, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 || n%200 != 0 || len(o.fleet) > 0 && n <= o.fleet[len(o.fleet)-1] {
+			log.Fatalf("-fleet %q: want ascending multiples of 200", fleet)
+		}
+		o.fleet = append(o.fleet, n)
+	}
 	if quick {
-		o.runs, o.hosts, o.refreshResources = 1, 1000, 200
+		o.runs, o.hosts, o.refreshResources, o.fleet = 1, 1000, 200, []int{200, 1000}
 	}
 	o.only = map[string]bool{}
 	for _, r := range strings.Split(only, ",") {
@@ -94,6 +104,9 @@ func run(o options) error {
 	}
 	if o.want("apply") {
 		rows = append(rows, b.applyRow())
+	}
+	if o.want("fleet") {
+		rows = append(rows, b.fleetRows()...)
 	}
 	if o.want("many") {
 		rows = append(rows, b.manyRows()...)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -67,7 +68,7 @@ func (b *bench) startSimulator(latency time.Duration) (*simulator, error) {
 	b.seq++
 	urlFile := filepath.Join(b.work, fmt.Sprintf("sim-%d.url", b.seq))
 	cmd := exec.Command(filepath.Join(b.bin, "gse-simulator"), "-listen", "127.0.0.1:0", "-app-code", benchAppCode,
-		"-app-secret", benchAppSecret, "-url-file", urlFile, "-task-latency", latency.String())
+		"-app-secret", benchAppSecret, "-url-file", urlFile, "-task-latency", latency.String(), "-cmdb-hosts", strconv.Itoa(b.o.fleet[len(b.o.fleet)-1]))
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
