@@ -117,6 +117,19 @@ type JobService service
 // ClusterService calls GSE 2.0's agent APIs through the gateway.
 type ClusterService service
 
+// CACertPool is the system roots plus the PEM certificates of caPEM, or an
+// error when caPEM holds none.
+func CACertPool(caPEM string) (*x509.CertPool, error) {
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM([]byte(caPEM)) {
+		return nil, errors.New("the CA certificate holds no PEM certificate")
+	}
+	return pool, nil
+}
+
 // New validates cfg and returns a Client.
 func New(cfg Config) (*Client, error) {
 	var base, gateway *url.URL
@@ -152,14 +165,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.InsecureSkipVerify || cfg.CACertPEM != "" {
 		tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // opt-in
 		if cfg.CACertPEM != "" {
-			pool, err := x509.SystemCertPool()
-			if err != nil {
-				pool = x509.NewCertPool()
+			if tlsCfg.RootCAs, err = CACertPool(cfg.CACertPEM); err != nil {
+				return nil, err
 			}
-			if !pool.AppendCertsFromPEM([]byte(cfg.CACertPEM)) {
-				return nil, errors.New("the CA certificate holds no PEM certificate")
-			}
-			tlsCfg.RootCAs = pool
 		}
 		transport.TLSClientConfig = tlsCfg
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// API-level codes of the contract (§4).
+// API-level codes of the ESB and gateway envelopes (BlueKing's GSE and JOB API docs).
 const (
 	CodeTaskNotQueued   = 1000115 // result polls: the task is not queued yet
 	CodeESBRateLimited  = 1306429
@@ -15,7 +15,7 @@ const (
 	codeGatewayLimitMax = 1642904
 )
 
-// Per-host codes of the contract (§4).
+// Per-host error_code values of GSE task results (BlueKing's GSE API docs).
 const (
 	HostOK             = 0
 	HostPending        = 115

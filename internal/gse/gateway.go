@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// GSE 2.0 through the BlueKing API gateway (contract §1.3): the same process
+// GSE 2.0 through the BlueKing API gateway (BlueKing's GSE 2.0 API docs): the same process
 // APIs under {gateway}/api/v2/proc/, hosts addressed by agent id, result keys
 // {agent_id}:{namespace}:{name}, credentials only in X-Bkapi-Authorization.
 
@@ -70,7 +70,7 @@ func agentKey(addr string) string {
 		return addr
 	}
 	if n, err := strconv.ParseInt(cloud, 10, 64); err == nil {
-		return fmt.Sprintf("%d:%s", n, canonicalIP(ip))
+		return ipKey(n, ip)
 	}
 	return addr
 }
@@ -202,7 +202,7 @@ func (s *ClusterService) ListAgentState(ctx context.Context, hosts []Host) ([]Ag
 	return all, nil
 }
 
-// Gateway error codes (§4), beyond those of errors.go.
+// Gateway error codes (BlueKing's GSE 2.0 API docs), beyond those of errors.go.
 const (
 	CodeGatewayParams      = 1640001
 	CodeGatewayBodyTooBig  = 1641301

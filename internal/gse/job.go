@@ -18,7 +18,7 @@ type JobIP struct {
 }
 
 // JobProcess is a process_infos item of the JOB process APIs: the union of
-// operate_proc (seed 000), operate_process (seed 001) and manage_proc (seed 003).
+// operate_proc, operate_process and manage_proc.
 type JobProcess struct {
 	SetupPath           string  `json:"setup_path,omitempty"`
 	ProcName            string  `json:"proc_name"`
@@ -103,7 +103,7 @@ func (t JobTarget) String() string {
 // JobManageOp is an op_type of manage_proc, which numbers its own operations.
 type JobManageOp int
 
-// The operations of manage_proc (seed 003).
+// The operations of manage_proc.
 const (
 	JobRegister   JobManageOp = 1
 	JobUnregister JobManageOp = 2
@@ -119,14 +119,8 @@ func (o JobManageOp) String() string {
 	return fmt.Sprintf("op_type %d", int(o))
 }
 
-// Key is the IP's identity: cloud id and the IP in canonical form, an
-// IPv4-mapped IPv6 address (::ffff:10.0.0.1) being the IPv4 address it maps.
-func (ip JobIP) Key() string {
-	if a, err := netip.ParseAddr(ip.IP); err == nil {
-		return fmt.Sprintf("%d:%s", ip.BkCloudID, a.Unmap().String())
-	}
-	return fmt.Sprintf("%d:%s", ip.BkCloudID, ip.IP)
-}
+// Key is the IP's identity, the same as Host.Key of the host it names (ipKey).
+func (ip JobIP) Key() string { return ipKey(ip.BkCloudID, ip.IP) }
 
 type jobTaskReply struct {
 	TaskID string `json:"bk_gse_taskid"`
@@ -207,7 +201,7 @@ func (o *JobOutcome) Succeeded() []JobIP {
 func (s *JobService) Operate(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (*JobOutcome, error) {
 	api := "operate_process"
 	if slices.ContainsFunc(procs, func(p JobProcess) bool { return p.CmdShellExt != "" }) {
-		api = "operate_proc" // seed 000: the only one that takes cmd_shell_ext
+		api = "operate_proc" // the only JOB operation API that takes cmd_shell_ext
 	}
 	taskID, err := s.submit(ctx, api, scope, int(op), procs)
 	if err != nil {

@@ -47,7 +47,7 @@ func TestJobManageAndStatus(t *testing.T) {
 	if sim.Calls("job/operate_process") != 1 || sim.Calls("job/operate_proc") != 0 {
 		t.Fatal("a status query without cmd_shell_ext goes through operate_process")
 	}
-	// cmd_shell_ext is operate_proc's (seed 000).
+	// cmd_shell_ext is operate_proc's alone.
 	p.CmdShellExt = "sh"
 	if _, err := c.Job.Operate(ctx, scope, gse.OpRestart, []gse.JobProcess{p}); err != nil {
 		t.Fatal(err)

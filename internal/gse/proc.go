@@ -180,18 +180,8 @@ type HostOutcome struct {
 }
 
 // OK reports whether the result counts as success for its operation: 828 on
-// start and 829 on stop, unhost and kill are no-ops, not failures.
-func (o HostOutcome) OK() bool {
-	switch o.ErrorCode {
-	case HostOK:
-		return true
-	case HostAlreadyRunning:
-		return o.Op == OpStart
-	case HostNotRunning:
-		return o.Op == OpStop || o.Op == OpUnhost || o.Op == OpKill
-	}
-	return false
-}
+// start and 829 on stop, unhost and kill are no-ops, not failures (OpInfo.Also).
+func (o HostOutcome) OK() bool { return o.Op.Succeeded(o.ErrorCode) }
 
 // Outcome is the result of an operation task.
 type Outcome struct {

@@ -3,34 +3,8 @@ package gse
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 )
-
-// OpType is a GSE process operation (op_type).
-type OpType int
-
-// The operations of operate_proc / operate_proc_v2. 5 and 6 do not exist.
-const (
-	OpStart   OpType = 0
-	OpStop    OpType = 1
-	OpStatus  OpType = 2
-	OpHost    OpType = 3 // register hosting (托管)
-	OpUnhost  OpType = 4 // unregister hosting
-	OpRestart OpType = 7
-	OpReload  OpType = 8
-	OpKill    OpType = 9
-)
-
-var opNames = map[OpType]string{
-	OpStart: "start", OpStop: "stop", OpStatus: "status", OpHost: "register hosting",
-	OpUnhost: "unregister hosting", OpRestart: "restart", OpReload: "reload", OpKill: "kill",
-}
-
-func (o OpType) String() string {
-	if n, ok := opNames[o]; ok {
-		return fmt.Sprintf("op_type %d (%s)", int(o), n)
-	}
-	return fmt.Sprintf("op_type %d", int(o))
-}
 
 // Meta identifies a process: namespace and name, plus free-form labels.
 type Meta struct {
@@ -61,20 +35,29 @@ func (h Host) String() string {
 	return fmt.Sprintf("%s (bk_cloud_id %d, agent_id %s)", h.IP, h.BkCloudID, h.AgentID)
 }
 
-// Key is the host's identity for matching server data: cloud id and the IP in
-// canonical form, so "2001:DB8::1" and "2001:db8::1" are the same host; for a
-// host given by agent id, the agent id (a {bk_cloud_id}:{ip} one canonical too).
+// Key is the host's identity for matching server data (ipKey); for a host
+// given by agent id, the agent id (a {bk_cloud_id}:{ip} one canonical too).
 func (h Host) Key() string {
 	if h.AgentID != "" {
 		return agentKey(h.AgentID)
 	}
-	return fmt.Sprintf("%d:%s", h.BkCloudID, canonicalIP(h.IP))
+	return ipKey(h.BkCloudID, h.IP)
 }
 
-// canonicalIP returns ip in canonical form, or ip unchanged when it does not parse.
+// ipKey is the identity of an address in a cloud area, the one key of every
+// wire form that names a host by bk_cloud_id and ip: the cloud id and the IP
+// in canonical form, so "2001:DB8::1", "2001:db8::1" and "::ffff:10.0.0.1"
+// beside "10.0.0.1" are one host each. A zone names a link of the sender, not
+// a host, so it is not part of the key (the provider refuses zones at plan time).
+func ipKey(cloud int64, ip string) string {
+	return strconv.FormatInt(cloud, 10) + ":" + canonicalIP(ip)
+}
+
+// canonicalIP returns ip in canonical form (unmapped, without zone), or ip
+// unchanged when it does not parse.
 func canonicalIP(ip string) string {
 	if a, err := netip.ParseAddr(ip); err == nil {
-		return a.String()
+		return a.Unmap().WithZone("").String()
 	}
 	return ip
 }
@@ -102,7 +85,7 @@ func keyV2(h Host, m Meta) string {
 	return fmt.Sprintf("%d:%s:%s:%s", h.BkCloudID, h.IP, m.Namespace, m.Name)
 }
 
-// Spec is a process definition (seeds 002 and 004).
+// Spec is a process definition (register_proc_info, operate_proc_v2).
 type Spec struct {
 	Identity         Identity          `json:"identity"`
 	Control          Control           `json:"control"`

@@ -486,10 +486,29 @@ func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest,
 	resp.PlanValue = types.ListValueMust(hostObjectType, planned)
 }
 
+// hostElement is each attribute of a gse_managed_process.hosts element: the
+// one definition both hostObjectType (the framework's view) and
+// hostsNestedType (Terraform's) are built from.
+var hostElement = []struct {
+	name     string
+	typ      attr.Type
+	desc     string
+	computed bool // planned by the provider
+}{
+	{"agent_id", types.StringType, hostAgentDesc, false},
+	{"bk_cloud_id", types.Int64Type, gseHostCloudDesc, false},
+	{"bk_supplier_id", types.Int64Type, hostSupplierDesc, true},
+	{"ip", types.StringType, gseHostIPDesc + " `::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`.", false},
+}
+
 // hostObjectType is the element type of gse_managed_process.hosts.
-var hostObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"ip": types.StringType, "bk_cloud_id": types.Int64Type, "bk_supplier_id": types.Int64Type, "agent_id": types.StringType,
-}}
+var hostObjectType = func() types.ObjectType {
+	t := types.ObjectType{AttrTypes: map[string]attr.Type{}}
+	for _, a := range hostElement {
+		t.AttrTypes[a.name] = a.typ
+	}
+	return t
+}()
 
 // importHost is one host of the host list of an import ID.
 type importHost struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// jobField is one process_infos field of the JOB APIs (seeds 000, 001, 003),
+// jobField is one process_infos field of the JOB APIs (operate_proc, operate_process, manage_proc),
 // described once for every schema that carries it.
 type jobField struct {
 	desc    string
@@ -35,7 +35,7 @@ var jobFields = map[string]jobField{
 	"pid_path":               {desc: "PID file of the process (absolute path); the agent reads it to find the process.", strs: absPath},
 	"proc_owner":             {desc: "Owner (contact person) of the process."},
 	"account":                {desc: "System account the commands run as; JOB uses `root` when unset."},
-	"cmd_shell_ext":          {desc: "Extension of the control scripts, the same for every IP: `sh` (Linux or cygwin), `bat` or `ps1` (Windows). Setting it sends the operation with `operate_proc` (seed 000), which takes no other optional field than `account`, `cpu_lmt` and `mem_lmt`.", strs: []validator.String{stringvalidator.OneOf(cmdShellExts...)}},
+	"cmd_shell_ext":          {desc: "Extension of the control scripts, the same for every IP: `sh` (Linux or cygwin), `bat` or `ps1` (Windows). Setting it sends the operation with `operate_proc`, which takes no other optional field than `account`, `cpu_lmt` and `mem_lmt`.", strs: []validator.String{stringvalidator.OneOf(cmdShellExts...)}},
 	"contact":                {desc: "Contact (owner) of the process."},
 	"cfg_path":               {desc: "Configuration file or directory (absolute path).", strs: absPath},
 	"log_path":               {desc: "Log directory (absolute path).", strs: absPath},
@@ -65,7 +65,7 @@ var (
 	operateProcessFields = []string{"setup_path", "proc_name", "pid_path", "cfg_path", "log_path", "contact", "start_cmd", "stop_cmd", "restart_cmd",
 		"reload_cmd", "kill_cmd", "func_id", "instance_id", "value_key", "type", "cycle_time", "instance_num", "start_check_begin_time",
 		"start_check_end_time", "op_timeout", "account", "cpu_lmt", "mem_lmt", "cmd_shell_ext"}
-	// operateProcFields are what operate_proc (seed 000) takes; the others are operate_process's alone.
+	// operateProcFields are what operate_proc takes; the others are operate_process's alone.
 	operateProcFields = []string{"setup_path", "proc_name", "pid_path", "account", "cmd_shell_ext", "cpu_lmt", "mem_lmt"}
 )
 
@@ -93,7 +93,7 @@ func jobAttributes(names, required, replace []string) map[string]schema.Attribut
 }
 
 // jobDefinitionModel holds the process_infos fields that manage_proc (seed
-// 003) and operate_process (seed 001) share; each model embeds it.
+// 003) and operate_process share; each model embeds it.
 type jobDefinitionModel struct {
 	SetupPath           types.String `tfsdk:"setup_path"`
 	ProcName            types.String `tfsdk:"proc_name"`

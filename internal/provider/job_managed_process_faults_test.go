@@ -78,7 +78,7 @@ func TestAccJobManagedProcess_instances(t *testing.T) {
 }
 
 // manageProcCalls asserts how many manage_proc calls the simulator served
-// (the simulator refuses any without proc_owner, as seed 003 requires).
+// (the simulator refuses any without proc_owner, as manage_proc requires).
 func (e *testEnv) manageProcCalls(want int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		if n := e.sim.Calls("job/manage_proc"); n != want {

@@ -21,7 +21,7 @@ const jobImportIDFormat = "bk_scope_type:bk_scope_id/setup_path/proc_name@bk_clo
 var jobScopeRE = regexp.MustCompile(`^(biz|biz_set):([0-9]+)$`)
 
 // jobImport is what an import ID says. proc_owner is required because every
-// manage_proc call needs it (seed 003), unregistering included; value_key
+// manage_proc call needs it, unregistering included; value_key
 // because it is the agent's index (a wrong one would unregister another
 // process); pid_path, optional, lets refresh query the status at once.
 type jobImport struct {

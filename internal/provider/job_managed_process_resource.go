@@ -31,7 +31,7 @@ var (
 )
 
 // jobManagedProcessResource hosts one process definition on a set of IPs
-// through JOB's manage_proc (seed 003).
+// through JOB's manage_proc.
 type jobManagedProcessResource struct{ client *gse.Client }
 
 func newJobManagedProcessResource() resource.Resource { return &jobManagedProcessResource{} }
@@ -320,7 +320,7 @@ func (m *jobManagedProcessModel) scope() gse.JobScope {
 
 func (m *jobManagedProcessModel) ips() []gse.JobIP { return apiJobIPs(m.IPList) }
 
-// process is the manage_proc item for ips; proc_owner is required by seed 003 on every call.
+// process is the manage_proc item for ips; manage_proc requires proc_owner on every call.
 func (m *jobManagedProcessModel) process(ips []gse.JobIP) gse.JobProcess {
 	p := m.api(ips)
 	p.ProcOwner = m.ProcOwner.ValueString()

@@ -15,7 +15,7 @@ import (
 )
 
 // gse_managed_process through the GSE 2.0 gateway. GSE 2.0 has no register
-// or unregister (contract §1.3, an inference from every public caller): an
+// or unregister (the GSE 2.0 API gateway documents neither; an inference from every public caller): an
 // operate carrying the full spec (op 0 or 3) creates the process, and a stop
 // (op 1) or unhost (op 4) ends its life; the process record stays in GSE,
 // stopped or unhosted, as no API removes it. Before acting on or trusting the

@@ -165,7 +165,7 @@ func hostStatusObject(status types.String, managed types.Bool, pid types.Int64, 
 }
 
 // proven records in host_status what a successful apply proved on hosts:
-// the run state after a start or stop, the hosting after op 0, 1, 3 or 4. The
+// the run state and hosting a success proves (gse.OpInfo.Running, Hosted). The
 // other facts of a touched host are null until the next refresh reads them;
 // hosts the apply did not touch keep their last refreshed values.
 type proven struct {
@@ -181,20 +181,14 @@ func (p *proven) note(hosts []gse.Host, op gse.OpType) {
 	if p.touched == nil {
 		p.touched = map[string]hostFacts{}
 	}
-	t, f := true, false
+	proves := op.Info()
 	for _, h := range hosts {
 		facts := p.touched[h.Key()]
-		switch op {
-		case gse.OpStart:
-			facts.running, facts.managed = &t, &t
-		case gse.OpStop:
-			facts.running, facts.managed = &f, &f
-		case gse.OpHost:
-			facts.managed = &t
-		case gse.OpUnhost:
-			facts.managed = &f
-		case gse.OpRestart:
-			facts.running = &t
+		if proves.Running != nil {
+			facts.running = proves.Running
+		}
+		if proves.Hosted != nil {
+			facts.managed = proves.Hosted
 		}
 		p.touched[h.Key()] = facts
 	}

@@ -67,7 +67,7 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 	needsCommand(!c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", c.restartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
 	needsCommand(!c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", c.reloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
 	// A warning, not an error: GSE accepts a periodic process without a rule
-	// (seed 002 marks crontab_rule optional and reserved), but nothing will run it.
+	// (operate_proc_v2 documents crontab_rule as optional and reserved), but nothing will run it.
 	if !c.autoType.IsUnknown() && !c.autoType.IsNull() && c.autoType.ValueInt64() == 0 && c.crontabRule.IsNull() {
 		resp.Diagnostics.AddAttributeWarning(policyPath.AtName("crontab_rule"), "Periodic process without crontab_rule",
 			"auto_type = 0 makes the process periodic: the agent runs it on the schedule in crontab_rule, and without one it is never run. "+
@@ -129,7 +129,7 @@ func (r *managedProcessResource) operate(ctx context.Context, meta gse.Meta, spe
 
 // teardown stops (stop) or unhosts the process on hosts, then unregisters it.
 // It trusts the refreshed state that the process is registered there, so it
-// reads no status first: one task per step. A stop also unhosts (seed 002);
+// reads no status first: one task per step. A stop also unhosts (operate_proc_v2);
 // only hosts answering 829 (not running) are unhosted with op 4 after it. When
 // the first step fails on some hosts, their status is read then (the state may
 // be stale, as after destroy -refresh=false): hosts where the process is gone
@@ -252,7 +252,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 func hostKey(h hostModel) string { return h.api().Key() }
 
 // converge brings freshly registered hosts to the planned hosting and run
-// state with one task: a start also hosts the process (seed 002), so
+// state with one task: a start also hosts the process (operate_proc_v2), so
 // running = true is op 0 alone; otherwise op 3 hosts it, and running = false
 // (which needs managed = false) stops it.
 func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) error {

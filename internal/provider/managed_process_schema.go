@@ -20,7 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// Documented defaults of the monitor policy (seeds 002 and 004).
+// Documented defaults of the monitor policy (register_proc_info and operate_proc_v2).
 const (
 	defaultStartCheckSecs = 5
 	defaultStartRetries   = 4

@@ -39,17 +39,30 @@ type processOperationResource struct{ client *gse.Client }
 
 func newProcessOperationResource() resource.Resource { return &processOperationResource{} }
 
-// operations are the op names of HCL, with their op_type.
-var operations = map[string]gse.OpType{
-	"start": gse.OpStart, "stop": gse.OpStop, "status": gse.OpStatus, "restart": gse.OpRestart, "reload": gse.OpReload, "kill": gse.OpKill,
+// operations are the op names of HCL (gse.OpInfo.HCL), with their op_type.
+var operations = func() map[string]gse.OpType {
+	m := map[string]gse.OpType{}
+	for _, o := range gse.HCLOps() {
+		m[o.Info().HCL] = o
+	}
+	return m
+}()
+
+// opTypeNumbers lists the op_type of each HCL name: "0, 1, 2, 7, 8 and 9".
+func opTypeNumbers() string {
+	var nums []string
+	for _, o := range gse.HCLOps() {
+		nums = append(nums, strconv.Itoa(int(o)))
+	}
+	return strings.Join(nums[:len(nums)-1], ", ") + " and " + nums[len(nums)-1]
 }
 
+// operationNames are the HCL names in op_type order.
 func operationNames() []string {
-	names := make([]string, 0, len(operations))
-	for n := range operations {
-		names = append(names, n)
+	var names []string
+	for _, o := range gse.HCLOps() {
+		names = append(names, o.Info().HCL)
 	}
-	sort.Slice(names, func(i, j int) bool { return operations[names[i]] < operations[names[j]] })
 	return names
 }
 
@@ -82,7 +95,7 @@ type operationJOBModel struct {
 	ProcessInfos []operationJOBProcessModel `tfsdk:"process_infos"`
 }
 
-// operationJOBProcessModel is a process_infos item of operate_process (seed 001).
+// operationJOBProcessModel is a process_infos item of operate_process.
 type operationJOBProcessModel struct {
 	jobDefinitionModel
 	Contact     types.String   `tfsdk:"contact"`
@@ -170,7 +183,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"op": schema.StringAttribute{
 			Required:            true,
-			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type 0, 1, 2, 7, 8 and 9). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid.",
+			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type " + opTypeNumbers() + "). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid.",
 			Validators:          []validator.String{stringvalidator.OneOf(operationNames()...)},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
@@ -198,7 +211,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 			Attributes: map[string]schema.Attribute{
 				"bk_biz_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Business id.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
 				"process_infos": schema.ListNestedAttribute{
-					Required: true, MarkdownDescription: "Processes to operate (`process_infos` of seeds 000 and 001).",
+					Required: true, MarkdownDescription: "Processes to operate (`process_infos` of `operate_proc` and `operate_process`).",
 					Validators:   []validator.List{listvalidator.SizeAtLeast(1)},
 					NestedObject: schema.NestedAttributeObject{Attributes: jobProc},
 				},
@@ -264,7 +277,7 @@ func validateOperationTarget(ctx context.Context, config tfsdk.Config, diags *di
 		}
 		if extra := operateProcessOnly(obj.Attributes()); len(extra) > 0 {
 			diags.AddAttributeError(at, "Fields operate_proc does not take",
-				fmt.Sprintf("With cmd_shell_ext the operation is sent with operate_proc (seed 000), which takes only %s; unset %s or cmd_shell_ext.", quoted(operateProcFields), quoted(extra)))
+				fmt.Sprintf("With cmd_shell_ext the operation is sent with operate_proc, which takes only %s; unset %s or cmd_shell_ext.", quoted(operateProcFields), quoted(extra)))
 		}
 	}
 }
@@ -297,7 +310,7 @@ func (r *processOperationResource) Create(ctx context.Context, req resource.Crea
 func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(string)) (taskID string, results []operationResult, target fmt.Stringer, err error) {
 	op := operations[t.Op.ValueString()]
 	var taskIDs []string
-	st := rolloutStep{what: opVerb(op), progress: progress}
+	st := rolloutStep{what: op.Info().Verb, progress: progress}
 	var hosts []gse.Host
 	if g := t.GSE; g != nil {
 		meta := gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
@@ -333,7 +346,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 		}
 		st.notRunning = jobProcsNotRunning(c, scope, procs)
 	}
-	if op != gse.OpStart && op != gse.OpRestart && op != gse.OpReload {
+	if !op.Info().Starts {
 		st.notRunning = nil
 	}
 	st.target = target

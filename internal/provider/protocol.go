@@ -51,29 +51,34 @@ func (s nestedHosts) GetProviderSchema(ctx context.Context, req *tfprotov6.GetPr
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	if sch := resp.ResourceSchemas["gse_managed_process"]; sch != nil && sch.Block != nil {
+	for _, sch := range resp.ResourceSchemas {
+		if sch == nil || sch.Block == nil {
+			continue
+		}
 		for _, a := range sch.Block.Attributes {
-			if a.Name == "hosts" {
-				a.Type, a.NestedType = nil, hostsNestedType()
+			if isHostsList(ctx, a) {
+				a.Type, a.NestedType = nil, hostsNestedType(ctx)
 			}
 		}
 	}
 	return resp, nil
 }
 
-// hostsNestedType is the element schema of gse_managed_process.hosts: the
-// attributes of hostObjectType with their meaning.
-func hostsNestedType() *tfprotov6.SchemaObject {
-	// Every element attribute is optional: a host is ip + bk_cloud_id or
-	// agent_id, which checkHosts enforces.
-	attr := func(name string, typ tftypes.Type, desc string, computed bool) *tfprotov6.SchemaAttribute {
-		return &tfprotov6.SchemaAttribute{Name: name, Type: typ, Description: desc, DescriptionKind: tfprotov6.StringKindMarkdown,
-			Optional: true, Computed: computed}
+// isHostsList finds the attributes hostsSchema declared by their type, a list
+// of hostObjectType, so no resource or attribute name is repeated here.
+func isHostsList(ctx context.Context, a *tfprotov6.SchemaAttribute) bool {
+	return a.Type != nil && a.Type.Equal(tftypes.List{ElementType: hostObjectType.TerraformType(ctx)})
+}
+
+// hostsNestedType is the element schema of gse_managed_process.hosts, built
+// from hostElement as hostObjectType is.
+func hostsNestedType(ctx context.Context) *tfprotov6.SchemaObject {
+	obj := &tfprotov6.SchemaObject{Nesting: tfprotov6.SchemaObjectNestingModeList}
+	for _, a := range hostElement {
+		// Every element attribute is optional: a host is ip + bk_cloud_id or
+		// agent_id, which checkHosts enforces.
+		obj.Attributes = append(obj.Attributes, &tfprotov6.SchemaAttribute{Name: a.name, Type: a.typ.TerraformType(ctx), Description: a.desc,
+			DescriptionKind: tfprotov6.StringKindMarkdown, Optional: true, Computed: a.computed})
 	}
-	return &tfprotov6.SchemaObject{Nesting: tfprotov6.SchemaObjectNestingModeList, Attributes: []*tfprotov6.SchemaAttribute{
-		attr("agent_id", tftypes.String, hostAgentDesc, false),
-		attr("bk_cloud_id", tftypes.Number, gseHostCloudDesc, false),
-		attr("bk_supplier_id", tftypes.Number, hostSupplierDesc, true),
-		attr("ip", tftypes.String, gseHostIPDesc+" `::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`.", false),
-	}}
+	return obj
 }

@@ -139,6 +139,7 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			"ca_cert_pem": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "PEM-encoded CA certificate(s) trusted in addition to the system roots, for an ESB behind a private CA.",
+				Validators:          []validator.String{caCertPEM()},
 			},
 		},
 	}

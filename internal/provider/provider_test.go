@@ -180,6 +180,16 @@ data "gse_process_status" "x" {
 		{`provider "gse" {
   max_retries = 50
 }`, `max_retries value must be between 0 and 20`},
+		{`provider "gse" {
+  ca_cert_pem = "not a pem"
+}`, `ca_cert_pem must hold at least one PEM-encoded certificate`},
+		{`provider "gse" {
+  endpoint = "` + e.url + `"
+  app_code = "a"
+  app_secret = "s"
+  username = "u"
+  ca_cert_pem = "not a pem"
+}`, `Invalid ca_cert_pem`},
 	} {
 		resource.UnitTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.factories(),

@@ -23,9 +23,9 @@ func (r *jobManagedProcessResource) manageInBatches(ctx context.Context, m *jobM
 		return err
 	}}
 	if op == gse.JobRegister && m.PidPath.ValueString() != "" {
-		st.notRunning = func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
+		st.notRunning = &runningCheck{client: r.client, query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
 			return jobNotRunning(ctx, r.client, scope, m.process(jobIPsOf(batch)))
-		}
+		}}
 	}
 	_, err := m.Rollout.plan().run(ctx, hostsOfJobIPs(ips), st)
 	return err

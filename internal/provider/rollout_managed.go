@@ -13,39 +13,16 @@ import (
 // rollOperate performs op on hosts batch by batch (see rollout.run) through
 // operate, the path every operation of gse_managed_process takes, and returns
 // the hosts where it succeeded. wait_running applies to the operations that
-// leave the process running: start, restart and reload.
+// leave the process running (gse.OpInfo.Starts).
 func (r *managedProcessResource) rollOperate(ctx context.Context, ro *rollout, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
-	st := rolloutStep{what: opVerb(op), target: meta, run: func(ctx context.Context, batch []gse.Host) error {
+	st := rolloutStep{what: op.Info().Verb, target: meta, run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := r.operate(ctx, meta, spec, op, batch, pr)
 		return err
 	}}
-	if op == gse.OpStart || op == gse.OpRestart || op == gse.OpReload {
+	if op.Info().Starts {
 		st.notRunning = gseNotRunning(r.client, meta)
 	}
 	return ro.run(ctx, hosts, st)
-}
-
-// opVerb names an operation in rollout messages.
-func opVerb(op gse.OpType) string {
-	switch op {
-	case gse.OpStart:
-		return "start"
-	case gse.OpStop:
-		return "stop"
-	case gse.OpHost:
-		return "hosting (op_type 3)"
-	case gse.OpUnhost:
-		return "unhosting (op_type 4)"
-	case gse.OpRestart:
-		return "restart"
-	case gse.OpReload:
-		return "reload"
-	case gse.OpKill:
-		return "kill"
-	case gse.OpStatus:
-		return "status query"
-	}
-	return op.String()
 }
 
 // triggerProgress is how a restart or reload trigger that did not reach

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -20,11 +19,18 @@ type rolloutStep struct {
 	// (Proc.Operate, Job.Manage, ...), returning a *gse.HostsError for hosts
 	// that failed or never finished.
 	run func(ctx context.Context, batch []gse.Host) error
-	// notRunning, when set, is what wait_running polls: the hosts of batch
-	// that GSE does not report running (status 1, pid > 0), by gse.Host.Key,
-	// each with what GSE reported. nil for steps that leave nothing running.
-	notRunning func(ctx context.Context, batch []gse.Host) (map[string]string, error)
+	// notRunning, when set, is what wait_running polls. nil for steps that
+	// leave nothing running.
+	notRunning *runningCheck
 	progress   func(msg string) // the action's progress messages; nil elsewhere
+}
+
+// runningCheck reads which hosts of batch GSE does not report running
+// (status 1, pid > 0), by gse.Host.Key, each with what GSE reported; client
+// paces the reads on its poll schedule.
+type runningCheck struct {
+	client *gse.Client
+	query  func(ctx context.Context, batch []gse.Host) (map[string]string, error)
 }
 
 // rolloutFailure is a host of a batch that did not come through.
@@ -96,7 +102,7 @@ func (r *rollout) run(ctx context.Context, hosts []gse.Host, st rolloutStep) ([]
 	var done []gse.Host
 	for i, batch := range batches {
 		if i > 0 && r.pause > 0 {
-			if err := pause(ctx, r.pause); err != nil {
+			if err := gse.Sleep(ctx, r.pause); err != nil {
 				e.stop(i, batches[i:], fmt.Sprintf("the timeout passed during the pause before batch %d", i+1), err)
 				break
 			}
@@ -176,14 +182,13 @@ func settle(batch []gse.Host, err error) (ok []gse.Host, failed []rolloutFailure
 
 // waitRunning polls until GSE reports every host running or ctx ends, and
 // splits hosts into those running and those that never did.
-func waitRunning(ctx context.Context, hosts []gse.Host, notRunning func(context.Context, []gse.Host) (map[string]string, error)) ([]gse.Host, []rolloutFailure) {
-	delay := 100 * time.Millisecond
-	for {
-		bad, err := notRunning(ctx, hosts)
+func waitRunning(ctx context.Context, hosts []gse.Host, check *runningCheck) ([]gse.Host, []rolloutFailure) {
+	for n := 0; ; n++ {
+		bad, err := check.query(ctx, hosts)
 		if err == nil && len(bad) == 0 {
 			return hosts, nil
 		}
-		if pause(ctx, delay) != nil {
+		if check.client.WaitPoll(ctx, n) != nil {
 			var ok []gse.Host
 			var sick []rolloutFailure
 			for _, h := range hosts {
@@ -198,7 +203,6 @@ func waitRunning(ctx context.Context, hosts []gse.Host, notRunning func(context.
 			}
 			return ok, sick
 		}
-		delay = min(2*delay, 5*time.Second)
 	}
 }
 
@@ -208,18 +212,6 @@ func hostCount(n int) string {
 		return "1 host"
 	}
 	return fmt.Sprintf("%d hosts", n)
-}
-
-// pause waits d, or until ctx ends.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // report logs a finished batch at INFO and, in the action, sends it as progress.
@@ -245,8 +237,8 @@ func (r *rollout) report(ctx context.Context, st rolloutStep, i, n int, batch []
 
 // gseNotRunning is wait_running's check of a GSE process: the hosts whose
 // status is not running with a pid, with what GSE reported.
-func gseNotRunning(c *gse.Client, meta gse.Meta) func(context.Context, []gse.Host) (map[string]string, error) {
-	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
+func gseNotRunning(c *gse.Client, meta gse.Meta) *runningCheck {
+	return &runningCheck{client: c, query: func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
 		byKey, err := findProcessHosts(ctx, c, meta, hosts)
 		if err != nil {
 			return nil, err
@@ -262,7 +254,7 @@ func gseNotRunning(c *gse.Client, meta gse.Meta) func(context.Context, []gse.Hos
 			}
 		}
 		return bad, nil
-	}
+	}}
 }
 
 // jobNotRunning is wait_running's check of a JOB process (a status query of
@@ -342,8 +334,8 @@ func jobProcsOn(procs []gse.JobProcess, batch []gse.Host) []gse.JobProcess {
 
 // jobProcsNotRunning is wait_running's check over several JOB processes: an
 // IP is not running while any of its processes is not.
-func jobProcsNotRunning(c *gse.Client, scope gse.JobScope, procs []gse.JobProcess) func(context.Context, []gse.Host) (map[string]string, error) {
-	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
+func jobProcsNotRunning(c *gse.Client, scope gse.JobScope, procs []gse.JobProcess) *runningCheck {
+	return &runningCheck{client: c, query: func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
 		bad := map[string]string{}
 		for _, p := range jobProcsOn(procs, hosts) {
 			sick, err := jobNotRunning(ctx, c, scope, p)
@@ -355,5 +347,5 @@ func jobProcsNotRunning(c *gse.Client, scope gse.JobScope, procs []gse.JobProces
 			}
 		}
 		return bad, nil
-	}
+	}}
 }

@@ -195,9 +195,13 @@ func TestRolloutPauseAndWaitHonourTheContext(t *testing.T) {
 
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel2()
-	st.notRunning = func(_ context.Context, batch []gse.Host) (map[string]string, error) {
-		return map[string]string{batch[0].Key(): "status stopped (2), pid -1"}, nil
+	c, err := gse.New(gse.Config{Endpoint: "http://127.0.0.1:1", AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin"}) // paces, never called
+	if err != nil {
+		t.Fatal(err)
 	}
+	st.notRunning = &runningCheck{client: c, query: func(_ context.Context, batch []gse.Host) (map[string]string, error) {
+		return map[string]string{batch[0].Key(): "status stopped (2), pid -1"}, nil
+	}}
 	done, err := (&rollout{size: 2, waitRunning: true}).run(ctx2, rolloutHosts("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3"), st)
 	if len(done) != 1 || err == nil || !strings.Contains(err.Error(), "10.0.0.1 (bk_cloud_id 0): not running before the timeout (wait_running): GSE reports status stopped (2), pid -1") ||
 		!strings.Contains(err.Error(), "Untouched (1 host") {

@@ -86,3 +86,13 @@ func gatewayURL() validator.String {
 		return nil
 	}}
 }
+
+// caCertPEM checks ca_cert_pem as the client will (gse.CACertPool).
+func caCertPEM() validator.String {
+	return stringCheck{"must hold PEM-encoded certificates", func(s string) error {
+		if _, err := gse.CACertPool(s); err != nil {
+			return fmt.Errorf("must hold at least one PEM-encoded certificate (-----BEGIN CERTIFICATE-----)")
+		}
+		return nil
+	}}
+}

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// GSE 2.0 through the BlueKing API gateway (contract §1.3): /api/v2/proc/{api}
+// GSE 2.0 through the BlueKing API gateway (BlueKing's GSE 2.0 API docs): /api/v2/proc/{api}
 // and /api/v2/cluster/list_agent_state, hosts addressed by agent id,
 // credentials only in X-Bkapi-Authorization, replies without "result", the
 // gateway's own error codes with their HTTP statuses (or 200 where the

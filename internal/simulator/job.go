@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// The JOB family (/api/c/compapi/v2/job/...): operate_proc (seed 000),
-// operate_process (seed 001), manage_proc (seed 003) and get_proc_result. Its
+// The JOB family (/api/c/compapi/v2/job/...): operate_proc,
+// operate_process, manage_proc and get_proc_result. Its
 // API names carry the prefix "job/" in Calls and faults. A JOB process is
 // kept per scope ("biz:1") and index: value_key, else {setup_path}/{proc_name}.
 

@@ -39,8 +39,15 @@ func (b backoff) interval(n int) time.Duration {
 }
 
 // wait sleeps for the n-th interval or until ctx ends.
-func (b backoff) wait(ctx context.Context, n int) error {
-	t := time.NewTimer(b.interval(n))
+func (b backoff) wait(ctx context.Context, n int) error { return Sleep(ctx, b.interval(n)) }
+
+// WaitPoll waits before the n-th (from 0) of a series of reads that watch a
+// state change, on the schedule of task polls, or until ctx ends.
+func (c *Client) WaitPoll(ctx context.Context, n int) error { return c.poll.wait(ctx, n) }
+
+// Sleep waits d, or until ctx ends (then returns its error).
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

@@ -1,0 +1,82 @@
+package gse
+
+import (
+	"fmt"
+	"slices"
+)
+
+// OpType is a GSE process operation (op_type of operate_proc and operate_proc_v2).
+type OpType int
+
+// The operations of operate_proc / operate_proc_v2. 5 and 6 do not exist.
+const (
+	OpStart   OpType = 0
+	OpStop    OpType = 1
+	OpStatus  OpType = 2
+	OpHost    OpType = 3 // register hosting (托管)
+	OpUnhost  OpType = 4 // unregister hosting
+	OpRestart OpType = 7
+	OpReload  OpType = 8
+	OpKill    OpType = 9
+)
+
+// OpInfo is everything the provider and the client know of one op_type;
+// adding an operation is one row of ops (and its simulator support).
+type OpInfo struct {
+	API  string // as the API docs name it, in OpType.String
+	HCL  string // gse_process_operation's operation value; empty when not offered there
+	Verb string // the operation in rollout messages
+	// Running and Hosted are what a success proves of the host (nil: nothing).
+	Running, Hosted *bool
+	// Starts: the process should run after it, so wait_running and a
+	// rollout's not-running check apply.
+	Starts bool
+	// Also are the per-host codes besides HostOK that count as success: the
+	// operation had nothing to do (already running, not running).
+	Also []int
+}
+
+var yes, no = true, false
+
+var ops = map[OpType]OpInfo{
+	OpStart:   {API: "start", HCL: "start", Verb: "start", Running: &yes, Hosted: &yes, Starts: true, Also: []int{HostAlreadyRunning}},
+	OpStop:    {API: "stop", HCL: "stop", Verb: "stop", Running: &no, Hosted: &no, Also: []int{HostNotRunning}},
+	OpStatus:  {API: "status", HCL: "status", Verb: "status query"},
+	OpHost:    {API: "register hosting", Verb: "hosting (op_type 3)", Hosted: &yes},
+	OpUnhost:  {API: "unregister hosting", Verb: "unhosting (op_type 4)", Hosted: &no, Also: []int{HostNotRunning}},
+	OpRestart: {API: "restart", HCL: "restart", Verb: "restart", Running: &yes, Starts: true},
+	OpReload:  {API: "reload", HCL: "reload", Verb: "reload", Starts: true},
+	OpKill:    {API: "kill", HCL: "kill", Verb: "kill", Also: []int{HostNotRunning}},
+}
+
+// Info is the row of o; an unknown op_type has only its number (Verb).
+func (o OpType) Info() OpInfo {
+	if i, ok := ops[o]; ok {
+		return i
+	}
+	return OpInfo{Verb: o.String()}
+}
+
+func (o OpType) String() string {
+	if i, ok := ops[o]; ok {
+		return fmt.Sprintf("op_type %d (%s)", int(o), i.API)
+	}
+	return fmt.Sprintf("op_type %d", int(o))
+}
+
+// Succeeded reports whether a per-host code counts as success for o.
+func (o OpType) Succeeded(code int) bool {
+	return code == HostOK || slices.Contains(ops[o].Also, code)
+}
+
+// HCLOps are the operations gse_process_operation offers, by op_type.
+func HCLOps() []OpType {
+	var out []OpType
+	for o, i := range ops {
+		if i.HCL != "" {
+			out = append(out, o)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
