@@ -141,8 +141,10 @@ func TestListBizHostsFleetChangingWhilePaged(t *testing.T) {
 	if len(hosts) != 1500 || hosts[0].BkHostID != 1 {
 		t.Fatalf("got %d hosts from bk_host_id %d, want 1500 from 1", len(hosts), hosts[0].BkHostID)
 	}
-	if n := sim.Calls("cc/list_biz_hosts"); n != 8 {
-		t.Errorf("list_biz_hosts called %d times, want 8 (two reads of 4 pages)", n)
+	// The first read stops at the page that saw the change (the pages still
+	// in flight are cancelled); the second reads all 4.
+	if n := sim.Calls("cc/list_biz_hosts"); n < 6 || n > 8 {
+		t.Errorf("list_biz_hosts called %d times, want 6 to 8 (a read cut short, then 4 pages)", n)
 	}
 
 	// A fleet that never holds still is reported, not returned in part.
