@@ -74,7 +74,7 @@ func cmdbTestAttributes() map[string]schema.Attribute {
 // cmdbFilterAttribute is the filter argument.
 func cmdbFilterAttribute() schema.SingleNestedAttribute {
 	rule := cmdbTestAttributes()
-	rule["condition"] = schema.StringAttribute{Optional: true, MarkdownDescription: "Makes this rule a group: " + cmdbConditionDesc,
+	rule["condition"] = schema.StringAttribute{Optional: true, MarkdownDescription: "Makes this rule a group: how its `rules` combine, `AND` or `OR`.",
 		Validators: []validator.String{stringvalidator.OneOf("AND", "OR")}}
 	rule["rules"] = schema.ListNestedAttribute{Optional: true, MarkdownDescription: "The field tests of a group (CMDB nests at most two levels).",
 		NestedObject: schema.NestedAttributeObject{Attributes: cmdbTestAttributes(), Validators: []validator.Object{cmdbRuleValidator{group: false}}}}
