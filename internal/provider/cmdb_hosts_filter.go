@@ -38,22 +38,19 @@ type cmdbFilterModel struct {
 	Rules     []cmdbRuleModel `tfsdk:"rules"`
 }
 
-// cmdbRuleModel is a field test (field, operator, value or values) or a group (condition, rules).
-type cmdbRuleModel struct {
-	Field     types.String    `tfsdk:"field"`
-	Operator  types.String    `tfsdk:"operator"`
-	Value     types.String    `tfsdk:"value"`
-	Values    []types.String  `tfsdk:"values"`
-	Condition types.String    `tfsdk:"condition"`
-	Rules     []cmdbLeafModel `tfsdk:"rules"`
-}
-
-// cmdbLeafModel is a field test inside a group.
-type cmdbLeafModel struct {
+// cmdbTestModel is a field test: field, operator, and value or values.
+type cmdbTestModel struct {
 	Field    types.String   `tfsdk:"field"`
 	Operator types.String   `tfsdk:"operator"`
 	Value    types.String   `tfsdk:"value"`
 	Values   []types.String `tfsdk:"values"`
+}
+
+// cmdbRuleModel is a field test, or a group (condition and rules of field tests).
+type cmdbRuleModel struct {
+	cmdbTestModel
+	Condition types.String    `tfsdk:"condition"`
+	Rules     []cmdbTestModel `tfsdk:"rules"`
 }
 
 const cmdbConditionDesc = "How the rules combine: `AND` or `OR`."
@@ -182,32 +179,32 @@ func (f *cmdbFilterModel) api() *gse.HostFilter {
 		if !r.Condition.IsNull() {
 			g := gse.HostRule{Condition: r.Condition.ValueString()}
 			for _, l := range r.Rules {
-				g.Rules = append(g.Rules, cmdbTest(l.Field, l.Operator, l.Value, l.Values))
+				g.Rules = append(g.Rules, l.api())
 			}
 			out.Rules = append(out.Rules, g)
 			continue
 		}
-		out.Rules = append(out.Rules, cmdbTest(r.Field, r.Operator, r.Value, r.Values))
+		out.Rules = append(out.Rules, r.api())
 	}
 	return out
 }
 
-// cmdbTest is one field test, its values typed as the field is.
-func cmdbTest(field, op, value types.String, values []types.String) gse.HostRule {
-	numeric := slices.Contains(cmdbNumericFields, field.ValueString())
+// api is the field test, its values typed as the field is.
+func (t cmdbTestModel) api() gse.HostRule {
+	numeric := slices.Contains(cmdbNumericFields, t.Field.ValueString())
 	conv := func(s types.String) any {
 		if n, err := strconv.ParseInt(s.ValueString(), 10, 64); numeric && err == nil {
 			return n
 		}
 		return s.ValueString()
 	}
-	r := gse.HostRule{Field: field.ValueString(), Operator: op.ValueString()}
-	if values == nil {
-		r.Value = conv(value)
+	r := gse.HostRule{Field: t.Field.ValueString(), Operator: t.Operator.ValueString()}
+	if t.Values == nil {
+		r.Value = conv(t.Value)
 		return r
 	}
-	vs := make([]any, len(values))
-	for i, v := range values {
+	vs := make([]any, len(t.Values))
+	for i, v := range t.Values {
 		vs[i] = conv(v)
 	}
 	r.Value = vs

@@ -136,25 +136,15 @@ func (s *Server) ChurnCMDB(n int) {
 }
 
 func (s *Server) serveMoveHost(w http.ResponseWriter, r *http.Request) {
-	var m struct {
+	serveAdmin(w, r, func(m struct {
 		HostID   int64 `json:"bk_host_id"`
 		ModuleID int64 `json:"bk_module_id"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	if err := s.MoveHost(m.HostID, m.ModuleID); err != nil {
-		http.Error(w, err.Error(), http.StatusNotFound)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	}) error {
+		return s.MoveHost(m.HostID, m.ModuleID)
+	})
 }
 
-func (s *Server) serveCMDBHosts(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(s.CMDBHosts())
-}
+func (s *Server) serveCMDBHosts(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.CMDBHosts()) }
 
 func (s *Server) serveCMDB(w http.ResponseWriter, r *http.Request) {
 	s.serve(w, r, "cc/", func(api string, raw []byte) (any, *apiError) {

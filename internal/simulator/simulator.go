@@ -284,38 +284,41 @@ func drift(store map[procKey]*Process, action string, k procKey) error {
 }
 
 func (s *Server) serveDrift(w http.ResponseWriter, r *http.Request) {
-	var d struct {
+	serveAdmin(w, r, func(d struct {
 		Action    string `json:"action"`
 		Namespace string `json:"namespace"`
 		Name      string `json:"name"`
 		BkCloudID int64  `json:"bk_cloud_id"`
 		IP        string `json:"ip"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&d); err != nil {
+	}) error {
+		return s.Drift(d.Action, d.Namespace, d.Name, d.BkCloudID, d.IP)
+	})
+}
+
+// serveAdmin decodes an admin call's JSON body and acts on it: 204, or 404 with why it could not.
+func serveAdmin[T any](w http.ResponseWriter, r *http.Request, act func(T) error) {
+	var body T
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if err := s.Drift(d.Action, d.Namespace, d.Name, d.BkCloudID, d.IP); err != nil {
+	if err := act(body); err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) serveProcesses(w http.ResponseWriter, _ *http.Request) {
+func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(s.Processes())
+	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (s *Server) serveCalls(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(s.AllCalls())
-}
+func (s *Server) serveProcesses(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.Processes()) }
 
-func (s *Server) serveTasks(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(s.Tasks())
-}
+func (s *Server) serveCalls(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.AllCalls()) }
+
+func (s *Server) serveTasks(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.Tasks()) }
 
 func (s *Server) nextID(prefix string) string {
 	s.seq++
