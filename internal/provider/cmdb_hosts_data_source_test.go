@@ -116,7 +116,7 @@ resource "gse_process_operation" "restart" {
 					e.simCheck(0, "10.0.0.10", hostedAndRunning), e.simAbsent(0, "192.168.0.10"), ipv6, e.simAbsent(0, "10.0.0.99"),
 					e.simCheck(0, "10.0.4.176", hostedAndRunning), // host 1200, on the third page
 					e.simCheck(0, "10.0.0.7", restarts(1)), e.simCheck(0, "10.0.0.70", restarts(1)), e.simCheck(0, "10.0.0.63", restarts(0)),
-					e.jobCheck(0, "10.0.0.200", jobHosted), e.jobCheck(0, "fd00::19", jobHosted), e.jobAbsent(0, "10.0.0.201"),
+					e.jobCheck(0, "10.0.0.200", jobHosted), e.jobCheck(0, "fd00::19", jobHosted), e.jobAbsent("10.0.0.201"),
 					e.cmdbCalledThrough(),
 				),
 			}},

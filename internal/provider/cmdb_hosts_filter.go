@@ -133,7 +133,8 @@ func (v cmdbRuleValidator) ValidateObject(_ context.Context, req validator.Objec
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter rule", p+": "+what+".")
 		return
 	}
-	op := a["operator"].(types.String).ValueString()
+	opV, _ := a["operator"].(types.String)
+	op := opV.ValueString()
 	if slices.Contains(cmdbListOperators, op) {
 		if set("value") || !set("values") {
 			resp.Diagnostics.AddAttributeError(req.Path.AtName("values"), "Invalid filter rule", fmt.Sprintf("%s: operator %s takes values (a list), not value.", p, op))

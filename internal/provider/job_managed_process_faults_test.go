@@ -154,7 +154,7 @@ func TestAccJobManagedProcess_updateFailsMidway(t *testing.T) {
 					resource.TestCheckResourceAttr(jobAddr, "start_cmd", "./nginx -c v2"),
 					e.jobCheck(0, "10.0.0.1", startCmdIs("./nginx -c v2")),
 					e.jobCheck(0, "10.0.0.2", startCmdIs("./nginx -c v2")),
-					e.jobAbsent(0, "10.0.0.3"),
+					e.jobAbsent("10.0.0.3"),
 				),
 			},
 			{

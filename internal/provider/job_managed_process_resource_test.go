@@ -63,8 +63,9 @@ func (e *testEnv) jobCheck(cloud int64, ip string, check func(simulator.Process)
 	return expectProc(fmt.Sprintf("JOB %d:%s", cloud, ip), e.jobProc(cloud, ip), check)
 }
 
-func (e *testEnv) jobAbsent(cloud int64, ip string) resource.TestCheckFunc {
-	return expectNoProc(fmt.Sprintf("JOB %d:%s", cloud, ip), e.jobProc(cloud, ip))
+// jobAbsent: no JOB process on ip in the default cloud area (every caller's).
+func (e *testEnv) jobAbsent(ip string) resource.TestCheckFunc {
+	return expectNoProc("JOB 0:"+ip, e.jobProc(0, ip))
 }
 
 func startCmdIs(want string) func(simulator.Process) error {
@@ -111,7 +112,7 @@ func TestAccJobManagedProcess_lifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.jobAbsent(0, "10.0.0.1"),
+					e.jobAbsent("10.0.0.1"),
 					e.jobCheck(0, "10.0.0.2", startCmdIs("./nginx -c v2")),
 					e.jobCheck(1, "10.0.0.3", startCmdIs("./nginx -c v2")),
 				),

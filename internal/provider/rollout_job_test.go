@@ -59,7 +59,7 @@ func TestAccRollout_job(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					expectBatches(e.sim, &mark, unregister, ipRange(3, 4)),
 					resource.TestCheckResourceAttr("gse_job_managed_process.test", "ip_list.#", "5"), // 10.0.0.4 left
-					e.jobAbsent(0, "10.0.0.4"),
+					e.jobAbsent("10.0.0.4"),
 					e.jobCheck(0, "10.0.0.5", func(simulator.Process) error { return nil }),
 				),
 			},
