@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
-
-const defaultTimeout = 10 * time.Minute
 
 var (
 	_ resource.ResourceWithConfigure      = (*managedProcessResource)(nil)
