@@ -160,7 +160,7 @@ func jobMayExist(out *gse.JobOutcome, err error) []gse.JobIP {
 	var hostsErr *gse.HostsError
 	if errors.As(err, &hostsErr) {
 		for _, h := range hostsErr.Pending {
-			ips = append(ips, gse.JobIP{BkCloudID: h.BkCloudID, IP: h.IP})
+			ips = append(ips, h.JobIP())
 		}
 	}
 	return ips

@@ -22,7 +22,7 @@ func (r *managedProcessResource) ImportState(ctx context.Context, req resource.I
 			fmt.Sprintf("%s. Expected %s; got %q.", err, importIDFormat, req.ID))
 		return
 	}
-	if err := needsGateway(r.client, apiHosts(hosts)); err != nil {
+	if err := needsGateway(r.client, each(hosts, hostModel.api)); err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for gse_managed_process", err.Error()+".")
 		return
 	}

@@ -160,7 +160,7 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 		if len(gone) < len(failed) {
 			return gone, err
 		}
-		present = selectBy(hosts, gse.Host.Key, hostKeys(gone), false)
+		present = selectBy(hosts, gse.Host.Key, each(gone, gse.Host.Key), false)
 	}
 	if stop {
 		var notRunning []gse.Host
@@ -169,7 +169,7 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 				notRunning = append(notRunning, o.Host)
 			}
 		}
-		if _, err := r.operate(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Key, hostKeys(notRunning), true), &pr); err != nil {
+		if _, err := r.operate(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Key, each(notRunning, gse.Host.Key), true), &pr); err != nil {
 			return gone, err
 		}
 	}
@@ -178,14 +178,6 @@ func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, sp
 	}
 	done, err := r.client.Proc.UnregisterProcInfo(ctx, meta, present)
 	return append(gone, done...), err
-}
-
-func hostKeys(hosts []gse.Host) []string {
-	out := make([]string, len(hosts))
-	for i, h := range hosts {
-		out[i] = h.Key()
-	}
-	return out
 }
 
 // mayExist is the part of hosts on which a failed register may have left the
@@ -201,7 +193,7 @@ func mayExist(hosts, done []gse.Host, err error) []gse.Host {
 		for i, f := range he.Failures {
 			refused[i] = f.Host
 		}
-		return selectBy(hosts, gse.Host.Key, hostKeys(refused), false)
+		return selectBy(hosts, gse.Host.Key, each(refused, gse.Host.Key), false)
 	case errors.As(err, &ae) && ae.HTTPStatus == 200:
 		return done
 	}
@@ -224,7 +216,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	}
 	spec := plan.Spec.api()
 	plan.ID = types.StringValue(meta.String())
-	hosts := apiHosts(plan.Hosts)
+	hosts := each(plan.Hosts, hostModel.api)
 	pr := proven{prior: types.MapNull(hostStatusType)}
 
 	err := reachable(ctx, r.client, hosts) // common_gateway.go
@@ -239,7 +231,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 		if len(registered) == 0 {
 			return // nothing exists remotely: no state
 		}
-		plan.Hosts = selectBy(plan.Hosts, hostKey, hostKeys(registered), true)
+		plan.Hosts = selectBy(plan.Hosts, hostKey, each(registered, gse.Host.Key), true)
 	}
 	plan.HostStatus = pr.value(plan.Hosts)
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
@@ -277,7 +269,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	hosts := apiHosts(state.Hosts)
+	hosts := each(state.Hosts, hostModel.api)
 	var byKey map[string]gse.ProcStatus
 	down, err := downAgents(ctx, r.client, hosts) // gateway: hosts whose status is unknown
 	if err == nil {
@@ -351,7 +343,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	// Stop when the process is, or was asked to be, running: a stop also unhosts.
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
-	hosts := apiHosts(state.Hosts)
+	hosts := each(state.Hosts, hostModel.api)
 	err := agentsUp(ctx, r.client, hosts) // gateway: fail at once on a down agent
 	if err == nil {
 		_, err = r.teardown(ctx, meta, state.Spec.api(), hosts, stop)

@@ -52,7 +52,7 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
 	spec := plan.Spec.api()
 	ro := plan.Rollout.plan()
-	removed, added, kept := diffBy(apiHosts(prior.Hosts), apiHosts(plan.Hosts), gse.Host.Key)
+	removed, added, kept := diffBy(each(prior.Hosts, hostModel.api), each(plan.Hosts, hostModel.api), gse.Host.Key)
 	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 	if err := reachable(ctx, r.client, slices.Concat(removed, added, kept)); err != nil {
 		return err // common_gateway.go: hosts need gateway_url, or their agent is down
@@ -65,7 +65,7 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 			gone = append(gone, g...)
 			return err
 		}})
-		applied.Hosts = selectBy(applied.Hosts, hostKey, hostKeys(gone), false)
+		applied.Hosts = selectBy(applied.Hosts, hostKey, each(gone, gse.Host.Key), false)
 		if err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 			register = r.createInBatches
 		}
 		done, err := register(ctx, meta, spec, plan, added, pr)
-		applied.Hosts = append(applied.Hosts, selectBy(plan.Hosts, hostKey, hostKeys(done), true)...)
+		applied.Hosts = append(applied.Hosts, selectBy(plan.Hosts, hostKey, each(done, gse.Host.Key), true)...)
 		if err != nil {
 			return err
 		}
@@ -134,7 +134,7 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 	}
 	applied.Running = plan.Running
 
-	all := apiHosts(plan.Hosts)
+	all := each(plan.Hosts, hostModel.api)
 	for _, t := range []struct {
 		name        string
 		op          gse.OpType

@@ -18,15 +18,15 @@ func (r *jobManagedProcessResource) manageInBatches(ctx context.Context, m *jobM
 		what = "register hosting"
 	}
 	st := rolloutStep{what: what, target: m.target(), run: func(ctx context.Context, batch []gse.Host) error {
-		out, err := r.client.Job.Manage(ctx, scope, op, m.process(jobIPsOf(batch)))
+		out, err := r.client.Job.Manage(ctx, scope, op, m.process(each(batch, gse.Host.JobIP)))
 		acted(out, err)
 		return err
 	}}
 	if op == gse.JobRegister && m.PidPath.ValueString() != "" {
 		st.notRunning = &runningCheck{client: r.client, query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
-			return jobNotRunning(ctx, r.client, scope, m.process(jobIPsOf(batch)))
+			return jobNotRunning(ctx, r.client, scope, m.process(each(batch, gse.Host.JobIP)))
 		}}
 	}
-	_, err := m.Rollout.plan().run(ctx, hostsOfJobIPs(ips), st)
+	_, err := m.Rollout.plan().run(ctx, each(ips, gse.JobIP.Host), st)
 	return err
 }

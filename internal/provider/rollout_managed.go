@@ -85,7 +85,7 @@ func (r *managedProcessResource) runTrigger(ctx context.Context, ro *rollout, me
 	}
 	done, err := r.rollOperate(ctx, ro, meta, spec, op, hosts, pr)
 	if err != nil {
-		prev.Done = append(prev.Done, hostKeys(done)...)
+		prev.Done = append(prev.Done, each(done, gse.Host.Key)...)
 		progress[name] = prev
 		return err
 	}
