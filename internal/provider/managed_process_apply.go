@@ -343,7 +343,7 @@ func (r *managedProcessResource) runTrigger(ctx context.Context, ro *rollout, me
 func (r *managedProcessResource) createInBatches(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
 	var registered []gse.Host
 	st := rolloutStep{what: "create", target: meta, run: func(ctx context.Context, batch []gse.Host) error {
-		got, err := r.register(ctx, meta, spec, plan, batch, pr) // managed_process_gateway.go
+		got, err := r.register(ctx, meta, spec, plan, batch, pr) // through the gateway or ESB, above
 		registered = append(registered, got...)
 		if err != nil || r.client.Gateway() { // through the gateway, register converges too
 			return err

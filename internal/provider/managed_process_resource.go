@@ -122,7 +122,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	err := reachable(ctx, r.client, hosts) // common_gateway.go
 	var registered []gse.Host
 	if err == nil {
-		registered, err = r.createInBatches(ctx, meta, spec, &plan, hosts, &pr) // rollout_managed.go
+		registered, err = r.createInBatches(ctx, meta, spec, &plan, hosts, &pr) // managed_process_apply.go
 	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", meta, err,
