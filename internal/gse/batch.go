@@ -42,12 +42,8 @@ import (
 // holding an unannounced operation waits the window: nothing tells what may
 // still come.
 
-const (
-	defaultBatchWindow = 100 * time.Millisecond
-	announcedWindow    = 250 * time.Millisecond
-	batchLinger        = 20 * time.Millisecond
-	maxBatchItems      = 1000 // items per operate_proc_multi task, as bk-nodeman sends at most
-)
+// The window's values are in timing.go (defaultBatchWindow, announcedWindow, batchLinger).
+const maxBatchItems = 1000 // items per operate_proc_multi task, as bk-nodeman sends at most
 
 // operateFamily is how one API family runs operate tasks: the calls, the body
 // of one item, and the result key of each host, built from what was sent and

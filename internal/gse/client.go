@@ -152,7 +152,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = 30 * time.Second
+		cfg.RequestTimeout = defaultRequestTimeout
 	}
 	if cfg.MaxRetries < 0 {
 		return nil, errors.New("max retries must not be negative")
@@ -184,7 +184,7 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{
 		base: base, gateway: gateway, cmdb: cmdb, tenant: cfg.TenantID, bodyAuth: body, headerAuth: string(header),
 		userAgent:  cfg.UserAgent,
-		poll:       newBackoff(orDefault(cfg.PollInitial, 100*time.Millisecond), orDefault(cfg.PollMax, 5*time.Second)),
+		poll:       newBackoff(orDefault(cfg.PollInitial, defaultPollInitial), orDefault(cfg.PollMax, defaultPollMax)),
 		redact:     newRedactor(cfg.secrets()...),
 		credential: credential,
 	}
@@ -203,8 +203,8 @@ func New(cfg Config) (*Client, error) {
 	rc.HTTPClient = &http.Client{Transport: transport, Timeout: cfg.RequestTimeout}
 	rc.Logger = nil // it would print to stderr; calls are logged through c.log instead
 	rc.RetryMax = cfg.MaxRetries
-	rc.RetryWaitMin = orDefault(cfg.RetryWaitMin, time.Second)
-	rc.RetryWaitMax = orDefault(cfg.RetryWaitMax, 30*time.Second)
+	rc.RetryWaitMin = orDefault(cfg.RetryWaitMin, defaultRetryWaitMin)
+	rc.RetryWaitMax = orDefault(cfg.RetryWaitMax, defaultRetryWaitMax)
 	rc.CheckRetry = checkRetry
 	rc.Backoff = retryBackoff
 	rc.ErrorHandler = giveUp

@@ -17,9 +17,6 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// maxServerWait bounds how long a Retry-After or rate-limit reset is honoured.
-const maxServerWait = 2 * time.Minute
-
 // maxReply bounds a reply body.
 const maxReply = 64 << 20
 

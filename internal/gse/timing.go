@@ -6,6 +6,25 @@ import (
 	"time"
 )
 
+// The client's timing policy, in one place: the poll schedule of tasks (and of
+// anything else watching a state change, such as wait_running), the batch
+// window of Operate, the retry backoff of HTTP attempts, and their defaults.
+// Config overrides the defaults (tests and benchmarks shorten them).
+const (
+	defaultRequestTimeout = 30 * time.Second       // one HTTP attempt
+	defaultPollInitial    = 100 * time.Millisecond // first poll after a submit
+	defaultPollMax        = 5 * time.Second        // the poll interval's cap
+	defaultRetryWaitMin   = time.Second            // first retry backoff step
+	defaultRetryWaitMax   = 30 * time.Second       // retry backoff cap
+	maxServerWait         = 2 * time.Minute        // bound on a Retry-After or rate-limit reset honoured
+
+	// The batch window of Operate, and its adaptive bounds for announced
+	// operations; batch.go says why these values.
+	defaultBatchWindow = 100 * time.Millisecond
+	announcedWindow    = 250 * time.Millisecond
+	batchLinger        = 20 * time.Millisecond
+)
+
 // backoff paces the polls of a task and the re-sends of hosts answered 115.
 //
 // The first poll comes soon after the submit (100 ms by default): GSE often

@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -99,4 +101,87 @@ func needsESB(c *gse.Client, what string, diags *diag.Diagnostics) {
 			what+" calls the JOB platform's APIs, which BlueKing ESB serves; gateway_url serves only GSE's process APIs. "+
 				"Set endpoint in the provider block (or BK_COMPONENT_API_URL) to the ESB root, such as https://paas.example.com.")
 	}
+}
+
+// agentsDownError names the hosts whose GSE agent is not running.
+type agentsDownError struct{ down []gse.AgentState }
+
+func (e *agentsDownError) Error() string {
+	names := make([]string, len(e.down))
+	for i, a := range e.down {
+		names[i] = fmt.Sprintf("agent_id %s (status_code %d, %s)", a.BkAgentID, a.StatusCode, agentStatusName(a.StatusCode))
+	}
+	return "list_agent_state: the GSE agent is not running on " + strings.Join(names, ", ") +
+		". GSE would hold any operation on these hosts at 115 (pending) until the timeout, so none was sent. " +
+		"Repair the agents (for example with bk-nodeman), or leave hosts that are not in the state yet out of hosts, then apply again."
+}
+
+// agentStatusName names list_agent_state's status_code.
+func agentStatusName(code int) string {
+	if n, ok := map[int]string{0: "init", 1: "starting", 2: "running", 3: "damaged", 4: "busy", 5: "upgrading", 6: "stopping", 7: "uninstalled", -1: "unknown"}[code]; ok {
+		return n
+	}
+	return "unknown"
+}
+
+// downAgents reads the agents of hosts (gateway mode only; nil through ESB)
+// and returns the state of those not running, by host identity (gse.Host.Key).
+// An agent list_agent_state does not know is not reported: the status read
+// will find nothing there.
+func downAgents(ctx context.Context, c *gse.Client, hosts []gse.Host) (map[string]gse.AgentState, error) {
+	if c == nil || !c.Gateway() || len(hosts) == 0 {
+		return nil, nil
+	}
+	states, err := c.Cluster.ListAgentState(ctx, hosts)
+	if err != nil {
+		return nil, err
+	}
+	down := map[string]gse.AgentState{}
+	for _, a := range states {
+		if !a.Running() {
+			down[gse.Host{AgentID: a.BkAgentID}.Key()] = a
+		}
+	}
+	return down, nil
+}
+
+// upHosts is hosts without those whose agent is down: hosts itself when none is.
+func upHosts(hosts []gse.Host, down map[string]gse.AgentState) []gse.Host {
+	if len(down) == 0 {
+		return hosts
+	}
+	return selectBy(hosts, gse.Host.Key, slices.Collect(maps.Keys(down)), false)
+}
+
+// agentsUp fails at once, naming them, when the agent of any of hosts is not
+// running, instead of letting an operation poll 115 until the deadline.
+func agentsUp(ctx context.Context, c *gse.Client, hosts []gse.Host) error {
+	down, err := downAgents(ctx, c, hosts)
+	if err != nil || len(down) == 0 {
+		return err
+	}
+	e := &agentsDownError{}
+	for _, h := range hosts {
+		if a, ok := down[h.Key()]; ok {
+			e.down = append(e.down, a)
+		}
+	}
+	return e
+}
+
+// warnAgentsDown warns that hosts' agents are down, so their status is unknown
+// and was left as it was: not drift, and not a reason to forget the host.
+func warnAgentsDown(diags *diag.Diagnostics, what string, down map[string]gse.AgentState) {
+	if len(down) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(down))
+	for _, a := range down {
+		ids = append(ids, fmt.Sprintf("%s (status_code %d, %s)", a.BkAgentID, a.StatusCode, agentStatusName(a.StatusCode)))
+	}
+	slices.Sort(ids)
+	diags.AddWarning("GSE agents not running",
+		fmt.Sprintf("The GSE agent is not running on %s, so the status of %s there is unknown. "+
+			"These hosts were kept as they were in the state; an apply that operates on them fails until their agents run again "+
+			"(repair them, for example with bk-nodeman).", strings.Join(ids, ", "), what))
 }

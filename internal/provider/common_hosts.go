@@ -150,14 +150,6 @@ func agentAddress(id string) string {
 	return id
 }
 
-func apiHosts(hs []hostModel) []gse.Host {
-	out := make([]gse.Host, len(hs))
-	for i, h := range hs {
-		out[i] = h.api()
-	}
-	return out
-}
-
 // unmapIP turns ::ffff:a.b.c.d into a.b.c.d and leaves any other spelling alone.
 func unmapIP(ip string) string {
 	if a, err := netip.ParseAddr(ip); err == nil && a.Is4In6() {
@@ -166,11 +158,9 @@ func unmapIP(ip string) string {
 	return ip
 }
 
-// hostIdentity is a host's identity: cloud id and canonical IPv4/IPv6 address,
-// so 10.0.0.1, ::ffff:10.0.0.1 and (for IPv6) any letter case are one host.
-func hostIdentity(cloud int64, ip string) string {
-	return gse.Host{IP: unmapIP(ip), BkCloudID: cloud}.Key()
-}
+// hostIdentity is the identity of the host at ip in cloud (gse.Host.Key), so
+// 10.0.0.1, ::ffff:10.0.0.1 and (for IPv6) any letter case are one host.
+func hostIdentity(cloud int64, ip string) string { return gse.Host{IP: ip, BkCloudID: cloud}.Key() }
 
 // compareHosts is the one order of hosts in what the provider lists (status
 // entries of the data sources): by bk_cloud_id, then by ip as written.
@@ -198,6 +188,16 @@ func diffBy[T any, K comparable](prior, plan []T, key func(T) K) (removed, added
 		}
 	}
 	return removed, added, kept
+}
+
+// each is f of every item, in order: how hosts change form (gse.JobIP.Host,
+// gse.Host.JobIP, hostModel.api) or become keys (gse.Host.Key).
+func each[T, U any](items []T, f func(T) U) []U {
+	out := make([]U, len(items))
+	for i, x := range items {
+		out[i] = f(x)
+	}
+	return out
 }
 
 // selectBy keeps the items whose key is among keys (keep) or is not (!keep).
@@ -555,4 +555,26 @@ func parseImportHosts(list string, withSupplier bool, noun string) ([]importHost
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// hostRefsValidator checks a list or set of hosts by ip and bk_cloud_id (an
+// ip_list, or the hosts of gse_process_operation) with checkHosts, the check
+// of every host list.
+type hostRefsValidator struct{}
+
+func (hostRefsValidator) Description(context.Context) string {
+	return "every ip is an IPv4 or IPv6 address without zone, bk_cloud_id is 0 or more, and no host appears twice"
+}
+
+func (v hostRefsValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v hostRefsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	checkHosts(req.Path, req.ConfigValue.Elements(), func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
+}
+
+func (v hostRefsValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	// A set element's path is its whole value: the message names the IP instead.
+	checkHosts(req.Path, req.ConfigValue.Elements(), func(int, string) path.Path { return req.Path }, &resp.Diagnostics)
 }

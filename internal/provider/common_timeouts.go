@@ -13,6 +13,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
+// defaultTimeout bounds each operation of a resource, data source or action
+// whose timeouts leave it unset.
+const defaultTimeout = 10 * time.Minute
+
 const (
 	timeoutsDescription = "How long each operation may take, as a positive Go duration such as `30s` or `5m` (default `%s`). " +
 		"A task still pending at the deadline fails naming its hosts; raise the timeout when agents answer slowly."

@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -49,28 +48,6 @@ func jobIPListDataSourceAttribute(desc string) dschema.ListAttribute {
 		MarkdownDescription: desc + jobIPElementDesc + " Each `bk_cloud_id` and IP pair may appear once.",
 		Validators:          []validator.List{listvalidator.SizeAtLeast(1), hostRefsValidator{}},
 	}
-}
-
-// hostRefsValidator checks a list or set of hosts by ip and bk_cloud_id (an
-// ip_list, or the hosts of gse_process_operation) with checkHosts, the check
-// of every host list.
-type hostRefsValidator struct{}
-
-func (hostRefsValidator) Description(context.Context) string {
-	return "every ip is an IPv4 or IPv6 address without zone, bk_cloud_id is 0 or more, and no host appears twice"
-}
-
-func (v hostRefsValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v hostRefsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
-	checkHosts(req.Path, req.ConfigValue.Elements(), func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
-}
-
-func (v hostRefsValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
-	// A set element's path is its whole value: the message names the IP instead.
-	checkHosts(req.Path, req.ConfigValue.Elements(), func(int, string) path.Path { return req.Path }, &resp.Diagnostics)
 }
 
 // knownJobIP reads an element whose ip and bk_cloud_id are known.

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -228,4 +229,80 @@ func statusKey(h hostModel) string {
 		return h.AgentID.ValueString()
 	}
 	return fmt.Sprintf("%d:%s", h.BkCloudID.ValueInt64(), h.IP.ValueString())
+}
+
+// desired is what the configuration last asked of hosting and run state. It
+// lives in private state because refresh overwrites managed and running with
+// what GSE reports: judging the next refresh against that would flip a drifted
+// value back and hide the drift.
+type desired struct {
+	Managed bool  `json:"managed"`
+	Running *bool `json:"running,omitempty"`
+}
+
+const desiredKey = "desired"
+
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+func saveDesired(ctx context.Context, p privateSetter, plan *managedProcessModel) diag.Diagnostics {
+	d := desired{Managed: plan.Managed.ValueBool()}
+	if !plan.Running.IsNull() {
+		r := plan.Running.ValueBool()
+		d.Running = &r
+	}
+	b, _ := json.Marshal(d)
+	return p.SetKey(ctx, desiredKey, b)
+}
+
+// loadDesired reads the desired state; without one (an import) the state's
+// own managed and running stand for it, a null managed meaning the default, true.
+func loadDesired(ctx context.Context, p privateGetter, managed, running types.Bool, diags *diag.Diagnostics) desired {
+	b, d := p.GetKey(ctx, desiredKey)
+	diags.Append(d...)
+	var out desired
+	if len(b) > 0 && json.Unmarshal(b, &out) == nil {
+		return out
+	}
+	out.Managed = managed.IsNull() || managed.ValueBool()
+	if !running.IsNull() {
+		r := running.ValueBool()
+		out.Running = &r
+	}
+	return out
+}
+
+// observedFlag is the value of managed or running to record after a read, when
+// n of total hosts have the condition and want was asked: a wanted true is
+// kept only while every host has it, a wanted false only while none has it,
+// so any host that turned shows as drift.
+func observedFlag(want bool, n, total int) bool {
+	if want {
+		return n == total
+	}
+	return n > 0
+}
+
+// findProcessHosts reads the status of a process on hosts (get_proc_status_v2)
+// and indexes the hosts where it is registered by host identity
+// (gse.Host.Key): a host missing from the index does not have the process.
+// Every reader of GSE status goes through it: Read, the teardown of hosts
+// whose unregister failed, and the gse_process_status data source.
+func findProcessHosts(ctx context.Context, c *gse.Client, meta gse.Meta, hosts []gse.Host) (map[string]gse.ProcStatus, error) {
+	entries, err := c.Proc.GetProcStatusV2(ctx, meta, hosts)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]gse.ProcStatus, len(entries))
+	for _, e := range entries {
+		if e.Status != gse.StateUnregistered {
+			out[e.Host.Key()] = e
+		}
+	}
+	return out, nil
 }

@@ -2,19 +2,16 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
-
-const defaultTimeout = 10 * time.Minute
 
 var (
 	_ resource.ResourceWithConfigure      = (*managedProcessResource)(nil)
@@ -22,15 +19,12 @@ var (
 	_ resource.ResourceWithValidateConfig = (*managedProcessResource)(nil)
 )
 
-type managedProcessResource struct{ client *gse.Client }
-
-// newManagedProcessResource serves it with its identity (managed_process_identity.go).
-func newManagedProcessResource() resource.Resource {
-	return managedProcessWithIdentity{&managedProcessResource{}}
-}
-
 func (r *managedProcessResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_managed_process"
+}
+
+func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = managedProcessSchema(ctx)
 }
 
 func (r *managedProcessResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -106,111 +100,6 @@ func needsCommand(set bool, setting, does string, cmd types.String, at path.Path
 	}
 }
 
-// operate performs op on hosts and waits for it. Without a spec (an imported
-// resource before its first apply) it uses operate_proc, which acts on the
-// registered spec. What succeeded is noted in pr.
-func (r *managedProcessResource) operate(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
-	if len(hosts) == 0 {
-		return &gse.Outcome{}, nil
-	}
-	req := gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: spec}
-	var out *gse.Outcome
-	var err error
-	if spec == nil {
-		out, err = r.client.Proc.OperateV1(ctx, req)
-	} else {
-		out, err = r.client.Proc.Operate(ctx, req)
-	}
-	if err == nil {
-		pr.note(hosts, op)
-	}
-	return out, err
-}
-
-// teardown stops (stop) or unhosts the process on hosts, then unregisters it.
-// It trusts the refreshed state that the process is registered there, so it
-// reads no status first: one task per step. A stop also unhosts (operate_proc_v2);
-// only hosts answering 829 (not running) are unhosted with op 4 after it. When
-// the first step fails on some hosts, their status is read then (the state may
-// be stale, as after destroy -refresh=false): hosts where the process is gone
-// are skipped, any other failure stands. It returns the hosts now clear of it.
-func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spec, hosts []gse.Host, stop bool) ([]gse.Host, error) {
-	var pr proven
-	op := gse.OpUnhost
-	if stop {
-		op = gse.OpStop
-	}
-	out, err := r.operate(ctx, meta, spec, op, hosts, &pr)
-	present, gone := hosts, []gse.Host(nil)
-	if err != nil {
-		var he *gse.HostsError
-		if !errors.As(err, &he) || len(he.Pending) > 0 || len(he.Failures) == 0 {
-			return nil, err
-		}
-		failed := make([]gse.Host, len(he.Failures))
-		for i, f := range he.Failures {
-			failed[i] = f.Host
-		}
-		registered, serr := findProcessHosts(ctx, r.client, meta, failed)
-		if serr != nil {
-			return nil, err
-		}
-		for _, h := range failed {
-			if _, ok := registered[h.Key()]; !ok {
-				gone = append(gone, h)
-			}
-		}
-		if len(gone) < len(failed) {
-			return gone, err
-		}
-		present = selectBy(hosts, gse.Host.Key, hostKeys(gone), false)
-	}
-	if stop {
-		var notRunning []gse.Host
-		for _, o := range out.Hosts {
-			if o.ErrorCode == gse.HostNotRunning {
-				notRunning = append(notRunning, o.Host)
-			}
-		}
-		if _, err := r.operate(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Key, hostKeys(notRunning), true), &pr); err != nil {
-			return gone, err
-		}
-	}
-	if len(present) == 0 || r.client.Gateway() { // GSE 2.0 has no unregister: a stop or unhost ends the process
-		return append(gone, present...), nil
-	}
-	done, err := r.client.Proc.UnregisterProcInfo(ctx, meta, present)
-	return append(gone, done...), err
-}
-
-func hostKeys(hosts []gse.Host) []string {
-	out := make([]string, len(hosts))
-	for i, h := range hosts {
-		out[i] = h.Key()
-	}
-	return out
-}
-
-// mayExist is the part of hosts on which a failed register may have left the
-// process: all but the hosts GSE refused outright (such as 850, someone else's
-// process) when it said which, only done when it refused the whole request,
-// and all of them when the outcome is unknown (a deadline, a cut connection).
-func mayExist(hosts, done []gse.Host, err error) []gse.Host {
-	var he *gse.HostsError
-	var ae *gse.APIError
-	switch {
-	case errors.As(err, &he):
-		refused := make([]gse.Host, len(he.Failures))
-		for i, f := range he.Failures {
-			refused[i] = f.Host
-		}
-		return selectBy(hosts, gse.Host.Key, hostKeys(refused), false)
-	case errors.As(err, &ae) && ae.HTTPStatus == 200:
-		return done
-	}
-	return hosts
-}
-
 func (r *managedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	// Announced first thing, so that other creates' operations wait for this
 	// one's and no batch waits for nothing (gse.ProcService.ExpectOperate).
@@ -227,13 +116,13 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	}
 	spec := plan.Spec.api()
 	plan.ID = types.StringValue(meta.String())
-	hosts := apiHosts(plan.Hosts)
+	hosts := each(plan.Hosts, hostModel.api)
 	pr := proven{prior: types.MapNull(hostStatusType)}
 
 	err := reachable(ctx, r.client, hosts) // common_gateway.go
 	var registered []gse.Host
 	if err == nil {
-		registered, err = r.createInBatches(ctx, meta, spec, &plan, hosts, &pr) // rollout_managed.go
+		registered, err = r.createInBatches(ctx, meta, spec, &plan, hosts, &pr) // managed_process_apply.go
 	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", meta, err,
@@ -242,30 +131,11 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 		if len(registered) == 0 {
 			return // nothing exists remotely: no state
 		}
-		plan.Hosts = selectBy(plan.Hosts, hostKey, hostKeys(registered), true)
+		plan.Hosts = selectBy(plan.Hosts, hostKey, each(registered, gse.Host.Key), true)
 	}
 	plan.HostStatus = pr.value(plan.Hosts)
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func hostKey(h hostModel) string { return h.api().Key() }
-
-// converge brings freshly registered hosts to the planned hosting and run
-// state with one task: a start also hosts the process (operate_proc_v2), so
-// running = true is op 0 alone; otherwise op 3 hosts it, and running = false
-// (which needs managed = false) stops it.
-func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) error {
-	var err error
-	switch {
-	case plan.Running.ValueBool():
-		_, err = r.operate(ctx, meta, spec, gse.OpStart, hosts, pr)
-	case !plan.Running.IsNull():
-		_, err = r.operate(ctx, meta, spec, gse.OpStop, hosts, pr)
-	case plan.Managed.ValueBool():
-		_, err = r.operate(ctx, meta, spec, gse.OpHost, hosts, pr)
-	}
-	return err
 }
 
 // Read refreshes the runtime state. Hosts where the process is no longer
@@ -280,7 +150,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	hosts := apiHosts(state.Hosts)
+	hosts := each(state.Hosts, hostModel.api)
 	var byKey map[string]gse.ProcStatus
 	down, err := downAgents(ctx, r.client, hosts) // gateway: hosts whose status is unknown
 	if err == nil {
@@ -354,7 +224,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	// Stop when the process is, or was asked to be, running: a stop also unhosts.
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
-	hosts := apiHosts(state.Hosts)
+	hosts := each(state.Hosts, hostModel.api)
 	err := agentsUp(ctx, r.client, hosts) // gateway: fail at once on a down agent
 	if err == nil {
 		_, err = r.teardown(ctx, meta, state.Spec.api(), hosts, stop)
@@ -363,4 +233,55 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 		addAPIError(&resp.Diagnostics, "delete", meta, err,
 			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")
 	}
+}
+
+// refreshedModel is the part of gse_managed_process that Read looks at and
+// may change; the rest (spec, triggers, timeouts) stays as it is in the state.
+// Read runs for every resource on every plan, and getting and setting the
+// whole model costs more than the rest of the refresh: the framework reflects
+// over every field of every nested struct each time (terraform-plugin-framework
+// v1.19 compiles a regular expression per field) and rewrites the whole value
+// once per attribute set.
+type refreshedModel struct {
+	Meta       metaModel
+	Hosts      []hostModel
+	Managed    types.Bool
+	Running    types.Bool
+	HostStatus types.Map
+}
+
+func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, f := range []struct {
+		at     path.Path
+		target any
+	}{
+		{path.Root("meta"), &m.Meta}, {path.Root("hosts"), &m.Hosts}, {path.Root("managed"), &m.Managed},
+		{path.Root("running"), &m.Running}, {path.Root("host_status"), &m.HostStatus},
+	} {
+		diags.Append(s.GetAttribute(ctx, f.at, f.target)...)
+	}
+	return diags
+}
+
+// setChanged writes into s (which holds prior) the attributes of m that Read
+// changed. Read only drops hosts, so the hosts changed when fewer are left.
+func (m *refreshedModel) setChanged(ctx context.Context, prior refreshedModel, s *tfsdk.State) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if len(m.Hosts) != len(prior.Hosts) {
+		diags.Append(s.SetAttribute(ctx, path.Root("hosts"), m.Hosts)...)
+	}
+	if !m.Meta.Labels.Equal(prior.Meta.Labels) {
+		diags.Append(s.SetAttribute(ctx, path.Root("meta").AtName("labels"), m.Meta.Labels)...)
+	}
+	if !m.Managed.Equal(prior.Managed) {
+		diags.Append(s.SetAttribute(ctx, path.Root("managed"), m.Managed)...)
+	}
+	if !m.Running.Equal(prior.Running) {
+		diags.Append(s.SetAttribute(ctx, path.Root("running"), m.Running)...)
+	}
+	if !m.HostStatus.Equal(prior.HostStatus) {
+		diags.Append(s.SetAttribute(ctx, path.Root("host_status"), m.HostStatus)...)
+	}
+	return diags
 }

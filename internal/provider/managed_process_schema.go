@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -61,8 +60,9 @@ func nonNegative(desc string, def int64) schema.Int64Attribute {
 
 func nonEmpty() validator.String { return stringvalidator.LengthAtLeast(1) }
 
-func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+// managedProcessSchema is the schema of gse_managed_process.
+func managedProcessSchema(ctx context.Context) schema.Schema {
+	s := schema.Schema{
 		MarkdownDescription: "A process that the GSE agent registers, and by default hosts (托管), on a set of hosts. " +
 			"Create registers the spec (`register_proc_info`), then starts it when `running = true` (`operate_proc_v2` op_type 0, which also hosts it) " +
 			"or else hosts it (op_type 3): one task, polled to completion. Refresh reads the runtime state (`get_proc_status_v2`), so a process " +
@@ -140,7 +140,8 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"timeouts": timeoutsSchema(ctx),
 		},
 	}
-	withTypesBuilt(resp.Schema.Attributes)
+	withTypesBuilt(s.Attributes)
+	return s
 }
 
 func specSchema(desc string) schema.SingleNestedAttribute {

@@ -22,10 +22,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-const (
-	defaultRequestTimeout = 30 * time.Second
-	defaultMaxRetries     = 5
-)
+const defaultMaxRetries = 5
 
 var _ provider.Provider = (*gseProvider)(nil)
 
@@ -208,7 +205,7 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		Endpoint: values["endpoint"], AppCode: values["app_code"], AppSecret: values["app_secret"],
 		Username: values["username"], BkToken: values["bk_token"], SupplierAccount: values["supplier_account"],
 		GatewayURL: values["gateway_url"], CMDBGatewayURL: values["cmdb_gateway_url"], TenantID: values["tenant_id"], AccessToken: values["access_token"],
-		RequestTimeout: defaultRequestTimeout, MaxRetries: defaultMaxRetries,
+		MaxRetries:         defaultMaxRetries, // RequestTimeout: the client's default (30s) unless set
 		InsecureSkipVerify: m.InsecureSkipVerify.ValueBool(), CACertPEM: m.CACertPEM.ValueString(),
 		UserAgent: "terraform-provider-gse/" + p.version + " (+https://registry.terraform.io/providers/bk-gse/gse)",
 		Logger:    newTFLogger(values["app_secret"], values["bk_token"], values["access_token"]),

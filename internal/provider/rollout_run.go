@@ -269,30 +269,10 @@ func jobNotRunning(ctx context.Context, c *gse.Client, scope gse.JobScope, proc 
 	for _, ip := range proc.IPList {
 		o, ok := states[ip.Key()]
 		if st := jobIPStatusOf(o, ok); st.status != "running" {
-			bad[hostOfJobIP(ip).Key()] = fmt.Sprintf("%s, pid %d", st.status, st.pid)
+			bad[ip.Host().Key()] = fmt.Sprintf("%s, pid %d", st.status, st.pid)
 		}
 	}
 	return bad, nil
-}
-
-// hostOfJobIP, hostsOfJobIPs and jobIPsOf convert JOB IPs to and from the
-// hosts a rollout orders.
-func hostOfJobIP(ip gse.JobIP) gse.Host { return gse.Host{IP: ip.IP, BkCloudID: ip.BkCloudID} }
-
-func hostsOfJobIPs(ips []gse.JobIP) []gse.Host {
-	out := make([]gse.Host, len(ips))
-	for i, ip := range ips {
-		out[i] = hostOfJobIP(ip)
-	}
-	return out
-}
-
-func jobIPsOf(hosts []gse.Host) []gse.JobIP {
-	out := make([]gse.JobIP, len(hosts))
-	for i, h := range hosts {
-		out[i] = gse.JobIP{IP: h.IP, BkCloudID: h.BkCloudID}
-	}
-	return out
 }
 
 // jobHosts are the distinct IPs of procs, as hosts to roll out over.
@@ -307,13 +287,13 @@ func jobHosts(procs []gse.JobProcess) []gse.Host {
 			}
 		}
 	}
-	return hostsOfJobIPs(ips)
+	return each(ips, gse.JobIP.Host)
 }
 
 // jobProcsOn narrows procs to the IPs of batch, dropping processes left without any.
 func jobProcsOn(procs []gse.JobProcess, batch []gse.Host) []gse.JobProcess {
 	in := map[string]bool{}
-	for _, ip := range jobIPsOf(batch) {
+	for _, ip := range each(batch, gse.Host.JobIP) {
 		in[ip.Key()] = true
 	}
 	var out []gse.JobProcess

@@ -1,0 +1,476 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// Update converges step by step. applied starts as the prior state and records
+// each step that succeeded, so a failure leaves a state that says what exists
+// (hosts registered or possibly registered, spec in effect, triggers run);
+// runtime drift (hosting, run state) is caught by the next refresh anyway.
+func (r *managedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior managedProcessModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	ctx, cancel := deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
+	defer cancel()
+	meta, d := plan.Meta.api(ctx)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	applied := prior
+	applied.Timeouts = plan.Timeouts
+	pr := proven{prior: prior.HostStatus}
+	triggers := loadTriggerProgress(ctx, req.Private, &resp.Diagnostics)
+	if err := r.updateInSteps(ctx, meta, &plan, &prior, &applied, &pr, triggers); err != nil {
+		addAPIError(&resp.Diagnostics, "update", meta, err,
+			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
+	} else {
+		applied = plan
+	}
+	applied.HostStatus = pr.value(applied.Hosts)
+	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
+	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
+}
+
+// updateInSteps takes the hosts and the spec from prior to plan in order:
+// unregister removed hosts, send a changed spec to kept ones, register added
+// ones, then hosting, run state and triggers. Each step that succeeds is
+// written into applied at once, so an error leaves applied true. Every step
+// that disrupts the process goes in the batches of plan.Rollout; a trigger
+// that reaches only some hosts is finished by the next apply (triggers).
+func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
+	spec := plan.Spec.api()
+	ro := plan.Rollout.plan()
+	removed, added, kept := diffBy(each(prior.Hosts, hostModel.api), each(plan.Hosts, hostModel.api), gse.Host.Key)
+	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
+	if err := reachable(ctx, r.client, slices.Concat(removed, added, kept)); err != nil {
+		return err // common_gateway.go: hosts need gateway_url, or their agent is down
+	}
+
+	if len(removed) > 0 {
+		var gone []gse.Host
+		_, err := ro.run(ctx, removed, rolloutStep{what: "removal of hosts", target: meta, run: func(ctx context.Context, batch []gse.Host) error {
+			g, err := r.teardown(ctx, meta, prior.Spec.api(), batch, prior.Running.ValueBool())
+			gone = append(gone, g...)
+			return err
+		}})
+		applied.Hosts = selectBy(applied.Hosts, hostKey, each(gone, gse.Host.Key), false)
+		if err != nil {
+			return err
+		}
+	}
+	if specChanged {
+		_, err := ro.run(ctx, kept, rolloutStep{what: "spec update (update_proc_info)", target: meta, run: func(ctx context.Context, batch []gse.Host) error {
+			_, err := r.client.Proc.UpdateProcInfo(ctx, meta, batch, spec)
+			return err
+		}})
+		if err != nil {
+			return err
+		}
+	}
+	if len(added) > 0 {
+		// Through the gateway a register starts or hosts the process, so it
+		// rolls out like a create; through ESB it disrupts nothing.
+		register := r.register
+		if r.client.Gateway() {
+			register = r.createInBatches
+		}
+		done, err := register(ctx, meta, spec, plan, added, pr)
+		applied.Hosts = append(applied.Hosts, selectBy(plan.Hosts, hostKey, each(done, gse.Host.Key), true)...)
+		if err != nil {
+			return err
+		}
+		if r.client.Gateway() {
+			added = nil // created converged (see register)
+		}
+	}
+
+	// Hosting: new hosts, and kept ones after a spec change or when they were
+	// not hosted. New hosts that are about to be started need no op 3: a start hosts.
+	rehost := specChanged || !prior.Managed.ValueBool()
+	starting := plan.Running.ValueBool()
+	switch {
+	case plan.Managed.ValueBool():
+		hostNew := added
+		if starting {
+			hostNew = nil
+		}
+		if _, err := r.rollOperate(ctx, ro, meta, spec, gse.OpHost, appendIf(hostNew, kept, rehost), pr); err != nil {
+			return err
+		}
+	case prior.Managed.ValueBool():
+		if _, err := r.rollOperate(ctx, ro, meta, spec, gse.OpUnhost, kept, pr); err != nil {
+			return err
+		}
+	}
+	applied.Managed = plan.Managed
+	// A new spec is in effect once sent and hosted with (op 3 carries its
+	// monitor policy); until then the state keeps the old one, so the next
+	// apply sends both again.
+	if specChanged {
+		applied.Spec, applied.Meta.Labels = plan.Spec, plan.Meta.Labels
+	}
+
+	if !plan.Running.IsNull() {
+		op := gse.OpStop
+		if starting {
+			op = gse.OpStart
+		}
+		settled := !prior.Running.IsNull() && prior.Running.ValueBool() == starting
+		if _, err := r.rollOperate(ctx, ro, meta, spec, op, appendIf(added, kept, !settled), pr); err != nil {
+			return err
+		}
+	}
+	applied.Running = plan.Running
+
+	all := each(plan.Hosts, hostModel.api)
+	for _, t := range []struct {
+		name        string
+		op          gse.OpType
+		plan, prior types.Map
+		applied     *types.Map
+	}{
+		{"restart", gse.OpRestart, plan.RestartTriggers, prior.RestartTriggers, &applied.RestartTriggers},
+		{"reload", gse.OpReload, plan.ReloadTriggers, prior.ReloadTriggers, &applied.ReloadTriggers},
+	} {
+		if !t.plan.IsNull() && !t.plan.Equal(t.prior) {
+			if err := r.runTrigger(ctx, ro, meta, spec, t.name, t.op, t.plan, all, triggers, pr); err != nil {
+				return err
+			}
+		}
+		delete(triggers, t.name)
+		*t.applied = t.plan
+	}
+	return nil
+}
+
+// appendIf returns base, plus extra when cond holds.
+func appendIf(base, extra []gse.Host, cond bool) []gse.Host {
+	if !cond {
+		return base
+	}
+	return append(append([]gse.Host(nil), base...), extra...)
+}
+
+// sameSpec compares two specs as GSE would receive them.
+func sameSpec(a, b *specModel) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return reflect.DeepEqual(a.api(), b.api())
+}
+
+// gse_managed_process through the GSE 2.0 gateway. GSE 2.0 has no register
+// or unregister (the GSE 2.0 API gateway documents neither; an inference from every public caller): an
+// operate carrying the full spec (op 0 or 3) creates the process, and a stop
+// (op 1) or unhost (op 4) ends its life; the process record stays in GSE,
+// stopped or unhosted, as no API removes it. Before acting on or trusting the
+// status of a host, the provider asks list_agent_state: a host whose agent is
+// not running answers 115 forever, and its process is absent from status reads.
+
+// register makes the process exist on hosts with spec, and returns the hosts
+// where it may exist, also after an error (never leave an orphan). Through
+// ESB that is register_proc_info (converge then hosts and starts it). Through
+// the gateway it is one operate with the spec: op 0 when running = true, else
+// op 3; then, for managed = false, op 1 (running = false) or op 4, so the
+// hosts are converged when it returns. Callers check agentsUp first.
+func (r *managedProcessResource) register(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
+	if !r.client.Gateway() {
+		done, err := r.client.Proc.RegisterProcInfo(ctx, meta, hosts, spec)
+		if err != nil {
+			done = mayExist(hosts, done, err)
+		}
+		return done, err
+	}
+	op := gse.OpHost
+	if plan.Running.ValueBool() {
+		op = gse.OpStart
+	}
+	if _, err := r.operate(ctx, meta, spec, op, hosts, pr); err != nil {
+		return createdMayExist(hosts, err), err
+	}
+	var err error
+	switch {
+	case !plan.Running.IsNull() && !plan.Running.ValueBool():
+		_, err = r.operate(ctx, meta, spec, gse.OpStop, hosts, pr)
+	case !plan.Managed.ValueBool():
+		_, err = r.operate(ctx, meta, spec, gse.OpUnhost, hosts, pr)
+	}
+	return hosts, err
+}
+
+// createdMayExist is where a failed creating operate may have left the
+// process: every host but those GSE refused because their agent is unknown or
+// abnormal (117) or the request was refused as a whole (by GSE, or by the
+// gateway before GSE saw it). Any other per-host
+// failure (a start command that failed) comes after the spec was taken.
+func createdMayExist(hosts []gse.Host, err error) []gse.Host {
+	var he *gse.HostsError
+	var ae *gse.APIError
+	switch {
+	case errors.As(err, &he):
+		var refused []gse.Host
+		for _, f := range he.Failures {
+			if f.Code == gse.HostAgentAbnormal {
+				refused = append(refused, f.Host)
+			}
+		}
+		return selectBy(hosts, gse.Host.Key, each(refused, gse.Host.Key), false)
+	case errors.As(err, &ae) && (ae.HTTPStatus == 200 || ae.GatewayRefused()), errors.As(err, new(*agentsDownError)):
+		return nil
+	}
+	return hosts
+}
+
+// keepDownStatus carries the prior host_status of hosts whose agent is down
+// into status: what GSE cannot say now is not drift.
+func keepDownStatus(status, prior types.Map, hosts []hostModel, down map[string]gse.AgentState) types.Map {
+	if len(down) == 0 {
+		return status
+	}
+	elems := status.Elements()
+	for _, h := range hosts {
+		if _, isDown := down[h.api().Key()]; isDown {
+			if old, ok := prior.Elements()[statusKey(h)]; ok {
+				elems[statusKey(h)] = old
+			}
+		}
+	}
+	return types.MapValueMust(hostStatusType, elems)
+}
+
+// rollOperate performs op on hosts batch by batch (see rollout.run) through
+// operate, the path every operation of gse_managed_process takes, and returns
+// the hosts where it succeeded. wait_running applies to the operations that
+// leave the process running (gse.OpInfo.Starts).
+func (r *managedProcessResource) rollOperate(ctx context.Context, ro *rollout, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
+	st := rolloutStep{what: op.Info().Verb, target: meta, run: func(ctx context.Context, batch []gse.Host) error {
+		_, err := r.operate(ctx, meta, spec, op, batch, pr)
+		return err
+	}}
+	if op.Info().Starts {
+		st.notRunning = gseNotRunning(r.client, meta)
+	}
+	return ro.run(ctx, hosts, st)
+}
+
+// triggerProgress is how a restart or reload trigger that did not reach
+// every host is finished. The state keeps the prior trigger value, so the
+// next plan shows the trigger still to apply; private state (key
+// rolloutTriggersKey) records, per trigger, the value being rolled out and
+// the hosts it already reached. The next apply runs it only on the other
+// hosts, and only while the trigger still has that value: a new value must
+// reach every host again. Per-host bookkeeping in private state rather than
+// a state attribute: it is the provider's memory of an unfinished step, not
+// something a user configures or should see drift on.
+type triggerProgress struct {
+	Want string   `json:"want"` // the trigger map being rolled out, as JSON
+	Done []string `json:"done"` // gse.Host.Key of the hosts it reached
+}
+
+const rolloutTriggersKey = "rollout_triggers"
+
+// triggerProgresses are the unfinished triggers by name ("restart", "reload").
+type triggerProgresses map[string]triggerProgress
+
+func loadTriggerProgress(ctx context.Context, p privateGetter, diags *diag.Diagnostics) triggerProgresses {
+	b, d := p.GetKey(ctx, rolloutTriggersKey)
+	diags.Append(d...)
+	out := triggerProgresses{}
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &out) // unreadable: every host is owed the trigger again
+	}
+	return out
+}
+
+func (t triggerProgresses) save(ctx context.Context, p privateSetter) diag.Diagnostics {
+	if len(t) == 0 {
+		return p.SetKey(ctx, rolloutTriggersKey, nil)
+	}
+	b, _ := json.Marshal(t)
+	return p.SetKey(ctx, rolloutTriggersKey, b)
+}
+
+// triggerValue is a trigger map as JSON with sorted keys, to compare values across applies.
+func triggerValue(m types.Map) string {
+	vals := make(map[string]string, len(m.Elements()))
+	for k, v := range m.Elements() {
+		vals[k] = v.String()
+	}
+	b, _ := json.Marshal(vals)
+	return string(b)
+}
+
+// runTrigger runs a changed trigger's op on the hosts it still owes and
+// records how far it got in progress.
+func (r *managedProcessResource) runTrigger(ctx context.Context, ro *rollout, meta gse.Meta, spec *gse.Spec, name string, op gse.OpType, value types.Map, all []gse.Host, progress triggerProgresses, pr *proven) error {
+	want := triggerValue(value)
+	prev, resumed := progress[name]
+	hosts := all
+	if resumed && prev.Want == want {
+		hosts = selectBy(all, gse.Host.Key, prev.Done, false)
+	} else {
+		prev = triggerProgress{Want: want}
+	}
+	done, err := r.rollOperate(ctx, ro, meta, spec, op, hosts, pr)
+	if err != nil {
+		prev.Done = append(prev.Done, each(done, gse.Host.Key)...)
+		progress[name] = prev
+		return err
+	}
+	delete(progress, name)
+	return nil
+}
+
+// createInBatches registers the process and brings it to the planned hosting
+// and run state (converge), batch by batch, and returns the hosts where it
+// may be registered. Hosts of batches never reached stay untouched: not even
+// registered.
+func (r *managedProcessResource) createInBatches(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
+	var registered []gse.Host
+	st := rolloutStep{what: "create", target: meta, run: func(ctx context.Context, batch []gse.Host) error {
+		got, err := r.register(ctx, meta, spec, plan, batch, pr) // through the gateway or ESB, above
+		registered = append(registered, got...)
+		if err != nil || r.client.Gateway() { // through the gateway, register converges too
+			return err
+		}
+		return r.converge(ctx, meta, spec, plan, got, pr)
+	}}
+	if plan.Running.ValueBool() {
+		st.notRunning = gseNotRunning(r.client, meta)
+	}
+	_, err := plan.Rollout.plan().run(ctx, hosts, st)
+	return registered, err
+}
+
+type managedProcessResource struct{ client *gse.Client }
+
+// operate performs op on hosts and waits for it. Without a spec (an imported
+// resource before its first apply) it uses operate_proc, which acts on the
+// registered spec. What succeeded is noted in pr.
+func (r *managedProcessResource) operate(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
+	if len(hosts) == 0 {
+		return &gse.Outcome{}, nil
+	}
+	req := gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: spec}
+	var out *gse.Outcome
+	var err error
+	if spec == nil {
+		out, err = r.client.Proc.OperateV1(ctx, req)
+	} else {
+		out, err = r.client.Proc.Operate(ctx, req)
+	}
+	if err == nil {
+		pr.note(hosts, op)
+	}
+	return out, err
+}
+
+// teardown stops (stop) or unhosts the process on hosts, then unregisters it.
+// It trusts the refreshed state that the process is registered there, so it
+// reads no status first: one task per step. A stop also unhosts (operate_proc_v2);
+// only hosts answering 829 (not running) are unhosted with op 4 after it. When
+// the first step fails on some hosts, their status is read then (the state may
+// be stale, as after destroy -refresh=false): hosts where the process is gone
+// are skipped, any other failure stands. It returns the hosts now clear of it.
+func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spec, hosts []gse.Host, stop bool) ([]gse.Host, error) {
+	var pr proven
+	op := gse.OpUnhost
+	if stop {
+		op = gse.OpStop
+	}
+	out, err := r.operate(ctx, meta, spec, op, hosts, &pr)
+	present, gone := hosts, []gse.Host(nil)
+	if err != nil {
+		var he *gse.HostsError
+		if !errors.As(err, &he) || len(he.Pending) > 0 || len(he.Failures) == 0 {
+			return nil, err
+		}
+		failed := make([]gse.Host, len(he.Failures))
+		for i, f := range he.Failures {
+			failed[i] = f.Host
+		}
+		registered, serr := findProcessHosts(ctx, r.client, meta, failed)
+		if serr != nil {
+			return nil, err
+		}
+		for _, h := range failed {
+			if _, ok := registered[h.Key()]; !ok {
+				gone = append(gone, h)
+			}
+		}
+		if len(gone) < len(failed) {
+			return gone, err
+		}
+		present = selectBy(hosts, gse.Host.Key, each(gone, gse.Host.Key), false)
+	}
+	if stop {
+		var notRunning []gse.Host
+		for _, o := range out.Hosts {
+			if o.ErrorCode == gse.HostNotRunning {
+				notRunning = append(notRunning, o.Host)
+			}
+		}
+		if _, err := r.operate(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Key, each(notRunning, gse.Host.Key), true), &pr); err != nil {
+			return gone, err
+		}
+	}
+	if len(present) == 0 || r.client.Gateway() { // GSE 2.0 has no unregister: a stop or unhost ends the process
+		return append(gone, present...), nil
+	}
+	done, err := r.client.Proc.UnregisterProcInfo(ctx, meta, present)
+	return append(gone, done...), err
+}
+
+// mayExist is the part of hosts on which a failed register may have left the
+// process: all but the hosts GSE refused outright (such as 850, someone else's
+// process) when it said which, only done when it refused the whole request,
+// and all of them when the outcome is unknown (a deadline, a cut connection).
+func mayExist(hosts, done []gse.Host, err error) []gse.Host {
+	var he *gse.HostsError
+	var ae *gse.APIError
+	switch {
+	case errors.As(err, &he):
+		refused := make([]gse.Host, len(he.Failures))
+		for i, f := range he.Failures {
+			refused[i] = f.Host
+		}
+		return selectBy(hosts, gse.Host.Key, each(refused, gse.Host.Key), false)
+	case errors.As(err, &ae) && ae.HTTPStatus == 200:
+		return done
+	}
+	return hosts
+}
+
+func hostKey(h hostModel) string { return h.api().Key() }
+
+// converge brings freshly registered hosts to the planned hosting and run
+// state with one task: a start also hosts the process (operate_proc_v2), so
+// running = true is op 0 alone; otherwise op 3 hosts it, and running = false
+// (which needs managed = false) stops it.
+func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) error {
+	var err error
+	switch {
+	case plan.Running.ValueBool():
+		_, err = r.operate(ctx, meta, spec, gse.OpStart, hosts, pr)
+	case !plan.Running.IsNull():
+		_, err = r.operate(ctx, meta, spec, gse.OpStop, hosts, pr)
+	case plan.Managed.ValueBool():
+		_, err = r.operate(ctx, meta, spec, gse.OpHost, hosts, pr)
+	}
+	return err
+}
