@@ -67,6 +67,7 @@ type Server struct {
 	requests   []RequestRecord
 	job        jobKnobs     // JOB-only knobs, in job.go
 	gw         gatewayKnobs // GSE 2.0 gateway knobs, in gateway.go
+	quota      quota        // the app's rate limit and the APIs missing, in quota.go
 	seq        int
 	mux        *http.ServeMux
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,6 +27,9 @@ func main() {
 	tenant := flag.String("tenant-id", "", "required X-Bk-Tenant-Id of gateway requests (empty: any)")
 	accessToken := flag.String("access-token", "", "required access_token of gateway requests that send one (empty: any)")
 	latency := flag.Duration("task-latency", time.Second, "how long each operation task takes; 0: tasks answer at their first poll")
+	quota := flag.Float64("quota", 0, "requests per second each app may make (token bucket shared by every caller); 0: no limit")
+	quotaBurst := flag.Int("quota-burst", 0, "the quota's burst (0: the quota rounded up)")
+	without := flag.String("without", "", "comma-separated APIs this installation lacks, e.g. operate_proc_multi,sync_proc_status")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *listen)
@@ -39,7 +43,12 @@ func main() {
 		}
 	}
 	fmt.Println("gse-simulator listening on", url)
-	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0})} //nolint:gosec // loopback demo server
+	sim := simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0})
+	sim.SetQuota(*quota, *quotaBurst)
+	if *without != "" {
+		sim.RemoveAPIs(strings.Split(*without, ",")...)
+	}
+	srv := &http.Server{Handler: sim} //nolint:gosec // loopback demo server
 	go func() {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
