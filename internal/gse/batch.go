@@ -405,7 +405,7 @@ func (b *batcher) leave(it *opItem) {
 	}
 	cause := it.ctx.Err()
 	if last := it.task.failing.get(); last != nil {
-		cause = &InterruptedError{Cause: cause, Last: last}
+		cause = b.c.interrupted(cause, last)
 	}
 	b.concludeLocked(it, cause)
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -42,8 +43,12 @@ type Config struct {
 	TenantID    string // sent as X-Bk-Tenant-Id on every request when set
 	AccessToken string // an alternative to AppCode/AppSecret + Username/BkToken
 
-	RequestTimeout     time.Duration // per attempt; default 30s
-	MaxRetries         int           // retries after the first attempt
+	RequestTimeout time.Duration // per attempt; default 30s
+	MaxRetries     int           // retries after the first attempt for faults; refusals for the rate limit retry until the context ends
+	// RateLimit is requests per second for the app on this installation,
+	// shared by every client of this process configured alike; 0 adapts
+	// the rate to the installation's refusals (limiter.go).
+	RateLimit          float64
 	InsecureSkipVerify bool
 	CACertPEM          string // added to the system roots
 
@@ -94,6 +99,8 @@ type Client struct {
 	redact     redactor
 	credential string // credentialKind of what is sent
 	ops        *batcher
+	limiter    *Limiter // every request waits for it
+	maxRetries int
 	common     service // shared by the services: one allocation for all
 }
 
@@ -132,6 +139,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxRetries < 0 {
 		return nil, errors.New("max retries must not be negative")
 	}
+	if cfg.RateLimit < 0 {
+		return nil, errors.New("the rate limit must not be negative")
+	}
 	transport := cleanhttp.DefaultPooledTransport() // a fresh transport: never touch http.DefaultTransport
 	// Terraform calls up to -parallelism (10) resources at once, and batch
 	// pollers run beside them; the default keeps GOMAXPROCS+1 idle connections,
@@ -167,6 +177,8 @@ func New(cfg Config) (*Client, error) {
 		poll:       newBackoff(orDefault(cfg.PollInitial, 100*time.Millisecond), orDefault(cfg.PollMax, 5*time.Second)),
 		redact:     newRedactor(cfg.secrets()...),
 		credential: credential,
+		limiter:    sharedLimiter(cfg),
+		maxRetries: cfg.MaxRetries,
 	}
 	c.log = redactingLogger{log, c.redact}
 	c.common.client = c
@@ -180,9 +192,9 @@ func New(cfg Config) (*Client, error) {
 		c.userAgent = "terraform-provider-gse"
 	}
 	rc := retryablehttp.NewClient()
-	rc.HTTPClient = &http.Client{Transport: transport, Timeout: cfg.RequestTimeout}
-	rc.Logger = nil // it would print to stderr; calls are logged through c.log instead
-	rc.RetryMax = cfg.MaxRetries
+	rc.HTTPClient = &http.Client{Transport: limitedTransport{transport, c.limiter}, Timeout: cfg.RequestTimeout}
+	rc.Logger = nil             // it would print to stderr; calls are logged through c.log instead
+	rc.RetryMax = math.MaxInt32 // checkRetry keeps the budgets: MaxRetries for faults, the context for refusals
 	rc.RetryWaitMin = orDefault(cfg.RetryWaitMin, time.Second)
 	rc.RetryWaitMax = orDefault(cfg.RetryWaitMax, 30*time.Second)
 	rc.CheckRetry = checkRetry
@@ -290,6 +302,11 @@ type callInfo struct {
 	// may have acted on it.
 	mayHaveActed bool
 	last         error // why the latest failed attempt failed
+	// faults counts the failed attempts retried within maxRetries; refusals
+	// for the rate limit are not faults (throttle.go).
+	faults, maxRetries int
+	lastThrottled      bool
+	limiter            *Limiter
 }
 
 // call posts body (plus the common arguments) to family/api and decodes the
@@ -303,7 +320,7 @@ func (c *Client) call(ctx context.Context, family, api string, body, out any, id
 // do is call, and it also returns what the attempts saw.
 func (c *Client) do(ctx context.Context, family, api string, body, out any, idempotent bool) (*callInfo, error) {
 	rid, _ := uuid.GenerateUUID()
-	info := &callInfo{api: api, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential}
+	info := &callInfo{api: api, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries, limiter: c.limiter}
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return info, fmt.Errorf("%s: encoding the request: %w", api, err)
@@ -334,7 +351,7 @@ func (c *Client) do(ctx context.Context, family, api string, body, out any, idem
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil && info.last != nil {
-			err = &InterruptedError{Cause: ctx.Err(), Last: info.last}
+			err = c.interrupted(ctx.Err(), info.last)
 		} else {
 			err = fmt.Errorf("%s: %w", api, err)
 		}

@@ -23,8 +23,9 @@ const maxServerWait = 2 * time.Minute
 // maxReply bounds a reply body.
 const maxReply = 64 << 20
 
-// checkRetry is the single retry policy of every call. It reads each reply
-// to its end, so a reply cut short is a failed attempt like a reset.
+// retryPolicy is the single retry policy of every call (checkRetry bounds
+// it). It reads each reply to its end, so a reply cut short is a failed
+// attempt like a reset.
 //
 // Idempotent calls (status, result polls, register/update/unregister) are
 // retried on transport errors, replies cut short or undecodable, 5xx, HTTP 429
@@ -32,7 +33,7 @@ const maxReply = 64 << 20
 // the request cannot have started a task: the connection was never made, or
 // the API refused it for rate limits. Re-sending it after an ambiguous failure
 // could start a second GSE task.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
@@ -96,6 +97,7 @@ func (info *callInfo) note(ctx context.Context, err error, acted bool) {
 		info.last = err
 		info.mayHaveActed = info.mayHaveActed || acted
 	}
+	info.sawThrottle(err)
 	if lf, ok := ctx.Value(lastFailureKey).(*lastFailure); ok {
 		lf.set(err)
 	}

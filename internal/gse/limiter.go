@@ -1,0 +1,225 @@
+package gse
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"net/http"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// One BlueKing installation limits each app, whoever calls for it, and
+// several Terraform runs (each its own provider process) often call for the
+// same app at once. Every request of a process goes through one Limiter
+// (limitedTransport), so a refusal slows every call of the process, not only
+// the one refused.
+//
+// By default the rate adapts as TCP's congestion control and aws's
+// retry_mode = "adaptive" do, so that processes that never talk to each other
+// converge on sharing the quota:
+//   - it starts at adaptiveStart requests/s and doubles every second while
+//     the process uses it (slow start), until the first refusal;
+//   - a refusal cuts it to adaptiveBeta of what the process was sending, at
+//     most once per adaptiveCooldown (the refusals of one burst are one
+//     signal);
+//   - after that it grows by adaptiveIncrease requests/s every second, never
+//     past twice what the process asks for (an idle process does not bank
+//     a rate it would then burst at).
+//
+// A fixed rate (Config.RateLimit) is kept whatever the answers.
+const (
+	adaptiveStart    = 2.0 // requests/s; six processes start at 12/s together
+	adaptiveBurst    = 2
+	adaptiveMin      = 0.5 // requests/s, the floor of a cut
+	adaptiveBeta     = 0.7
+	adaptiveIncrease = 0.1 // requests/s per second
+	adaptiveCooldown = time.Second
+	demandWindow     = 500 * time.Millisecond // how often the demand is measured
+	demandSmoothing  = 0.8                    // weight of the latest window
+)
+
+// Limiter paces requests, at a fixed rate or an adaptive one. It is safe for
+// concurrent use; clients for one app on one installation share one.
+type Limiter struct {
+	mu    sync.Mutex
+	lim   *rate.Limiter
+	fixed bool
+	now   func() time.Time // time.Now; tests move it
+
+	rate          float64 // requests/s, adaptive
+	slowStart     bool
+	updated, cut  time.Time
+	windowStart   time.Time
+	windowCount   int
+	demand        float64 // requests/s asked for, smoothed over windows
+	since         time.Time
+	sent, refused int
+	lastCode      int // the latest refusal's code (or HTTP status)
+}
+
+// NewLimiter paces at rps requests per second, or adaptively when rps is 0.
+func NewLimiter(rps float64) *Limiter { return newLimiter(rps, time.Now) }
+
+func newLimiter(rps float64, now func() time.Time) *Limiter {
+	t := now()
+	l := &Limiter{now: now, since: t, updated: t, windowStart: t}
+	if rps > 0 {
+		l.fixed, l.rate = true, rps
+		l.lim = rate.NewLimiter(rate.Limit(rps), 1) // evenly spaced: no burst to spill over another run's share
+		return l
+	}
+	l.rate, l.slowStart = adaptiveStart, true
+	l.lim = rate.NewLimiter(rate.Limit(adaptiveStart), adaptiveBurst)
+	return l
+}
+
+// Wait blocks until a request may be sent, or ctx ends.
+func (l *Limiter) Wait(ctx context.Context) error {
+	l.mu.Lock()
+	t := l.now()
+	l.sent++
+	l.windowCount++
+	if d := t.Sub(l.windowStart); d >= demandWindow {
+		l.demand = demandSmoothing*float64(l.windowCount)/d.Seconds() + (1-demandSmoothing)*l.demand
+		l.windowStart, l.windowCount = t, 0
+	}
+	if !l.fixed {
+		l.grow(t)
+	}
+	l.mu.Unlock()
+	// Not rate.Limiter.Wait: it fails at once when the wait would pass the
+	// deadline, and a call must instead end with the deadline, as any wait does.
+	r := l.lim.Reserve()
+	d := r.Delay()
+	if d == 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		r.Cancel()
+		return ctx.Err()
+	}
+}
+
+// grow raises the adaptive rate for the time since the last update.
+func (l *Limiter) grow(t time.Time) {
+	dt := t.Sub(l.updated).Seconds()
+	l.updated = t
+	if dt <= 0 {
+		return
+	}
+	r := l.rate + adaptiveIncrease*dt
+	if l.slowStart {
+		r = l.rate * math.Pow(2, dt)
+	}
+	l.set(min(r, max(l.rate, adaptiveStart, 2*l.demand)))
+}
+
+// Throttled records an answer refused for the rate limit, with its code.
+func (l *Limiter) Throttled(code int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.refused++
+	l.lastCode = code
+	t := l.now()
+	if l.fixed || t.Sub(l.cut) < adaptiveCooldown {
+		return
+	}
+	l.grow(t)
+	base := l.rate
+	if l.demand > 0 {
+		base = min(base, l.demand)
+	}
+	l.cut, l.slowStart = t, false
+	l.set(max(adaptiveMin, base*adaptiveBeta))
+}
+
+func (l *Limiter) set(r float64) {
+	l.rate = r
+	l.lim.SetLimit(rate.Limit(r))
+}
+
+// Rate is the current rate, in requests per second.
+func (l *Limiter) Rate() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rate
+}
+
+// Throttling is what a Limiter saw: requests sent through it and refused
+// for the rate limit since it was made, and the latest refusal's code.
+type Throttling struct {
+	Sent, Refused int
+	Code          int
+	For           time.Duration
+	Rate          float64 // requests/s when it was read
+	Fixed         bool
+}
+
+func (t Throttling) String() string {
+	mode := "adaptive"
+	if t.Fixed {
+		mode = "fixed"
+	}
+	return fmt.Sprintf("the installation refused %d of the %d requests sent in %s for the app's rate limit (code %d); the client's %s rate is %.1f requests/s",
+		t.Refused, t.Sent, t.For.Round(time.Second), t.Code, mode, t.Rate)
+}
+
+// Throttling reports what l saw so far.
+func (l *Limiter) Throttling() Throttling {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Throttling{Sent: l.sent, Refused: l.refused, Code: l.lastCode, For: l.now().Sub(l.since), Rate: l.rate, Fixed: l.fixed}
+}
+
+// Throttling reports what the client's limiter saw so far (shared with the
+// clients configured alike).
+func (c *Client) Throttling() Throttling { return c.limiter.Throttling() }
+
+// limitedTransport makes every request wait for the limiter.
+type limitedTransport struct {
+	next    http.RoundTripper
+	limiter *Limiter
+}
+
+func (t limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.limiter.Wait(req.Context()); err != nil {
+		return nil, err
+	}
+	return t.next.RoundTrip(req)
+}
+
+// limiters holds the limiter of each app on each installation in this process.
+var limiters = struct {
+	sync.Mutex
+	m map[string]*Limiter
+}{m: map[string]*Limiter{}}
+
+// sharedLimiter is the limiter of cfg's app on cfg's installation at cfg's
+// rate, made at first use. Clients configured alike share it: an app's quota
+// is the installation's, whichever provider configuration calls for it.
+func sharedLimiter(cfg Config) *Limiter {
+	app := cfg.AppCode
+	if cfg.AccessToken != "" {
+		sum := sha256.Sum256([]byte(cfg.AccessToken)) // a fingerprint: the key holds no secret
+		app = "token:" + hex.EncodeToString(sum[:8])
+	}
+	key := fmt.Sprintf("%s|%s|%s|%g", cfg.Endpoint, cfg.GatewayURL, app, cfg.RateLimit)
+	limiters.Lock()
+	defer limiters.Unlock()
+	l := limiters.m[key]
+	if l == nil {
+		l = NewLimiter(cfg.RateLimit)
+		limiters.m[key] = l
+	}
+	return l
+}

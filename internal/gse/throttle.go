@@ -1,0 +1,50 @@
+package gse
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/http"
+)
+
+// Throttling is not failure. A call refused for the app's rate limit waits
+// (the limiter has slowed down meanwhile) and tries again until its context
+// ends: max_retries is the budget of real faults only. A context that can
+// never end (context.Background) keeps the old bound: refusals count
+// against max_retries too.
+
+// checkRetry is retryPolicy within the call's budgets.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	retry, err := retryPolicy(ctx, resp, err)
+	info, _ := ctx.Value(callKey).(*callInfo)
+	if !retry || info == nil {
+		return retry, err
+	}
+	if info.lastThrottled && ctx.Done() != nil {
+		return true, err
+	}
+	info.faults++
+	return info.faults <= info.maxRetries, err
+}
+
+// sawThrottle records whether an attempt's failure (nil: none) was a refusal
+// for the rate limit, and tells the limiter of every call of the client.
+func (info *callInfo) sawThrottle(err error) {
+	var ae *APIError
+	info.lastThrottled = errors.As(err, &ae) && ae.Kind() == KindRateLimited
+	if info.lastThrottled && info.limiter != nil {
+		info.limiter.Throttled(cmp.Or(ae.Code, ae.HTTPStatus))
+	}
+}
+
+// interrupted is the error of a call whose context ended (cause) while it
+// was failing with last; when the installation was throttling it, the error
+// says how much.
+func (c *Client) interrupted(cause, last error) *InterruptedError {
+	e := &InterruptedError{Cause: cause, Last: last}
+	if KindOf(last) == KindRateLimited {
+		t := c.limiter.Throttling()
+		e.Throttling = &t
+	}
+	return e
+}
