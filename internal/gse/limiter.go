@@ -24,12 +24,21 @@ import (
 // converge on sharing the quota:
 //   - it starts at adaptiveStart requests/s and doubles every second while
 //     the process uses it (slow start), until the first refusal;
-//   - a refusal cuts it to adaptiveBeta of what the process was sending, at
-//     most once per adaptiveCooldown (the refusals of one burst are one
-//     signal);
-//   - after that it grows by adaptiveIncrease requests/s every second, never
-//     past twice what the process asks for (an idle process does not bank
-//     a rate it would then burst at).
+//   - a refusal cuts it to adaptiveBeta of the rate the installation served
+//     the process lately, at most once per adaptiveCooldown (the refusals of
+//     one burst are one signal). What was served, not what was sent: when
+//     every process overshoots together, each is served about its share, so
+//     one cut brings them all under the quota;
+//   - after that it grows by adaptiveGrowth of itself per second, faster the
+//     longer no refusal came (a run left alone takes back the quota others
+//     no longer use), never past twice what the process was served lately
+//     (an idle process does not bank a rate it would then burst at).
+//
+// Growth in proportion to the rate keeps refusals rare however many
+// processes share the quota: together they grow by adaptiveGrowth of the
+// quota per second, and each refusal takes back (1-adaptiveBeta) of one
+// share. Measured with bench-e2e's workspaces row (6 runs at once, 10
+// requests/s): see the README.
 //
 // A fixed rate (Config.RateLimit) is kept whatever the answers.
 const (
@@ -37,10 +46,12 @@ const (
 	adaptiveBurst    = 2
 	adaptiveMin      = 0.5 // requests/s, the floor of a cut
 	adaptiveBeta     = 0.7
-	adaptiveIncrease = 0.1 // requests/s per second
+	adaptiveGrowth   = 0.02             // of the rate, per second, right after a refusal
+	adaptiveQuiet    = 10 * time.Second // the growth doubles for each of these without a refusal
+	adaptiveFloor    = 0.05             // requests/s per second: the least growth
 	adaptiveCooldown = time.Second
-	demandWindow     = 500 * time.Millisecond // how often the demand is measured
-	demandSmoothing  = 0.8                    // weight of the latest window
+	servedWindow     = 500 * time.Millisecond // how often the served rate is measured
+	servedSmoothing  = 0.8                    // weight of the latest window
 )
 
 // Limiter paces requests, at a fixed rate or an adaptive one. It is safe for
@@ -56,7 +67,7 @@ type Limiter struct {
 	updated, cut  time.Time
 	windowStart   time.Time
 	windowCount   int
-	demand        float64 // requests/s asked for, smoothed over windows
+	served        float64 // requests/s answered other than by a refusal, smoothed over windows
 	since         time.Time
 	sent, refused int
 	lastCode      int // the latest refusal's code (or HTTP status)
@@ -67,7 +78,7 @@ func NewLimiter(rps float64) *Limiter { return newLimiter(rps, time.Now) }
 
 func newLimiter(rps float64, now func() time.Time) *Limiter {
 	t := now()
-	l := &Limiter{now: now, since: t, updated: t, windowStart: t}
+	l := &Limiter{now: now, since: t, updated: t, windowStart: t, cut: t.Add(-adaptiveCooldown)} // a refusal may cut at once
 	if rps > 0 {
 		l.fixed, l.rate = true, rps
 		l.lim = rate.NewLimiter(rate.Limit(rps), 1) // evenly spaced: no burst to spill over another run's share
@@ -81,15 +92,9 @@ func newLimiter(rps float64, now func() time.Time) *Limiter {
 // Wait blocks until a request may be sent, or ctx ends.
 func (l *Limiter) Wait(ctx context.Context) error {
 	l.mu.Lock()
-	t := l.now()
 	l.sent++
-	l.windowCount++
-	if d := t.Sub(l.windowStart); d >= demandWindow {
-		l.demand = demandSmoothing*float64(l.windowCount)/d.Seconds() + (1-demandSmoothing)*l.demand
-		l.windowStart, l.windowCount = t, 0
-	}
 	if !l.fixed {
-		l.grow(t)
+		l.grow(l.now())
 	}
 	l.mu.Unlock()
 	// Not rate.Limiter.Wait: it fails at once when the wait would pass the
@@ -117,11 +122,28 @@ func (l *Limiter) grow(t time.Time) {
 	if dt <= 0 {
 		return
 	}
-	r := l.rate + adaptiveIncrease*dt
+	quiet := t.Sub(l.cut).Seconds() / adaptiveQuiet.Seconds()
+	r := l.rate + max(adaptiveFloor, l.rate*adaptiveGrowth*math.Pow(2, quiet))*dt
 	if l.slowStart {
 		r = l.rate * math.Pow(2, dt)
 	}
-	l.set(min(r, max(l.rate, adaptiveStart, 2*l.demand)))
+	l.set(min(r, max(l.rate, adaptiveStart, 2*l.served)))
+}
+
+// Served records an answer that was not a refusal for the rate limit.
+func (l *Limiter) Served() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.windowCount++
+	l.measure(l.now())
+}
+
+// measure closes the window of the served rate when it has lasted.
+func (l *Limiter) measure(t time.Time) {
+	if d := t.Sub(l.windowStart); d >= servedWindow {
+		l.served = servedSmoothing*float64(l.windowCount)/d.Seconds() + (1-servedSmoothing)*l.served
+		l.windowStart, l.windowCount = t, 0
+	}
 }
 
 // Throttled records an answer refused for the rate limit, with its code.
@@ -135,9 +157,10 @@ func (l *Limiter) Throttled(code int) {
 		return
 	}
 	l.grow(t)
+	l.measure(t)
 	base := l.rate
-	if l.demand > 0 {
-		base = min(base, l.demand)
+	if l.served > 0 {
+		base = min(base, l.served)
 	}
 	l.cut, l.slowStart = t, false
 	l.set(max(adaptiveMin, base*adaptiveBeta))

@@ -1,6 +1,7 @@
 package gse
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -13,36 +14,48 @@ func (c *clock) now() time.Time { return c.t }
 func TestAdaptiveRate(t *testing.T) {
 	c := &clock{t: time.Unix(1e9, 0)}
 	l := newLimiter(0, c.now)
-	l.demand = 10 // the process asks for 10 requests/s
-	check := func(step string, want float64) {
-		t.Helper()
-		if got := l.Rate(); got < want-1e-9 || got > want+1e-9 {
-			t.Fatalf("%s: rate %.3f, want %.3f", step, got, want)
-		}
+	step := func(d time.Duration) float64 {
+		c.t = c.t.Add(d)
+		l.windowStart = c.t // the served rate stays what the test sets
+		l.grow(c.t)
+		return l.rate
 	}
-	check("start", adaptiveStart)
-	c.t = c.t.Add(time.Second)
-	l.grow(c.t)
-	check("slow start doubles each second", 2*adaptiveStart)
+	if l.rate != adaptiveStart {
+		t.Fatalf("start: %.2f", l.rate)
+	}
+	l.served = 10
+	if r := step(time.Second); r != 2*adaptiveStart {
+		t.Fatalf("slow start: %.2f after a second, want it doubled", r)
+	}
+	l.served = 3 // the installation served less than the process sent
 	l.Throttled(1306429)
-	check("a refusal cuts it", 2*adaptiveStart*adaptiveBeta)
+	cut := l.rate
+	if math.Abs(cut-adaptiveBeta*3) > 1e-9 {
+		t.Fatalf("a refusal cut the rate to %.2f, want %.2f of what was served", cut, adaptiveBeta)
+	}
 	c.t = c.t.Add(adaptiveCooldown / 2)
 	l.Throttled(1306429)
-	check("refusals of one burst cut once", 2*adaptiveStart*adaptiveBeta)
-	c.t = c.t.Add(10 * time.Second)
-	l.grow(c.t)
-	after := 2*adaptiveStart*adaptiveBeta + adaptiveIncrease*(adaptiveCooldown.Seconds()/2+10)
-	check("then it grows additively", after)
-	l.demand = 1
-	c.t = c.t.Add(100 * time.Second)
-	l.grow(c.t)
-	check("an idle process does not bank a rate", after)
-	l.demand = 0.1
+	if l.rate != cut {
+		t.Fatalf("a second refusal of the same burst cut again: %.2f", l.rate)
+	}
+	first := step(10*time.Second) - cut
+	second := step(10*time.Second) - cut - first
+	if first <= 0 || second <= first {
+		t.Fatalf("after the cut the rate grew by %.2f then %.2f: want growth, faster without refusals", first, second)
+	}
+	l.served = 0.1
+	before := l.rate
+	if r := step(100 * time.Second); r != before {
+		t.Fatalf("an idle process banked a rate: %.2f, was %.2f", r, before)
+	}
 	for range 20 {
 		c.t = c.t.Add(2 * adaptiveCooldown)
+		l.windowStart = c.t
 		l.Throttled(1642901)
 	}
-	check("cuts stop at the floor", adaptiveMin)
+	if l.rate != adaptiveMin {
+		t.Fatalf("cuts went to %.2f, want the floor %.2f", l.rate, adaptiveMin)
+	}
 	if th := l.Throttling(); th.Refused != 22 || th.Code != 1642901 || th.Fixed {
 		t.Fatalf("throttling %+v", th)
 	}

@@ -32,8 +32,12 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 func (info *callInfo) sawThrottle(err error) {
 	var ae *APIError
 	info.lastThrottled = errors.As(err, &ae) && ae.Kind() == KindRateLimited
-	if info.lastThrottled && info.limiter != nil {
+	switch {
+	case info.limiter == nil:
+	case info.lastThrottled:
 		info.limiter.Throttled(cmp.Or(ae.Code, ae.HTTPStatus))
+	default:
+		info.limiter.Served()
 	}
 }
 
