@@ -45,13 +45,12 @@ const (
 	adaptiveStart    = 2.0 // requests/s; six processes start at 12/s together
 	adaptiveBurst    = 2
 	adaptiveMin      = 0.5 // requests/s, the floor of a cut
-	adaptiveBeta     = 0.7
-	adaptiveGrowth   = 0.02             // of the rate, per second, right after a refusal
+	adaptiveBeta     = 0.5
+	adaptiveGrowth   = 0.03             // of the rate, per second, right after a refusal
 	adaptiveQuiet    = 10 * time.Second // the growth doubles for each of these without a refusal
 	adaptiveFloor    = 0.05             // requests/s per second: the least growth
 	adaptiveCooldown = time.Second
-	servedWindow     = 500 * time.Millisecond // how often the served rate is measured
-	servedSmoothing  = 0.8                    // weight of the latest window
+	servedWindow     = time.Second // the served rate is over the last one
 )
 
 // Limiter paces requests, at a fixed rate or an adaptive one. It is safe for
@@ -65,9 +64,8 @@ type Limiter struct {
 	rate          float64 // requests/s, adaptive
 	slowStart     bool
 	updated, cut  time.Time
-	windowStart   time.Time
-	windowCount   int
-	served        float64 // requests/s answered other than by a refusal, smoothed over windows
+	answers       []time.Time // when requests were answered other than by a refusal, over the last servedWindow
+	first         time.Time   // the first request (zero before)
 	since         time.Time
 	sent, refused int
 	lastCode      int // the latest refusal's code (or HTTP status)
@@ -78,7 +76,7 @@ func NewLimiter(rps float64) *Limiter { return newLimiter(rps, time.Now) }
 
 func newLimiter(rps float64, now func() time.Time) *Limiter {
 	t := now()
-	l := &Limiter{now: now, since: t, updated: t, windowStart: t, cut: t.Add(-adaptiveCooldown)} // a refusal may cut at once
+	l := &Limiter{now: now, since: t, updated: t, cut: t.Add(-adaptiveCooldown)} // a refusal may cut at once
 	if rps > 0 {
 		l.fixed, l.rate = true, rps
 		l.lim = rate.NewLimiter(rate.Limit(rps), 1) // evenly spaced: no burst to spill over another run's share
@@ -93,6 +91,9 @@ func newLimiter(rps float64, now func() time.Time) *Limiter {
 func (l *Limiter) Wait(ctx context.Context) error {
 	l.mu.Lock()
 	l.sent++
+	if l.first.IsZero() {
+		l.first = l.now()
+	}
 	if !l.fixed {
 		l.grow(l.now())
 	}
@@ -127,23 +128,32 @@ func (l *Limiter) grow(t time.Time) {
 	if l.slowStart {
 		r = l.rate * math.Pow(2, dt)
 	}
-	l.set(min(r, max(l.rate, adaptiveStart, 2*l.served)))
+	l.set(min(r, max(l.rate, adaptiveStart, 2*l.served(t))))
 }
 
 // Served records an answer that was not a refusal for the rate limit.
 func (l *Limiter) Served() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.windowCount++
-	l.measure(l.now())
+	if !l.fixed {
+		l.answers = append(l.answers, l.now())
+	}
 }
 
-// measure closes the window of the served rate when it has lasted.
-func (l *Limiter) measure(t time.Time) {
-	if d := t.Sub(l.windowStart); d >= servedWindow {
-		l.served = servedSmoothing*float64(l.windowCount)/d.Seconds() + (1-servedSmoothing)*l.served
-		l.windowStart, l.windowCount = t, 0
+// served is the rate of answers other than refusals over the last
+// servedWindow, or since the first request when that is more recent.
+func (l *Limiter) served(t time.Time) float64 {
+	from := t.Add(-servedWindow)
+	i := 0
+	for i < len(l.answers) && l.answers[i].Before(from) {
+		i++
 	}
+	l.answers = l.answers[i:]
+	span := min(servedWindow, t.Sub(l.first))
+	if len(l.answers) == 0 || span <= 0 {
+		return 0
+	}
+	return float64(len(l.answers)) / span.Seconds()
 }
 
 // Throttled records an answer refused for the rate limit, with its code.
@@ -157,10 +167,9 @@ func (l *Limiter) Throttled(code int) {
 		return
 	}
 	l.grow(t)
-	l.measure(t)
 	base := l.rate
-	if l.served > 0 {
-		base = min(base, l.served)
+	if served := l.served(t); served > 0 {
+		base = min(base, served)
 	}
 	l.cut, l.slowStart = t, false
 	l.set(max(adaptiveMin, base*adaptiveBeta))

@@ -14,20 +14,28 @@ func (c *clock) now() time.Time { return c.t }
 func TestAdaptiveRate(t *testing.T) {
 	c := &clock{t: time.Unix(1e9, 0)}
 	l := newLimiter(0, c.now)
+	l.first = c.t
+	// serve sets the rate served over the last second to n requests/s.
+	serve := func(n int) {
+		l.answers = l.answers[:0]
+		for range n {
+			l.answers = append(l.answers, c.t)
+		}
+	}
 	step := func(d time.Duration) float64 {
 		c.t = c.t.Add(d)
-		l.windowStart = c.t // the served rate stays what the test sets
+		serve(len(l.answers)) // the served rate stays what the test set
 		l.grow(c.t)
 		return l.rate
 	}
 	if l.rate != adaptiveStart {
 		t.Fatalf("start: %.2f", l.rate)
 	}
-	l.served = 10
+	serve(10)
 	if r := step(time.Second); r != 2*adaptiveStart {
 		t.Fatalf("slow start: %.2f after a second, want it doubled", r)
 	}
-	l.served = 3 // the installation served less than the process sent
+	serve(3) // the installation served less than the process sent
 	l.Throttled(1306429)
 	cut := l.rate
 	if math.Abs(cut-adaptiveBeta*3) > 1e-9 {
@@ -43,14 +51,13 @@ func TestAdaptiveRate(t *testing.T) {
 	if first <= 0 || second <= first {
 		t.Fatalf("after the cut the rate grew by %.2f then %.2f: want growth, faster without refusals", first, second)
 	}
-	l.served = 0.1
+	serve(0)
 	before := l.rate
 	if r := step(100 * time.Second); r != before {
 		t.Fatalf("an idle process banked a rate: %.2f, was %.2f", r, before)
 	}
 	for range 20 {
 		c.t = c.t.Add(2 * adaptiveCooldown)
-		l.windowStart = c.t
 		l.Throttled(1642901)
 	}
 	if l.rate != adaptiveMin {
