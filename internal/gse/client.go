@@ -198,7 +198,7 @@ func New(cfg Config) (*Client, error) {
 	rc.RetryWaitMin = orDefault(cfg.RetryWaitMin, time.Second)
 	rc.RetryWaitMax = orDefault(cfg.RetryWaitMax, 30*time.Second)
 	rc.CheckRetry = checkRetry
-	rc.Backoff = retryBackoff
+	rc.Backoff = throttleBackoff
 	rc.ErrorHandler = giveUp
 	rc.RequestLogHook = c.logAttempt
 	c.http = rc

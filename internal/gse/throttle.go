@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net/http"
+	"time"
 )
 
 // Throttling is not failure. A call refused for the app's rate limit waits
@@ -51,4 +53,19 @@ func (c *Client) interrupted(cause, last error) *InterruptedError {
 		e.Throttling = &t
 	}
 	return e
+}
+
+// throttleBackoff is the wait before sending a refused request again: short,
+// for the limiter has slowed down and paces it (backing off exponentially
+// too left the quota unused for seconds). A server's Retry-After is honoured,
+// and other failures back off as retryBackoff says.
+func throttleBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && resp.Request != nil {
+		if info, _ := resp.Request.Context().Value(callKey).(*callInfo); info != nil && info.lastThrottled {
+			if _, ok := serverWait(resp.Header); !ok {
+				return minWait/2 + rand.N(minWait/2+1)
+			}
+		}
+	}
+	return retryBackoff(minWait, maxWait, attempt, resp)
 }
