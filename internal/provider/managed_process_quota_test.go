@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -129,4 +131,45 @@ func TestAccManagedProcess_withoutOperateProcMulti(t *testing.T) {
 			},
 		},
 	})
+}
+
+// Without sync_proc_status, import by identity fails naming the API and
+// the alternative, import by ID; nothing is imported. (Listing with terraform
+// query fails alike: see TestDiscoverWithoutSyncProcStatus.)
+func TestAccManagedProcess_identityImportWithoutSyncProcStatus(t *testing.T) {
+	t.Parallel()
+	inModes(t, func(t *testing.T, e *testEnv) {
+		e.sim.RemoveAPIs("sync_proc_status")
+		e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1"}, nil)
+		resource.Test(t, resource.TestCase{
+			TerraformVersionChecks:   day2Versions,
+			ProtoV6ProviderFactories: e.factories(),
+			Steps: []resource.TestStep{{
+				Config: e.config(proc{hosts: []string{"0:10.0.0.1"}}) + `
+import {
+  to       = gse_managed_process.test
+  identity = { namespace = "gse", name = "proc-test" }
+}
+`,
+				PlanOnly:    true,
+				ExpectError: wordsRegexp("Could not discover the hosts of process gse/proc-test", "sync_proc_status", "This installation has no sync_proc_status", "Import by ID instead"),
+			}},
+		})
+	})
+}
+
+// The list resource and import by identity share discoverProcesses: without
+// sync_proc_status, its error is advised on with the API and import by ID.
+func TestDiscoverWithoutSyncProcStatus(t *testing.T) {
+	t.Parallel()
+	for _, gateway := range []bool{false, true} {
+		e := newTestEnvIn(t, testModes[map[bool]int{false: 0, true: 1}[gateway]])
+		e.sim.RemoveAPIs("sync_proc_status")
+		_, err := discoverProcesses(context.Background(), e.client(t), "gse", func(gse.Meta) bool { return true })
+		var diags diag.Diagnostics
+		addAPIError(&diags, "list", namespaceTarget("gse"), err, "")
+		if !diags.HasError() || !wordsRegexp("sync_proc_status", "This installation has no sync_proc_status", "terraform import gse_managed_process.NAME").MatchString(diags[0].Detail()) {
+			t.Errorf("gateway %v: %v", gateway, diags)
+		}
+	}
 }
