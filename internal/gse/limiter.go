@@ -29,9 +29,8 @@ import (
 //     one burst are one signal). What was served, not what was sent: when
 //     every process overshoots together, each is served about its share, so
 //     one cut brings them all under the quota;
-//   - after that it grows by adaptiveGrowth of itself per second, faster the
-//     longer no refusal came (a run left alone takes back the quota others
-//     no longer use), never past twice what the process was served lately
+//   - after that it grows by adaptiveGrowth of itself per second (at least
+//     adaptiveFloor), never past twice what the process was served lately
 //     (an idle process does not bank a rate it would then burst at).
 //
 // Growth in proportion to the rate keeps refusals rare however many
@@ -124,8 +123,7 @@ func (l *Limiter) grow(t time.Time) {
 	if dt <= 0 {
 		return
 	}
-	quiet := t.Sub(l.cut).Seconds() / adaptiveQuiet.Seconds()
-	r := l.rate + max(adaptiveFloor, l.rate*adaptiveGrowth*math.Pow(2, quiet))*dt
+	r := l.rate + max(adaptiveFloor, l.rate*adaptiveGrowth)*dt
 	if l.slowStart {
 		r = l.rate * math.Pow(2, dt)
 	}

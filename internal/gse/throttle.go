@@ -63,7 +63,7 @@ func throttleBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Res
 	if resp != nil && resp.Request != nil {
 		if info, _ := resp.Request.Context().Value(callKey).(*callInfo); info != nil && info.lastThrottled {
 			if _, ok := serverWait(resp.Header); !ok {
-				return minWait/2 + rand.N(minWait/2+1)
+				return minWait + rand.N(minWait+1)
 			}
 		}
 	}
