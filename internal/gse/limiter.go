@@ -41,16 +41,14 @@ import (
 //
 // A fixed rate (Config.RateLimit) is kept whatever the answers.
 const (
-	adaptiveStart     = 2.0 // requests/s; six processes start at 12/s together
-	adaptiveBurst     = 2
-	adaptiveMin       = 0.5 // requests/s, the floor of a cut
-	adaptiveBeta      = 0.8
-	adaptiveStartBeta = 0.5              // the first cut, which ends the slow start's overshoot
-	adaptiveGrowth    = 0.03             // of the rate, per second, right after a refusal
-	adaptiveQuiet     = 10 * time.Second // the growth doubles for each of these without a refusal
-	adaptiveFloor     = 0.05             // requests/s per second: the least growth
-	adaptiveCooldown  = time.Second
-	servedWindow      = time.Second // the served rate is over the last one
+	adaptiveStart    = 2.0 // requests/s; six processes start at 12/s together
+	adaptiveBurst    = 2
+	adaptiveMin      = 0.5 // requests/s, the floor of a cut
+	adaptiveBeta     = 0.5
+	adaptiveGrowth   = 0.02 // of the rate, per second
+	adaptiveFloor    = 0.05 // requests/s per second: the least growth
+	adaptiveCooldown = time.Second
+	servedWindow     = time.Second // the served rate is over the last one
 )
 
 // Limiter paces requests, at a fixed rate or an adaptive one. It is safe for

@@ -46,10 +46,13 @@ func TestAdaptiveRate(t *testing.T) {
 	if l.rate != cut {
 		t.Fatalf("a second refusal of the same burst cut again: %.2f", l.rate)
 	}
-	first := step(10*time.Second) - cut
-	second := step(10*time.Second) - cut - first
-	if first <= 0 || second <= first {
-		t.Fatalf("after the cut the rate grew by %.2f then %.2f: want growth, faster without refusals", first, second)
+	if grown := step(10*time.Second) - cut; grown < adaptiveFloor*10-1e-9 {
+		t.Fatalf("after the cut the rate grew by %.2f in 10 s, want at least %.2f", grown, adaptiveFloor*10)
+	}
+	l.set(50) // a large share, well used, grows in proportion
+	serve(100)
+	if grown := step(time.Second) - 50; grown < 50*adaptiveGrowth-1e-9 || grown > 50*adaptiveGrowth+1e-9 {
+		t.Fatalf("a rate of 50 grew by %.2f in a second, want %.2f", grown, 50*adaptiveGrowth)
 	}
 	serve(0)
 	before := l.rate
