@@ -22,8 +22,11 @@ import (
 // By default the rate adapts as TCP's congestion control and aws's
 // retry_mode = "adaptive" do, so that processes that never talk to each other
 // converge on sharing the quota:
-//   - it starts at adaptiveStart requests/s and doubles every second while
-//     the process uses it (slow start), until the first refusal;
+//   - it starts at adaptiveStart requests/s and grows by a quarter every
+//     second while the process uses it (slow start), until the first
+//     refusal: gently, for a token bucket at the installation hides an
+//     overshoot until its burst is spent, and by then doubling runs had
+//     sent twice the quota;
 //   - a refusal cuts it to adaptiveBeta of the rate the installation served
 //     the process lately, at most once per adaptiveCooldown (the refusals of
 //     one burst are one signal). What was served, not what was sent: when
@@ -41,14 +44,15 @@ import (
 //
 // A fixed rate (Config.RateLimit) is kept whatever the answers.
 const (
-	adaptiveStart    = 2.0 // requests/s; six processes start at 12/s together
-	adaptiveBurst    = 2
-	adaptiveMin      = 0.5 // requests/s, the floor of a cut
-	adaptiveBeta     = 0.5
-	adaptiveGrowth   = 0.02 // of the rate, per second
-	adaptiveFloor    = 0.05 // requests/s per second: the least growth
-	adaptiveCooldown = time.Second
-	servedWindow     = time.Second // the served rate is over the last one
+	adaptiveStart     = 2.0 // requests/s; six processes start at 12/s together
+	adaptiveBurst     = 2
+	adaptiveSlowStart = 1.25 // the rate's growth per second until the first refusal
+	adaptiveMin       = 0.5  // requests/s, the floor of a cut
+	adaptiveBeta      = 0.6
+	adaptiveGrowth    = 0.02 // of the rate, per second
+	adaptiveFloor     = 0.05 // requests/s per second: the least growth
+	adaptiveCooldown  = time.Second
+	servedWindow      = time.Second // the served rate is over the last one
 )
 
 // Limiter paces requests, at a fixed rate or an adaptive one. It is safe for
@@ -123,7 +127,7 @@ func (l *Limiter) grow(t time.Time) {
 	}
 	r := l.rate + max(adaptiveFloor, l.rate*adaptiveGrowth)*dt
 	if l.slowStart {
-		r = l.rate * math.Pow(2, dt)
+		r = l.rate * math.Pow(adaptiveSlowStart, dt)
 	}
 	l.set(min(r, max(l.rate, adaptiveStart, 2*l.served(t))))
 }

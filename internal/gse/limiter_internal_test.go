@@ -32,13 +32,13 @@ func TestAdaptiveRate(t *testing.T) {
 		t.Fatalf("start: %.2f", l.rate)
 	}
 	serve(10)
-	if r := step(time.Second); r != 2*adaptiveStart {
-		t.Fatalf("slow start: %.2f after a second, want it doubled", r)
+	if r := step(time.Second); math.Abs(r-adaptiveSlowStart*adaptiveStart) > 1e-9 {
+		t.Fatalf("slow start: %.2f after a second, want %.2f", r, adaptiveSlowStart*adaptiveStart)
 	}
-	serve(3) // the installation served less than the process sent
+	serve(2) // the installation served less than the process sent
 	l.Throttled(1306429)
 	cut := l.rate
-	if math.Abs(cut-adaptiveBeta*3) > 1e-9 {
+	if math.Abs(cut-adaptiveBeta*2) > 1e-9 {
 		t.Fatalf("a refusal cut the rate to %.2f, want %.2f of what was served", cut, adaptiveBeta)
 	}
 	c.t = c.t.Add(adaptiveCooldown / 2)
