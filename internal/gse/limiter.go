@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -33,8 +34,10 @@ import (
 //     every process overshoots together, each is served about its share, so
 //     one cut brings them all under the quota;
 //   - after that it grows by adaptiveGrowth of itself per second (at least
-//     adaptiveFloor), never past twice what the process was served lately
-//     (an idle process does not bank a rate it would then burst at).
+//     adaptiveFloor), doubling that for every adaptiveQuiet without a
+//     refusal (runs left alone take back the quota the others no longer
+//     use), never past twice what the process was served lately (an idle
+//     process does not bank a rate it would then burst at).
 //
 // Growth in proportion to the rate keeps refusals rare however many
 // processes share the quota: together they grow by adaptiveGrowth of the
@@ -49,10 +52,12 @@ const (
 	adaptiveSlowStart = 1.25 // the rate's growth per second until the first refusal
 	adaptiveMin       = 0.5  // requests/s, the floor of a cut
 	adaptiveBeta      = 0.6
-	adaptiveGrowth    = 0.02 // of the rate, per second
-	adaptiveFloor     = 0.05 // requests/s per second: the least growth
+	adaptiveGrowth    = 0.02             // of the rate, per second
+	adaptiveFloor     = 0.05             // requests/s per second: the least growth
+	adaptiveQuiet     = 10 * time.Second // the growth doubles for each of these without a refusal
 	adaptiveCooldown  = time.Second
-	servedWindow      = time.Second // the served rate is over the last one
+	servedWindow      = time.Second            // the served rate is over the last one
+	limiterRecheck    = 100 * time.Millisecond // how often a waiting request looks at the rate again
 )
 
 // Limiter paces requests, at a fixed rate or an adaptive one. It is safe for
@@ -100,22 +105,23 @@ func (l *Limiter) Wait(ctx context.Context) error {
 		l.grow(l.now())
 	}
 	l.mu.Unlock()
-	// Not rate.Limiter.Wait: it fails at once when the wait would pass the
-	// deadline, and a call must instead end with the deadline, as any wait does.
-	r := l.lim.Reserve()
-	d := r.Delay()
-	if d == 0 {
-		return nil
+	// Not rate.Limiter.Wait, nor a reservation: both fix the time of the
+	// request when it starts waiting, so requests queued behind a low rate
+	// kept their late turns after the rate had grown again (a run starved
+	// for seconds with its quota unused), and Wait fails at once when the
+	// turn would pass the deadline. Each waiter takes a token when there is
+	// one and otherwise looks again soon, at the rate of the moment.
+	for !l.lim.Allow() {
+		wait := time.Duration((1 - l.lim.Tokens()) / float64(l.lim.Limit()) * float64(time.Second))
+		timer := time.NewTimer(min(max(wait, time.Millisecond), limiterRecheck) + rand.N(limiterRecheck/4))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
 	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		r.Cancel()
-		return ctx.Err()
-	}
+	return nil
 }
 
 // grow raises the adaptive rate for the time since the last update.
@@ -125,7 +131,8 @@ func (l *Limiter) grow(t time.Time) {
 	if dt <= 0 {
 		return
 	}
-	r := l.rate + max(adaptiveFloor, l.rate*adaptiveGrowth)*dt
+	quiet := math.Pow(2, t.Sub(l.cut).Seconds()/adaptiveQuiet.Seconds())
+	r := l.rate + max(adaptiveFloor, l.rate*adaptiveGrowth)*min(quiet, 64)*dt
 	if l.slowStart {
 		r = l.rate * math.Pow(adaptiveSlowStart, dt)
 	}

@@ -51,8 +51,8 @@ func TestAdaptiveRate(t *testing.T) {
 	}
 	l.set(50) // a large share, well used, grows in proportion
 	serve(100)
-	if grown := step(time.Second) - 50; grown < 50*adaptiveGrowth-1e-9 || grown > 50*adaptiveGrowth+1e-9 {
-		t.Fatalf("a rate of 50 grew by %.2f in a second, want %.2f", grown, 50*adaptiveGrowth)
+	if grown := step(time.Second) - 50; grown < 50*adaptiveGrowth-1e-9 {
+		t.Fatalf("a rate of 50 grew by %.2f in a second, want at least %.2f", grown, 50*adaptiveGrowth)
 	}
 	serve(0)
 	before := l.rate
