@@ -192,7 +192,7 @@ func New(cfg Config) (*Client, error) {
 		c.userAgent = "terraform-provider-gse"
 	}
 	rc := retryablehttp.NewClient()
-	rc.HTTPClient = &http.Client{Transport: limitedTransport{transport, c.limiter}, Timeout: cfg.RequestTimeout}
+	rc.HTTPClient = &http.Client{Transport: transport, Timeout: cfg.RequestTimeout}
 	rc.Logger = nil             // it would print to stderr; calls are logged through c.log instead
 	rc.RetryMax = math.MaxInt32 // checkRetry keeps the budgets: MaxRetries for faults, the context for refusals
 	rc.RetryWaitMin = orDefault(cfg.RetryWaitMin, time.Second)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/http"
 	"sync"
 	"time"
 
@@ -16,9 +15,9 @@ import (
 
 // One BlueKing installation limits each app, whoever calls for it, and
 // several Terraform runs (each its own provider process) often call for the
-// same app at once. Every request of a process goes through one Limiter
-// (limitedTransport), so a refusal slows every call of the process, not only
-// the one refused.
+// same app at once. Every request of a process waits for one Limiter before
+// each attempt (Client.logAttempt, outside the attempt's timeout), so a
+// refusal slows every call of the process, not only the one refused.
 //
 // By default the rate adapts as TCP's congestion control and aws's
 // retry_mode = "adaptive" do, so that processes that never talk to each other
@@ -65,6 +64,7 @@ const (
 type Limiter struct {
 	mu    sync.Mutex
 	lim   *rate.Limiter
+	turn  chan struct{} // held by the request whose turn it is
 	fixed bool
 	now   func() time.Time // time.Now; tests move it
 
@@ -83,7 +83,7 @@ func NewLimiter(rps float64) *Limiter { return newLimiter(rps, time.Now) }
 
 func newLimiter(rps float64, now func() time.Time) *Limiter {
 	t := now()
-	l := &Limiter{now: now, since: t, updated: t, cut: t.Add(-adaptiveCooldown)} // a refusal may cut at once
+	l := &Limiter{now: now, since: t, updated: t, cut: t.Add(-adaptiveCooldown), turn: make(chan struct{}, 1)} // a refusal may cut at once
 	if rps > 0 {
 		l.fixed, l.rate = true, rps
 		l.lim = rate.NewLimiter(rate.Limit(rps), 1) // evenly spaced: no burst to spill over another run's share
@@ -109,8 +109,15 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	// request when it starts waiting, so requests queued behind a low rate
 	// kept their late turns after the rate had grown again (a run starved
 	// for seconds with its quota unused), and Wait fails at once when the
-	// turn would pass the deadline. Each waiter takes a token when there is
-	// one and otherwise looks again soon, at the rate of the moment.
+	// turn would pass the deadline. Waiters queue in turn (a channel serves
+	// blocked senders first come, first served), and the first takes a token
+	// when there is one, looking again soon at the rate of the moment.
+	select {
+	case l.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-l.turn }()
 	for !l.lim.Allow() {
 		wait := time.Duration((1 - l.lim.Tokens()) / float64(l.lim.Limit()) * float64(time.Second))
 		timer := time.NewTimer(min(max(wait, time.Millisecond), limiterRecheck) + rand.N(limiterRecheck/4))
@@ -224,19 +231,6 @@ func (l *Limiter) Throttling() Throttling {
 // Throttling reports what the client's limiter saw so far (shared with the
 // clients configured alike).
 func (c *Client) Throttling() Throttling { return c.limiter.Throttling() }
-
-// limitedTransport makes every request wait for the limiter.
-type limitedTransport struct {
-	next    http.RoundTripper
-	limiter *Limiter
-}
-
-func (t limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := t.limiter.Wait(req.Context()); err != nil {
-		return nil, err
-	}
-	return t.next.RoundTrip(req)
-}
 
 // limiters holds the limiter of each app on each installation in this process.
 var limiters = struct {

@@ -210,6 +210,9 @@ func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, attempt i
 		return
 	}
 	info.attempts = attempt + 1
+	// The attempt waits its turn here, before its timeout starts; when the
+	// context ends meanwhile, the attempt fails at once with its error.
+	_ = c.limiter.Wait(req.Context())
 	if attempt > 0 {
 		fields := map[string]any{"api": info.api, "request_id": info.requestID, "attempt": attempt + 1}
 		if info.last != nil {
