@@ -88,3 +88,20 @@ func TestDeadlineWhileThrottled(t *testing.T) {
 		}
 	}
 }
+
+// The wait for the limiter is not part of an attempt's timeout: requests
+// queued longer than request_timeout are still sent, and in turn.
+func TestLimiterWaitOutsideRequestTimeout(t *testing.T) {
+	t.Parallel()
+	c, sim, _ := newClientWith(t, simulator.Options{}, func(cfg *gse.Config) {
+		cfg.RateLimit, cfg.RequestTimeout, cfg.MaxRetries = 4, 100*time.Millisecond, 0
+	})
+	for i, err := range statusCalls(ctxTimeout(t, 20*time.Second), c, 6) {
+		if err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if n := sim.Calls("get_proc_status_v2"); n != 6 {
+		t.Errorf("get_proc_status_v2 received %d times, want 6", n)
+	}
+}
