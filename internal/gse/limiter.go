@@ -38,11 +38,12 @@ import (
 //     use), never past twice what the process was served lately (an idle
 //     process does not bank a rate it would then burst at).
 //
-// Growth in proportion to the rate keeps refusals rare however many
-// processes share the quota: together they grow by adaptiveGrowth of the
-// quota per second, and each refusal takes back (1-adaptiveBeta) of one
-// share. Measured with bench-e2e's workspaces row (6 runs at once, 10
-// requests/s): see the README.
+// In steady state, N processes sharing a quota together grow by about
+// adaptiveGrowth of it per second and each refusal takes back
+// (1-adaptiveBeta) of one share, so they see about
+// adaptiveGrowth·N/(1-adaptiveBeta) refusals per second: 0.3 for 6 runs.
+// Measured with bench-e2e's workspaces row (6 runs at once, 10 requests/s):
+// see the README.
 //
 // A fixed rate (Config.RateLimit) is kept whatever the answers.
 const (
