@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -64,6 +65,8 @@ type batcher struct {
 	c      *Client
 	fam    operateFamily
 	window time.Duration
+
+	noMulti atomic.Bool // the installation has no operate_proc_multi (fallback.go)
 
 	mu       sync.Mutex // guards the fields below, and the state of every item, task and expectation
 	open     *gathering
@@ -289,6 +292,10 @@ func (b *batcher) newTaskLocked(items []*opItem) *opTask {
 // run submits the task, then polls it until each item is concluded or every caller has left.
 func (b *batcher) run(t *opTask) {
 	defer t.cancel()
+	if len(t.items) > 1 && b.noMulti.Load() {
+		b.sendAlone(t)
+		return
+	}
 	api := b.fam.single
 	var body any
 	if len(t.items) == 1 {
@@ -306,16 +313,10 @@ func (b *batcher) run(t *opTask) {
 	var reply taskReply
 	submitted := time.Now()
 	err := b.c.call(t.ctx, familyGSE, api, body, &reply, false)
-	if err != nil && len(t.items) > 1 && refusedUnstarted(err) {
+	if err != nil && len(t.items) > 1 && (b.lacksMulti(t.ctx, api, err) || refusedUnstarted(err)) {
 		// GSE checks a multi task as a whole and refused it before starting
 		// anything: send each item alone, so only the bad one fails.
-		b.mu.Lock()
-		for _, it := range t.items {
-			if it.state == sentItem {
-				go b.run(b.newTaskLocked([]*opItem{it}))
-			}
-		}
-		b.mu.Unlock()
+		b.sendAlone(t)
 		return
 	}
 	b.mu.Lock()
@@ -401,7 +402,7 @@ func (b *batcher) leave(it *opItem) {
 	}
 	cause := it.ctx.Err()
 	if last := it.task.failing.get(); last != nil {
-		cause = &InterruptedError{Cause: cause, Last: last}
+		cause = b.c.interrupted(cause, last)
 	}
 	b.concludeLocked(it, cause)
 }

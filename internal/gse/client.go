@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -48,8 +49,12 @@ type Config struct {
 	// gateway's credentials; otherwise to ESB's cc/list_biz_hosts.
 	CMDBGatewayURL string
 
-	RequestTimeout     time.Duration // per attempt; default 30s
-	MaxRetries         int           // retries after the first attempt
+	RequestTimeout time.Duration // per attempt; default 30s
+	MaxRetries     int           // retries after the first attempt for faults; refusals for the rate limit retry until the context ends
+	// RateLimit is requests per second for the app on this installation,
+	// shared by every client of this process configured alike; 0 adapts
+	// the rate to the installation's refusals (limiter.go).
+	RateLimit          float64
 	InsecureSkipVerify bool
 	CACertPEM          string // added to the system roots
 
@@ -102,6 +107,8 @@ type Client struct {
 	redact     redactor
 	credential string // credentialKind of what is sent
 	ops        *batcher
+	limiter    *Limiter // every request waits for it
+	maxRetries int
 	common     service // shared by the services: one allocation for all
 }
 
@@ -157,6 +164,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxRetries < 0 {
 		return nil, errors.New("max retries must not be negative")
 	}
+	if cfg.RateLimit < 0 {
+		return nil, errors.New("the rate limit must not be negative")
+	}
 	transport := cleanhttp.DefaultPooledTransport() // a fresh transport: never touch http.DefaultTransport
 	// Terraform calls up to -parallelism (10) resources at once, and batch
 	// pollers run beside them; the default keeps GOMAXPROCS+1 idle connections,
@@ -187,6 +197,8 @@ func New(cfg Config) (*Client, error) {
 		poll:       newBackoff(orDefault(cfg.PollInitial, defaultPollInitial), orDefault(cfg.PollMax, defaultPollMax)),
 		redact:     newRedactor(cfg.secrets()...),
 		credential: credential,
+		limiter:    sharedLimiter(cfg),
+		maxRetries: cfg.MaxRetries,
 	}
 	c.log = redactingLogger{log, c.redact}
 	c.common.client = c
@@ -201,12 +213,12 @@ func New(cfg Config) (*Client, error) {
 	}
 	rc := retryablehttp.NewClient()
 	rc.HTTPClient = &http.Client{Transport: transport, Timeout: cfg.RequestTimeout}
-	rc.Logger = nil // it would print to stderr; calls are logged through c.log instead
-	rc.RetryMax = cfg.MaxRetries
+	rc.Logger = nil             // it would print to stderr; calls are logged through c.log instead
+	rc.RetryMax = math.MaxInt32 // checkRetry keeps the budgets: MaxRetries for faults, the context for refusals
 	rc.RetryWaitMin = orDefault(cfg.RetryWaitMin, defaultRetryWaitMin)
 	rc.RetryWaitMax = orDefault(cfg.RetryWaitMax, defaultRetryWaitMax)
 	rc.CheckRetry = checkRetry
-	rc.Backoff = retryBackoff
+	rc.Backoff = throttleBackoff
 	rc.ErrorHandler = giveUp
 	rc.RequestLogHook = c.logAttempt
 	c.http = rc
@@ -310,6 +322,11 @@ type callInfo struct {
 	// may have acted on it.
 	mayHaveActed bool
 	last         error // why the latest failed attempt failed
+	// faults counts the failed attempts retried within maxRetries; refusals
+	// for the rate limit are not faults (throttle.go).
+	faults, maxRetries int
+	lastThrottled      bool
+	limiter            *Limiter
 }
 
 // call posts body (plus the common arguments) to family/api and decodes the
@@ -331,7 +348,7 @@ func (c *Client) do(ctx context.Context, family, api string, body, out any, idem
 // in errors and logs.
 func (c *Client) post(ctx context.Context, api, target string, viaGateway bool, body, out any, idempotent bool) (*callInfo, error) {
 	rid, _ := uuid.GenerateUUID()
-	info := &callInfo{api: api, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential}
+	info := &callInfo{api: api, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries, limiter: c.limiter}
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return info, fmt.Errorf("%s: encoding the request: %w", api, err)
@@ -361,7 +378,7 @@ func (c *Client) post(ctx context.Context, api, target string, viaGateway bool, 
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil && info.last != nil {
-			err = &InterruptedError{Cause: ctx.Err(), Last: info.last}
+			err = c.interrupted(ctx.Err(), info.last)
 		} else {
 			err = fmt.Errorf("%s: %w", api, err)
 		}

@@ -47,6 +47,10 @@ func (l *recordingLogger) add(msg string, f map[string]any) {
 func (l *recordingLogger) Debug(_ context.Context, msg string, f map[string]any) { l.add(msg, f) }
 func (l *recordingLogger) Warn(_ context.Context, msg string, f map[string]any)  { l.add(msg, f) }
 
+// testRate paces the tests' clients: retries and polls a millisecond apart,
+// not the adaptive rate's slow start (limiter_test.go tests that).
+const testRate = 1000
+
 func newClient(t testing.TB, opts simulator.Options) (*gse.Client, *simulator.Server, *recordingLogger) {
 	t.Helper()
 	return newClientWith(t, opts, nil)
@@ -63,6 +67,7 @@ func newClientWith(t testing.TB, opts simulator.Options, tune func(*gse.Config))
 	cfg := gse.Config{
 		Endpoint: srv.URL, AppCode: testCode, AppSecret: testSecret, Username: "admin",
 		MaxRetries: 3, RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond,
+		RateLimit:   testRate,
 		PollInitial: time.Millisecond, PollMax: 5 * time.Millisecond, Logger: log,
 	}
 	if tune != nil {
@@ -233,13 +238,13 @@ func TestRetries(t *testing.T) {
 func TestRetriesExhaustedKeepsAPIError(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{})
-	sim.AddFault(simulator.Fault{Code: 1306429, Message: "rate limited", Times: 10})
+	sim.AddFault(simulator.Fault{HTTPStatus: http.StatusServiceUnavailable, Message: "upstream down", Times: 10})
 	_, err := c.Proc.GetProcStatusV2(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1})
 	var ae *gse.APIError
-	if !errors.As(err, &ae) || ae.Code != 1306429 || ae.Attempts != 4 {
+	if !errors.As(err, &ae) || ae.HTTPStatus != http.StatusServiceUnavailable || ae.Attempts != 4 {
 		t.Fatalf("err = %#v", err)
 	}
-	if !strings.Contains(err.Error(), "rate limited") || !strings.Contains(err.Error(), "after 4 attempts") {
+	if !strings.Contains(err.Error(), "upstream down") || !strings.Contains(err.Error(), "after 4 attempts") {
 		t.Fatalf("err = %v", err)
 	}
 }

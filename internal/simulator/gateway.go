@@ -194,11 +194,18 @@ func (s *Server) handleGateway(r *http.Request, api string, raw []byte, dispatch
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[api]++
-	f := s.takeFault(api)
 	var rep reply
-	if f != nil && !f.acts() {
+	var f *Fault
+	refused := s.admit(r, raw, api, true)
+	if refused == nil {
+		f = s.takeFault(api)
+	}
+	switch {
+	case refused != nil:
+		rep = *refused
+	case f != nil && !f.acts():
 		rep = f.reply(raw, reply{})
-	} else {
+	default:
 		rep = s.answerGateway(r, api, raw, dispatch)
 		if f != nil {
 			rep = f.reply(raw, rep)

@@ -71,6 +71,7 @@ type Server struct {
 	gw         gatewayKnobs // GSE 2.0 gateway knobs, in gateway.go
 	cmdb       []*CMDBHost  // the CMDB business, by bk_host_id (cmdb.go)
 	cmdbChurn  int          // list_biz_hosts requests left that change the fleet first
+	quota      quota        // the app's rate limit and the APIs missing, in quota.go
 	seq        int
 	mux        *http.ServeMux
 }

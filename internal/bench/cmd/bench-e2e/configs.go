@@ -8,7 +8,8 @@ import (
 // workload is what a configuration declares: resources of hosts each.
 type workload struct {
 	resources, hosts int
-	running          bool // running = true on every gse_managed_process
+	running          bool   // running = true on every gse_managed_process
+	namespace        string // meta.namespace of the processes; "" is "bench"
 }
 
 // hostsHCL lists hosts distinct across resources (resource r, host i).
@@ -34,9 +35,13 @@ const specHCL = `{
 func gseConfig(w workload) string {
 	var b strings.Builder
 	b.WriteString("terraform {\n  required_providers {\n    gse = { source = \"bk-gse/gse\" }\n  }\n}\n\nprovider \"gse\" {}\n")
+	ns := w.namespace
+	if ns == "" {
+		ns = "bench"
+	}
 	for r := 0; r < w.resources; r++ {
-		fmt.Fprintf(&b, "\nresource \"gse_managed_process\" \"p%d\" {\n  meta  = { namespace = \"bench\", name = \"p%d\" }\n  hosts = %s\n  spec  = %s\n",
-			r, r, hostsHCL(r, w.hosts), specHCL)
+		fmt.Fprintf(&b, "\nresource \"gse_managed_process\" \"p%d\" {\n  meta  = { namespace = %q, name = \"p%d\" }\n  hosts = %s\n  spec  = %s\n",
+			r, ns, r, hostsHCL(r, w.hosts), specHCL)
 		if w.running {
 			b.WriteString("  running = true\n")
 		}

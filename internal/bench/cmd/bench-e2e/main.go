@@ -22,18 +22,21 @@ import (
 )
 
 type options struct {
-	repo, providerSrc string
-	hosts, resources  int
-	refreshResources  int
-	runs              int
-	taskLatency       time.Duration
-	createLatency     time.Duration
-	only              map[string]bool
-	providerEnv       []string
-	keep              bool
-	parallelism       int
-	terraform         string
-	fleet             []int // CMDB hosts of the fleet rows, ascending
+	repo, providerSrc  string
+	hosts, resources   int
+	refreshResources   int
+	runs               int
+	taskLatency        time.Duration
+	createLatency      time.Duration
+	only               map[string]bool
+	providerEnv        []string
+	keep               bool
+	parallelism        int
+	terraform          string
+	fleet              []int   // CMDB hosts of the fleet rows, ascending
+	workspaces         int     // terraform runs at once of the workspaces row
+	workspaceResources int     // one-host resources of each
+	quota              float64 // requests per second the simulator allows the app in that row
 }
 
 func main() {
@@ -48,8 +51,11 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 3, "A/B runs per row (medians are reported)")
 	flag.DurationVar(&o.taskLatency, "task-latency", 0, "simulator task latency of the plan/apply/refresh rows; 0: tasks finish at once")
 	flag.DurationVar(&o.createLatency, "create-latency", 2*time.Second, "task latency L of the per-create and request rows")
-	flag.StringVar(&only, "only", "", "comma-separated rows to run: plan,apply,fleet,many,refresh,create,requests (default all)")
+	flag.StringVar(&only, "only", "", "comma-separated rows to run: plan,apply,fleet,many,refresh,create,requests,workspaces (default all)")
 	flag.StringVar(&fleet, "fleet", "1000,10000", "comma-separated CMDB host counts of the fleet rows (gse_cmdb_hosts), ascending, multiples of 200")
+	flag.IntVar(&o.workspaces, "workspaces", 6, "terraform runs at once of the workspaces row")
+	flag.IntVar(&o.workspaceResources, "workspace-resources", 25, "one-host resources of each run of the workspaces row")
+	flag.Float64Var(&o.quota, "quota", 10, "requests per second the installation allows the app in the workspaces row")
 	flag.StringVar(&providerEnv, "provider-env", "", "comma-separated NAME=value added to the environment of every terraform run (e.g. TF_LOG_SDK=trace)")
 	flag.BoolVar(&quick, "quick", false, "quick look: 1 run, 1000 hosts, 200 resources to refresh")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory")
@@ -119,6 +125,9 @@ func run(o options) error {
 	}
 	if o.want("requests") {
 		rows = append(rows, b.requestRows()...)
+	}
+	if o.want("workspaces") {
+		rows = append(rows, b.workspaceRows()...)
 	}
 	printTable(os.Stdout, o, rows)
 	return nil

@@ -28,11 +28,7 @@ func (b *bench) tf(dir string, sim *simulator, args ...string) measure {
 	if err != nil {
 		panic(err)
 	}
-	cmd := exec.Command(b.o.terraform, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+b.cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1",
-		"BK_COMPONENT_API_URL="+sim.url, "BK_APP_CODE="+benchAppCode, "BK_APP_SECRET="+benchAppSecret, "BK_USERNAME=admin")
-	cmd.Env = append(cmd.Env, b.o.providerEnv...)
+	cmd := b.command(dir, sim, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -64,6 +60,16 @@ func (b *bench) tf(dir string, sim *simulator, args ...string) measure {
 	}
 	m.calls = after - before
 	return m
+}
+
+// command is terraform with args in dir, pointed at the provider and sim.
+func (b *bench) command(dir string, sim *simulator, args ...string) *exec.Cmd {
+	cmd := exec.Command(b.o.terraform, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+b.cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1",
+		"BK_COMPONENT_API_URL="+sim.url, "BK_APP_CODE="+benchAppCode, "BK_APP_SECRET="+benchAppSecret, "BK_USERNAME=admin")
+	cmd.Env = append(cmd.Env, b.o.providerEnv...)
+	return cmd
 }
 
 func (b *bench) plan(dir string, sim *simulator) measure {

@@ -64,11 +64,13 @@ func setup(o options, work string) (*bench, error) {
 	return b, nil
 }
 
-func (b *bench) startSimulator(latency time.Duration) (*simulator, error) {
+// startSimulator starts one with task latency latency and extra flags.
+func (b *bench) startSimulator(latency time.Duration, flags ...string) (*simulator, error) {
 	b.seq++
 	urlFile := filepath.Join(b.work, fmt.Sprintf("sim-%d.url", b.seq))
-	cmd := exec.Command(filepath.Join(b.bin, "gse-simulator"), "-listen", "127.0.0.1:0", "-app-code", benchAppCode,
-		"-app-secret", benchAppSecret, "-url-file", urlFile, "-task-latency", latency.String(), "-cmdb-hosts", strconv.Itoa(b.o.fleet[len(b.o.fleet)-1]))
+	cmd := exec.Command(filepath.Join(b.bin, "gse-simulator"), append([]string{"-listen", "127.0.0.1:0", "-app-code", benchAppCode,
+		"-app-secret", benchAppSecret, "-url-file", urlFile, "-task-latency", latency.String(),
+		"-cmdb-hosts", strconv.Itoa(b.o.fleet[len(b.o.fleet)-1])}, flags...)...)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -94,22 +96,33 @@ func (b *bench) close() {
 
 // calls is the total of HTTP requests the simulator has answered.
 func (s *simulator) calls() (int, error) {
-	resp, err := http.Get(s.url + "/_sim/calls")
-	if err != nil {
-		return 0, err
+	n, _, err := s.counts()
+	return n, err
+}
+
+// counts is the total of HTTP requests the simulator has answered, and how
+// many of them it refused for the app's quota.
+func (s *simulator) counts() (total, limited int, err error) {
+	per := map[string]int{}
+	if err := s.get("/_sim/calls", &per); err != nil {
+		return 0, 0, err
 	}
-	defer resp.Body.Close()
-	var per map[string]int
-	if err := json.NewDecoder(resp.Body).Decode(&per); err != nil {
-		return 0, err
-	}
-	n := 0
 	for api, c := range per {
 		if !strings.HasPrefix(api, "_sim") {
-			n += c
+			total += c
 		}
 	}
-	return n, nil
+	return total, per["_sim/rate_limited"], nil
+}
+
+// get decodes the JSON that GET path answers into out.
+func (s *simulator) get(path string, out any) error {
+	resp, err := http.Get(s.url + path)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(out)
 }
 
 // dir makes a working directory holding config as main.tf.

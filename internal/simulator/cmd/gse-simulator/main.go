@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,6 +28,9 @@ func main() {
 	accessToken := flag.String("access-token", "", "required access_token of gateway requests that send one (empty: any)")
 	latency := flag.Duration("task-latency", time.Second, "how long each operation task takes; 0: tasks answer at their first poll")
 	cmdbHosts := flag.Int("cmdb-hosts", 0, "hosts of the generated CMDB business 2 (list_biz_hosts; POST /_sim/cmdb/move moves one between modules)")
+	quota := flag.Float64("quota", 0, "requests per second each app may make (token bucket shared by every caller); 0: no limit")
+	quotaBurst := flag.Int("quota-burst", 0, "the quota's burst (0: the quota rounded up)")
+	without := flag.String("without", "", "comma-separated APIs this installation lacks, e.g. operate_proc_multi,sync_proc_status")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *listen)
@@ -40,7 +44,12 @@ func main() {
 		}
 	}
 	fmt.Println("gse-simulator listening on", url)
-	srv := &http.Server{Handler: simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0, CMDBHosts: *cmdbHosts})} //nolint:gosec // loopback demo server
+	sim := simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0, CMDBHosts: *cmdbHosts})
+	sim.SetQuota(*quota, *quotaBurst)
+	if *without != "" {
+		sim.RemoveAPIs(strings.Split(*without, ",")...)
+	}
+	srv := &http.Server{Handler: sim} //nolint:gosec // loopback demo server
 	go func() {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, os.Interrupt, syscall.SIGTERM)

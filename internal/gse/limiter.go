@@ -1,0 +1,260 @@
+package gse
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// One BlueKing installation limits each app, whoever calls for it, and
+// several Terraform runs (each its own provider process) often call for the
+// same app at once. Every request of a process waits for one Limiter before
+// each attempt (Client.logAttempt, outside the attempt's timeout), so a
+// refusal slows every call of the process, not only the one refused.
+//
+// By default the rate adapts as TCP's congestion control and aws's
+// retry_mode = "adaptive" do, so that processes that never talk to each other
+// converge on sharing the quota:
+//   - it starts at adaptiveStart requests/s and grows by a quarter every
+//     second while the process uses it (slow start), until the first
+//     refusal: gently, for a token bucket at the installation hides an
+//     overshoot until its burst is spent, and by then doubling runs had
+//     sent twice the quota;
+//   - a refusal cuts it to adaptiveBeta of the rate the installation served
+//     the process lately, at most once per adaptiveCooldown (the refusals of
+//     one burst are one signal). What was served, not what was sent: when
+//     every process overshoots together, each is served about its share, so
+//     one cut brings them all under the quota;
+//   - after that it grows by adaptiveGrowth of itself per second (at least
+//     adaptiveFloor), doubling that for every adaptiveQuiet without a
+//     refusal (runs left alone take back the quota the others no longer
+//     use), never past twice what the process was served lately (an idle
+//     process does not bank a rate it would then burst at).
+//
+// In steady state, N processes sharing a quota together grow by about
+// adaptiveGrowth of it per second and each refusal takes back
+// (1-adaptiveBeta) of one share, so they see about
+// adaptiveGrowth·N/(1-adaptiveBeta) refusals per second: 0.3 for 6 runs.
+// Measured with bench-e2e's workspaces row (6 runs at once, 10 requests/s):
+// see the README.
+//
+// A fixed rate (Config.RateLimit) is kept whatever the answers.
+const (
+	adaptiveStart     = 2.0 // requests/s; six processes start at 12/s together
+	adaptiveBurst     = 2
+	adaptiveSlowStart = 1.25 // the rate's growth per second until the first refusal
+	adaptiveMin       = 0.5  // requests/s, the floor of a cut
+	adaptiveBeta      = 0.6
+	adaptiveGrowth    = 0.02             // of the rate, per second
+	adaptiveFloor     = 0.05             // requests/s per second: the least growth
+	adaptiveQuiet     = 10 * time.Second // the growth doubles for each of these without a refusal
+	adaptiveCooldown  = time.Second
+	servedWindow      = time.Second            // the served rate is over the last one
+	limiterRecheck    = 100 * time.Millisecond // how often a waiting request looks at the rate again
+)
+
+// Limiter paces requests, at a fixed rate or an adaptive one. It is safe for
+// concurrent use; clients for one app on one installation share one.
+type Limiter struct {
+	mu    sync.Mutex
+	lim   *rate.Limiter
+	turn  chan struct{} // held by the request whose turn it is
+	fixed bool
+	now   func() time.Time // time.Now; tests move it
+
+	rate          float64 // requests/s, adaptive
+	slowStart     bool
+	updated, cut  time.Time
+	answers       []time.Time // when requests were answered other than by a refusal, over the last servedWindow
+	first         time.Time   // the first request (zero before)
+	since         time.Time
+	sent, refused int
+	lastCode      int // the latest refusal's code (or HTTP status)
+}
+
+// NewLimiter paces at rps requests per second, or adaptively when rps is 0.
+func NewLimiter(rps float64) *Limiter { return newLimiter(rps, time.Now) }
+
+func newLimiter(rps float64, now func() time.Time) *Limiter {
+	t := now()
+	l := &Limiter{now: now, since: t, updated: t, cut: t.Add(-adaptiveCooldown), turn: make(chan struct{}, 1)} // a refusal may cut at once
+	if rps > 0 {
+		l.fixed, l.rate = true, rps
+		l.lim = rate.NewLimiter(rate.Limit(rps), 1) // evenly spaced: no burst to spill over another run's share
+		return l
+	}
+	l.rate, l.slowStart = adaptiveStart, true
+	l.lim = rate.NewLimiter(rate.Limit(adaptiveStart), adaptiveBurst)
+	return l
+}
+
+// Wait blocks until a request may be sent, or ctx ends.
+func (l *Limiter) Wait(ctx context.Context) error {
+	l.mu.Lock()
+	l.sent++
+	if l.first.IsZero() {
+		l.first = l.now()
+	}
+	if !l.fixed {
+		l.grow(l.now())
+	}
+	l.mu.Unlock()
+	// Not rate.Limiter.Wait, nor a reservation: both fix the time of the
+	// request when it starts waiting, so requests queued behind a low rate
+	// kept their late turns after the rate had grown again (a run starved
+	// for seconds with its quota unused), and Wait fails at once when the
+	// turn would pass the deadline. Waiters queue in turn (a channel serves
+	// blocked senders first come, first served), and the first takes a token
+	// when there is one, looking again soon at the rate of the moment.
+	select {
+	case l.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-l.turn }()
+	for !l.lim.Allow() {
+		wait := time.Duration((1 - l.lim.Tokens()) / float64(l.lim.Limit()) * float64(time.Second))
+		timer := time.NewTimer(min(max(wait, time.Millisecond), limiterRecheck) + rand.N(limiterRecheck/4))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// grow raises the adaptive rate for the time since the last update.
+func (l *Limiter) grow(t time.Time) {
+	dt := t.Sub(l.updated).Seconds()
+	l.updated = t
+	if dt <= 0 {
+		return
+	}
+	quiet := math.Pow(2, t.Sub(l.cut).Seconds()/adaptiveQuiet.Seconds())
+	r := l.rate + max(adaptiveFloor, l.rate*adaptiveGrowth)*min(quiet, 64)*dt
+	if l.slowStart {
+		r = l.rate * math.Pow(adaptiveSlowStart, dt)
+	}
+	l.set(min(r, max(l.rate, adaptiveStart, 2*l.served(t))))
+}
+
+// Served records an answer that was not a refusal for the rate limit.
+func (l *Limiter) Served() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.fixed {
+		l.answers = append(l.answers, l.now())
+	}
+}
+
+// served is the rate of answers other than refusals over the last
+// servedWindow, or since the first request when that is more recent.
+func (l *Limiter) served(t time.Time) float64 {
+	from := t.Add(-servedWindow)
+	i := 0
+	for i < len(l.answers) && l.answers[i].Before(from) {
+		i++
+	}
+	l.answers = l.answers[i:]
+	span := min(servedWindow, t.Sub(l.first))
+	if len(l.answers) == 0 || span <= 0 {
+		return 0
+	}
+	return float64(len(l.answers)) / span.Seconds()
+}
+
+// Throttled records an answer refused for the rate limit, with its code.
+func (l *Limiter) Throttled(code int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.refused++
+	l.lastCode = code
+	t := l.now()
+	if l.fixed || t.Sub(l.cut) < adaptiveCooldown {
+		return
+	}
+	l.grow(t)
+	base := l.rate
+	if served := l.served(t); served > 0 {
+		base = min(base, served)
+	}
+	l.cut, l.slowStart = t, false
+	l.set(max(adaptiveMin, base*adaptiveBeta))
+}
+
+func (l *Limiter) set(r float64) {
+	l.rate = r
+	l.lim.SetLimit(rate.Limit(r))
+}
+
+// Rate is the current rate, in requests per second.
+func (l *Limiter) Rate() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rate
+}
+
+// Throttling is what a Limiter saw: requests sent through it and refused
+// for the rate limit since it was made, and the latest refusal's code.
+type Throttling struct {
+	Sent, Refused int
+	Code          int
+	For           time.Duration
+	Rate          float64 // requests/s when it was read
+	Fixed         bool
+}
+
+func (t Throttling) String() string {
+	mode := "adaptive"
+	if t.Fixed {
+		mode = "fixed"
+	}
+	return fmt.Sprintf("the installation refused %d of the %d requests sent in %s for the app's rate limit (code %d); the client's %s rate is %.1f requests/s",
+		t.Refused, t.Sent, t.For.Round(time.Second), t.Code, mode, t.Rate)
+}
+
+// Throttling reports what l saw so far.
+func (l *Limiter) Throttling() Throttling {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Throttling{Sent: l.sent, Refused: l.refused, Code: l.lastCode, For: l.now().Sub(l.since), Rate: l.rate, Fixed: l.fixed}
+}
+
+// Throttling reports what the client's limiter saw so far (shared with the
+// clients configured alike).
+func (c *Client) Throttling() Throttling { return c.limiter.Throttling() }
+
+// limiters holds the limiter of each app on each installation in this process.
+var limiters = struct {
+	sync.Mutex
+	m map[string]*Limiter
+}{m: map[string]*Limiter{}}
+
+// sharedLimiter is the limiter of cfg's app on cfg's installation at cfg's
+// rate, made at first use. Clients configured alike share it: an app's quota
+// is the installation's, whichever provider configuration calls for it.
+func sharedLimiter(cfg Config) *Limiter {
+	app := cfg.AppCode
+	if cfg.AccessToken != "" {
+		sum := sha256.Sum256([]byte(cfg.AccessToken)) // a fingerprint: the key holds no secret
+		app = "token:" + hex.EncodeToString(sum[:8])
+	}
+	key := fmt.Sprintf("%s|%s|%s|%g", cfg.Endpoint, cfg.GatewayURL, app, cfg.RateLimit)
+	limiters.Lock()
+	defer limiters.Unlock()
+	l := limiters.m[key]
+	if l == nil {
+		l = NewLimiter(cfg.RateLimit)
+		limiters.m[key] = l
+	}
+	return l
+}

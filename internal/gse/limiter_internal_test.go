@@ -1,0 +1,92 @@
+package gse
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// clock is a time the test moves.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func TestAdaptiveRate(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	l := newLimiter(0, c.now)
+	l.first = c.t
+	// serve sets the rate served over the last second to n requests/s.
+	serve := func(n int) {
+		l.answers = l.answers[:0]
+		for range n {
+			l.answers = append(l.answers, c.t)
+		}
+	}
+	step := func(d time.Duration) float64 {
+		c.t = c.t.Add(d)
+		serve(len(l.answers)) // the served rate stays what the test set
+		l.grow(c.t)
+		return l.rate
+	}
+	if l.rate != adaptiveStart {
+		t.Fatalf("start: %.2f", l.rate)
+	}
+	serve(10)
+	if r := step(time.Second); math.Abs(r-adaptiveSlowStart*adaptiveStart) > 1e-9 {
+		t.Fatalf("slow start: %.2f after a second, want %.2f", r, adaptiveSlowStart*adaptiveStart)
+	}
+	serve(2) // the installation served less than the process sent
+	l.Throttled(1306429)
+	cut := l.rate
+	if math.Abs(cut-adaptiveBeta*2) > 1e-9 {
+		t.Fatalf("a refusal cut the rate to %.2f, want %.2f of what was served", cut, adaptiveBeta)
+	}
+	c.t = c.t.Add(adaptiveCooldown / 2)
+	l.Throttled(1306429)
+	if l.rate != cut {
+		t.Fatalf("a second refusal of the same burst cut again: %.2f", l.rate)
+	}
+	if grown := step(10*time.Second) - cut; grown < adaptiveFloor*10-1e-9 {
+		t.Fatalf("after the cut the rate grew by %.2f in 10 s, want at least %.2f", grown, adaptiveFloor*10)
+	}
+	l.set(50) // a large share, well used, grows in proportion
+	serve(100)
+	if grown := step(time.Second) - 50; grown < 50*adaptiveGrowth-1e-9 {
+		t.Fatalf("a rate of 50 grew by %.2f in a second, want at least %.2f", grown, 50*adaptiveGrowth)
+	}
+	serve(0)
+	before := l.rate
+	if r := step(100 * time.Second); r != before {
+		t.Fatalf("an idle process banked a rate: %.2f, was %.2f", r, before)
+	}
+	for range 20 {
+		c.t = c.t.Add(2 * adaptiveCooldown)
+		l.Throttled(1642901)
+	}
+	if l.rate != adaptiveMin {
+		t.Fatalf("cuts went to %.2f, want the floor %.2f", l.rate, adaptiveMin)
+	}
+	if th := l.Throttling(); th.Refused != 22 || th.Code != 1642901 || th.Fixed {
+		t.Fatalf("throttling %+v", th)
+	}
+}
+
+func TestFixedRateKeepsItsRate(t *testing.T) {
+	l := NewLimiter(5)
+	l.Throttled(1306429)
+	if th := l.Throttling(); th.Rate != 5 || th.Refused != 1 || !th.Fixed {
+		t.Fatalf("throttling %+v", th)
+	}
+}
+
+func TestSharedLimiterPerAppAndInstallation(t *testing.T) {
+	cfg := Config{Endpoint: "https://paas.example.com", AppCode: "shared-a"}
+	a, b := sharedLimiter(cfg), sharedLimiter(cfg)
+	other := cfg
+	other.AppCode = "shared-b"
+	fixed := cfg
+	fixed.RateLimit = 3
+	if a != b || a == sharedLimiter(other) || a == sharedLimiter(fixed) {
+		t.Fatal("clients of one app on one installation at one rate must share one limiter, and only they")
+	}
+}

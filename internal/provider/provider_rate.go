@@ -1,0 +1,46 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// rateLimitEnv is rate_limit's environment fallback.
+const rateLimitEnv = "GSE_RATE_LIMIT"
+
+func rateLimitAttribute() schema.Attribute {
+	return schema.Float64Attribute{
+		Optional: true,
+		MarkdownDescription: "Requests per second this provider process sends for the app to the installation, over every API (GSE, JOB), " +
+			"shared by every provider configuration of the process with the same endpoint, gateway and app. " +
+			"Unset or `0`: adaptive, the rate slows down when ESB or the gateway answers that the app is rate limited (`1306429`, HTTP 429) and speeds up slowly after, " +
+			"so several Terraform runs at once share the app's quota without being configured for it. " +
+			"Set it below the app's quota divided by the runs you start at once to never be refused. Falls back to `" + rateLimitEnv + "`.",
+		Validators: []validator.Float64{float64validator.AtLeast(0)},
+	}
+}
+
+// rateLimit is rate_limit, or GSE_RATE_LIMIT when it is unset (0: adaptive).
+func rateLimit(v types.Float64, diags *diag.Diagnostics) float64 {
+	if !v.IsNull() {
+		return v.ValueFloat64()
+	}
+	s := os.Getenv(rateLimitEnv)
+	if s == "" {
+		return 0
+	}
+	r, err := strconv.ParseFloat(s, 64)
+	if err != nil || r < 0 {
+		diags.AddAttributeError(path.Root("rate_limit"), "Invalid GSE rate limit",
+			fmt.Sprintf("%s=%q is not a number of requests per second at least 0: set it to, for example, 5, or to 0 (or unset it) for the adaptive rate.", rateLimitEnv, s))
+	}
+	return r
+}
