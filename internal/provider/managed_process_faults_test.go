@@ -44,6 +44,9 @@ func (e *faultEnv) factories() map[string]func() (tfprotov6.ProviderServer, erro
 		"gse": NewProtocol6(&gseProvider{version: "test", tune: func(c *gse.Config) {
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
+			if c.RateLimit == 0 {
+				c.RateLimit = testRate
+			}
 			if e.tune != nil {
 				e.tune(c)
 			}

@@ -165,8 +165,6 @@ func TestAccManagedProcessGateway_errorClasses(t *testing.T) {
 			want: `operate_proc_v2: GSE code 1640001: agent_id_list is invalid.*refused the request's parameters.*tenant_id`},
 		"too large": {fault: simulator.Fault{API: "operate_proc_v2", Code: 1641301, Message: "request body too large", Times: simulator.Forever},
 			want: `GSE code 1641301.*too large for the gateway.*split the hosts over several resources`},
-		"rate limit": {fault: simulator.Fault{API: "list_agent_state", Code: 1642901, Message: "rate limited", Times: simulator.Forever},
-			want: `list_agent_state: GSE code 1642901.*after 6 attempts.*rate limited: apply again later`},
 		"backend": {fault: simulator.Fault{API: "list_agent_state", Code: 1650401, Message: "backend timeout", Times: simulator.Forever},
 			want: `list_agent_state: GSE code 1650401.*after 6 attempts.*kept failing`},
 	} {

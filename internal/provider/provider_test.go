@@ -22,6 +22,7 @@ import (
 const (
 	testAppCode   = "tf-acc"
 	testAppSecret = "acc-secret"
+	testRate      = 1000 // requests/s of the tests' providers unless rate_limit is set
 )
 
 // testEnv is one simulator behind an httptest server, and providers wired to
@@ -80,6 +81,9 @@ func (e *testEnv) factories() map[string]func() (tfprotov6.ProviderServer, error
 		"gse": NewProtocol6(&gseProvider{version: "test", tune: func(c *gse.Config) {
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
+			if c.RateLimit == 0 {
+				c.RateLimit = testRate // not the adaptive ramp: tests poll in milliseconds against short timeouts
+			}
 		}}),
 	}
 }

@@ -25,6 +25,7 @@ func TestRolloutThroughGateway(t *testing.T) {
 	c, err := gse.New(gse.Config{
 		GatewayURL: srv.URL + stage, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin",
 		PollInitial: time.Millisecond, PollMax: 5 * time.Millisecond, RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond,
+		RateLimit: testRate,
 	})
 	if err != nil {
 		t.Fatal(err)

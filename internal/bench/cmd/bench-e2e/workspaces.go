@@ -86,10 +86,11 @@ func (bn *bench) allAtOnce(sim *simulator, dirs []string, args []string) phase {
 			mu.Lock()
 			defer mu.Unlock()
 			var exit *exec.ExitError
+			planned := errors.As(err, &exit) && args[0] == "plan" && exit.ExitCode() == 2 // a plan with changes, not a failure
 			switch {
 			case err == nil:
 				p.ok++
-			case p.failure == "" && !(errors.As(err, &exit) && args[0] == "plan" && exit.ExitCode() == 2):
+			case p.failure == "" && !planned:
 				p.failure = tail(out.String(), 3000)
 			}
 		}()
