@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// bk-cmdb's host listing (contract §1.4): ESB's cc/list_biz_hosts and the
+// bk-cmdb's host listing: ESB's cc/list_biz_hosts and the
 // bk-cmdb gateway's /api/v3/hosts/app/{bk_biz_id}/list_hosts, over a
 // generated business topology (Options.CMDBHosts). Calls and faults are
 // counted as "cc/list_biz_hosts" in both forms.
