@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
@@ -75,10 +74,7 @@ func planNeedsGateway(ctx context.Context, c *gse.Client, plan tfsdk.Plan, at pa
 		return
 	}
 	var els []attr.Value
-	switch l := v.(type) {
-	case types.List:
-		els = l.Elements()
-	case types.Set:
+	if l, ok := v.(elementsValue); ok {
 		els = l.Elements()
 	}
 	hosts := make([]gse.Host, 0, len(els))

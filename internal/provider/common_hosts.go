@@ -43,13 +43,14 @@ const (
 		"The same host given by `{bk_cloud_id}:{ip}` and by `ip` is rejected as a duplicate."
 )
 
-// hostsSchema is gse_managed_process.hosts as the framework sees it (see the
-// top of this file); hostsNestedType is the same attribute as Terraform sees it.
-func hostsSchema(desc string) schema.ListAttribute {
-	return schema.ListAttribute{
-		Required: true, ElementType: hostObjectType, MarkdownDescription: desc,
-		Validators:    []validator.List{hostsValidator{}},
-		PlanModifiers: []planmodifier.List{hostsPlan{}},
+// hostsSchema is gse_managed_process.hosts as the framework sees it: packed
+// (common_hosts_packed.go); hostsNestedType is the same attribute as Terraform
+// sees it.
+func hostsSchema(desc string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Required: true, CustomType: hostListType{}, MarkdownDescription: desc,
+		Validators:    []validator.String{hostsValidator{}},
+		PlanModifiers: []planmodifier.String{hostsPlan{}},
 	}
 }
 
@@ -255,30 +256,38 @@ func (h knownHost) planKey() string {
 	return fmt.Sprintf("%s/%d", h.identity(), h.supplier.ValueInt64())
 }
 
-// hostFields reads one known host object; ok is false when the object, or
-// its ip, bk_cloud_id or agent_id, is not known yet, or neither form is complete.
+// known reads a host whose form and values are known; ok is false when its
+// ip, bk_cloud_id or agent_id is not known yet, or neither form is complete.
+func (m hostModel) known() (h knownHost, ok bool) {
+	h.supplier = m.BkSupplierID
+	if m.IP.IsUnknown() || m.BkCloudID.IsUnknown() || m.AgentID.IsUnknown() {
+		return h, false
+	}
+	if !m.AgentID.IsNull() {
+		h.agentID = m.AgentID.ValueString()
+		return h, true
+	}
+	if m.IP.IsNull() || m.BkCloudID.IsNull() {
+		return h, false
+	}
+	h.ip, h.cloud = m.IP.ValueString(), m.BkCloudID.ValueInt64()
+	return h, true
+}
+
+// hostFields reads one host object of any host schema as hostModel.known
+// does; an attribute the schema lacks is null.
 func hostFields(v attr.Value) (h knownHost, ok bool) {
 	obj, isObj := v.(types.Object)
 	if !isObj || obj.IsNull() || obj.IsUnknown() {
 		return h, false
 	}
 	a := obj.Attributes()
-	ipV, _ := a["ip"].(types.String)
-	cloudV, _ := a["bk_cloud_id"].(types.Int64)
-	agentV, _ := a["agent_id"].(types.String)
-	h.supplier, _ = a["bk_supplier_id"].(types.Int64)
-	if ipV.IsUnknown() || cloudV.IsUnknown() || agentV.IsUnknown() {
-		return h, false
-	}
-	if !agentV.IsNull() {
-		h.agentID = agentV.ValueString()
-		return h, true
-	}
-	if ipV.IsNull() || cloudV.IsNull() {
-		return h, false
-	}
-	h.ip, h.cloud = ipV.ValueString(), cloudV.ValueInt64()
-	return h, true
+	var m hostModel
+	m.IP, _ = a["ip"].(types.String)
+	m.BkCloudID, _ = a["bk_cloud_id"].(types.Int64)
+	m.AgentID, _ = a["agent_id"].(types.String)
+	m.BkSupplierID, _ = a["bk_supplier_id"].(types.Int64)
+	return m.known()
 }
 
 // maxAgentID is the longest agent id GSE takes.
@@ -321,15 +330,26 @@ func (hostsValidator) Description(context.Context) string {
 func (v hostsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
 func (hostsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() {
+		checkHostList(req.Path, req.ConfigValue.Elements(), &resp.Diagnostics)
 	}
-	elems := req.ConfigValue.Elements()
+}
+
+// ValidateString checks a packed list (hostsSchema).
+func (hostsValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	l, diags := hostListOf(ctx, req.ConfigValue)
+	if resp.Diagnostics.Append(diags...); !diags.HasError() && !l.IsNull() && !l.IsUnknown() {
+		checkHostList(req.Path, l.Elements(), &resp.Diagnostics)
+	}
+}
+
+// checkHostList checks a list of hosts: at least one, each as checkHosts does.
+func checkHostList(list path.Path, elems []attr.Value, diags *diag.Diagnostics) {
 	if len(elems) == 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), req.Path.String()+" must list at least one host.")
+		diags.AddAttributeError(list, "Invalid "+list.String(), list.String()+" must list at least one host.")
 		return
 	}
-	checkHosts(req.Path, elems, func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
+	checkHosts(list, elems, func(i int, name string) path.Path { return list.AtListIndex(i).AtName(name) }, diags)
 }
 
 // checkHosts is the one check of host objects (ip, bk_cloud_id and, where the
@@ -443,36 +463,34 @@ func (hostsPlan) Description(context.Context) string {
 }
 func (m hostsPlan) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
 
-func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest, resp *planmodifier.ListResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+func (hostsPlan) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	config, diags := hostListOf(ctx, req.ConfigValue)
+	state, stateDiags := hostListOf(ctx, req.StateValue)
+	if resp.Diagnostics.Append(append(diags, stateDiags...)...); resp.Diagnostics.HasError() || config.IsNull() || config.IsUnknown() {
 		return
 	}
-	config := req.ConfigValue.Elements()
-	keys := make(map[string]bool, len(config))
-	planned := make([]attr.Value, len(config))
+	keys := make(map[string]bool, len(config.Hosts()))
+	planned := make([]hostModel, len(config.Hosts()))
 	allKnown := true
-	for i, el := range config {
-		planned[i] = el
-		h, ok := hostFields(el)
+	for i, m := range config.Hosts() {
+		planned[i] = m
+		h, ok := m.known()
 		if !ok {
 			allKnown = false
 			continue
 		}
 		keys[h.planKey()] = true
-		obj := map[string]attr.Value{
-			"ip": types.StringNull(), "bk_cloud_id": types.Int64Null(), "agent_id": types.StringNull(), "bk_supplier_id": types.Int64Value(h.supplier.ValueInt64()),
-		}
+		planned[i] = hostModel{BkSupplierID: types.Int64Value(h.supplier.ValueInt64())}
 		if h.agentID != "" {
-			obj["agent_id"] = types.StringValue(h.agentID)
+			planned[i].AgentID = types.StringValue(h.agentID)
 		} else {
-			obj["ip"], obj["bk_cloud_id"] = types.StringValue(h.ip), types.Int64Value(h.cloud)
+			planned[i].IP, planned[i].BkCloudID = types.StringValue(h.ip), types.Int64Value(h.cloud)
 		}
-		planned[i] = types.ObjectValueMust(hostObjectType.AttrTypes, obj)
 	}
-	if allKnown && !req.StateValue.IsNull() && !req.StateValue.IsUnknown() && len(req.StateValue.Elements()) == len(config) {
+	if allKnown && !state.IsNull() && !state.IsUnknown() && len(state.Hosts()) == len(planned) {
 		same := true
-		for _, el := range req.StateValue.Elements() {
-			h, ok := hostFields(el)
+		for _, m := range state.Hosts() {
+			h, ok := m.known()
 			if !ok || !keys[h.planKey()] {
 				same = false
 				break
@@ -483,22 +501,38 @@ func (hostsPlan) PlanModifyList(_ context.Context, req planmodifier.ListRequest,
 			return
 		}
 	}
-	resp.PlanValue = types.ListValueMust(hostObjectType, planned)
+	resp.PlanValue = packHosts(planned, config.unknown)
 }
 
 // hostElement is each attribute of a gse_managed_process.hosts element: the
 // one definition both hostObjectType (the framework's view) and
 // hostsNestedType (Terraform's) are built from.
-var hostElement = []struct {
+// They are in name order, the order Terraform encodes them in.
+var hostElement = []hostAttr{
+	{"agent_id", types.StringType, hostAgentDesc, false, func(h *hostModel) any { return &h.AgentID }},
+	{"bk_cloud_id", types.Int64Type, gseHostCloudDesc, false, func(h *hostModel) any { return &h.BkCloudID }},
+	{"bk_supplier_id", types.Int64Type, hostSupplierDesc, true, func(h *hostModel) any { return &h.BkSupplierID }},
+	{"ip", types.StringType, gseHostIPDesc + " `::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`.", false, func(h *hostModel) any { return &h.IP }},
+}
+
+// hostAttr is an attribute of a gse_managed_process.hosts element.
+type hostAttr struct {
 	name     string
 	typ      attr.Type
 	desc     string
-	computed bool // planned by the provider
-}{
-	{"agent_id", types.StringType, hostAgentDesc, false},
-	{"bk_cloud_id", types.Int64Type, gseHostCloudDesc, false},
-	{"bk_supplier_id", types.Int64Type, hostSupplierDesc, true},
-	{"ip", types.StringType, gseHostIPDesc + " `::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`.", false},
+	computed bool                   // planned by the provider
+	field    func(h *hostModel) any // *types.String or *types.Int64
+}
+
+// get is the attribute's value in h.
+func (a hostAttr) get(h *hostModel) attr.Value {
+	switch f := a.field(h).(type) {
+	case *types.String:
+		return *f
+	case *types.Int64:
+		return *f
+	}
+	return nil
 }
 
 // hostObjectType is the element type of gse_managed_process.hosts.

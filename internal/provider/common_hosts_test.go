@@ -117,6 +117,22 @@ func agentHostValue(id string, supplier types.Int64) attr.Value {
 	})
 }
 
+// packValues packs host objects as the protocol layer packs a hosts list.
+func packValues(t *testing.T, els []attr.Value) types.String {
+	t.Helper()
+	hosts, unknown := make([]hostModel, len(els)), make([]bool, len(els))
+	for i, el := range els {
+		obj, ok := el.(types.Object)
+		if !ok || obj.IsUnknown() {
+			unknown[i] = true
+			continue
+		}
+		a := obj.Attributes()
+		hosts[i] = hostModel{IP: a["ip"].(types.String), BkCloudID: a["bk_cloud_id"].(types.Int64), BkSupplierID: a["bk_supplier_id"].(types.Int64), AgentID: a["agent_id"].(types.String)}
+	}
+	return packHosts(hosts, unknown)
+}
+
 // Two agent ids of the 36-hex form.
 const (
 	agentA = "0200000007525400f355781710390005465c"
@@ -128,7 +144,7 @@ const (
 func TestHostsPlan(t *testing.T) {
 	t.Parallel()
 	zero, null := types.Int64Value(0), types.Int64Null()
-	prior := types.ListValueMust(hostObjectType, []attr.Value{hostValue(0, "10.0.0.1", zero), hostValue(0, "2001:db8::1", zero), agentHostValue(agentA, zero)})
+	prior := packValues(t, []attr.Value{hostValue(0, "10.0.0.1", zero), hostValue(0, "2001:db8::1", zero), agentHostValue(agentA, zero)})
 	for name, tc := range map[string]struct {
 		config    []attr.Value
 		keepPrior bool
@@ -144,17 +160,21 @@ func TestHostsPlan(t *testing.T) {
 		"one less":      {[]attr.Value{hostValue(0, "10.0.0.1", null), agentHostValue(agentA, null)}, false},
 		"an unknown":    {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), types.ObjectUnknown(hostObjectType.AttrTypes)}, false},
 	} {
-		config := types.ListValueMust(hostObjectType, tc.config)
-		req := planmodifier.ListRequest{ConfigValue: config, PlanValue: config, StateValue: prior}
-		resp := &planmodifier.ListResponse{PlanValue: config}
-		hostsPlan{}.PlanModifyList(context.Background(), req, resp)
+		config := packValues(t, tc.config)
+		req := planmodifier.StringRequest{ConfigValue: config, PlanValue: config, StateValue: prior}
+		resp := &planmodifier.StringResponse{PlanValue: config}
+		hostsPlan{}.PlanModifyString(context.Background(), req, resp)
+		planned, diags := hostListOf(context.Background(), resp.PlanValue)
+		if diags.HasError() {
+			t.Fatalf("%s: %v", name, diags)
+		}
 		if got := resp.PlanValue.Equal(prior); got != tc.keepPrior {
-			t.Errorf("%s: planned %v, prior kept %v, want %v", name, resp.PlanValue, got, tc.keepPrior)
+			t.Errorf("%s: planned %v, prior kept %v, want %v", name, planned, got, tc.keepPrior)
 		}
 		if tc.keepPrior {
 			continue
 		}
-		for i, el := range resp.PlanValue.Elements() {
+		for i, el := range planned.Elements() {
 			obj, _ := el.(types.Object)
 			if obj.IsUnknown() {
 				continue

@@ -40,7 +40,7 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	} else {
 		applied = plan
 	}
-	applied.HostStatus = pr.value(applied.Hosts)
+	applied.HostStatus = pr.value(applied.Hosts.Hosts())
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
@@ -55,7 +55,7 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
 	spec := plan.Spec.api()
 	ro := plan.Rollout.plan()
-	removed, added, kept := diffBy(each(prior.Hosts, hostModel.api), each(plan.Hosts, hostModel.api), gse.Host.Key)
+	removed, added, kept := diffBy(each(prior.Hosts.Hosts(), hostModel.api), each(plan.Hosts.Hosts(), hostModel.api), gse.Host.Key)
 	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 	if err := reachable(ctx, r.client, slices.Concat(removed, added, kept)); err != nil {
 		return err // common_gateway.go: hosts need gateway_url, or their agent is down
@@ -68,7 +68,7 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 			gone = append(gone, g...)
 			return err
 		}})
-		applied.Hosts = selectBy(applied.Hosts, hostKey, each(gone, gse.Host.Key), false)
+		applied.Hosts = newHostList(selectBy(applied.Hosts.Hosts(), hostKey, each(gone, gse.Host.Key), false))
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 			register = r.createInBatches
 		}
 		done, err := register(ctx, meta, spec, plan, added, pr)
-		applied.Hosts = append(applied.Hosts, selectBy(plan.Hosts, hostKey, each(done, gse.Host.Key), true)...)
+		applied.Hosts = newHostList(slices.Concat(applied.Hosts.Hosts(), selectBy(plan.Hosts.Hosts(), hostKey, each(done, gse.Host.Key), true)))
 		if err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 	}
 	applied.Running = plan.Running
 
-	all := each(plan.Hosts, hostModel.api)
+	all := each(plan.Hosts.Hosts(), hostModel.api)
 	for _, t := range []struct {
 		name        string
 		op          gse.OpType

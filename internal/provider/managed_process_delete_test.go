@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
@@ -40,17 +41,13 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	hostType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"ip": tftypes.String, "bk_cloud_id": tftypes.Number, "bk_supplier_id": tftypes.Number, "agent_id": tftypes.String}}
-	host := func(ip string) tftypes.Value {
-		return tftypes.NewValue(hostType, map[string]tftypes.Value{
-			"ip": tftypes.NewValue(tftypes.String, ip), "bk_cloud_id": tftypes.NewValue(tftypes.Number, 0), "bk_supplier_id": tftypes.NewValue(tftypes.Number, 0),
-			"agent_id": tftypes.NewValue(tftypes.String, nil),
-		})
+	host := func(ip string) hostModel {
+		return hostModel{IP: types.StringValue(ip), BkCloudID: types.Int64Value(0), BkSupplierID: types.Int64Value(0)}
 	}
 	s, raw := rawWith(map[string]tftypes.Value{
 		"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
 		"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
-		"hosts":          tftypes.NewValue(tftypes.List{ElementType: hostType}, []tftypes.Value{host("10.0.0.1"), host("10.0.0.2")}),
+		"hosts":          tftypes.NewValue(tftypes.String, newHostList([]hostModel{host("10.0.0.1"), host("10.0.0.2")}).ValueString()),
 		"running":        tftypes.NewValue(tftypes.Bool, true),
 		"managed":        tftypes.NewValue(tftypes.Bool, true),
 	})

@@ -41,7 +41,7 @@ func (r *managedProcessResource) ImportState(ctx context.Context, req resource.I
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), meta.Namespace.ValueString()+"/"+meta.Name.ValueString())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("meta"), meta)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), hosts)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), newHostList(hosts))...)
 }
 
 func parseImportID(id string) (metaModel, []hostModel, error) {
@@ -181,7 +181,7 @@ func (r managedProcessWithIdentity) ImportState(ctx context.Context, req resourc
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), meta.String())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("meta"), m)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), found[0].hosts())...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), newHostList(found[0].hosts()))...)
 	resp.Diagnostics.Append(resp.Identity.Set(ctx, id)...)
 }
 
@@ -371,7 +371,7 @@ func (d discoveredProcess) model(ctx context.Context) (managedProcessModel, diag
 		}
 	}
 	m := managedProcessModel{
-		ID: types.StringValue(d.Meta.String()), Meta: meta, Hosts: hosts,
+		ID: types.StringValue(d.Meta.String()), Meta: meta, Hosts: newHostList(hosts),
 		Managed: types.BoolValue(hosted == len(hosts)), Running: types.BoolNull(),
 		RestartTriggers: types.MapNull(types.StringType), ReloadTriggers: types.MapNull(types.StringType),
 		HostStatus: hostStatusValue(hosts, d.byKey()),

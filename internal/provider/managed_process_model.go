@@ -16,7 +16,7 @@ import (
 type managedProcessModel struct {
 	ID              types.String   `tfsdk:"id"`
 	Meta            metaModel      `tfsdk:"meta"`
-	Hosts           []hostModel    `tfsdk:"hosts"`
+	Hosts           hostList       `tfsdk:"hosts"`
 	Spec            *specModel     `tfsdk:"spec"` // null after import: GSE cannot read it back
 	Managed         types.Bool     `tfsdk:"managed"`
 	Running         types.Bool     `tfsdk:"running"`

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -40,6 +39,40 @@ func BenchmarkManagedProcessPlan(b *testing.B) {
 	}
 }
 
+// BenchmarkManagedProcessApply measures the provider's side of creating one
+// gse_managed_process with n hosts (plan and apply) against an in-process
+// simulator: the client's calls and the framework's handling of the values.
+// Run it with
+// `go test ./internal/provider/ -run '^$' -bench ManagedProcessApply -benchtime 3x`.
+func BenchmarkManagedProcessApply(b *testing.B) {
+	ctx := context.Background()
+	server, schemas := configuredBenchServer(ctx, b)
+	typ, _ := schemas.ResourceSchemas["gse_managed_process"].ValueType().(tftypes.Object)
+	null := benchDynamic(b, tftypes.NewValue(typ, nil))
+	for _, n := range []int{1000, 10000} {
+		config := benchManagedProcess(typ, n)
+		b.Run(fmt.Sprintf("create/hosts=%d", n), func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				// A new process each time: the simulator keeps the last one.
+				attrs := map[string]tftypes.Value{}
+				_ = config.As(&attrs)
+				attrs["meta"] = benchValue(typ.AttributeTypes["meta"], map[string]any{"namespace": "bench", "name": fmt.Sprintf("p%d-%d", n, i)})
+				dv := benchDynamic(b, tftypes.NewValue(typ, attrs))
+				pr, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: "gse_managed_process",
+					Config: dv, ProposedNewState: dv, PriorState: null})
+				if err != nil || len(pr.Diagnostics) > 0 {
+					b.Fatalf("plan: %v %v", err, pr.Diagnostics)
+				}
+				ar, err := server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: "gse_managed_process",
+					Config: dv, PlannedState: pr.PlannedState, PlannedPrivate: pr.PlannedPrivate, PriorState: null})
+				if err != nil || len(ar.Diagnostics) > 0 {
+					b.Fatalf("apply: %v %s: %s", err, ar.Diagnostics[0].Summary, ar.Diagnostics[0].Detail)
+				}
+			}
+		})
+	}
+}
+
 // benchManagedProcess is a configuration of n hosts written as the bench-e2e
 // configuration writes them (ip and bk_cloud_id; the other host attributes null).
 func benchManagedProcess(typ tftypes.Object, n int) tftypes.Value {
@@ -62,7 +95,7 @@ func benchManagedProcess(typ tftypes.Object, n int) tftypes.Value {
 // benchServer is the provider's framework server, with the value type of the
 // resource typeName.
 func benchServer(ctx context.Context, b *testing.B, typeName string) (tfprotov6.ProviderServer, tftypes.Object) {
-	server, err := providerserver.NewProtocol6WithError(New("bench")())()
+	server, err := NewProtocol6(New("bench")())()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -26,24 +25,7 @@ import (
 //	go test ./internal/provider/ -run '^$' -bench ManagedProcessRefresh -benchmem
 func BenchmarkManagedProcessRefresh(b *testing.B) {
 	ctx := context.Background()
-	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret})
-	srv := httptest.NewServer(sim)
-	b.Cleanup(srv.Close)
-	server, err := providerserver.NewProtocol6WithError(&gseProvider{version: "bench", tune: func(c *gse.Config) {
-		c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
-	}})()
-	if err != nil {
-		b.Fatal(err)
-	}
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	providerType := schemas.Provider.ValueType()
-	cfg := benchValue(providerType, map[string]any{"endpoint": srv.URL, "app_code": testAppCode, "app_secret": testAppSecret, "username": "admin"})
-	if resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: benchDynamic(b, cfg)}); err != nil || len(resp.Diagnostics) > 0 {
-		b.Fatalf("configure: %v %v", err, resp.Diagnostics)
-	}
+	server, schemas := configuredBenchServer(ctx, b)
 
 	const typeName = "gse_managed_process"
 	typ := schemas.ResourceSchemas[typeName].ValueType()
@@ -119,6 +101,30 @@ func BenchmarkManagedProcessRefresh(b *testing.B) {
 			}
 		})
 	}
+}
+
+// configuredBenchServer is the provider's server, configured for an
+// in-process simulator, and its schemas.
+func configuredBenchServer(ctx context.Context, b *testing.B) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse) {
+	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret})
+	srv := httptest.NewServer(sim)
+	b.Cleanup(srv.Close)
+	server, err := NewProtocol6(&gseProvider{version: "bench", tune: func(c *gse.Config) {
+		c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
+	}})()
+	if err != nil {
+		b.Fatal(err)
+	}
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	providerType := schemas.Provider.ValueType()
+	cfg := benchValue(providerType, map[string]any{"endpoint": srv.URL, "app_code": testAppCode, "app_secret": testAppSecret, "username": "admin"})
+	if resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: benchDynamic(b, cfg)}); err != nil || len(resp.Diagnostics) > 0 {
+		b.Fatalf("configure: %v %v", err, resp.Diagnostics)
+	}
+	return server, schemas
 }
 
 // benchValue builds a value of typ from Go values (maps for objects and maps,

@@ -116,7 +116,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	}
 	spec := plan.Spec.api()
 	plan.ID = types.StringValue(meta.String())
-	hosts := each(plan.Hosts, hostModel.api)
+	hosts := each(plan.Hosts.Hosts(), hostModel.api)
 	pr := proven{prior: types.MapNull(hostStatusType)}
 
 	err := reachable(ctx, r.client, hosts) // common_gateway.go
@@ -131,9 +131,9 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 		if len(registered) == 0 {
 			return // nothing exists remotely: no state
 		}
-		plan.Hosts = selectBy(plan.Hosts, hostKey, each(registered, gse.Host.Key), true)
+		plan.Hosts = newHostList(selectBy(plan.Hosts.Hosts(), hostKey, each(registered, gse.Host.Key), true))
 	}
-	plan.HostStatus = pr.value(plan.Hosts)
+	plan.HostStatus = pr.value(plan.Hosts.Hosts())
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -150,7 +150,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	hosts := each(state.Hosts, hostModel.api)
+	hosts := each(state.Hosts.Hosts(), hostModel.api)
 	var byKey map[string]gse.ProcStatus
 	down, err := downAgents(ctx, r.client, hosts) // gateway: hosts whose status is unknown
 	if err == nil {
@@ -164,7 +164,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	var kept []hostModel
 	var hosted, running int
 	var labels map[string]string
-	for _, h := range state.Hosts {
+	for _, h := range state.Hosts.Hosts() {
 		key := h.api().Key()
 		if _, isDown := down[key]; isDown {
 			kept = append(kept, h) // unknown, not gone: counted in neither flag
@@ -189,7 +189,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	state.Hosts = kept
+	state.Hosts = newHostList(kept)
 	warnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
 	// Judged against what was asked: true holds while every host agrees, false while none disagrees.
 	if seen := len(kept) - len(down); seen > 0 {
@@ -224,7 +224,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	// Stop when the process is, or was asked to be, running: a stop also unhosts.
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
-	hosts := each(state.Hosts, hostModel.api)
+	hosts := each(state.Hosts.Hosts(), hostModel.api)
 	err := agentsUp(ctx, r.client, hosts) // gateway: fail at once on a down agent
 	if err == nil {
 		_, err = r.teardown(ctx, meta, state.Spec.api(), hosts, stop)
@@ -244,7 +244,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 // once per attribute set.
 type refreshedModel struct {
 	Meta       metaModel
-	Hosts      []hostModel
+	Hosts      hostList
 	Managed    types.Bool
 	Running    types.Bool
 	HostStatus types.Map
@@ -268,7 +268,7 @@ func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostic
 // changed. Read only drops hosts, so the hosts changed when fewer are left.
 func (m *refreshedModel) setChanged(ctx context.Context, prior refreshedModel, s *tfsdk.State) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if len(m.Hosts) != len(prior.Hosts) {
+	if len(m.Hosts.Hosts()) != len(prior.Hosts.Hosts()) {
 		diags.Append(s.SetAttribute(ctx, path.Root("hosts"), m.Hosts)...)
 	}
 	if !m.Meta.Labels.Equal(prior.Meta.Labels) {

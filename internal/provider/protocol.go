@@ -7,12 +7,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // NewProtocol6 serves p as providerserver.NewProtocol6WithError does, with
-// gse_managed_process.hosts declared to Terraform as a nested attribute
-// (nestedHosts).
+// gse_managed_process.hosts packed for the framework (packedServer).
 func NewProtocol6(p provider.Provider) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		s, err := providerserver.NewProtocol6WithError(p)()
@@ -23,12 +21,12 @@ func NewProtocol6(p provider.Provider) func() (tfprotov6.ProviderServer, error) 
 		if !ok {
 			return nil, fmt.Errorf("the framework's server %T lacks list resource, action or state store RPCs", s)
 		}
-		return nestedHosts{fs}, nil
+		return packedServer{fs, findPackedAttrs(context.Background(), p)}, nil
 	}
 }
 
 // frameworkServer is every family of RPCs the framework's server answers.
-// nestedHosts must expose them all: tf6server looks for list resources,
+// packedServer must expose them all: tf6server looks for list resources,
 // actions and state stores by the methods of the server it is given.
 type frameworkServer interface {
 	tfprotov6.ProviderServer
@@ -37,37 +35,32 @@ type frameworkServer interface {
 	tfprotov6.StateStoreServer
 }
 
-// nestedHosts tells Terraform that gse_managed_process.hosts is a list nested
-// attribute (hostsNestedType), while the framework holds it as a plain list of
-// the same objects (hostsSchema). A list of objects and a list nested
-// attribute travel alike on the wire, so only the schema response changes.
-// Terraform thereby keeps what a nested attribute gives it: optional element
-// attributes, bk_supplier_id planned by the provider (computed), and the
-// per-element documentation; the framework skips its per-element walk.
-type nestedHosts struct{ frameworkServer }
+// packedServer tells Terraform that a packed attribute (hostListType) is a
+// list nested attribute (hostsNestedType), and packs and unpacks its values on
+// the way to and from the framework. Terraform thereby keeps what a nested
+// attribute gives it: optional element attributes, bk_supplier_id planned by
+// the provider (computed), and the per-element documentation.
+type packedServer struct {
+	frameworkServer
+	packed packedAttrs
+}
 
-func (s nestedHosts) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
+func (s packedServer) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
 	resp, err := s.frameworkServer.GetProviderSchema(ctx, req)
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	for _, sch := range resp.ResourceSchemas {
+	for typeName, sch := range resp.ResourceSchemas {
 		if sch == nil || sch.Block == nil {
 			continue
 		}
 		for _, a := range sch.Block.Attributes {
-			if isHostsList(ctx, a) {
+			if contains(s.packed[typeName], a.Name) {
 				a.Type, a.NestedType = nil, hostsNestedType(ctx)
 			}
 		}
 	}
 	return resp, nil
-}
-
-// isHostsList finds the attributes hostsSchema declared by their type, a list
-// of hostObjectType, so no resource or attribute name is repeated here.
-func isHostsList(ctx context.Context, a *tfprotov6.SchemaAttribute) bool {
-	return a.Type != nil && a.Type.Equal(tftypes.List{ElementType: hostObjectType.TerraformType(ctx)})
 }
 
 // hostsNestedType is the element schema of gse_managed_process.hosts, built
@@ -81,4 +74,104 @@ func hostsNestedType(ctx context.Context) *tfprotov6.SchemaObject {
 			DescriptionKind: tfprotov6.StringKindMarkdown, Optional: true, Computed: a.computed})
 	}
 	return obj
+}
+
+func (s packedServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	if err := s.packed.pack(req.TypeName, &req.Config); err != nil {
+		return nil, err
+	}
+	return s.frameworkServer.ValidateResourceConfig(ctx, req)
+}
+
+func (s packedServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	return s.packed.upgradeState(ctx, req, s.frameworkServer.UpgradeResourceState)
+}
+
+func (s packedServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	if err := s.packed.pack(req.TypeName, &req.CurrentState); err != nil {
+		return nil, err
+	}
+	resp, err := s.frameworkServer.ReadResource(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	return resp, s.packed.unpack(req.TypeName, &resp.NewState)
+}
+
+func (s packedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	for _, dv := range []**tfprotov6.DynamicValue{&req.Config, &req.PriorState, &req.ProposedNewState} {
+		if err := s.packed.pack(req.TypeName, dv); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := s.frameworkServer.PlanResourceChange(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	return resp, s.packed.unpack(req.TypeName, &resp.PlannedState)
+}
+
+func (s packedServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	for _, dv := range []**tfprotov6.DynamicValue{&req.Config, &req.PriorState, &req.PlannedState} {
+		if err := s.packed.pack(req.TypeName, dv); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	return resp, s.packed.unpack(req.TypeName, &resp.NewState)
+}
+
+func (s packedServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
+	resp, err := s.frameworkServer.ImportResourceState(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	for _, r := range resp.ImportedResources {
+		if err := s.packed.unpack(r.TypeName, &r.State); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+func (s packedServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
+	resp, err := s.frameworkServer.MoveResourceState(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	return resp, s.packed.unpack(req.TargetTypeName, &resp.TargetState)
+}
+
+func (s packedServer) GenerateResourceConfig(ctx context.Context, req *tfprotov6.GenerateResourceConfigRequest) (*tfprotov6.GenerateResourceConfigResponse, error) {
+	if err := s.packed.pack(req.TypeName, &req.State); err != nil {
+		return nil, err
+	}
+	resp, err := s.frameworkServer.GenerateResourceConfig(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	return resp, s.packed.unpack(req.TypeName, &resp.Config)
+}
+
+func (s packedServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
+	stream, err := s.frameworkServer.ListResource(ctx, req)
+	if err != nil || stream == nil || stream.Results == nil {
+		return stream, err
+	}
+	results := stream.Results
+	stream.Results = func(yield func(tfprotov6.ListResourceResult) bool) {
+		for r := range results {
+			if err := s.packed.unpack(req.TypeName, &r.Resource); err != nil {
+				r.Diagnostics = append(r.Diagnostics, &tfprotov6.Diagnostic{Severity: tfprotov6.DiagnosticSeverityError,
+					Summary: "Invalid listed resource", Detail: err.Error()})
+			}
+			if !yield(r) {
+				return
+			}
+		}
+	}
+	return stream, nil
 }

@@ -45,8 +45,8 @@ func TestProtocolNestsExactlyTheHostsLists(t *testing.T) {
 		var sr resource.SchemaResponse
 		r.Schema(ctx, resource.SchemaRequest{}, &sr)
 		for i, a := range got.ResourceSchemas[md.TypeName].Block.Attributes {
-			declared, ok := sr.Schema.Attributes[a.Name].(schema.ListAttribute)
-			isHosts := ok && declared.ElementType.Equal(hostObjectType)
+			declared, ok := sr.Schema.Attributes[a.Name].(schema.StringAttribute)
+			isHosts := ok && declared.CustomType != nil && declared.CustomType.Equal(hostListType{})
 			rewritten := a.NestedType != nil && plain.ResourceSchemas[md.TypeName].Block.Attributes[i].NestedType == nil
 			if isHosts != rewritten {
 				t.Errorf("%s.%s: declared as hosts %v, rewritten for Terraform %v", md.TypeName, a.Name, isHosts, rewritten)

@@ -19,7 +19,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
@@ -161,15 +160,11 @@ func elementCount(ctx context.Context, config tfsdk.Config, p path.Path) int {
 	if d := config.GetAttribute(ctx, p, &v); d.HasError() || v == nil || v.IsNull() || v.IsUnknown() {
 		return -1
 	}
-	var els []attr.Value
-	switch v := v.(type) {
-	case basetypes.ListValue:
-		els = v.Elements()
-	case basetypes.SetValue:
-		els = v.Elements()
-	default:
+	l, ok := v.(elementsValue)
+	if !ok {
 		return -1
 	}
+	els := l.Elements()
 	for _, el := range els {
 		if el.IsUnknown() {
 			return -1
