@@ -524,17 +524,6 @@ type hostAttr struct {
 	field    func(h *hostModel) any // *types.String or *types.Int64
 }
 
-// get is the attribute's value in h.
-func (a hostAttr) get(h *hostModel) attr.Value {
-	switch f := a.field(h).(type) {
-	case *types.String:
-		return *f
-	case *types.Int64:
-		return *f
-	}
-	return nil
-}
-
 // hostObjectType is the element type of gse_managed_process.hosts.
 var hostObjectType = func() types.ObjectType {
 	t := types.ObjectType{AttrTypes: map[string]attr.Type{}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -238,19 +239,19 @@ func createdMayExist(hosts []gse.Host, err error) []gse.Host {
 
 // keepDownStatus carries the prior host_status of hosts whose agent is down
 // into status: what GSE cannot say now is not drift.
-func keepDownStatus(status, prior types.Map, hosts []hostModel, down map[string]gse.AgentState) types.Map {
+func keepDownStatus(status, prior hostStatusMap, hosts []hostModel, down map[string]gse.AgentState) hostStatusMap {
 	if len(down) == 0 {
 		return status
 	}
-	elems := status.Elements()
+	entries := maps.Clone(status.entries)
 	for _, h := range hosts {
 		if _, isDown := down[h.api().Key()]; isDown {
-			if old, ok := prior.Elements()[statusKey(h)]; ok {
-				elems[statusKey(h)] = old
+			if old, ok := prior.entries[statusKey(h)]; ok {
+				entries[statusKey(h)] = old
 			}
 		}
 	}
-	return types.MapValueMust(hostStatusType, elems)
+	return newHostStatusMap(entries)
 }
 
 // rollOperate performs op on hosts batch by batch (see rollout.run) through

@@ -1,14 +1,21 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
@@ -22,7 +29,7 @@ type managedProcessModel struct {
 	Running         types.Bool     `tfsdk:"running"`
 	RestartTriggers types.Map      `tfsdk:"restart_triggers"`
 	ReloadTriggers  types.Map      `tfsdk:"reload_triggers"`
-	HostStatus      types.Map      `tfsdk:"host_status"`
+	HostStatus      hostStatusMap  `tfsdk:"host_status"`
 	Rollout         *rolloutModel  `tfsdk:"rollout"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
@@ -148,21 +155,15 @@ func (s *specModel) api() *gse.Spec {
 }
 
 // hostStatusValue builds host_status for hosts from their status entries (see findProcessHosts).
-func hostStatusValue(hosts []hostModel, byKey map[string]gse.ProcStatus) types.Map {
-	elems := make(map[string]attr.Value, len(hosts))
+func hostStatusValue(hosts []hostModel, byKey map[string]gse.ProcStatus) hostStatusMap {
+	entries := make(map[string]hostStatusModel, len(hosts))
 	for _, h := range hosts {
 		if e, ok := byKey[h.api().Key()]; ok {
-			elems[statusKey(h)] = hostStatusObject(types.StringValue(statusName(e.Status)), types.BoolValue(e.IsAuto),
-				types.Int64Value(e.PID), types.StringValue(e.Version), types.Int64Value(e.LastStartTime))
+			entries[statusKey(h)] = hostStatusModel{Status: types.StringValue(statusName(e.Status)), Managed: types.BoolValue(e.IsAuto),
+				PID: types.Int64Value(e.PID), Version: types.StringValue(e.Version), LastStartTime: types.Int64Value(e.LastStartTime)}
 		}
 	}
-	return types.MapValueMust(hostStatusType, elems)
-}
-
-func hostStatusObject(status types.String, managed types.Bool, pid types.Int64, version types.String, started types.Int64) types.Object {
-	return types.ObjectValueMust(hostStatusType.AttrTypes, map[string]attr.Value{
-		"status": status, "managed": managed, "pid": pid, "version": version, "last_start_time": started,
-	})
+	return newHostStatusMap(entries)
 }
 
 // proven records in host_status what a successful apply proved on hosts:
@@ -170,7 +171,7 @@ func hostStatusObject(status types.String, managed types.Bool, pid types.Int64, 
 // other facts of a touched host are null until the next refresh reads them;
 // hosts the apply did not touch keep their last refreshed values.
 type proven struct {
-	prior   types.Map // host_status of the prior state (null on create)
+	prior   hostStatusMap // host_status of the prior state (null on create)
 	touched map[string]hostFacts
 }
 
@@ -196,30 +197,29 @@ func (p *proven) note(hosts []gse.Host, op gse.OpType) {
 }
 
 // value is host_status for hosts after the apply.
-func (p *proven) value(hosts []hostModel) types.Map {
-	prior := p.prior.Elements()
-	elems := make(map[string]attr.Value, len(hosts))
+func (p *proven) value(hosts []hostModel) hostStatusMap {
+	entries := make(map[string]hostStatusModel, len(hosts))
 	for _, h := range hosts {
 		k := statusKey(h)
 		facts, touched := p.touched[h.api().Key()]
-		old, known := prior[k].(types.Object)
+		old, known := p.prior.entries[k]
 		switch {
 		case !touched && known:
-			elems[k] = old
+			entries[k] = old
 		case !touched:
-			elems[k] = hostStatusObject(types.StringNull(), types.BoolNull(), types.Int64Null(), types.StringNull(), types.Int64Null())
+			entries[k] = hostStatusModel{} // all null
 		default:
-			status, managed := types.StringNull(), types.BoolNull()
+			var e hostStatusModel
 			if facts.running != nil {
-				status = types.StringValue(map[bool]string{true: "running", false: "stopped"}[*facts.running])
+				e.Status = types.StringValue(map[bool]string{true: "running", false: "stopped"}[*facts.running])
 			}
 			if facts.managed != nil {
-				managed = types.BoolValue(*facts.managed)
+				e.Managed = types.BoolValue(*facts.managed)
 			}
-			elems[k] = hostStatusObject(status, managed, types.Int64Null(), types.StringNull(), types.Int64Null())
+			entries[k] = e
 		}
 	}
-	return types.MapValueMust(hostStatusType, elems)
+	return newHostStatusMap(entries)
 }
 
 // statusKey is the key of a host in host_status: bk_cloud_id:ip, as written
@@ -305,4 +305,122 @@ func findProcessHosts(ctx context.Context, c *gse.Client, meta gse.Meta, hosts [
 		}
 	}
 	return out, nil
+}
+
+// hostStatusModel is one value of host_status.
+type hostStatusModel struct {
+	LastStartTime types.Int64
+	Managed       types.Bool
+	PID           types.Int64
+	Status        types.String
+	Version       types.String
+}
+
+// statusCodec encodes and decodes the values of host_status, whose type
+// (hostStatusType) has these attributes.
+var statusCodec = objectCodec[hostStatusModel]{
+	{"last_start_time", func(s *hostStatusModel) any { return &s.LastStartTime }},
+	{"managed", func(s *hostStatusModel) any { return &s.Managed }},
+	{"pid", func(s *hostStatusModel) any { return &s.PID }},
+	{"status", func(s *hostStatusModel) any { return &s.Status }},
+	{"version", func(s *hostStatusModel) any { return &s.Version }},
+}
+
+// hostStatusMapType is the framework's type of host_status, packed (see
+// common_packed.go): a map of hostStatusType to Terraform.
+type hostStatusMapType struct{ basetypes.StringType }
+
+var (
+	_ basetypes.StringTypable = hostStatusMapType{}
+	_ packedType              = hostStatusMapType{}
+)
+
+func (hostStatusMapType) Equal(o attr.Type) bool { _, ok := o.(hostStatusMapType); return ok }
+func (hostStatusMapType) String() string         { return "hostStatusMapType" }
+
+func (hostStatusMapType) ValueType(context.Context) attr.Value { return hostStatusMap{} }
+
+func (t hostStatusMapType) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+	a.Type = t.terraformType(ctx)
+}
+
+func (hostStatusMapType) terraformType(ctx context.Context) tftypes.Type {
+	return tftypes.Map{ElementType: hostStatusType.TerraformType(ctx)}
+}
+
+func (hostStatusMapType) ValueFromString(_ context.Context, s basetypes.StringValue) (basetypes.StringValuable, diag.Diagnostics) {
+	m, err := unpackHostStatus(s)
+	return m, packedDiags("host_status", err)
+}
+
+func (t hostStatusMapType) ValueFromTerraform(ctx context.Context, v tftypes.Value) (attr.Value, error) {
+	s, err := t.StringType.ValueFromTerraform(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return unpackHostStatus(s.(basetypes.StringValue))
+}
+
+// hostStatusMap is a packed host_status: the wire bytes (the string) and the
+// entries decoded from them once.
+type hostStatusMap struct {
+	basetypes.StringValue
+	entries map[string]hostStatusModel
+}
+
+var _ basetypes.StringValuable = hostStatusMap{}
+
+func (hostStatusMap) Type(context.Context) attr.Type { return hostStatusMapType{} }
+
+func (m hostStatusMap) Equal(o attr.Value) bool {
+	other, ok := o.(hostStatusMap)
+	return ok && m.StringValue.Equal(other.StringValue)
+}
+
+// String is a summary: the packed bytes are no text.
+func (m hostStatusMap) String() string {
+	if m.IsNull() || m.IsUnknown() {
+		return m.StringValue.String()
+	}
+	return fmt.Sprintf("<status of %d hosts>", len(m.entries))
+}
+
+// newHostStatusMap packs entries, in key order as Terraform encodes a map.
+func newHostStatusMap(entries map[string]hostStatusModel) hostStatusMap {
+	var buf bytes.Buffer
+	buf.Grow(96 * len(entries))
+	e := msgpack.NewEncoder(&buf)
+	_ = e.EncodeMapLen(len(entries)) // see objectCodec.encode
+	for _, k := range slices.Sorted(maps.Keys(entries)) {
+		_ = e.EncodeString(k)
+		v := entries[k]
+		statusCodec.encode(e, &buf, &v)
+	}
+	return hostStatusMap{StringValue: packedString(buf.Bytes()), entries: entries}
+}
+
+// unpackHostStatus decodes a packed host_status; null and unknown stay so.
+func unpackHostStatus(s basetypes.StringValue) (hostStatusMap, error) {
+	m := hostStatusMap{StringValue: s}
+	if s.IsNull() || s.IsUnknown() {
+		return m, nil
+	}
+	d := newDecoder(s)
+	n, err := d.DecodeMapLen()
+	if err != nil || n < 0 {
+		return m, fmt.Errorf("host_status is not a map (%v)", err)
+	}
+	m.entries = make(map[string]hostStatusModel, n)
+	for range n {
+		k, err := d.DecodeString()
+		if err != nil {
+			return m, fmt.Errorf("host_status: %w", err)
+		}
+		var v hostStatusModel
+		if _, err := statusCodec.decode(d, &v); err != nil {
+			return m, fmt.Errorf("host_status[%q]: %w", k, err)
+		}
+		m.entries[k] = v
+	}
+	return m, nil
 }

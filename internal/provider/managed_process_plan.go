@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -21,7 +20,7 @@ func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !sameExcept(req.Plan.Raw, req.State.Raw, "host_status") {
 		return
 	}
-	var status types.Map
+	var status hostStatusMap
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("host_status"), &status)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
 }

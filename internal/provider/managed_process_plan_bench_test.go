@@ -46,13 +46,15 @@ func BenchmarkManagedProcessPlan(b *testing.B) {
 // `go test ./internal/provider/ -run '^$' -bench ManagedProcessApply -benchtime 3x`.
 func BenchmarkManagedProcessApply(b *testing.B) {
 	ctx := context.Background()
-	server, schemas := configuredBenchServer(ctx, b)
+	server, schemas, sim := configuredBenchServer(ctx, b)
 	typ, _ := schemas.ResourceSchemas["gse_managed_process"].ValueType().(tftypes.Object)
 	null := benchDynamic(b, tftypes.NewValue(typ, nil))
 	for _, n := range []int{1000, 10000} {
 		config := benchManagedProcess(typ, n)
 		b.Run(fmt.Sprintf("create/hosts=%d", n), func(b *testing.B) {
-			for i := 0; b.Loop(); i++ {
+			before := sim.AllCalls()
+			i := 0
+			for ; b.Loop(); i++ {
 				// A new process each time: the simulator keeps the last one.
 				attrs := map[string]tftypes.Value{}
 				_ = config.As(&attrs)
@@ -68,6 +70,9 @@ func BenchmarkManagedProcessApply(b *testing.B) {
 				if err != nil || len(ar.Diagnostics) > 0 {
 					b.Fatalf("apply: %v %s: %s", err, ar.Diagnostics[0].Summary, ar.Diagnostics[0].Detail)
 				}
+			}
+			for api, n := range sim.AllCalls() {
+				b.ReportMetric(float64(n-before[api])/float64(i), api+"/op")
 			}
 		})
 	}

@@ -25,7 +25,7 @@ import (
 //	go test ./internal/provider/ -run '^$' -bench ManagedProcessRefresh -benchmem
 func BenchmarkManagedProcessRefresh(b *testing.B) {
 	ctx := context.Background()
-	server, schemas := configuredBenchServer(ctx, b)
+	server, schemas, _ := configuredBenchServer(ctx, b)
 
 	const typeName = "gse_managed_process"
 	typ := schemas.ResourceSchemas[typeName].ValueType()
@@ -104,8 +104,8 @@ func BenchmarkManagedProcessRefresh(b *testing.B) {
 }
 
 // configuredBenchServer is the provider's server, configured for an
-// in-process simulator, and its schemas.
-func configuredBenchServer(ctx context.Context, b *testing.B) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse) {
+// in-process simulator, its schemas and the simulator.
+func configuredBenchServer(ctx context.Context, b *testing.B) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse, *simulator.Server) {
 	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret})
 	srv := httptest.NewServer(sim)
 	b.Cleanup(srv.Close)
@@ -124,7 +124,7 @@ func configuredBenchServer(ctx context.Context, b *testing.B) (tfprotov6.Provide
 	if resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: benchDynamic(b, cfg)}); err != nil || len(resp.Diagnostics) > 0 {
 		b.Fatalf("configure: %v %v", err, resp.Diagnostics)
 	}
-	return server, schemas
+	return server, schemas, sim
 }
 
 // benchValue builds a value of typ from Go values (maps for objects and maps,

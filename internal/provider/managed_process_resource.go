@@ -117,7 +117,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	spec := plan.Spec.api()
 	plan.ID = types.StringValue(meta.String())
 	hosts := each(plan.Hosts.Hosts(), hostModel.api)
-	pr := proven{prior: types.MapNull(hostStatusType)}
+	var pr proven // no prior host_status
 
 	err := reachable(ctx, r.client, hosts) // common_gateway.go
 	var registered []gse.Host
@@ -247,7 +247,7 @@ type refreshedModel struct {
 	Hosts      hostList
 	Managed    types.Bool
 	Running    types.Bool
-	HostStatus types.Map
+	HostStatus hostStatusMap
 }
 
 func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostics {

@@ -120,8 +120,8 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "Arbitrary values; when any changes (and the map is set), the process is reloaded (op_type 8, `reload_cmd`) on every host, in the batches of `rollout` when set. " +
 					"A reload that did not reach every host leaves the prior value in the state; the next apply reloads only the hosts it missed.",
 			},
-			"host_status": schema.MapAttribute{
-				Computed: true, ElementType: hostStatusType,
+			"host_status": schema.StringAttribute{
+				Computed: true, CustomType: hostStatusMapType{},
 				MarkdownDescription: "Runtime state per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`), or by the `agent_id` of a host given by one. Each value holds `status` " +
 					"(`running`, `stopped` or `unregistered`), `managed` (whether the agent hosts the process, `isauto`), `pid` (`-1` or `0` when not running), " +
 					"`version` (from `version_cmd`) and `last_start_time` (Unix time). Refresh reads all of them with `get_proc_status_v2`. " +

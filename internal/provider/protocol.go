@@ -10,7 +10,8 @@ import (
 )
 
 // NewProtocol6 serves p as providerserver.NewProtocol6WithError does, with
-// gse_managed_process.hosts packed for the framework (packedServer).
+// the attributes that hold a value per host packed for the framework
+// (packedServer).
 func NewProtocol6(p provider.Provider) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		s, err := providerserver.NewProtocol6WithError(p)()
@@ -35,11 +36,9 @@ type frameworkServer interface {
 	tfprotov6.StateStoreServer
 }
 
-// packedServer tells Terraform that a packed attribute (hostListType) is a
-// list nested attribute (hostsNestedType), and packs and unpacks its values on
-// the way to and from the framework. Terraform thereby keeps what a nested
-// attribute gives it: optional element attributes, bk_supplier_id planned by
-// the provider (computed), and the per-element documentation.
+// packedServer tells Terraform the type of each packed attribute
+// (packedType), and packs and unpacks its values on the way to and from the
+// framework.
 type packedServer struct {
 	frameworkServer
 	packed packedAttrs
@@ -55,25 +54,12 @@ func (s packedServer) GetProviderSchema(ctx context.Context, req *tfprotov6.GetP
 			continue
 		}
 		for _, a := range sch.Block.Attributes {
-			if contains(s.packed[typeName], a.Name) {
-				a.Type, a.NestedType = nil, hostsNestedType(ctx)
+			if pt := s.packed[typeName][a.Name]; pt != nil {
+				pt.terraformSchema(ctx, a)
 			}
 		}
 	}
 	return resp, nil
-}
-
-// hostsNestedType is the element schema of gse_managed_process.hosts, built
-// from hostElement as hostObjectType is.
-func hostsNestedType(ctx context.Context) *tfprotov6.SchemaObject {
-	obj := &tfprotov6.SchemaObject{Nesting: tfprotov6.SchemaObjectNestingModeList}
-	for _, a := range hostElement {
-		// Every element attribute is optional: a host is ip + bk_cloud_id or
-		// agent_id, which checkHosts enforces.
-		obj.Attributes = append(obj.Attributes, &tfprotov6.SchemaAttribute{Name: a.name, Type: a.typ.TerraformType(ctx), Description: a.desc,
-			DescriptionKind: tfprotov6.StringKindMarkdown, Optional: true, Computed: a.computed})
-	}
-	return obj
 }
 
 func (s packedServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {

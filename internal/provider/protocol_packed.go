@@ -9,18 +9,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
 // packedAttrs are, per resource type, the attributes the framework holds
-// packed (hostListType, see common_hosts_packed.go). Values travel between
-// Terraform and the framework as MessagePack; packing and unpacking cut one
-// attribute's bytes out of an object and put them back, without decoding the
-// rest.
-type packedAttrs map[string][]string
+// packed (packedType, see common_packed.go). Values travel between Terraform
+// and the framework as MessagePack; packing and unpacking cut one attribute's
+// bytes out of an object and put them back, without decoding the rest.
+type packedAttrs map[string]map[string]packedType
 
 // findPackedAttrs reads them from the resources' schemas, so no resource or
 // attribute name is repeated here.
@@ -36,8 +35,11 @@ func findPackedAttrs(ctx context.Context, p provider.Provider) packedAttrs {
 		r.Schema(ctx, resource.SchemaRequest{}, &s)
 		for attrName, a := range s.Schema.Attributes {
 			if sa, ok := a.(schema.StringAttribute); ok {
-				if _, ok := sa.CustomType.(hostListType); ok {
-					out[name.TypeName] = append(out[name.TypeName], attrName)
+				if pt, ok := sa.CustomType.(packedType); ok {
+					if out[name.TypeName] == nil {
+						out[name.TypeName] = map[string]packedType{}
+					}
+					out[name.TypeName][attrName] = pt
 				}
 			}
 		}
@@ -46,7 +48,7 @@ func findPackedAttrs(ctx context.Context, p provider.Provider) packedAttrs {
 }
 
 // pack turns the packed attributes of a value of typeName from Terraform into
-// what the framework holds: each list becomes a string of its bytes.
+// what the framework holds: each known value becomes a string of its bytes.
 func (pa packedAttrs) pack(typeName string, dv **tfprotov6.DynamicValue) error {
 	return pa.rewrite(typeName, dv, func(_ string, v []byte) ([]byte, error) {
 		switch c := v[0]; {
@@ -54,12 +56,10 @@ func (pa packedAttrs) pack(typeName string, dv **tfprotov6.DynamicValue) error {
 			return v, nil
 		case msgpcode.IsExt(c):
 			return unknownValue, nil
-		case msgpcode.IsFixedArray(c) || c == msgpcode.Array16 || c == msgpcode.Array32:
-			var buf bytes.Buffer
-			err := msgpack.NewEncoder(&buf).EncodeString(string(v))
-			return buf.Bytes(), err
 		}
-		return nil, fmt.Errorf("not a list (code %#x)", v[0])
+		var buf bytes.Buffer
+		err := msgpack.NewEncoder(&buf).EncodeString(string(v))
+		return buf.Bytes(), err
 	})
 }
 
@@ -81,8 +81,8 @@ func (pa packedAttrs) unpack(typeName string, dv **tfprotov6.DynamicValue) error
 // attribute of typeName by f of its bytes. A null or unknown object, or one
 // sent as JSON, stays as it is.
 func (pa packedAttrs) rewrite(typeName string, dv **tfprotov6.DynamicValue, f func(name string, v []byte) ([]byte, error)) error {
-	names := pa[typeName]
-	if len(names) == 0 || *dv == nil || len((*dv).MsgPack) == 0 {
+	attrs := pa[typeName]
+	if len(attrs) == 0 || *dv == nil || len((*dv).MsgPack) == 0 {
 		return nil
 	}
 	b := (*dv).MsgPack
@@ -106,7 +106,7 @@ func (pa packedAttrs) rewrite(typeName string, dv **tfprotov6.DynamicValue, f fu
 		if err := d.Skip(); err != nil {
 			return fmt.Errorf("%s.%s: %w", typeName, k, err)
 		}
-		if !contains(names, k) {
+		if attrs[k] == nil {
 			continue
 		}
 		end := len(b) - r.Len()
@@ -121,39 +121,35 @@ func (pa packedAttrs) rewrite(typeName string, dv **tfprotov6.DynamicValue, f fu
 	return nil
 }
 
-func contains(names []string, k string) bool {
-	for _, n := range names {
-		if n == k {
-			return true
-		}
-	}
-	return false
-}
-
 // upgradeState handles the one request Terraform sends as JSON, a stored state
 // to upgrade: the framework gets the packed attributes null, and its answer
-// gets them back from the JSON, as MessagePack lists.
+// gets them back from the JSON, as MessagePack.
 func (pa packedAttrs) upgradeState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest,
 	next func(context.Context, *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error)) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	names := pa[req.TypeName]
-	if len(names) == 0 || req.RawState == nil || len(req.RawState.JSON) == 0 {
+	attrs := pa[req.TypeName]
+	if len(attrs) == 0 || req.RawState == nil || len(req.RawState.JSON) == 0 {
 		return next(ctx, req)
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(req.RawState.JSON, &obj); err != nil {
 		return next(ctx, req) // the framework reports it
 	}
-	lists := map[string][]byte{}
-	for _, name := range names {
+	values := map[string][]byte{}
+	for name, pt := range attrs {
 		raw, ok := obj[name]
 		if !ok {
 			continue
 		}
-		hosts, err := hostsFromJSON(raw)
+		typ := pt.terraformType(ctx)
+		v, err := (&tfprotov6.RawState{JSON: raw}).UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s in the stored state: %w", req.TypeName, name, err)
 		}
-		lists[name] = hosts
+		dv, err := tfprotov6.NewDynamicValue(typ, v)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s in the stored state: %w", req.TypeName, name, err)
+		}
+		values[name] = dv.MsgPack
 		obj[name] = json.RawMessage("null")
 	}
 	stripped, err := json.Marshal(obj)
@@ -167,45 +163,10 @@ func (pa packedAttrs) upgradeState(ctx context.Context, req *tfprotov6.UpgradeRe
 		return resp, err
 	}
 	err = pa.rewrite(req.TypeName, &resp.UpgradedState, func(name string, v []byte) ([]byte, error) {
-		if l, ok := lists[name]; ok {
-			return l, nil
+		if b, ok := values[name]; ok {
+			return b, nil
 		}
 		return v, nil // absent from the JSON: null
 	})
 	return resp, err
-}
-
-// hostsFromJSON encodes a host list of a stored state as MessagePack.
-func hostsFromJSON(raw json.RawMessage) ([]byte, error) {
-	if string(raw) == "null" {
-		return []byte{msgpcode.Nil}, nil
-	}
-	var elems []map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, err
-	}
-	hosts := make([]hostModel, len(elems))
-	for i, el := range elems {
-		for _, a := range hostElement {
-			v, ok := el[a.name]
-			if !ok || string(v) == "null" {
-				continue
-			}
-			var err error
-			switch f := a.field(&hosts[i]).(type) {
-			case *types.String:
-				var s string
-				err = json.Unmarshal(v, &s)
-				*f = types.StringValue(s)
-			case *types.Int64:
-				var n int64
-				err = json.Unmarshal(v, &n)
-				*f = types.Int64Value(n)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("[%d].%s: %w", i, a.name, err)
-			}
-		}
-	}
-	return encodeHosts(hosts, nil), nil
 }

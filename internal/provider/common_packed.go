@@ -1,0 +1,185 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
+)
+
+// Some attributes hold one value per host: gse_managed_process.hosts and
+// host_status. They travel through the framework packed: one string holding
+// the value exactly as Terraform encodes it on the wire (MessagePack). The
+// framework walks every value it plans or applies several times over
+// (terraform-plugin-framework v1.19: to nullify collection blocks, to mark
+// unknowns, once per attribute a plan modifier touches, to compare and copy
+// states, to encode them); with 10,000 hosts those walks were 95 % of a plan's
+// CPU. Packed, such a value is one leaf to them, decoded once where the
+// provider reads it. protocol_packed.go unpacks it for Terraform, which sees
+// the type packedType declares.
+
+// packedType is the framework type of a packed attribute.
+type packedType interface {
+	attr.Type
+	// terraformSchema gives a the type Terraform sees,
+	terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute)
+	// which is this.
+	terraformType(ctx context.Context) tftypes.Type
+}
+
+// elementsValue is a list or a set: types.List, types.Set, hostList.
+type elementsValue interface {
+	attr.Value
+	Elements() []attr.Value
+}
+
+// wireField is an attribute of the objects a packed value holds: its name
+// and where a T keeps it (*types.String, *types.Int64 or *types.Bool).
+type wireField[T any] struct {
+	name  string
+	field func(v *T) any
+}
+
+// get is the attribute's value in v.
+func (f wireField[T]) get(v *T) attr.Value {
+	switch p := f.field(v).(type) {
+	case *types.String:
+		return *p
+	case *types.Int64:
+		return *p
+	case *types.Bool:
+		return *p
+	}
+	return nil
+}
+
+// objectCodec encodes and decodes objects of T as Terraform does: attributes
+// in name order (the order of the fields), integers in their shortest form,
+// so an unchanged value packs to the same bytes.
+type objectCodec[T any] []wireField[T]
+
+// unknownValue is an unknown value of any type, as Terraform encodes it.
+var unknownValue = []byte{msgpcode.FixExt1, 0, 0}
+
+// Writes to a bytes.Buffer do not fail: the encoders' errors are nil.
+
+func (c objectCodec[T]) encode(e *msgpack.Encoder, buf *bytes.Buffer, v *T) {
+	_ = e.EncodeMapLen(len(c))
+	for _, f := range c {
+		_ = e.EncodeString(f.name)
+		switch a := f.get(v); {
+		case a.IsNull():
+			_ = e.EncodeNil()
+		case a.IsUnknown():
+			buf.Write(unknownValue)
+		default:
+			switch a := a.(type) {
+			case types.String:
+				_ = e.EncodeString(a.ValueString())
+			case types.Int64:
+				_ = e.EncodeInt(a.ValueInt64())
+			case types.Bool:
+				_ = e.EncodeBool(a.ValueBool())
+			}
+		}
+	}
+}
+
+// decode reads an object into *v (zero: every attribute null); unknown reports
+// an object unknown as a whole.
+func (c objectCodec[T]) decode(d *msgpack.Decoder, v *T) (unknown bool, err error) {
+	if null, unknown, err := peekState(d); err != nil || null || unknown {
+		return unknown, err
+	}
+	n, err := d.DecodeMapLen()
+	if err != nil {
+		return false, fmt.Errorf("not an object (%w)", err)
+	}
+	for range n {
+		k, err := d.DecodeString()
+		if err != nil {
+			return false, err
+		}
+		i := slices.IndexFunc(c, func(f wireField[T]) bool { return f.name == k })
+		if i < 0 {
+			return false, fmt.Errorf("unexpected attribute %q", k)
+		}
+		if err := decodeScalar(d, c[i].field(v)); err != nil {
+			return false, fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	return false, nil
+}
+
+// peekState reads a null or an unknown value, as Terraform encodes them, if
+// one is next.
+func peekState(d *msgpack.Decoder) (null, unknown bool, err error) {
+	c, err := d.PeekCode()
+	switch {
+	case err != nil:
+		return false, false, err
+	case c == msgpcode.Nil:
+		return true, false, d.Skip()
+	case msgpcode.IsExt(c):
+		return false, true, d.Skip()
+	}
+	return false, false, nil
+}
+
+// decodeScalar reads a string, number or bool into p.
+func decodeScalar(d *msgpack.Decoder, p any) error {
+	null, unknown, err := peekState(d)
+	if err != nil || null {
+		return err // p stays null
+	}
+	switch p := p.(type) {
+	case *types.String:
+		*p = types.StringUnknown()
+		if !unknown {
+			s, err := d.DecodeString()
+			*p = types.StringValue(s)
+			return err
+		}
+	case *types.Int64:
+		*p = types.Int64Unknown()
+		if !unknown {
+			// A number beyond int64 comes as a string: no id or time is that large.
+			i, err := d.DecodeInt64()
+			*p = types.Int64Value(i)
+			return err
+		}
+	case *types.Bool:
+		*p = types.BoolUnknown()
+		if !unknown {
+			b, err := d.DecodeBool()
+			*p = types.BoolValue(b)
+			return err
+		}
+	}
+	return nil
+}
+
+// packedDiags reports a packed value of attribute that does not decode.
+func packedDiags(attribute string, err error) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if err != nil {
+		diags.AddError("Invalid "+attribute+" value", err.Error())
+	}
+	return diags
+}
+
+// packedString is the framework's string of a packed value: its bytes.
+func packedString(b []byte) types.String { return types.StringValue(string(b)) }
+
+// newDecoder reads a packed value.
+func newDecoder(s types.String) *msgpack.Decoder {
+	return msgpack.NewDecoder(bytes.NewReader([]byte(s.ValueString())))
+}
