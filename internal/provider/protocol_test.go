@@ -10,13 +10,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Every attribute a resource declares with hostsSchema reaches Terraform as a
-// list nested attribute with the element attributes of hostObjectType, and
-// no other attribute is rewritten: renaming the attribute, the resource or an
-// element attribute on one side only fails here.
-func TestProtocolNestsExactlyTheHostsLists(t *testing.T) {
+// Every attribute a resource declares packed (packedType) reaches Terraform
+// with the type the packed type names, hosts as a list nested attribute with
+// the element attributes of hostObjectType, and no other attribute is
+// rewritten: renaming the attribute, the resource or an element attribute on
+// one side only fails here.
+func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	p := New("test")()
@@ -37,7 +39,7 @@ func TestProtocolNestsExactlyTheHostsLists(t *testing.T) {
 		elementNames = append(elementNames, name)
 	}
 	slices.Sort(elementNames)
-	nested := 0
+	var packed []string
 	for _, newRes := range p.Resources(ctx) {
 		r := newRes()
 		var md resource.MetadataResponse
@@ -45,17 +47,22 @@ func TestProtocolNestsExactlyTheHostsLists(t *testing.T) {
 		var sr resource.SchemaResponse
 		r.Schema(ctx, resource.SchemaRequest{}, &sr)
 		for i, a := range got.ResourceSchemas[md.TypeName].Block.Attributes {
-			declared, ok := sr.Schema.Attributes[a.Name].(schema.StringAttribute)
-			isHosts := ok && declared.CustomType != nil && declared.CustomType.Equal(hostListType{})
-			rewritten := a.NestedType != nil && plain.ResourceSchemas[md.TypeName].Block.Attributes[i].NestedType == nil
-			if isHosts != rewritten {
-				t.Errorf("%s.%s: declared as hosts %v, rewritten for Terraform %v", md.TypeName, a.Name, isHosts, rewritten)
+			framework := plain.ResourceSchemas[md.TypeName].Block.Attributes[i]
+			declared, _ := sr.Schema.Attributes[a.Name].(schema.StringAttribute)
+			pt, isPacked := declared.CustomType.(packedType)
+			if !isPacked {
+				if !a.ValueType().Equal(framework.ValueType()) {
+					t.Errorf("%s.%s: rewritten for Terraform to %v, though not packed", md.TypeName, a.Name, a.ValueType())
+				}
 				continue
 			}
-			if !isHosts {
+			packed = append(packed, md.TypeName+"."+a.Name)
+			if !framework.ValueType().Equal(tftypes.String) || !a.ValueType().Equal(pt.terraformType(ctx)) {
+				t.Errorf("%s.%s: the framework holds %v, Terraform sees %v, want %v", md.TypeName, a.Name, framework.ValueType(), a.ValueType(), pt.terraformType(ctx))
+			}
+			if a.NestedType == nil {
 				continue
 			}
-			nested++
 			var names []string
 			for _, e := range a.NestedType.Attributes {
 				names = append(names, e.Name)
@@ -68,7 +75,7 @@ func TestProtocolNestsExactlyTheHostsLists(t *testing.T) {
 			}
 		}
 	}
-	if nested != 1 {
-		t.Errorf("%d hosts lists nested, want 1 (gse_managed_process.hosts)", nested)
+	if slices.Sort(packed); !slices.Equal(packed, []string{"gse_managed_process.host_status", "gse_managed_process.hosts"}) {
+		t.Errorf("packed %v, want gse_managed_process.host_status and .hosts", packed)
 	}
 }

@@ -1,0 +1,163 @@
+package provider
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// The typed models of host objects, their conversion to the client's host
+// types, and the known values of a host object before it has a model.
+
+// gseHostRefModel is a host of a GSE process without bk_supplier_id: one the
+// status data source reads or an operation targets.
+type gseHostRefModel struct {
+	IP        types.String `tfsdk:"ip"`
+	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
+	AgentID   types.String `tfsdk:"agent_id"`
+}
+
+// api is the host as GSE addresses it (see hostModel.api).
+func (m gseHostRefModel) api() gse.Host {
+	return gse.Host{IP: unmapIP(m.IP.ValueString()), BkCloudID: m.BkCloudID.ValueInt64(), AgentID: agentAddress(m.AgentID.ValueString())}
+}
+
+// hostRefModel is a host by ip and bk_cloud_id, the one host type of every
+// schema without bk_supplier_id: an element of a JOB ip_list, and a host the
+// status data sources or an operation read.
+type hostRefModel struct {
+	IP        types.String `tfsdk:"ip"`
+	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
+}
+
+// api is the host as JOB addresses it.
+func (m hostRefModel) api() gse.JobIP {
+	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
+}
+
+// key is the host's identity (gse.JobIP.Key).
+func (m hostRefModel) key() string { return m.api().Key() }
+
+// hostModel is one element of gse_managed_process.hosts: by ip and
+// bk_cloud_id, or by agent_id (then ip and bk_cloud_id are null).
+type hostModel struct {
+	IP           types.String `tfsdk:"ip"`
+	BkCloudID    types.Int64  `tfsdk:"bk_cloud_id"`
+	BkSupplierID types.Int64  `tfsdk:"bk_supplier_id"`
+	AgentID      types.String `tfsdk:"agent_id"`
+}
+
+// api converts the host as GSE addresses it: an IPv4-mapped IPv6 address
+// (::ffff:10.0.0.1) is sent as the IPv4 address it stands for.
+func (h hostModel) api() gse.Host {
+	return gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64(), BkSupplierID: h.BkSupplierID.ValueInt64(), AgentID: agentAddress(h.AgentID.ValueString())}
+}
+
+// agentAddress is an agent id as sent to GSE: a {bk_cloud_id}:{ip} one with
+// the cloud id in decimal and an IPv4-mapped address unmapped (as unmapIP),
+// any other as written.
+func agentAddress(id string) string {
+	if cloud, ip, ok := cloudIPAgent(id); ok {
+		return fmt.Sprintf("%d:%s", cloud, unmapIP(ip))
+	}
+	return id
+}
+
+// unmapIP turns ::ffff:a.b.c.d into a.b.c.d and leaves any other spelling alone.
+func unmapIP(ip string) string {
+	if a, err := netip.ParseAddr(ip); err == nil && a.Is4In6() {
+		return a.Unmap().String()
+	}
+	return ip
+}
+
+// hostIdentity is the identity of the host at ip in cloud (gse.Host.Key), so
+// 10.0.0.1, ::ffff:10.0.0.1 and (for IPv6) any letter case are one host.
+func hostIdentity(cloud int64, ip string) string { return gse.Host{IP: ip, BkCloudID: cloud}.Key() }
+
+// compareHosts is the one order of hosts in what the provider lists (status
+// entries of the data sources): by bk_cloud_id, then by ip as written.
+func compareHosts(cloudA int64, ipA string, cloudB int64, ipB string) int {
+	return cmp.Or(cmp.Compare(cloudA, cloudB), strings.Compare(ipA, ipB))
+}
+
+// knownHost is a host object whose form and values are known: by agentID,
+// or by ip and cloud.
+type knownHost struct {
+	ip, agentID string
+	cloud       int64
+	supplier    types.Int64
+}
+
+// identity is the host's identity for duplicates: hostIdentity for a host by
+// ip and for an agent id of the {bk_cloud_id}:{ip} form (the same host), the
+// lower-cased agent id otherwise.
+func (h knownHost) identity() string {
+	if h.agentID == "" {
+		return hostIdentity(h.cloud, h.ip)
+	}
+	if cloud, ip, ok := cloudIPAgent(h.agentID); ok {
+		return hostIdentity(cloud, ip)
+	}
+	return "agent:" + strings.ToLower(h.agentID)
+}
+
+// planKey is what makes two hosts elements plan alike: the host in any
+// spelling (identity) and its supplier id, 0 when unset (ValueInt64 of a null).
+func (h knownHost) planKey() string {
+	return fmt.Sprintf("%s/%d", h.identity(), h.supplier.ValueInt64())
+}
+
+// known reads a host whose form and values are known; ok is false when its
+// ip, bk_cloud_id or agent_id is not known yet, or neither form is complete.
+func (m hostModel) known() (h knownHost, ok bool) {
+	h.supplier = m.BkSupplierID
+	if m.IP.IsUnknown() || m.BkCloudID.IsUnknown() || m.AgentID.IsUnknown() {
+		return h, false
+	}
+	if !m.AgentID.IsNull() {
+		h.agentID = m.AgentID.ValueString()
+		return h, true
+	}
+	if m.IP.IsNull() || m.BkCloudID.IsNull() {
+		return h, false
+	}
+	h.ip, h.cloud = m.IP.ValueString(), m.BkCloudID.ValueInt64()
+	return h, true
+}
+
+// hostFields reads one host object of any host schema as hostModel.known
+// does; an attribute the schema lacks is null.
+func hostFields(v attr.Value) (h knownHost, ok bool) {
+	obj, isObj := v.(types.Object)
+	if !isObj || obj.IsNull() || obj.IsUnknown() {
+		return h, false
+	}
+	a := obj.Attributes()
+	var m hostModel
+	m.IP, _ = a["ip"].(types.String)
+	m.BkCloudID, _ = a["bk_cloud_id"].(types.Int64)
+	m.AgentID, _ = a["agent_id"].(types.String)
+	m.BkSupplierID, _ = a["bk_supplier_id"].(types.Int64)
+	return m.known()
+}
+
+// cloudIPAgent splits an agent id of the {bk_cloud_id}:{ip} form.
+func cloudIPAgent(id string) (int64, string, bool) {
+	c, ip, ok := strings.Cut(id, ":")
+	if !ok {
+		return 0, "", false
+	}
+	cloud, err := strconv.ParseInt(c, 10, 64)
+	if a, ipErr := netip.ParseAddr(ip); err != nil || cloud < 0 || ipErr != nil || a.Zone() != "" {
+		return 0, "", false
+	}
+	return cloud, ip, true
+}

@@ -1,0 +1,48 @@
+package provider
+
+// diffBy splits items into those only in prior, only in plan, and in both, comparing their keys.
+func diffBy[T any, K comparable](prior, plan []T, key func(T) K) (removed, added, kept []T) {
+	inPrior, inPlan := map[K]bool{}, map[K]bool{}
+	for _, x := range prior {
+		inPrior[key(x)] = true
+	}
+	for _, x := range plan {
+		inPlan[key(x)] = true
+		if inPrior[key(x)] {
+			kept = append(kept, x)
+		} else {
+			added = append(added, x)
+		}
+	}
+	for _, x := range prior {
+		if !inPlan[key(x)] {
+			removed = append(removed, x)
+		}
+	}
+	return removed, added, kept
+}
+
+// each is f of every item, in order: how hosts change form (gse.JobIP.Host,
+// gse.Host.JobIP, hostModel.api) or become keys (gse.Host.Key).
+func each[T, U any](items []T, f func(T) U) []U {
+	out := make([]U, len(items))
+	for i, x := range items {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// selectBy keeps the items whose key is among keys (keep) or is not (!keep).
+func selectBy[T any, K comparable](items []T, key func(T) K, keys []K, keep bool) []T {
+	in := make(map[K]bool, len(keys))
+	for _, k := range keys {
+		in[k] = true
+	}
+	var out []T
+	for _, x := range items {
+		if in[key(x)] == keep {
+			out = append(out, x)
+		}
+	}
+	return out
+}
