@@ -28,8 +28,8 @@ func main() {
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	// provider.NewProtocol6, not providerserver.Serve: it adjusts the schema
-	// Terraform reads (see nestedHosts).
+	// provider.NewProtocol6, not providerserver.Serve: it packs the
+	// attributes that hold a value per host for the framework (packedServer).
 	err := tf6server.Serve("registry.terraform.io/bk-gse/gse", func() tfprotov6.ProviderServer {
 		s, err := provider.NewProtocol6(provider.New(version)())()
 		if err != nil {

@@ -35,8 +35,8 @@ const (
 )
 
 // hostsSchema is gse_managed_process.hosts as the framework sees it: packed
-// (common_hosts_packed.go); hostsNestedType is the same attribute as Terraform
-// sees it.
+// (common_hosts_packed.go); hostListType.terraformSchema is the same attribute
+// as Terraform sees it.
 func hostsSchema(desc string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Required: true, CustomType: hostListType{}, MarkdownDescription: desc,
@@ -130,9 +130,9 @@ func (hostsPlan) PlanModifyString(ctx context.Context, req planmodifier.StringRe
 }
 
 // hostElement is each attribute of a gse_managed_process.hosts element: the
-// one definition both hostObjectType (the framework's view) and
-// hostsNestedType (Terraform's) are built from.
-// They are in name order, the order Terraform encodes them in.
+// one definition hostObjectType, hostListType.terraformSchema (Terraform's
+// view) and hostCodec (the wire) are built from. They are in name order, the
+// order Terraform encodes them in.
 var hostElement = []hostAttr{
 	{"agent_id", types.StringType, hostAgentDesc, false, func(h *hostModel) any { return &h.AgentID }},
 	{"bk_cloud_id", types.Int64Type, gseHostCloudDesc, false, func(h *hostModel) any { return &h.BkCloudID }},

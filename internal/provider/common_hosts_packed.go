@@ -41,14 +41,6 @@ func (hostListType) terraformType(ctx context.Context) tftypes.Type {
 	return tftypes.List{ElementType: hostObjectType.TerraformType(ctx)}
 }
 
-// hostCodec encodes and decodes the elements of hosts.
-var hostCodec = func() (c objectCodec[hostModel]) {
-	for _, a := range hostElement {
-		c = append(c, wireField[hostModel]{a.name, a.field})
-	}
-	return c
-}()
-
 func (hostListType) Equal(o attr.Type) bool { _, ok := o.(hostListType); return ok }
 func (hostListType) String() string         { return "hostListType" }
 
@@ -144,6 +136,14 @@ func (l hostList) String() string {
 	}
 	return fmt.Sprintf("<%d hosts>", len(l.hosts))
 }
+
+// hostCodec encodes and decodes the elements of hosts.
+var hostCodec = func() (c objectCodec[hostModel]) {
+	for _, a := range hostElement {
+		c = append(c, wireField[hostModel]{a.name, a.field})
+	}
+	return c
+}()
 
 // unpackHosts decodes a packed list; null and unknown stay so.
 func unpackHosts(s basetypes.StringValue) (hostList, error) {
