@@ -44,13 +44,27 @@ func (g *graph) analyse() result {
 		r.back = append(r.back, back...)
 		r.heuristic = r.heuristic || greedy
 	}
-	sort.Slice(r.back, func(i, j int) bool {
-		if r.back[i].from != r.back[j].from {
-			return r.back[i].from < r.back[j].from
-		}
-		return r.back[i].to < r.back[j].to
-	})
+	sortArcs(r.back)
 	return r
+}
+
+// sortedArrows is every arrow, by file then by the file it uses.
+func (g *graph) sortedArrows() []arc {
+	out := make([]arc, 0, len(g.uses))
+	for a := range g.uses {
+		out = append(out, a)
+	}
+	sortArcs(out)
+	return out
+}
+
+func sortArcs(arcs []arc) {
+	sort.Slice(arcs, func(i, j int) bool {
+		if arcs[i].from != arcs[j].from {
+			return arcs[i].from < arcs[j].from
+		}
+		return arcs[i].to < arcs[j].to
+	})
 }
 
 // components are the strongly connected components (Tarjan), each sorted;

@@ -22,10 +22,11 @@
 // It reads the package as the go command does (golang.org/x/tools/go/packages)
 // and type-checks it, so a name is matched to its declaration, not by text.
 //
-//	go run ./internal/bench/cmd/filegraph [-v] [-tests] [dir]
+//	go run ./internal/bench/cmd/filegraph [-v] [-arrows] [-tests] [dir]
 //
 // dir is the package's directory, in any module on disk (default
-// ./internal/provider); -v lists the arrows inside cycles and the back-arrows.
+// ./internal/provider); -v lists the cycles and the back-arrows, -arrows
+// every arrow with the names behind it.
 package main
 
 import (
@@ -40,9 +41,10 @@ import (
 
 func main() {
 	verbose := flag.Bool("v", false, "list the cycles and the back-arrows")
+	arrows := flag.Bool("arrows", false, "list every arrow and the names behind it")
 	tests := flag.Bool("tests", false, "count the package's _test.go files too (not its external test package)")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: filegraph [-v] [-tests] [package directory]")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: filegraph [-v] [-arrows] [-tests] [package directory]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -66,6 +68,12 @@ func main() {
 		bound = " (at most: a cycle of more than " + fmt.Sprint(maxExact) + " files was ordered greedily)"
 	}
 	fmt.Printf("back-arrows %d%s\n", len(r.back), bound)
+	if *arrows {
+		fmt.Println("\narrows (file -> file it uses):")
+		for _, a := range g.sortedArrows() {
+			fmt.Printf("  %s -> %s: %s\n", g.files[a.from], g.files[a.to], strings.Join(g.uses[a], ", "))
+		}
+	}
 	if !*verbose {
 		return
 	}
