@@ -63,16 +63,15 @@ func (h Host) Address() string {
 }
 
 // agentKey is the identity of an agent address: {bk_cloud_id}:{ip} forms in
-// canonical IP form (so they equal Host.Key of the same host), agent ids as they are.
+// canonical IP form (so they equal Host.Key of the same host), other agent ids
+// in lower case: they are hex, and one id in two cases is one agent.
 func agentKey(addr string) string {
-	cloud, ip, ok := strings.Cut(addr, ":")
-	if !ok {
-		return addr
+	if cloud, ip, ok := strings.Cut(addr, ":"); ok {
+		if n, err := strconv.ParseInt(cloud, 10, 64); err == nil {
+			return ipKey(n, ip)
+		}
 	}
-	if n, err := strconv.ParseInt(cloud, 10, 64); err == nil {
-		return ipKey(n, ip)
-	}
-	return addr
+	return strings.ToLower(addr)
 }
 
 // keyAgent is the gateway's result-map key, built from the address sent.

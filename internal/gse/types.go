@@ -36,7 +36,8 @@ func (h Host) String() string {
 }
 
 // Key is the host's identity for matching server data (ipKey); for a host
-// given by agent id, the agent id (a {bk_cloud_id}:{ip} one canonical too).
+// given by agent id, that id's agentKey ({bk_cloud_id}:{ip} the same as the
+// host by ip, a hex id in lower case). The provider compares hosts by it alone.
 func (h Host) Key() string {
 	if h.AgentID != "" {
 		return agentKey(h.AgentID)

@@ -43,7 +43,7 @@ func selectHosts(found []gse.CMDBHost, gateway bool) hostSelection {
 			continue
 		}
 		cloud := types.Int64Value(h.BkCloudID)
-		key := hostIdentity(h.BkCloudID, ip)
+		key := gse.JobIP{BkCloudID: h.BkCloudID, IP: ip}.Key()
 		if first, dup := seen[key]; dup {
 			skipped = append(skipped, skippedHost{h.BkHostID, fmt.Sprintf("the same address as bk_host_id %d", first)})
 			continue

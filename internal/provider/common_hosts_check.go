@@ -11,8 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
 // The one plan-time check of host lists and sets (checkHosts), and the
@@ -40,7 +38,7 @@ func checkAgentID(id string) string {
 // of hosts: a host by agent_id (36 hex characters or {bk_cloud_id}:{ip}, at
 // most 64) or by ip and bk_cloud_id, never both; each ip an IPv4 or IPv6
 // address without a zone (GSE and JOB address hosts without one), ids 0 or
-// more, and no host twice in any spelling or form (knownHost.identity). at is
+// more, and no host twice in any spelling or form (gse.Host.Key). at is
 // the path of an element's attribute; in a set it is the set's own path (an
 // element's path there is its whole value), and messages name the attribute.
 func checkHosts(list path.Path, els []attr.Value, at func(i int, name string) path.Path, diags *diag.Diagnostics) {
@@ -83,9 +81,9 @@ func checkHosts(list path.Path, els []attr.Value, at func(i int, name string) pa
 				continue
 			}
 		}
-		id := h.identity()
+		id := h.api().Key()
 		if seen[id] {
-			name, host := "ip", gse.Host{IP: h.ip, BkCloudID: h.cloud, AgentID: h.agentID}.String()
+			name, host := "ip", h.api().String()
 			if h.agentID != "" {
 				name = "agent_id"
 			}

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
 // importHost is one host of the host list of an import ID.
@@ -16,8 +18,8 @@ type importHost struct {
 // parseImportHosts reads the host list of an import ID: comma-separated items
 // bk_cloud_id:ip, or bk_cloud_id:bk_supplier_id:ip withSupplier. The IP comes
 // last because an IPv6 address holds ':'. It must parse without a zone, the ids
-// must be 0 or more, and no host may appear twice in any spelling (the
-// identity of hostIdentity, as the hosts validators judge a configuration).
+// must be 0 or more, and no host may appear twice in any spelling (by
+// gse.JobIP.Key, as the hosts validators judge a configuration).
 // noun names an item in errors ("host", "IP").
 func parseImportHosts(list string, withSupplier bool, noun string) ([]importHost, error) {
 	format, ids := "bk_cloud_id:ip", "bk_cloud_id must be a non-negative integer"
@@ -44,7 +46,7 @@ func parseImportHosts(list string, withSupplier bool, noun string) ([]importHost
 		if a, err := netip.ParseAddr(h.ip); err != nil || a.Zone() != "" {
 			return nil, fmt.Errorf("%s %q: %q is not an IP address without zone", noun, item, h.ip)
 		}
-		id := hostIdentity(h.cloud, h.ip)
+		id := gse.JobIP{BkCloudID: h.cloud, IP: h.ip}.Key()
 		if seen[id] {
 			return nil, fmt.Errorf("%s %q is listed twice", noun, item)
 		}

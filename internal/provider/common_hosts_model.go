@@ -42,9 +42,6 @@ func (m hostRefModel) api() gse.JobIP {
 	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
 }
 
-// key is the host's identity (gse.JobIP.Key).
-func (m hostRefModel) key() string { return m.api().Key() }
-
 // hostModel is one element of gse_managed_process.hosts: by ip and
 // bk_cloud_id, or by agent_id (then ip and bk_cloud_id are null).
 type hostModel struct {
@@ -65,7 +62,7 @@ func (h hostModel) api() gse.Host {
 // any other as written.
 func agentAddress(id string) string {
 	if cloud, ip, ok := cloudIPAgent(id); ok {
-		return fmt.Sprintf("%d:%s", cloud, unmapIP(ip))
+		return gse.Host{IP: unmapIP(ip), BkCloudID: cloud}.Address()
 	}
 	return id
 }
@@ -77,10 +74,6 @@ func unmapIP(ip string) string {
 	}
 	return ip
 }
-
-// hostIdentity is the identity of the host at ip in cloud (gse.Host.Key), so
-// 10.0.0.1, ::ffff:10.0.0.1 and (for IPv6) any letter case are one host.
-func hostIdentity(cloud int64, ip string) string { return gse.Host{IP: ip, BkCloudID: cloud}.Key() }
 
 // compareHosts is the one order of hosts in what the provider lists (status
 // entries of the data sources): by bk_cloud_id, then by ip as written.
@@ -96,23 +89,14 @@ type knownHost struct {
 	supplier    types.Int64
 }
 
-// identity is the host's identity for duplicates: hostIdentity for a host by
-// ip and for an agent id of the {bk_cloud_id}:{ip} form (the same host), the
-// lower-cased agent id otherwise.
-func (h knownHost) identity() string {
-	if h.agentID == "" {
-		return hostIdentity(h.cloud, h.ip)
-	}
-	if cloud, ip, ok := cloudIPAgent(h.agentID); ok {
-		return hostIdentity(cloud, ip)
-	}
-	return "agent:" + strings.ToLower(h.agentID)
-}
+// api is the host as written (its Key is the same in any spelling).
+func (h knownHost) api() gse.Host { return gse.Host{IP: h.ip, BkCloudID: h.cloud, AgentID: h.agentID} }
 
 // planKey is what makes two hosts elements plan alike: the host in any
-// spelling (identity) and its supplier id, 0 when unset (ValueInt64 of a null).
+// spelling or form (gse.Host.Key) and its supplier id, 0 when unset
+// (ValueInt64 of a null).
 func (h knownHost) planKey() string {
-	return fmt.Sprintf("%s/%d", h.identity(), h.supplier.ValueInt64())
+	return fmt.Sprintf("%s/%d", h.api().Key(), h.supplier.ValueInt64())
 }
 
 // known reads a host whose form and values are known; ok is false when its

@@ -85,26 +85,6 @@ func TestDiffBy(t *testing.T) {
 	}
 }
 
-func TestHostIdentity(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		a, b string
-		same bool
-	}{
-		{"10.0.0.1", "::ffff:10.0.0.1", true},
-		{"2001:DB8::1", "2001:db8:0::1", true},
-		{"10.0.0.1", "10.0.0.2", false},
-		{"::1", "0:0:0:0:0:0:0:1", true},
-	} {
-		if got := hostIdentity(0, tc.a) == hostIdentity(0, tc.b); got != tc.same {
-			t.Errorf("hostIdentity(0, %q) == hostIdentity(0, %q) is %v, want %v", tc.a, tc.b, got, tc.same)
-		}
-	}
-	if hostIdentity(0, "10.0.0.1") == hostIdentity(1, "10.0.0.1") {
-		t.Error("the cloud id is part of the identity")
-	}
-}
-
 func hostValue(cloud int64, ip string, supplier types.Int64) attr.Value {
 	return types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{
 		"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": supplier, "agent_id": types.StringNull(),

@@ -32,6 +32,12 @@ func each[T, U any](items []T, f func(T) U) []U {
 	return out
 }
 
+// keyOf is the key of an item through the client type it converts to, such
+// as keyOf(hostRefModel.api): hosts are compared by the client's Key alone.
+func keyOf[T any, H interface{ Key() string }](api func(T) H) func(T) string {
+	return func(x T) string { return api(x).Key() }
+}
+
 // selectBy keeps the items whose key is among keys (keep) or is not (!keep).
 func selectBy[T any, K comparable](items []T, key func(T) K, keys []K, keep bool) []T {
 	in := make(map[K]bool, len(keys))

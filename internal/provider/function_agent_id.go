@@ -6,6 +6,8 @@ import (
 	"net/netip"
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
 var _ function.Function = agentIDFunction{}
@@ -49,5 +51,5 @@ func (agentIDFunction) Run(ctx context.Context, req function.RunRequest, resp *f
 		resp.Error = function.NewArgumentFuncError(1, fmt.Sprintf("must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1; got %q", ip))
 		return
 	}
-	resp.Error = resp.Result.Set(ctx, fmt.Sprintf("%d:%s", cloud, a.Unmap()))
+	resp.Error = resp.Result.Set(ctx, gse.Host{IP: a.Unmap().String(), BkCloudID: cloud}.Address())
 }

@@ -149,14 +149,6 @@ func apiJobIPs(ms []hostRefModel) []gse.JobIP {
 	return out
 }
 
-func jobIPKeys(ips []gse.JobIP) []string {
-	out := make([]string, len(ips))
-	for i, ip := range ips {
-		out[i] = ip.Key()
-	}
-	return out
-}
-
 // operateProcessOnly lists the fields set in attrs (a process_infos object
 // of the configuration) that operate_proc would drop.
 func operateProcessOnly(attrs map[string]attr.Value) []string {

@@ -144,7 +144,7 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "create", plan.target(), err,
 			"The IPs where hosting may be registered are kept in the state, and the resource is tainted: the next apply unregisters and registers it again.")
-		plan.IPList = selectBy(plan.IPList, hostRefModel.key, jobIPKeys(registered), true)
+		plan.IPList = selectBy(plan.IPList, keyOf(hostRefModel.api), each(registered, gse.JobIP.Key), true)
 		if len(plan.IPList) == 0 {
 			return
 		}
@@ -180,7 +180,7 @@ func (r *jobManagedProcessResource) ipStatus(ctx context.Context, m *jobManagedP
 	for _, ip := range m.ips() {
 		o, ok := states[ip.Key()]
 		if ok {
-			elems[fmt.Sprintf("%d:%s", ip.BkCloudID, ip.IP)] = jobIPStatusOf(o, true).value()
+			elems[ip.Host().Address()] = jobIPStatusOf(o, true).value()
 		}
 		if hosted != nil {
 			hosted[ip.Key()] = stillHosted(o, ok)
@@ -205,7 +205,7 @@ func (r *jobManagedProcessResource) Read(ctx context.Context, req resource.ReadR
 	m.IPStatus = r.ipStatus(ctx, &m, hosted, &resp.Diagnostics)
 	kept := m.IPList[:0:0]
 	for _, ip := range m.IPList {
-		if hosted[ip.key()] {
+		if hosted[ip.api().Key()] {
 			kept = append(kept, ip)
 		}
 	}
@@ -259,7 +259,7 @@ func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, a
 	withRollout.Rollout = plan.Rollout
 	if len(removed) > 0 {
 		err := r.manageInBatches(ctx, &withRollout, gse.JobUnregister, removed, func(out *gse.JobOutcome, _ error) {
-			applied.IPList = selectBy(applied.IPList, hostRefModel.key, jobIPKeys(out.Succeeded()), false)
+			applied.IPList = selectBy(applied.IPList, keyOf(hostRefModel.api), each(out.Succeeded(), gse.JobIP.Key), false)
 		})
 		if err != nil {
 			return err
@@ -276,7 +276,7 @@ func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, a
 	}
 	if len(added) > 0 {
 		err := r.manageInBatches(ctx, plan, gse.JobRegister, added, func(out *gse.JobOutcome, err error) {
-			applied.IPList = append(applied.IPList, selectBy(plan.IPList, hostRefModel.key, jobIPKeys(jobMayExist(out, err)), true)...)
+			applied.IPList = append(applied.IPList, selectBy(plan.IPList, keyOf(hostRefModel.api), each(jobMayExist(out, err), gse.JobIP.Key), true)...)
 		})
 		if err != nil {
 			return err

@@ -54,102 +54,144 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 // that disrupts the process goes in the batches of plan.Rollout; a trigger
 // that reaches only some hosts is finished by the next apply (triggers).
 func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
-	spec := plan.Spec.api()
-	ro := plan.Rollout.plan()
-	removed, added, kept := diffBy(each(prior.Hosts.Hosts(), hostModel.api), each(plan.Hosts.Hosts(), hostModel.api), gse.Host.Key)
-	specChanged := !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
-	if err := reachable(ctx, r.client, slices.Concat(removed, added, kept)); err != nil {
+	u := &update{r: r, meta: meta, spec: plan.Spec.api(), ro: plan.Rollout.plan(), plan: plan, prior: prior, applied: applied, pr: pr}
+	u.removed, u.added, u.kept = diffBy(each(prior.Hosts.Hosts(), hostModel.api), each(plan.Hosts.Hosts(), hostModel.api), gse.Host.Key)
+	u.specChanged = !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
+	if err := reachable(ctx, r.client, slices.Concat(u.removed, u.added, u.kept)); err != nil {
 		return err // common_gateway.go: hosts need gateway_url, or their agent is down
 	}
+	for _, step := range []func(context.Context) error{u.removeHosts, u.sendSpec, u.addHosts, u.setHosting, u.setRunning} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	return u.runTriggers(ctx, triggers)
+}
 
-	if len(removed) > 0 {
-		var gone []gse.Host
-		_, err := ro.run(ctx, removed, rolloutStep{what: "removal of hosts", target: meta, run: func(ctx context.Context, batch []gse.Host) error {
-			g, err := r.teardown(ctx, meta, prior.Spec.api(), batch, prior.Running.ValueBool())
-			gone = append(gone, g...)
-			return err
-		}})
-		applied.Hosts = newHostList(selectBy(applied.Hosts.Hosts(), hostKey, each(gone, gse.Host.Key), false))
-		if err != nil {
-			return err
-		}
-	}
-	if specChanged {
-		_, err := ro.run(ctx, kept, rolloutStep{what: "spec update (update_proc_info)", target: meta, run: func(ctx context.Context, batch []gse.Host) error {
-			_, err := r.client.Proc.UpdateProcInfo(ctx, meta, batch, spec)
-			return err
-		}})
-		if err != nil {
-			return err
-		}
-	}
-	if len(added) > 0 {
-		// Through the gateway a register starts or hosts the process, so it
-		// rolls out like a create; through ESB it disrupts nothing.
-		register := r.register
-		if r.client.Gateway() {
-			register = r.createInBatches
-		}
-		done, err := register(ctx, meta, spec, plan, added, pr)
-		applied.Hosts = newHostList(slices.Concat(applied.Hosts.Hosts(), selectBy(plan.Hosts.Hosts(), hostKey, each(done, gse.Host.Key), true)))
-		if err != nil {
-			return err
-		}
-		if r.client.Gateway() {
-			added = nil // created converged (see register)
-		}
-	}
+// update is one Update on its way from prior to plan: the steps of
+// updateInSteps share the hosts it diffed and write what succeeded into applied.
+type update struct {
+	r                    *managedProcessResource
+	meta                 gse.Meta
+	spec                 *gse.Spec
+	ro                   *rollout
+	plan, prior, applied *managedProcessModel
+	pr                   *proven
+	removed, added, kept []gse.Host
+	specChanged          bool
+}
 
-	// Hosting: new hosts, and kept ones after a spec change or when they were
-	// not hosted. New hosts that are about to be started need no op 3: a start hosts.
-	rehost := specChanged || !prior.Managed.ValueBool()
-	starting := plan.Running.ValueBool()
+// removeHosts tears the process down on the removed hosts.
+func (u *update) removeHosts(ctx context.Context) error {
+	if len(u.removed) == 0 {
+		return nil
+	}
+	var gone []gse.Host
+	_, err := u.ro.run(ctx, u.removed, rolloutStep{what: "removal of hosts", target: u.meta, run: func(ctx context.Context, batch []gse.Host) error {
+		g, err := u.r.teardown(ctx, u.meta, u.prior.Spec.api(), batch, u.prior.Running.ValueBool())
+		gone = append(gone, g...)
+		return err
+	}})
+	u.applied.Hosts = newHostList(selectBy(u.applied.Hosts.Hosts(), keyOf(hostModel.api), each(gone, gse.Host.Key), false))
+	return err
+}
+
+// sendSpec sends a changed spec to the kept hosts (update_proc_info).
+func (u *update) sendSpec(ctx context.Context) error {
+	if !u.specChanged {
+		return nil
+	}
+	_, err := u.ro.run(ctx, u.kept, rolloutStep{what: "spec update (update_proc_info)", target: u.meta, run: func(ctx context.Context, batch []gse.Host) error {
+		_, err := u.r.client.Proc.UpdateProcInfo(ctx, u.meta, batch, u.spec)
+		return err
+	}})
+	return err
+}
+
+// addHosts registers the process on the added hosts.
+func (u *update) addHosts(ctx context.Context) error {
+	if len(u.added) == 0 {
+		return nil
+	}
+	// Through the gateway a register starts or hosts the process, so it
+	// rolls out like a create; through ESB it disrupts nothing.
+	register := u.r.register
+	if u.r.client.Gateway() {
+		register = u.r.createInBatches
+	}
+	done, err := register(ctx, u.meta, u.spec, u.plan, u.added, u.pr)
+	u.applied.Hosts = newHostList(slices.Concat(u.applied.Hosts.Hosts(), selectBy(u.plan.Hosts.Hosts(), keyOf(hostModel.api), each(done, gse.Host.Key), true)))
+	if err != nil {
+		return err
+	}
+	if u.r.client.Gateway() {
+		u.added = nil // created converged (see register)
+	}
+	return nil
+}
+
+// setHosting hosts new hosts, and kept ones after a spec change or when they
+// were not hosted; or unhosts the kept ones. New hosts that are about to be
+// started need no op 3: a start hosts.
+func (u *update) setHosting(ctx context.Context) error {
+	rehost := u.specChanged || !u.prior.Managed.ValueBool()
 	switch {
-	case plan.Managed.ValueBool():
-		hostNew := added
-		if starting {
+	case u.plan.Managed.ValueBool():
+		hostNew := u.added
+		if u.plan.Running.ValueBool() {
 			hostNew = nil
 		}
-		if _, err := r.rollOperate(ctx, ro, meta, spec, gse.OpHost, appendIf(hostNew, kept, rehost), pr); err != nil {
+		if _, err := u.r.rollOperate(ctx, u.ro, u.meta, u.spec, gse.OpHost, appendIf(hostNew, u.kept, rehost), u.pr); err != nil {
 			return err
 		}
-	case prior.Managed.ValueBool():
-		if _, err := r.rollOperate(ctx, ro, meta, spec, gse.OpUnhost, kept, pr); err != nil {
+	case u.prior.Managed.ValueBool():
+		if _, err := u.r.rollOperate(ctx, u.ro, u.meta, u.spec, gse.OpUnhost, u.kept, u.pr); err != nil {
 			return err
 		}
 	}
-	applied.Managed = plan.Managed
+	u.applied.Managed = u.plan.Managed
 	// A new spec is in effect once sent and hosted with (op 3 carries its
 	// monitor policy); until then the state keeps the old one, so the next
 	// apply sends both again.
-	if specChanged {
-		applied.Spec, applied.Meta.Labels = plan.Spec, plan.Meta.Labels
+	if u.specChanged {
+		u.applied.Spec, u.applied.Meta.Labels = u.plan.Spec, u.plan.Meta.Labels
 	}
+	return nil
+}
 
-	if !plan.Running.IsNull() {
+// setRunning starts or stops the added hosts, and the kept ones unless they
+// already are in the planned run state.
+func (u *update) setRunning(ctx context.Context) error {
+	if !u.plan.Running.IsNull() {
+		starting := u.plan.Running.ValueBool()
 		op := gse.OpStop
 		if starting {
 			op = gse.OpStart
 		}
-		settled := !prior.Running.IsNull() && prior.Running.ValueBool() == starting
-		if _, err := r.rollOperate(ctx, ro, meta, spec, op, appendIf(added, kept, !settled), pr); err != nil {
+		settled := !u.prior.Running.IsNull() && u.prior.Running.ValueBool() == starting
+		if _, err := u.r.rollOperate(ctx, u.ro, u.meta, u.spec, op, appendIf(u.added, u.kept, !settled), u.pr); err != nil {
 			return err
 		}
 	}
-	applied.Running = plan.Running
+	u.applied.Running = u.plan.Running
+	return nil
+}
 
-	all := each(plan.Hosts.Hosts(), hostModel.api)
+// runTriggers runs restart and reload on every planned host when their
+// triggers changed.
+func (u *update) runTriggers(ctx context.Context, triggers triggerProgresses) error {
+	all := each(u.plan.Hosts.Hosts(), hostModel.api)
 	for _, t := range []struct {
 		name        string
 		op          gse.OpType
 		plan, prior types.Map
 		applied     *types.Map
 	}{
-		{"restart", gse.OpRestart, plan.RestartTriggers, prior.RestartTriggers, &applied.RestartTriggers},
-		{"reload", gse.OpReload, plan.ReloadTriggers, prior.ReloadTriggers, &applied.ReloadTriggers},
+		{"restart", gse.OpRestart, u.plan.RestartTriggers, u.prior.RestartTriggers, &u.applied.RestartTriggers},
+		{"reload", gse.OpReload, u.plan.ReloadTriggers, u.prior.ReloadTriggers, &u.applied.ReloadTriggers},
 	} {
 		if !t.plan.IsNull() && !t.plan.Equal(t.prior) {
-			if err := r.runTrigger(ctx, ro, meta, spec, t.name, t.op, t.plan, all, triggers, pr); err != nil {
+			if err := u.r.runTrigger(ctx, u.ro, u.meta, u.spec, t.name, t.op, t.plan, all, triggers, u.pr); err != nil {
 				return err
 			}
 		}
@@ -456,8 +498,6 @@ func mayExist(hosts, done []gse.Host, err error) []gse.Host {
 	}
 	return hosts
 }
-
-func hostKey(h hostModel) string { return h.api().Key() }
 
 // converge brings freshly registered hosts to the planned hosting and run
 // state with one task: a start also hosts the process (operate_proc_v2), so

@@ -72,7 +72,7 @@ func parseImportID(id string) (metaModel, []hostModel, error) {
 			p := parsed[0]
 			h = hostModel{IP: types.StringValue(p.ip), BkCloudID: types.Int64Value(p.cloud), BkSupplierID: types.Int64Value(p.supplier)}
 		}
-		id := knownHost{ip: h.IP.ValueString(), cloud: h.BkCloudID.ValueInt64(), agentID: h.AgentID.ValueString()}.identity()
+		id := h.api().Key()
 		if seen[id] {
 			return meta, nil, fmt.Errorf("host %q is listed twice", item)
 		}

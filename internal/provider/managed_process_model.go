@@ -222,13 +222,11 @@ func (p *proven) value(hosts []hostModel) hostStatusMap {
 	return newHostStatusMap(entries)
 }
 
-// statusKey is the key of a host in host_status: bk_cloud_id:ip, as written
-// in the configuration, or the agent id of a host given by one.
+// statusKey is the key of a host in host_status: its address as written in
+// the configuration (gse.Host.Address: {bk_cloud_id}:{ip}, or the agent id of
+// a host given by one), not its Key, so the keys of existing states stay.
 func statusKey(h hostModel) string {
-	if !h.AgentID.IsNull() {
-		return h.AgentID.ValueString()
-	}
-	return fmt.Sprintf("%d:%s", h.BkCloudID.ValueInt64(), h.IP.ValueString())
+	return gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64(), AgentID: h.AgentID.ValueString()}.Address()
 }
 
 // desired is what the configuration last asked of hosting and run state. It

@@ -131,7 +131,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 		if len(registered) == 0 {
 			return // nothing exists remotely: no state
 		}
-		plan.Hosts = newHostList(selectBy(plan.Hosts.Hosts(), hostKey, each(registered, gse.Host.Key), true))
+		plan.Hosts = newHostList(selectBy(plan.Hosts.Hosts(), keyOf(hostModel.api), each(registered, gse.Host.Key), true))
 	}
 	plan.HostStatus = pr.value(plan.Hosts.Hosts())
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
