@@ -22,12 +22,15 @@ import (
 // By default the rate adapts as TCP's congestion control and aws's
 // retry_mode = "adaptive" do, so that processes that never talk to each other
 // converge on sharing the quota:
-//   - it starts at adaptiveStart requests/s and doubles every second while
-//     the process uses it (slow start), until the first refusal. Several
-//     runs starting together overshoot the quota within a second or two and
-//     are cut at their first refusal; a run alone reaches 100 requests/s in
-//     under 6 s. A quarter a second instead kept the shared case at 4 %
-//     refused, but made a run alone 2-3 times slower (bench-e2e's many row);
+//   - it starts at adaptiveStart requests/s and doubles every 100 ms while
+//     the process uses it (slow start; never past twice what it was served),
+//     until the first refusal. Several runs starting together overshoot the
+//     quota within a second and are cut at their first refusal; a run alone
+//     reaches 100 requests/s in 0.6 s. Doubling every second instead kept the
+//     shared case at 5 % refused (9 % now), but made a run alone 2-3 times
+//     slower (bench-e2e's many row: 100 creates, 200 requests); no limit at
+//     all until the first refusal, as aws's adaptive mode, refused 16 %: each
+//     phase of a run (plan, apply, destroy) is a new process that starts over;
 //   - a refusal cuts it to adaptiveBeta of the rate the installation served
 //     the process lately, at most once per adaptiveCooldown (the refusals of
 //     one burst are one signal). What was served, not what was sent: when
@@ -50,8 +53,8 @@ import (
 const (
 	adaptiveStart     = 2.0 // requests/s; six processes start at 12/s together
 	adaptiveBurst     = 2
-	adaptiveSlowStart = 2.0 // the rate's growth per second until the first refusal
-	adaptiveMin       = 0.5 // requests/s, the floor of a cut
+	adaptiveSlowStart = 1024.0 // the rate's growth per second until the first refusal: doubles every 100 ms
+	adaptiveMin       = 0.5    // requests/s, the floor of a cut
 	adaptiveBeta      = 0.6
 	adaptiveGrowth    = 0.02             // of the rate, per second
 	adaptiveFloor     = 0.05             // requests/s per second: the least growth
