@@ -16,17 +16,12 @@ import (
 
 // hostListType is the framework's type of gse_managed_process.hosts,
 // packed (see common_packed.go).
-type hostListType struct{ basetypes.StringType }
-
-var (
-	_ basetypes.StringTypable = hostListType{}
-	_ packedType              = hostListType{}
-)
+type hostListType = packedOf[hostList]
 
 // terraformSchema makes hosts a list nested attribute for Terraform: it
 // thereby keeps optional element attributes, bk_supplier_id planned by the
 // provider (computed), and the per-element documentation.
-func (hostListType) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+func (hostList) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
 	obj := &tfprotov6.SchemaObject{Nesting: tfprotov6.SchemaObjectNestingModeList}
 	for _, e := range hostElement {
 		// Every element attribute is optional: a host is ip + bk_cloud_id or
@@ -37,26 +32,8 @@ func (hostListType) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttr
 	a.Type, a.NestedType = nil, obj
 }
 
-func (hostListType) terraformType(ctx context.Context) tftypes.Type {
+func (hostList) terraformType(ctx context.Context) tftypes.Type {
 	return tftypes.List{ElementType: hostObjectType.TerraformType(ctx)}
-}
-
-func (hostListType) Equal(o attr.Type) bool { _, ok := o.(hostListType); return ok }
-func (hostListType) String() string         { return "hostListType" }
-
-func (hostListType) ValueType(context.Context) attr.Value { return hostList{} }
-
-func (hostListType) ValueFromString(_ context.Context, s basetypes.StringValue) (basetypes.StringValuable, diag.Diagnostics) {
-	l, err := unpackHosts(s)
-	return l, packedDiags("hosts", err)
-}
-
-func (t hostListType) ValueFromTerraform(ctx context.Context, v tftypes.Value) (attr.Value, error) {
-	s, err := t.StringType.ValueFromTerraform(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	return unpackHosts(s.(basetypes.StringValue))
 }
 
 // hostList is a packed gse_managed_process.hosts: the wire bytes (the
@@ -68,7 +45,7 @@ type hostList struct {
 	unknown []bool
 }
 
-var _ basetypes.StringValuable = hostList{}
+var _ packedValue[hostList] = hostList{}
 
 func (hostList) Type(context.Context) attr.Type { return hostListType{} }
 
@@ -145,13 +122,12 @@ var hostCodec = func() (c objectCodec[hostModel]) {
 	return c
 }()
 
-// unpackHosts decodes a packed list; null and unknown stay so.
-func unpackHosts(s basetypes.StringValue) (hostList, error) {
-	l := hostList{StringValue: s}
-	if s.IsNull() || s.IsUnknown() {
+// unpack decodes a packed list; null and unknown stay so.
+func (hostList) unpack(s basetypes.StringValue) (hostList, error) {
+	l, d := hostList{StringValue: s}, decoderOf(s)
+	if d == nil {
 		return l, nil
 	}
-	d := newDecoder(s)
 	n, err := d.DecodeArrayLen()
 	if err != nil || n < 0 {
 		return l, fmt.Errorf("hosts is not a list (%v)", err)

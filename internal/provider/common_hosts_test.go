@@ -108,7 +108,11 @@ func packValues(t *testing.T, els []attr.Value) types.String {
 			continue
 		}
 		a := obj.Attributes()
-		hosts[i] = hostModel{IP: a["ip"].(types.String), BkCloudID: a["bk_cloud_id"].(types.Int64), BkSupplierID: a["bk_supplier_id"].(types.Int64), AgentID: a["agent_id"].(types.String)}
+		h := &hosts[i]
+		h.IP, _ = a["ip"].(types.String)
+		h.BkCloudID, _ = a["bk_cloud_id"].(types.Int64)
+		h.BkSupplierID, _ = a["bk_supplier_id"].(types.Int64)
+		h.AgentID, _ = a["agent_id"].(types.String)
 	}
 	return packHosts(hosts, unknown)
 }

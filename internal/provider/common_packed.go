@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/vmihailenco/msgpack/v5"
@@ -26,13 +27,76 @@ import (
 // provider reads it. protocol_packed.go unpacks it for Terraform, which sees
 // the type packedType declares.
 
-// packedType is the framework type of a packed attribute.
+// packedType is the framework type of a packed attribute (a packedOf).
 type packedType interface {
 	attr.Type
+	terraformSchemaer
+}
+
+type terraformSchemaer interface {
 	// terraformSchema gives a the type Terraform sees,
 	terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute)
 	// which is this.
 	terraformType(ctx context.Context) tftypes.Type
+}
+
+// packedValue is what a packed attribute holds once decoded (hostList,
+// hostStatusMap): the string, and what the provider reads of it.
+type packedValue[V any] interface {
+	basetypes.StringValuable
+	terraformSchemaer
+	// unpack decodes the string s; null and unknown stay so.
+	unpack(s basetypes.StringValue) (V, error)
+}
+
+// packedOf is the framework type of a packed attribute whose values are V.
+type packedOf[V packedValue[V]] struct{ basetypes.StringType }
+
+var _ basetypes.StringTypable = packedOf[hostList]{}
+
+func (packedOf[V]) Equal(o attr.Type) bool { _, ok := o.(packedOf[V]); return ok }
+
+func (packedOf[V]) String() string {
+	var zero V
+	return fmt.Sprintf("packed %T", zero)
+}
+
+func (packedOf[V]) ValueType(context.Context) attr.Value {
+	var zero V
+	return zero
+}
+
+func (packedOf[V]) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+	var zero V
+	zero.terraformSchema(ctx, a)
+}
+
+func (packedOf[V]) terraformType(ctx context.Context) tftypes.Type {
+	var zero V
+	return zero.terraformType(ctx)
+}
+
+func (packedOf[V]) ValueFromString(_ context.Context, s basetypes.StringValue) (basetypes.StringValuable, diag.Diagnostics) {
+	var zero V
+	v, err := zero.unpack(s)
+	var diags diag.Diagnostics
+	if err != nil {
+		diags.AddError("Invalid packed value", err.Error())
+	}
+	return v, diags
+}
+
+func (t packedOf[V]) ValueFromTerraform(ctx context.Context, v tftypes.Value) (attr.Value, error) {
+	s, err := t.StringType.ValueFromTerraform(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	str, ok := s.(basetypes.StringValue)
+	if !ok {
+		return nil, fmt.Errorf("%T is no string", s)
+	}
+	var zero V
+	return zero.unpack(str)
 }
 
 // elementsValue is a list or a set: types.List, types.Set, hostList.
@@ -167,19 +231,13 @@ func decodeScalar(d *msgpack.Decoder, p any) error {
 	return nil
 }
 
-// packedDiags reports a packed value of attribute that does not decode.
-func packedDiags(attribute string, err error) diag.Diagnostics {
-	var diags diag.Diagnostics
-	if err != nil {
-		diags.AddError("Invalid "+attribute+" value", err.Error())
-	}
-	return diags
-}
-
 // packedString is the framework's string of a packed value: its bytes.
 func packedString(b []byte) types.String { return types.StringValue(string(b)) }
 
-// newDecoder reads a packed value.
-func newDecoder(s types.String) *msgpack.Decoder {
+// decoderOf reads a packed value; it is nil when s is null or unknown.
+func decoderOf(s basetypes.StringValue) *msgpack.Decoder {
+	if s.IsNull() || s.IsUnknown() {
+		return nil
+	}
 	return msgpack.NewDecoder(bytes.NewReader([]byte(s.ValueString())))
 }

@@ -326,37 +326,14 @@ var statusCodec = objectCodec[hostStatusModel]{
 
 // hostStatusMapType is the framework's type of host_status, packed (see
 // common_packed.go): a map of hostStatusType to Terraform.
-type hostStatusMapType struct{ basetypes.StringType }
+type hostStatusMapType = packedOf[hostStatusMap]
 
-var (
-	_ basetypes.StringTypable = hostStatusMapType{}
-	_ packedType              = hostStatusMapType{}
-)
-
-func (hostStatusMapType) Equal(o attr.Type) bool { _, ok := o.(hostStatusMapType); return ok }
-func (hostStatusMapType) String() string         { return "hostStatusMapType" }
-
-func (hostStatusMapType) ValueType(context.Context) attr.Value { return hostStatusMap{} }
-
-func (t hostStatusMapType) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
-	a.Type = t.terraformType(ctx)
+func (m hostStatusMap) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+	a.Type = m.terraformType(ctx)
 }
 
-func (hostStatusMapType) terraformType(ctx context.Context) tftypes.Type {
+func (hostStatusMap) terraformType(ctx context.Context) tftypes.Type {
 	return tftypes.Map{ElementType: hostStatusType.TerraformType(ctx)}
-}
-
-func (hostStatusMapType) ValueFromString(_ context.Context, s basetypes.StringValue) (basetypes.StringValuable, diag.Diagnostics) {
-	m, err := unpackHostStatus(s)
-	return m, packedDiags("host_status", err)
-}
-
-func (t hostStatusMapType) ValueFromTerraform(ctx context.Context, v tftypes.Value) (attr.Value, error) {
-	s, err := t.StringType.ValueFromTerraform(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	return unpackHostStatus(s.(basetypes.StringValue))
 }
 
 // hostStatusMap is a packed host_status: the wire bytes (the string) and the
@@ -366,7 +343,7 @@ type hostStatusMap struct {
 	entries map[string]hostStatusModel
 }
 
-var _ basetypes.StringValuable = hostStatusMap{}
+var _ packedValue[hostStatusMap] = hostStatusMap{}
 
 func (hostStatusMap) Type(context.Context) attr.Type { return hostStatusMapType{} }
 
@@ -397,13 +374,12 @@ func newHostStatusMap(entries map[string]hostStatusModel) hostStatusMap {
 	return hostStatusMap{StringValue: packedString(buf.Bytes()), entries: entries}
 }
 
-// unpackHostStatus decodes a packed host_status; null and unknown stay so.
-func unpackHostStatus(s basetypes.StringValue) (hostStatusMap, error) {
-	m := hostStatusMap{StringValue: s}
-	if s.IsNull() || s.IsUnknown() {
+// unpack decodes a packed host_status; null and unknown stay so.
+func (hostStatusMap) unpack(s basetypes.StringValue) (hostStatusMap, error) {
+	m, d := hostStatusMap{StringValue: s}, decoderOf(s)
+	if d == nil {
 		return m, nil
 	}
-	d := newDecoder(s)
 	n, err := d.DecodeMapLen()
 	if err != nil || n < 0 {
 		return m, fmt.Errorf("host_status is not a map (%v)", err)

@@ -50,31 +50,33 @@ func findPackedAttrs(ctx context.Context, p provider.Provider) packedAttrs {
 // pack turns the packed attributes of a value of typeName from Terraform into
 // what the framework holds: each known value becomes a string of its bytes.
 func (pa packedAttrs) pack(typeName string, dv **tfprotov6.DynamicValue) error {
-	return pa.rewrite(typeName, dv, func(_ string, v []byte) ([]byte, error) {
-		switch c := v[0]; {
-		case c == msgpcode.Nil:
-			return v, nil
-		case msgpcode.IsExt(c):
-			return unknownValue, nil
-		}
+	return pa.rewrite(typeName, dv, knownOnly(func(v []byte) ([]byte, error) {
 		var buf bytes.Buffer
 		err := msgpack.NewEncoder(&buf).EncodeString(string(v))
 		return buf.Bytes(), err
-	})
+	}))
 }
 
 // unpack is the inverse of pack, for a value of typeName from the framework.
 func (pa packedAttrs) unpack(typeName string, dv **tfprotov6.DynamicValue) error {
-	return pa.rewrite(typeName, dv, func(_ string, v []byte) ([]byte, error) {
+	return pa.rewrite(typeName, dv, knownOnly(func(v []byte) ([]byte, error) {
+		s, err := msgpack.NewDecoder(bytes.NewReader(v)).DecodeString()
+		return []byte(s), err
+	}))
+}
+
+// knownOnly applies f to a known value; a null stays null, and an unknown
+// (refined or not) becomes a plain unknown, which any type may be.
+func knownOnly(f func([]byte) ([]byte, error)) func(string, []byte) ([]byte, error) {
+	return func(_ string, v []byte) ([]byte, error) {
 		switch c := v[0]; {
 		case c == msgpcode.Nil:
 			return v, nil
 		case msgpcode.IsExt(c):
 			return unknownValue, nil
 		}
-		s, err := msgpack.NewDecoder(bytes.NewReader(v)).DecodeString()
-		return []byte(s), err
-	})
+		return f(v)
+	}
 }
 
 // rewrite replaces, in the object *dv holds, the value of every packed

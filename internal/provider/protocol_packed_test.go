@@ -25,15 +25,15 @@ func packedFixture(t *testing.T) (packedAttrs, tftypes.Object, tftypes.Value) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ := schemas.ResourceSchemas["gse_managed_process"].ValueType().(tftypes.Object)
-	hostsType := typ.AttributeTypes["hosts"].(tftypes.List)
-	hostType := hostsType.ElementType.(tftypes.Object)
+	typ, _ := schemas.ResourceSchemas["gse_managed_process"].ValueType().(tftypes.Object)
+	hostsType, _ := typ.AttributeTypes["hosts"].(tftypes.List)
+	hostType, _ := hostsType.ElementType.(tftypes.Object)
 	str := func(v any) tftypes.Value { return tftypes.NewValue(tftypes.String, v) }
 	num := func(v any) tftypes.Value { return tftypes.NewValue(tftypes.Number, v) }
 	host := func(ip, agent, cloud, supplier tftypes.Value) tftypes.Value {
 		return tftypes.NewValue(hostType, map[string]tftypes.Value{"ip": ip, "agent_id": agent, "bk_cloud_id": cloud, "bk_supplier_id": supplier})
 	}
-	statusType := typ.AttributeTypes["host_status"].(tftypes.Map)
+	statusType, _ := typ.AttributeTypes["host_status"].(tftypes.Map)
 	value := benchValue(typ, map[string]any{"meta": map[string]any{"namespace": "gse", "name": "p"}})
 	attrs := map[string]tftypes.Value{}
 	if err := value.As(&attrs); err != nil {
@@ -92,11 +92,11 @@ func TestPackedEncodingIsTerraforms(t *testing.T) {
 	}
 	for name, ours := range map[string]func(packed []byte) ([]byte, error){
 		"hosts": func(packed []byte) ([]byte, error) {
-			l, err := unpackHosts(packedString(packed))
+			l, err := hostList{}.unpack(packedString(packed))
 			return []byte(packHosts(l.hosts, l.unknown).ValueString()), err
 		},
 		"host_status": func(packed []byte) ([]byte, error) {
-			m, err := unpackHostStatus(packedString(packed))
+			m, err := hostStatusMap{}.unpack(packedString(packed))
 			return []byte(newHostStatusMap(m.entries).ValueString()), err
 		},
 	} {
