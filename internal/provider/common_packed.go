@@ -52,8 +52,6 @@ type packedValue[V any] interface {
 // packedOf is the framework type of a packed attribute whose values are V.
 type packedOf[V packedValue[V]] struct{ basetypes.StringType }
 
-var _ basetypes.StringTypable = packedOf[hostList]{}
-
 func (packedOf[V]) Equal(o attr.Type) bool { _, ok := o.(packedOf[V]); return ok }
 
 func (packedOf[V]) String() string {

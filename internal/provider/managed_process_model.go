@@ -1,21 +1,12 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
@@ -303,98 +294,4 @@ func findProcessHosts(ctx context.Context, c *gse.Client, meta gse.Meta, hosts [
 		}
 	}
 	return out, nil
-}
-
-// hostStatusModel is one value of host_status.
-type hostStatusModel struct {
-	LastStartTime types.Int64
-	Managed       types.Bool
-	PID           types.Int64
-	Status        types.String
-	Version       types.String
-}
-
-// statusCodec encodes and decodes the values of host_status, whose type
-// (hostStatusType) has these attributes.
-var statusCodec = objectCodec[hostStatusModel]{
-	{"last_start_time", func(s *hostStatusModel) any { return &s.LastStartTime }},
-	{"managed", func(s *hostStatusModel) any { return &s.Managed }},
-	{"pid", func(s *hostStatusModel) any { return &s.PID }},
-	{"status", func(s *hostStatusModel) any { return &s.Status }},
-	{"version", func(s *hostStatusModel) any { return &s.Version }},
-}
-
-// hostStatusMapType is the framework's type of host_status, packed (see
-// common_packed.go): a map of hostStatusType to Terraform.
-type hostStatusMapType = packedOf[hostStatusMap]
-
-func (m hostStatusMap) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
-	a.Type = m.terraformType(ctx)
-}
-
-func (hostStatusMap) terraformType(ctx context.Context) tftypes.Type {
-	return tftypes.Map{ElementType: hostStatusType.TerraformType(ctx)}
-}
-
-// hostStatusMap is a packed host_status: the wire bytes (the string) and the
-// entries decoded from them once.
-type hostStatusMap struct {
-	basetypes.StringValue
-	entries map[string]hostStatusModel
-}
-
-var _ packedValue[hostStatusMap] = hostStatusMap{}
-
-func (hostStatusMap) Type(context.Context) attr.Type { return hostStatusMapType{} }
-
-func (m hostStatusMap) Equal(o attr.Value) bool {
-	other, ok := o.(hostStatusMap)
-	return ok && m.StringValue.Equal(other.StringValue)
-}
-
-// String is a summary: the packed bytes are no text.
-func (m hostStatusMap) String() string {
-	if m.IsNull() || m.IsUnknown() {
-		return m.StringValue.String()
-	}
-	return fmt.Sprintf("<status of %d hosts>", len(m.entries))
-}
-
-// newHostStatusMap packs entries, in key order as Terraform encodes a map.
-func newHostStatusMap(entries map[string]hostStatusModel) hostStatusMap {
-	var buf bytes.Buffer
-	buf.Grow(96 * len(entries))
-	e := msgpack.NewEncoder(&buf)
-	_ = e.EncodeMapLen(len(entries)) // see objectCodec.encode
-	for _, k := range slices.Sorted(maps.Keys(entries)) {
-		_ = e.EncodeString(k)
-		v := entries[k]
-		statusCodec.encode(e, &buf, &v)
-	}
-	return hostStatusMap{StringValue: packedString(buf.Bytes()), entries: entries}
-}
-
-// unpack decodes a packed host_status; null and unknown stay so.
-func (hostStatusMap) unpack(s basetypes.StringValue) (hostStatusMap, error) {
-	m, d := hostStatusMap{StringValue: s}, decoderOf(s)
-	if d == nil {
-		return m, nil
-	}
-	n, err := d.DecodeMapLen()
-	if err != nil || n < 0 {
-		return m, fmt.Errorf("host_status is not a map (%v)", err)
-	}
-	m.entries = make(map[string]hostStatusModel, n)
-	for range n {
-		k, err := d.DecodeString()
-		if err != nil {
-			return m, fmt.Errorf("host_status: %w", err)
-		}
-		var v hostStatusModel
-		if _, err := statusCodec.decode(d, &v); err != nil {
-			return m, fmt.Errorf("host_status[%q]: %w", k, err)
-		}
-		m.entries[k] = v
-	}
-	return m, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -233,9 +232,3 @@ func timeoutsSchema(ctx context.Context) schema.Attribute {
 	t.MarkdownDescription = "Deadlines of create, update and delete, each including every API call, retry and task poll."
 	return t
 }
-
-// hostStatusType is the element type of host_status.
-var hostStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"status": types.StringType, "managed": types.BoolType, "pid": types.Int64Type,
-	"version": types.StringType, "last_start_time": types.Int64Type,
-}}

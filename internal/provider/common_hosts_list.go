@@ -14,9 +14,57 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 )
 
+// This file holds gse_managed_process.hosts as a value: its element (the
+// attributes and their descriptions, shared with the other host schemas),
+// and the list, packed for the framework (see common_packed.go).
+
+// The ip and bk_cloud_id of a host mean the same in every schema.
+const (
+	hostIPDesc    = "IPv4 or IPv6 address of the host, without a zone (`%eth0`)."
+	hostCloudDesc = "Cloud area (管控区域) id of the host, `0` or more; `0` is the default area."
+	// The hosts of GSE processes may instead be given by agent id (GSE 2.0).
+	gseHostIPDesc    = hostIPDesc + " Set it with `bk_cloud_id`, or set `agent_id` instead. An IPv6 host needs the provider's `gateway_url` (GSE 1.0 APIs cannot address IPv6)."
+	gseHostCloudDesc = hostCloudDesc + " Required with `ip`; unset with `agent_id`."
+	hostSupplierDesc = "Developer (supplier) id of the host, used by the v1 register APIs; 0 or more. Defaults to `0`."
+	hostAgentDesc    = "GSE 2.0 agent id of the host, instead of `ip` and `bk_cloud_id`: 36 hex characters (such as `0200000007525400f355781710390005465c`), " +
+		"or `{bk_cloud_id}:{ip}` where agent-id mode is off; at most 64 characters. Needs the provider's `gateway_url`. " +
+		"The same host given by `{bk_cloud_id}:{ip}` and by `ip` is rejected as a duplicate."
+)
+
+// hostElement is each attribute of a gse_managed_process.hosts element: the
+// one definition hostObjectType, hostListType.terraformSchema (Terraform's
+// view) and hostCodec (the wire) are built from. They are in name order, the
+// order Terraform encodes them in.
+var hostElement = []hostAttr{
+	{"agent_id", types.StringType, hostAgentDesc, false, func(h *hostModel) any { return &h.AgentID }},
+	{"bk_cloud_id", types.Int64Type, gseHostCloudDesc, false, func(h *hostModel) any { return &h.BkCloudID }},
+	{"bk_supplier_id", types.Int64Type, hostSupplierDesc, true, func(h *hostModel) any { return &h.BkSupplierID }},
+	{"ip", types.StringType, gseHostIPDesc + " `::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`.", false, func(h *hostModel) any { return &h.IP }},
+}
+
+// hostAttr is an attribute of a gse_managed_process.hosts element.
+type hostAttr struct {
+	name     string
+	typ      attr.Type
+	desc     string
+	computed bool                   // planned by the provider
+	field    func(h *hostModel) any // *types.String or *types.Int64
+}
+
+// hostObjectType is the element type of gse_managed_process.hosts.
+var hostObjectType = func() types.ObjectType {
+	t := types.ObjectType{AttrTypes: map[string]attr.Type{}}
+	for _, a := range hostElement {
+		t.AttrTypes[a.name] = a.typ
+	}
+	return t
+}()
+
 // hostListType is the framework's type of gse_managed_process.hosts,
 // packed (see common_packed.go).
 type hostListType = packedOf[hostList]
+
+var _ basetypes.StringTypable = hostListType{}
 
 // terraformSchema makes hosts a list nested attribute for Terraform: it
 // thereby keeps optional element attributes, bk_supplier_id planned by the
