@@ -125,7 +125,14 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	defer func() { <-l.turn }()
 	for !l.lim.Allow() {
 		wait := time.Duration((1 - l.lim.Tokens()) / float64(l.lim.Limit()) * float64(time.Second))
-		timer := time.NewTimer(min(max(wait, time.Millisecond), limiterRecheck) + rand.N(limiterRecheck/4))
+		// A token due soon is waited for exactly: jitter there would cap the
+		// rate below the limit. A long wait looks at the rate again
+		// after limiterRecheck, jittered.
+		d := max(wait, time.Millisecond)
+		if d >= limiterRecheck {
+			d = limiterRecheck + rand.N(limiterRecheck/4)
+		}
+		timer := time.NewTimer(d)
 		select {
 		case <-timer.C:
 		case <-ctx.Done():
