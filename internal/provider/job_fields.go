@@ -92,8 +92,8 @@ func jobAttributes(names, required, replace []string) map[string]schema.Attribut
 	return out
 }
 
-// jobDefinitionModel holds the process_infos fields that manage_proc (seed
-// 003) and operate_process share; each model embeds it.
+// jobDefinitionModel holds the process_infos fields that manage_proc and
+// operate_process share; each model embeds it.
 type jobDefinitionModel struct {
 	SetupPath           types.String `tfsdk:"setup_path"`
 	ProcName            types.String `tfsdk:"proc_name"`
