@@ -10,8 +10,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -24,7 +27,12 @@ import (
 
 const defaultMaxRetries = 5
 
-var _ provider.Provider = (*gseProvider)(nil)
+var (
+	_ provider.Provider                  = (*gseProvider)(nil)
+	_ provider.ProviderWithFunctions     = (*gseProvider)(nil)
+	_ provider.ProviderWithListResources = (*gseProvider)(nil)
+	_ provider.ProviderWithActions       = (*gseProvider)(nil)
+)
 
 type gseProvider struct {
 	version string
@@ -256,8 +264,8 @@ func checkRequired(settings []setting, values map[string]string, diags *diag.Dia
 	if !missing("access_token") {
 		return
 	}
-	for _, s := range settings[1:3] {
-		if missing(s.attr) {
+	for _, s := range settings {
+		if (s.attr == "app_code" || s.attr == "app_secret") && missing(s.attr) {
 			diags.AddAttributeError(path.Root(s.attr), "Missing GSE provider argument",
 				fmt.Sprintf("Set %s in the provider block or the %s environment variable (or access_token / BK_ACCESS_TOKEN instead of the app and user).", s.attr, s.env))
 		}
@@ -268,10 +276,27 @@ func checkRequired(settings []setting, values map[string]string, diags *diag.Dia
 	}
 }
 
+// The registration lists: everything the provider serves, in one place.
+
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{newManagedProcessResource, newJobManagedProcessResource, newProcessOperationResource}
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{newProcessStatusDataSource, newJobProcessStatusDataSource, newCMDBHostsDataSource}
+}
+
+// Functions need Terraform 1.8 or later; older CLIs ignore them.
+func (p *gseProvider) Functions(context.Context) []func() function.Function {
+	return []func() function.Function{newAgentIDFunction, newParseStatusContentFunction}
+}
+
+// ListResources serve `terraform query` (Terraform 1.14+).
+func (p *gseProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{newManagedProcessList}
+}
+
+// Actions run with `terraform apply -invoke` or from action_trigger (Terraform 1.14+).
+func (p *gseProvider) Actions(context.Context) []func() action.Action {
+	return []func() action.Action{newProcessOperationAction}
 }
