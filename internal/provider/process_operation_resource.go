@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -104,9 +105,14 @@ type operationJOBProcessModel struct {
 	IPList      []hostRefModel `tfsdk:"ip_list"`
 }
 
+// api is the item as sent. With cmd_shell_ext (operate_proc) both limits go
+// explicitly, 0 when unset, so no server default applies silently.
 func (m operationJOBProcessModel) api() gse.JobProcess {
 	p := m.jobDefinitionModel.api(apiJobIPs(m.IPList))
 	p.Contact, p.Account, p.CmdShellExt = m.Contact.ValueString(), m.Account.ValueString(), m.CmdShellExt.ValueString()
+	if p.CmdShellExt != "" {
+		p.CPULmt, p.MemLmt = cmp.Or(p.CPULmt, new(int64)), cmp.Or(p.MemLmt, new(int64))
+	}
 	return p
 }
 

@@ -240,13 +240,14 @@ func (s *Server) SetJobContentShape(shape JobContentShape) {
 	s.job.shape = shape
 }
 
-// RemoveJobProcessAPIs makes the installation a JOB 3.7 or later: bk-job
-// commit 2a899882a deleted manage_proc, operate_proc, operate_process and
-// get_proc_result, and ESB, which still routes them, answers 1306201.
-func (s *Server) RemoveJobProcessAPIs() {
+// SetJobProcessAPIsRemoved makes the installation a JOB 3.7 or later (true)
+// or 3.6 and earlier again (false): bk-job commit 2a899882a deleted
+// manage_proc, operate_proc, operate_process and get_proc_result, and ESB,
+// which still routes them, answers 1306201.
+func (s *Server) SetJobProcessAPIsRemoved(removed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.job.removed = true
+	s.job.removed = removed
 }
 
 // JobInstancesDown makes the first n instances of a JOB process report no pid
