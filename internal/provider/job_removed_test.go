@@ -14,12 +14,18 @@ func removedJOB(api string) *regexp.Regexp {
 	return regexp.MustCompile(`(?i)` + strings.ReplaceAll(regexp.QuoteMeta(want), " ", `\s+`))
 }
 
-// callsOnce asserts that the step sent operate_process exactly once since
-// before (a RemovedError is never retried, and nothing is polled).
-func (e *testEnv) callsOnce(t *testing.T, what string, before int) {
+// jobCalls counts the operate_process and get_proc_result requests so far.
+func (e *testEnv) jobCalls() [2]int {
+	return [2]int{e.sim.Calls("job/operate_process"), e.sim.Calls("job/get_proc_result")}
+}
+
+// callsOnce asserts that operate_process was sent exactly once since before
+// and nothing was polled: a RemovedError is never retried.
+func (e *testEnv) callsOnce(t *testing.T, what string, before [2]int) {
 	t.Helper()
-	if n := e.sim.Calls("job/operate_process") - before; n != 1 || e.sim.Calls("job/get_proc_result") != 0 {
-		t.Errorf("%s: operate_process sent %d times, get_proc_result %d, want 1 and 0", what, n, e.sim.Calls("job/get_proc_result"))
+	now := e.jobCalls()
+	if now[0]-before[0] != 1 || now[1] != before[1] {
+		t.Errorf("%s: operate_process sent %d times, get_proc_result %d, want 1 and 0", what, now[0]-before[0], now[1]-before[1])
 	}
 }
 
@@ -57,7 +63,7 @@ resource "gse_process_operation" "test" {
 		{"gse_job_process_status", dataSource},
 		{"gse_process_operation", operation},
 	} {
-		before := e.sim.Calls("job/operate_process")
+		before := e.jobCalls()
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.factories(),
 			Steps:                    []resource.TestStep{{Config: tc.cfg, ExpectError: removedJOB("operate_process")}},

@@ -212,7 +212,8 @@ func operationTargetAttributes() map[string]schema.Attribute {
 			"Changing `rollout` alone does not run the operation again."),
 		"job": schema.SingleNestedAttribute{
 			Optional:            true,
-			MarkdownDescription: "JOB processes as target.",
+			MarkdownDescription: "JOB processes as target, sent with `operate_process` (or `operate_proc` with `cmd_shell_ext`). Needs JOB 3.6 or earlier: " +
+				"JOB 3.7 and later no longer serve these APIs (the operation fails at once saying so); use `gse` there.",
 			PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 			Attributes: map[string]schema.Attribute{
 				"bk_biz_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Business id.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
