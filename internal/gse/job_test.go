@@ -106,8 +106,10 @@ func TestJobIllegalParam(t *testing.T) {
 func TestJobRemoved(t *testing.T) {
 	t.Parallel()
 	for name, arm := range map[string]func(*simulator.Server){
-		"1306201":  func(s *simulator.Server) { s.SetJobProcessAPIsRemoved(true) },
-		"HTTP 404": func(s *simulator.Server) { s.AddFault(simulator.Fault{API: "job/operate_process", HTTPStatus: 404, Times: simulator.Forever}) },
+		"1306201": func(s *simulator.Server) { s.SetJobProcessAPIsRemoved(true) },
+		"HTTP 404": func(s *simulator.Server) {
+			s.AddFault(simulator.Fault{API: "job/operate_process", HTTPStatus: 404, Times: simulator.Forever})
+		},
 	} {
 		c, sim, _ := newClient(t, simulator.Options{})
 		arm(sim)

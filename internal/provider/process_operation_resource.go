@@ -211,10 +211,10 @@ func operationTargetAttributes() map[string]schema.Attribute {
 			"the next apply runs it again on every host, in the same order; the action reports each batch as a progress message. " +
 			"Changing `rollout` alone does not run the operation again."),
 		"job": schema.SingleNestedAttribute{
-			Optional:            true,
+			Optional: true,
 			MarkdownDescription: "JOB processes as target, sent with `operate_process` (or `operate_proc` with `cmd_shell_ext`). Needs JOB 3.6 or earlier: " +
 				"JOB 3.7 and later no longer serve these APIs (the operation fails at once saying so); use `gse` there.",
-			PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 			Attributes: map[string]schema.Attribute{
 				"bk_biz_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Business id.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
 				"process_infos": schema.ListNestedAttribute{
