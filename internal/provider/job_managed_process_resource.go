@@ -49,10 +49,9 @@ func (r *jobManagedProcessResource) Configure(_ context.Context, req resource.Co
 var scopeTypes = []string{"biz", "biz_set"}
 
 func (r *jobManagedProcessResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	attrs := jobAttributes(hostingFields, []string{"setup_path", "proc_name", "pid_path", "type"}, []string{"proc_name", "setup_path", "value_key"})
-	typ := attrs["type"].(schema.Int64Attribute)
-	typ.MarkdownDescription += " Required: `operate_process` would otherwise send `0`, a periodic process with a `cycle_time` of 0."
-	attrs["type"] = typ
+	attrs := jobAttributes(hostingFields, []string{"setup_path", "proc_name", "pid_path"}, []string{"proc_name", "setup_path", "value_key"})
+	attrs["type"] = schema.Int64Attribute{Required: true, Validators: jobFields["type"].ints,
+		MarkdownDescription: jobFields["type"].desc + " Required: `operate_process` would otherwise send `0`, a periodic process with a `cycle_time` of 0."}
 	attrs["account"] = schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("root"),
 		MarkdownDescription: jobFields["account"].desc + " Defaults to `root`, as the JOB server does.",
 		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)}}

@@ -114,9 +114,11 @@ func (d JobDefinition) index() string {
 	return d.SetupPath + "/" + d.ProcName
 }
 
-func intOr(p *int, def int) int {
+// num is a number field as JOB reads it: 0 when absent (a Java int, or
+// buildGseProcessInfoDTO's getDefaultIfNull(value, 0)).
+func num(p *int) int {
 	if p == nil {
-		return def
+		return 0
 	}
 	return *p
 }
@@ -144,9 +146,9 @@ func manageProcDefinition(p jobProcInfo) JobDefinition {
 		Account: accountOrRoot(p.Account), SetupPath: p.SetupPath, ProcName: p.ProcName, PidPath: p.PidPath, CfgPath: p.CfgPath, LogPath: p.LogPath,
 		Contact: p.ProcOwner, StartCmd: p.StartCmd, StopCmd: p.StopCmd, RestartCmd: p.RestartCmd, ReloadCmd: p.ReloadCmd, KillCmd: p.KillCmd,
 		FuncID: p.FuncID, InstanceID: p.InstanceID, ValueKey: p.ValueKey,
-		Type: intOr(p.Type, 0), CPULmt: percentOr(intOr(p.CPULmt, 0), 0), MemLmt: percentOr(intOr(p.MemLmt, 0), 0), CycleTime: intOr(p.CycleTime, 0),
-		InstanceNum: intOr(p.InstanceNum, 0), StartCheckBeginTime: intOr(p.StartCheckBeginTime, 0),
-		StartCheckEndTime: intOr(p.StartCheckEndTime, 0), OpTimeout: intOr(p.OpTimeout, 0),
+		Type: num(p.Type), CPULmt: percentOr(num(p.CPULmt), 0), MemLmt: percentOr(num(p.MemLmt), 0), CycleTime: num(p.CycleTime),
+		InstanceNum: num(p.InstanceNum), StartCheckBeginTime: num(p.StartCheckBeginTime),
+		StartCheckEndTime: num(p.StartCheckEndTime), OpTimeout: num(p.OpTimeout),
 	}
 }
 
@@ -160,9 +162,9 @@ func operateProcessDefinition(p jobProcInfo) JobDefinition {
 		Account: accountOrRoot(p.Account), SetupPath: p.SetupPath, ProcName: p.ProcName, PidPath: p.PidPath, CfgPath: p.CfgPath, LogPath: p.LogPath,
 		Contact: p.Contact, StartCmd: p.StartCmd, StopCmd: p.StopCmd, RestartCmd: p.RestartCmd, ReloadCmd: p.ReloadCmd, KillCmd: p.KillCmd,
 		FuncID: p.FuncID, InstanceID: p.InstanceID, ValueKey: p.ValueKey,
-		Type: intOr(p.Type, 0), CPULmt: intOr(p.CPULmt, 0), MemLmt: intOr(p.MemLmt, 0), CycleTime: intOr(p.CycleTime, 0),
-		InstanceNum: intOr(p.InstanceNum, 0), StartCheckBeginTime: intOr(p.StartCheckBeginTime, 0),
-		StartCheckEndTime: intOr(p.StartCheckBeginTime, 0), OpTimeout: intOr(p.OpTimeout, 0),
+		Type: num(p.Type), CPULmt: num(p.CPULmt), MemLmt: num(p.MemLmt), CycleTime: num(p.CycleTime),
+		InstanceNum: num(p.InstanceNum), StartCheckBeginTime: num(p.StartCheckBeginTime),
+		StartCheckEndTime: num(p.StartCheckBeginTime), OpTimeout: num(p.OpTimeout),
 	}
 }
 
@@ -196,7 +198,7 @@ func operateProcDefinition(p jobProcInfo) JobDefinition {
 	return JobDefinition{
 		Account: accountOrRoot(p.Account), SetupPath: p.SetupPath, ProcName: p.ProcName, PidPath: p.PidPath, Contact: "mapleleaf",
 		StartCmd: cmd("start"), StopCmd: cmd("stop"), RestartCmd: cmd("restart"), ReloadCmd: cmd("reload"), ValueKey: full,
-		Type: 1, CPULmt: percentOr(intOr(p.CPULmt, 0), 50), MemLmt: percentOr(intOr(p.MemLmt, 0), 30), InstanceNum: 1,
+		Type: 1, CPULmt: percentOr(num(p.CPULmt), 50), MemLmt: percentOr(num(p.MemLmt), 30), InstanceNum: 1,
 		StartCheckBeginTime: 5, StartCheckEndTime: 1, OpTimeout: 10,
 	}
 }
