@@ -33,7 +33,6 @@ var jobFields = map[string]jobField{
 	"setup_path": {desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", strs: absPath},
 	"proc_name":  {desc: "Process (binary) name, such as `nginx`."},
 	"pid_path":   {desc: "PID file of the process (absolute path); the agent reads it to find the process.", strs: absPath},
-	"proc_owner": {desc: "Owner (contact person) of the process."},
 	"account":    {desc: "System account the agent runs the process and its commands as; JOB uses `root` when unset."},
 	"cmd_shell_ext": {desc: "Extension of JOB's control scripts, the same for every IP: `sh` (Linux or cygwin), `bat` or `ps1` (Windows). " +
 		"Setting it sends the operation with `operate_proc` instead of `operate_process`, and the JOB server then ignores any command written here: " +
