@@ -63,7 +63,7 @@ resource "gse_job_managed_process" "nginx" {
   bk_scope_type = "biz"
   bk_scope_id   = tostring(var.bk_biz_id)
   proc_name     = "nginx"
-  proc_owner    = "ops"
+  contact       = "ops"
   setup_path    = "/data/nginx/bin"
   pid_path      = "/data/nginx/run/nginx.pid"
   start_cmd     = "./nginx"

@@ -89,7 +89,7 @@ func (nopLogger) Warn(context.Context, string, map[string]any)  {}
 // google/go-github's client does). It is safe for concurrent use.
 type Client struct {
 	Proc *ProcService // GSE's process APIs (register_proc_info, operate_proc_multi, get_proc_status_v2, ...)
-	Job  *JobService  // the JOB platform's process APIs (operate_process, manage_proc, get_proc_result)
+	Job  *JobService  // the JOB platform's process APIs (operate_process, operate_proc, get_proc_result)
 	// Cluster is GSE 2.0's agent APIs (list_agent_state); gateway mode only.
 	Cluster *ClusterService
 	CMDB    *CMDBService // bk-cmdb's host listing (list_biz_hosts), through ESB or its gateway

@@ -4,15 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 )
 
 // API-level codes of the ESB and gateway envelopes (BlueKing's GSE and JOB API docs).
 const (
-	CodeTaskNotQueued   = 1000115 // result polls: the task is not queued yet
-	CodeESBRateLimited  = 1306429
-	codeGatewayLimitMin = 1642901
-	codeGatewayLimitMax = 1642904
+	CodeTaskNotQueued  = 1000115 // result polls: the task is not queued yet
+	CodeESBRateLimited = 1306429
+	// CodeESBBackendFailed is ESB's "request third-party interface error": the
+	// backend failed, or has no such resource (its 404). JOB 3.7 and later
+	// answer so for the process APIs they no longer serve.
+	CodeESBBackendFailed = 1306201
+	codeGatewayLimitMin  = 1642901
+	codeGatewayLimitMax  = 1642904
 )
 
 // Per-host error_code values of GSE task results (BlueKing's GSE API docs).
@@ -56,6 +61,7 @@ const (
 	KindParams           // bad parameters (1306406, 1640001), or a body too large (1641301: split it)
 	KindRateLimited      // HTTP 429, 1306429, 1642901-1642904
 	KindServer           // HTTP 5xx, or the gateway's backend failed or timed out (1650201, 1650401)
+	KindRemoved          // a JOB process API the installation no longer serves (see RemovedError)
 )
 
 // APIError is a call that GSE (or ESB, or the gateway) refused as a whole.
@@ -115,11 +121,40 @@ func (e *APIError) Kind() Kind {
 
 // KindOf is the Kind of the APIError in err's chain, or KindOther.
 func KindOf(err error) Kind {
+	var removed *RemovedError
+	if errors.As(err, &removed) {
+		return KindRemoved
+	}
 	var e *APIError
 	if errors.As(err, &e) {
 		return e.Kind()
 	}
 	return KindOther
+}
+
+// RemovedError is a JOB process API (manage_proc, operate_proc,
+// operate_process, get_proc_result) answered with 1306201 or HTTP 404: bk-job
+// deleted the four in commit 2a899882a (2022-06-15, first tagged
+// v3.7.0-alpha.64), while ESB still routes them to the JOB backend. It is
+// never retried.
+type RemovedError struct{ *APIError }
+
+func (e *RemovedError) Error() string {
+	return fmt.Sprintf("%v: this installation's JOB (3.7 or later) no longer serves %s", e.APIError, e.API)
+}
+
+func (e *RemovedError) Unwrap() error { return e.APIError }
+
+// Kind is KindRemoved, whatever the code.
+func (e *RemovedError) Kind() Kind { return KindRemoved }
+
+// jobRemoved turns a JOB process API's 1306201 or HTTP 404 into a RemovedError.
+func jobRemoved(err error) error {
+	var e *APIError
+	if errors.As(err, &e) && (e.Code == CodeESBBackendFailed || (e.Code == 0 && e.HTTPStatus == http.StatusNotFound)) {
+		return &RemovedError{APIError: e}
+	}
+	return err
 }
 
 // ReplyError is a reply that could not be read to its end (the connection was

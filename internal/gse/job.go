@@ -2,7 +2,6 @@ package gse
 
 import (
 	"context"
-	"fmt"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -17,14 +16,15 @@ type JobIP struct {
 	IP        string `json:"ip"`
 }
 
-// JobProcess is a process_infos item of the JOB process APIs: the union of
-// operate_proc, operate_process and manage_proc.
+// JobProcess is a process_infos item of JOB's operate_proc and
+// operate_process. The client does not send manage_proc: on the open-source
+// JOB server it stops a process (op_type 1) or queries it (2), and never
+// hosts one (see JobService.Operate).
 type JobProcess struct {
 	SetupPath           string  `json:"setup_path,omitempty"`
 	ProcName            string  `json:"proc_name"`
 	PidPath             string  `json:"pid_path,omitempty"`
-	ProcOwner           string  `json:"proc_owner,omitempty"`    // manage_proc
-	Account             string  `json:"account,omitempty"`       // operate_proc, operate_process
+	Account             string  `json:"account,omitempty"`
 	CmdShellExt         string  `json:"cmd_shell_ext,omitempty"` // operate_proc: sh, bat or ps1
 	Contact             string  `json:"contact,omitempty"`       // operate_process
 	CfgPath             string  `json:"cfg_path,omitempty"`
@@ -100,25 +100,6 @@ func (t JobTarget) String() string {
 	return s
 }
 
-// JobManageOp is an op_type of manage_proc, which numbers its own operations.
-type JobManageOp int
-
-// The operations of manage_proc.
-const (
-	JobRegister   JobManageOp = 1
-	JobUnregister JobManageOp = 2
-)
-
-func (o JobManageOp) String() string {
-	switch o {
-	case JobRegister:
-		return "op_type 1 (register hosting)"
-	case JobUnregister:
-		return "op_type 2 (unregister hosting)"
-	}
-	return fmt.Sprintf("op_type %d", int(o))
-}
-
 // Key is the IP's identity, the same as Host.Key of the host it names (ipKey).
 func (ip JobIP) Key() string { return ipKey(ip.BkCloudID, ip.IP) }
 
@@ -133,7 +114,7 @@ func (s *JobService) submit(ctx context.Context, api string, scope JobScope, op 
 	body["process_infos"] = procs
 	var out jobTaskReply
 	err := s.client.call(ctx, familyJOB, api, body, &out, false)
-	return out.TaskID, err
+	return out.TaskID, jobRemoved(err)
 }
 
 // jobResult is the reply of get_proc_result.
@@ -155,7 +136,7 @@ func (s *JobService) result(ctx context.Context, scope JobScope, taskID string) 
 	body["bk_gse_taskid"] = taskID
 	var out jobResult
 	if err := s.client.call(ctx, familyJOB, "get_proc_result", body, &out, true); err != nil {
-		return nil, err
+		return nil, jobRemoved(err)
 	}
 	res := make(map[string]HostResult, len(out.Result))
 	for k, e := range out.Result {
@@ -168,7 +149,7 @@ func (s *JobService) result(ctx context.Context, scope JobScope, taskID string) 
 type JobIPOutcome struct {
 	Process string // {setup_path}/{proc_name} of its process_infos item
 	IP      JobIP
-	Op      OpType // the operation as GSE numbers it (manage_proc's 1 and 2 are 3 and 4)
+	Op      OpType
 	HostResult
 	Status     Status // what the content says: instances (status query), isAuto
 	ContentErr error  // content that is not the documented JSON; Status is then empty
@@ -197,7 +178,12 @@ func (o *JobOutcome) Succeeded() []JobIP {
 }
 
 // Operate submits an operation with operate_process, or with operate_proc
-// when a process carries cmd_shell_ext, and waits for every IP.
+// when a process carries cmd_shell_ext, and waits for every IP. Hosting is
+// OpHost / OpUnhost here: the open-source JOB server sends op_type 3 and 4 to
+// GSE's register_hosting_process / unregister_hosting_process and every other
+// op_type to process_operate unchanged (bk-job before commit 2a899882a,
+// GseRequestUtils.sendProcessRequest), so operate_process is the JOB API that
+// hosts, as BlueKing's monitor used it.
 func (s *JobService) Operate(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (*JobOutcome, error) {
 	api := "operate_process"
 	if slices.ContainsFunc(procs, func(p JobProcess) bool { return p.CmdShellExt != "" }) {
@@ -208,19 +194,6 @@ func (s *JobService) Operate(ctx context.Context, scope JobScope, op OpType, pro
 		return nil, err
 	}
 	return s.wait(ctx, api, &op, scope, taskID, op, procs)
-}
-
-// Manage registers or unregisters hosting of a process with manage_proc and waits for every IP.
-func (s *JobService) Manage(ctx context.Context, scope JobScope, op JobManageOp, proc JobProcess) (*JobOutcome, error) {
-	taskID, err := s.submit(ctx, "manage_proc", scope, int(op), []JobProcess{proc})
-	if err != nil {
-		return nil, err
-	}
-	asOp := OpHost // what counts as success: 829 (not running) is fine when unregistering
-	if op == JobUnregister {
-		asOp = OpUnhost
-	}
-	return s.wait(ctx, "manage_proc "+op.String(), nil, scope, taskID, asOp, []JobProcess{proc})
 }
 
 // Status queries the state of a process on its IPs (op_type 2 through

@@ -73,6 +73,11 @@ func callAdvice(err error) string {
 		return "The server's TLS certificate is not trusted: set ca_cert_pem in the provider block to the certificate of its CA " +
 			"(insecure_skip_verify = true only for a test installation)."
 	}
+	var removed *gse.RemovedError
+	if errors.As(err, &removed) {
+		return fmt.Sprintf("This installation's JOB (3.7 or later) no longer serves %s: use gse_managed_process (or gse_process_operation with target = gse). "+
+			"The JOB resources, data source and operations need JOB 3.6 or earlier.", removed.API)
+	}
 	if a := quotaAdvice(err); a != "" {
 		return a
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// jobField is one process_infos field of the JOB APIs (operate_proc, operate_process, manage_proc),
+// jobField is one process_infos field of the JOB APIs (operate_proc, operate_process),
 // described once for every schema that carries it.
 type jobField struct {
 	desc    string
@@ -30,38 +30,46 @@ var cmdShellExts = []string{"sh", "bat", "ps1"}
 var absPath = []validator.String{stringvalidator.RegexMatches(absPathRE, `must be an absolute path, such as /data/app or C:\app`)}
 
 var jobFields = map[string]jobField{
-	"setup_path":             {desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", strs: absPath},
-	"proc_name":              {desc: "Process (binary) name, such as `nginx`."},
-	"pid_path":               {desc: "PID file of the process (absolute path); the agent reads it to find the process.", strs: absPath},
-	"proc_owner":             {desc: "Owner (contact person) of the process."},
-	"account":                {desc: "System account the commands run as; JOB uses `root` when unset."},
-	"cmd_shell_ext":          {desc: "Extension of the control scripts, the same for every IP: `sh` (Linux or cygwin), `bat` or `ps1` (Windows). Setting it sends the operation with `operate_proc`, which takes no other optional field than `account`, `cpu_lmt` and `mem_lmt`.", strs: []validator.String{stringvalidator.OneOf(cmdShellExts...)}},
-	"contact":                {desc: "Contact (owner) of the process."},
-	"cfg_path":               {desc: "Configuration file or directory (absolute path).", strs: absPath},
-	"log_path":               {desc: "Log directory (absolute path).", strs: absPath},
-	"start_cmd":              {desc: "Start command."},
-	"stop_cmd":               {desc: "Stop command."},
-	"restart_cmd":            {desc: "Restart command."},
-	"reload_cmd":             {desc: "Reload command."},
-	"kill_cmd":               {desc: "Kill command."},
-	"func_id":                {desc: "Process function id defined in CMDB (internal; may stay unset)."},
-	"instance_id":            {desc: "Process instance id defined in CMDB (internal; may stay unset)."},
-	"value_key":              {desc: "Index of the process in the agent; unset means `setup_path` + `proc_name`. Set it when two hosted processes share both."},
-	"type":                   {desc: "Hosting type: " + autoTypeDescription() + ". A periodic process needs `cycle_time`.", integer: true, ints: []validator.Int64{int64validator.OneOf(0, 1, 2)}},
-	"cpu_lmt":                {desc: "CPU limit in percent, 0 to 100; above it the agent stops the process.", integer: true, ints: []validator.Int64{int64validator.Between(0, 100)}},
-	"mem_lmt":                {desc: "Memory limit in percent, 0 to 100; above it the agent stops the process.", integer: true, ints: []validator.Int64{int64validator.Between(0, 100)}},
+	"setup_path": {desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", strs: absPath},
+	"proc_name":  {desc: "Process (binary) name, such as `nginx`."},
+	"pid_path":   {desc: "PID file of the process (absolute path); the agent reads it to find the process.", strs: absPath},
+	"account":    {desc: "System account the agent runs the process and its commands as; JOB uses `root` when unset."},
+	"cmd_shell_ext": {desc: "Extension of JOB's control scripts, the same for every IP: `sh` (Linux or cygwin), `bat` or `ps1` (Windows). " +
+		"Setting it sends the operation with `operate_proc` instead of `operate_process`, and the JOB server then ignores any command written here: " +
+		"it runs `cd {setup_path} && ./start.{ext} {proc_name} &` (likewise `stop`, `restart` and `reload`; for `bat` and `ps1` without `./` and `&`), " +
+		"sets no kill command, registers the process as resident (`type` 1, one instance, `value_key` the full path `{setup_path}/{proc_name}`), " +
+		"and replaces a `cpu_lmt` or `mem_lmt` outside 0-100 with 50 / 30. The provider always sends both limits: `0` (no limit) when unset, " +
+		"which is also what the open-source JOB server reads for an absent one. `operate_proc` takes no other optional field than `account`, `cpu_lmt` and `mem_lmt`.",
+		strs: []validator.String{stringvalidator.OneOf(cmdShellExts...)}},
+	"contact":     {desc: "Contact (owner) of the process."},
+	"cfg_path":    {desc: "Configuration file or directory (absolute path).", strs: absPath},
+	"log_path":    {desc: "Log directory (absolute path).", strs: absPath},
+	"start_cmd":   {desc: "Start command."},
+	"stop_cmd":    {desc: "Stop command."},
+	"restart_cmd": {desc: "Restart command."},
+	"reload_cmd":  {desc: "Reload command."},
+	"kill_cmd":    {desc: "Kill command."},
+	"func_id":     {desc: "Process function id defined in CMDB (internal; may stay unset)."},
+	"instance_id": {desc: "Process instance id defined in CMDB (internal; may stay unset)."},
+	"value_key":   {desc: "Index of the process in the agent; unset means `setup_path` + `proc_name`. Set it when two hosted processes share both."},
+	"type": {desc: "Hosting type: " + autoTypeDescription() + ". A periodic process needs `cycle_time`; " +
+		"`operate_process` sends `0` (periodic) when unset.", integer: true, ints: []validator.Int64{int64validator.OneOf(0, 1, 2)}},
+	"cpu_lmt":                {desc: "CPU limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{int64validator.Between(0, 100)}},
+	"mem_lmt":                {desc: "Memory limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{int64validator.Between(0, 100)}},
 	"cycle_time":             {desc: "Period, in seconds, of a periodic process (`type = 0`).", integer: true, ints: []validator.Int64{int64validator.AtLeast(1)}},
 	"instance_num":           {desc: "Number of instances of the process.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
 	"op_timeout":             {desc: "Timeout of each command, in seconds.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
 	"start_check_begin_time": {desc: "Seconds after a start before the agent begins checking the process.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
-	"start_check_end_time":   {desc: "Seconds after a start when the agent stops checking the process.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
+	"start_check_end_time": {desc: "Seconds after a start when the agent stops checking the process. " +
+		"The open-source JOB server's `operate_process` sends `start_check_begin_time` in its place.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
 }
 
 // The fields of each JOB API's process_infos, ip_list aside.
 var (
-	manageProcFields = []string{"proc_name", "proc_owner", "setup_path", "pid_path", "cfg_path", "log_path", "start_cmd", "stop_cmd", "restart_cmd",
-		"reload_cmd", "kill_cmd", "func_id", "instance_id", "value_key", "type", "cpu_lmt", "mem_lmt", "cycle_time", "instance_num", "op_timeout",
-		"start_check_begin_time", "start_check_end_time"}
+	// hostingFields are gse_job_managed_process's: operate_process's without account (its own attribute) and cmd_shell_ext.
+	hostingFields = []string{"setup_path", "proc_name", "pid_path", "cfg_path", "log_path", "contact", "start_cmd", "stop_cmd", "restart_cmd",
+		"reload_cmd", "kill_cmd", "func_id", "instance_id", "value_key", "type", "cycle_time", "instance_num", "start_check_begin_time",
+		"start_check_end_time", "op_timeout", "cpu_lmt", "mem_lmt"}
 	operateProcessFields = []string{"setup_path", "proc_name", "pid_path", "cfg_path", "log_path", "contact", "start_cmd", "stop_cmd", "restart_cmd",
 		"reload_cmd", "kill_cmd", "func_id", "instance_id", "value_key", "type", "cycle_time", "instance_num", "start_check_begin_time",
 		"start_check_end_time", "op_timeout", "account", "cpu_lmt", "mem_lmt", "cmd_shell_ext"}
@@ -92,8 +100,9 @@ func jobAttributes(names, required, replace []string) map[string]schema.Attribut
 	return out
 }
 
-// jobDefinitionModel holds the process_infos fields that manage_proc and
-// operate_process share; each model embeds it.
+// jobDefinitionModel holds the process_infos fields that
+// gse_job_managed_process and the JOB target of gse_process_operation share
+// (operate_process's); each model embeds it.
 type jobDefinitionModel struct {
 	SetupPath           types.String `tfsdk:"setup_path"`
 	ProcName            types.String `tfsdk:"proc_name"`

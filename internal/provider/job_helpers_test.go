@@ -19,12 +19,12 @@ import (
 func TestParseJobImportID(t *testing.T) {
 	t.Parallel()
 	for id, want := range map[string]jobImport{
-		"biz:2//data/nginx/bin/nginx@0:10.0.0.1,1:2001:db8::1?proc_owner=ops": {scopeType: "biz", scopeID: "2", setupPath: "/data/nginx/bin",
-			procName: "nginx", procOwner: "ops", ips: []gse.JobIP{{IP: "10.0.0.1"}, {BkCloudID: 1, IP: "2001:db8::1"}}},
-		"biz_set:9/C:\\app@2/app@0:10.0.0.1?proc_owner=a%40b.com&pid_path=C%3A%5Capp%5Capp.pid&value_key=k": {scopeType: "biz_set", scopeID: "9",
-			setupPath: "C:\\app@2", procName: "app", procOwner: "a@b.com", pidPath: "C:\\app\\app.pid", valueKey: "k", ips: []gse.JobIP{{IP: "10.0.0.1"}}},
-		"biz:2//opt/bin/x@0:10.0.0.1?value_key=k&proc_owner=a@b": {scopeType: "biz", scopeID: "2", setupPath: "/opt/bin", procName: "x",
-			procOwner: "a@b", valueKey: "k", ips: []gse.JobIP{{IP: "10.0.0.1"}}},
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1,1:2001:db8::1?pid_path=/p.pid": {scopeType: "biz", scopeID: "2", setupPath: "/data/nginx/bin",
+			procName: "nginx", pidPath: "/p.pid", ips: []gse.JobIP{{IP: "10.0.0.1"}, {BkCloudID: 1, IP: "2001:db8::1"}}},
+		"biz_set:9/C:\\app@2/app@0:10.0.0.1?contact=a%40b.com&pid_path=C%3A%5Capp%5Capp.pid&value_key=k&account=svc": {scopeType: "biz_set", scopeID: "9",
+			setupPath: "C:\\app@2", procName: "app", contact: "a@b.com", pidPath: "C:\\app\\app.pid", valueKey: "k", account: "svc", ips: []gse.JobIP{{IP: "10.0.0.1"}}},
+		"biz:2//opt/bin/x@0:10.0.0.1?value_key=k&contact=a@b&pid_path=/p": {scopeType: "biz", scopeID: "2", setupPath: "/opt/bin", procName: "x",
+			contact: "a@b", pidPath: "/p", valueKey: "k", ips: []gse.JobIP{{IP: "10.0.0.1"}}},
 	} {
 		got, err := parseJobImportID(id)
 		if err != nil || !reflect.DeepEqual(got, want) {
@@ -32,15 +32,15 @@ func TestParseJobImportID(t *testing.T) {
 		}
 	}
 	for id, want := range map[string]string{
-		"biz:2//data/nginx/bin/nginx?proc_owner=ops":                              "missing '@'",
-		"biz:2//data/nginx/bin/nginx@0:10.0.0.1":                                  "missing ?proc_owner",
-		"biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:::ffff:10.0.0.1?proc_owner=ops": "listed twice",
-		"biz:2//data/nginx/bin/nginx@0:fe80::1%eth0?proc_owner=ops":               "without zone",
-		"biz:2//data/nginx/bin/nginx@-1:10.0.0.1?proc_owner=ops":                  "is not bk_cloud_id:ip",
-		"biz:2//data/nginx/bin/nginx@0:10.0.0.1?proc_owner=ops&owner=x":           `unknown query parameter "owner"`,
-		"biz:x//data/nginx/bin/nginx@0:10.0.0.1?proc_owner=ops":                   "is not biz:<id>",
-		"biz:2/nginx/@0:10.0.0.1?proc_owner=ops":                                  "is not setup_path/proc_name",
-		"biz:2//data/nginx/bin/nginx@0:10.0.0.1?proc_owner=%zz":                   "not URL-encoded",
+		"biz:2//data/nginx/bin/nginx?pid_path=/p":                              "missing '@'",
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1?contact=ops":                   "missing ?pid_path",
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:::ffff:10.0.0.1?pid_path=/p": "listed twice",
+		"biz:2//data/nginx/bin/nginx@0:fe80::1%eth0?pid_path=/p":               "without zone",
+		"biz:2//data/nginx/bin/nginx@-1:10.0.0.1?pid_path=/p":                  "is not bk_cloud_id:ip",
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1?pid_path=/p&proc_owner=x":      `unknown query parameter "proc_owner"`,
+		"biz:x//data/nginx/bin/nginx@0:10.0.0.1?pid_path=/p":                   "is not biz:<id>",
+		"biz:2/nginx/@0:10.0.0.1?pid_path=/p":                                  "is not setup_path/proc_name",
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1?pid_path=%zz":                  "not URL-encoded",
 	} {
 		if _, err := parseJobImportID(id); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", id, err, want)

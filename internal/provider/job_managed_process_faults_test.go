@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -77,25 +78,31 @@ func TestAccJobManagedProcess_instances(t *testing.T) {
 	})
 }
 
-// manageProcCalls asserts how many manage_proc calls the simulator served
-// (the simulator refuses any without proc_owner, as manage_proc requires).
-func (e *testEnv) manageProcCalls(want int) resource.TestCheckFunc {
+// jobOps asserts how many operate_process tasks of op the simulator served
+// (the simulator refuses any without setup_path, proc_name or pid_path, as JOB does).
+func (e *testEnv) jobOps(op gse.OpType, want int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if n := e.sim.Calls("job/manage_proc"); n != want {
-			return fmt.Errorf("manage_proc called %d times, want %d", n, want)
+		n := 0
+		for _, tk := range e.sim.Tasks() {
+			if tk.API == "job/operate_process" && tk.Targets[0].Op == int(op) {
+				n++
+			}
+		}
+		if n != want {
+			return fmt.Errorf("%d operate_process tasks of %s, want %d", n, op, want)
 		}
 		return nil
 	}
 }
 
 // Issue 7 item 6: an import with value_key updates in place at the next apply,
-// and a destroy straight after import carries proc_owner.
+// and a destroy straight after import carries pid_path, which JOB requires.
 func TestAccJobManagedProcess_importValueKey(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	cfg := edited(t, e.jobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2"), `proc_owner             = "root"`, `proc_owner = "root"
+	cfg := edited(t, e.jobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2"), `contact                = "ops"`, `contact = "ops"
   value_key  = "key_test"`)
-	id := "biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.2?proc_owner=root&pid_path=%2Fdata%2Fnginx%2Frun%2Fnginx.pid&value_key=key_test"
+	id := "biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.2?contact=ops&pid_path=%2Fdata%2Fnginx%2Frun%2Fnginx.pid&value_key=key_test"
 	importBlock := fmt.Sprintf("\nimport {\n  to = %s\n  id = %q\n}\n", jobAddr, id)
 	forget := e.providerBlock() + fmt.Sprintf("\nremoved {\n  from = %s\n  lifecycle {\n    destroy = false\n  }\n}\n", jobAddr)
 	hostedByKey := func(ip string) resource.TestCheckFunc {
@@ -119,11 +126,11 @@ func TestAccJobManagedProcess_importValueKey(t *testing.T) {
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(hostedByKey("10.0.0.1"), hostedByKey("10.0.0.2"), e.manageProcCalls(2)),
+				Check: resource.ComposeAggregateTestCheckFunc(hostedByKey("10.0.0.1"), hostedByKey("10.0.0.2"), e.jobOps(gse.OpHost, 2)),
 			},
 			{Config: forget},
 			{Config: cfg, ResourceName: jobAddr, ImportState: true, ImportStatePersist: true, ImportStateId: id},
-			{Config: cfg, Destroy: true, Check: e.manageProcCalls(3)},
+			{Config: cfg, Destroy: true, Check: e.jobOps(gse.OpUnhost, 1)},
 		},
 	})
 }
@@ -142,7 +149,7 @@ func TestAccJobManagedProcess_updateFailsMidway(t *testing.T) {
 			{Config: e.jobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2")},
 			{
 				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "job/manage_proc", IP: "10.0.0.3", Code: 65535, Message: "disk full", Times: 1})
+					e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.3", Ops: []int{int(gse.OpHost)}, Code: 65535, Message: "disk full", Times: 1})
 				},
 				Config:      v2,
 				ExpectError: regexp.MustCompile(`(?s)Could not update process JOB biz:2//data/nginx/bin/nginx.*10\.0\.0\.3 \(bk_cloud_id 0\): GSE code\s+65535: disk full`),
@@ -194,7 +201,7 @@ func TestAccJobManagedProcess_inputValidation(t *testing.T) {
 	var cases []planError
 	for _, tc := range []struct{ from, to, want string }{
 		{`proc_name              = "nginx"`, `proc_name = ""`, `proc_name string length must be at least 1`},
-		{`proc_owner             = "root"`, `proc_owner = ""`, `proc_owner string length must be at least 1`},
+		{`contact                = "ops"`, `contact = ""`, `contact string length must be at least 1`},
 		{`start_cmd              = "./nginx"`, `start_cmd = ""`, `start_cmd string length must be at least 1`},
 		{`{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `{ bk_cloud_id = 0, ip = "fe80::1%eth0" }`, `has a zone`},
 		{`{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `{ bk_cloud_id = 0, ip = "10.0.0.1" }, { bk_cloud_id = 0, ip = "::ffff:10.0.0.1" }`, `the same\s+host`},

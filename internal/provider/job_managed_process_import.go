@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -14,25 +16,26 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-const jobImportIDFormat = "bk_scope_type:bk_scope_id/setup_path/proc_name@bk_cloud_id:ip[,bk_cloud_id:ip...]?proc_owner=...[&pid_path=...][&value_key=...], " +
+const jobImportIDFormat = "bk_scope_type:bk_scope_id/setup_path/proc_name@bk_cloud_id:ip[,bk_cloud_id:ip...]?pid_path=...[&value_key=...][&account=...][&contact=...], " +
 	"with setup_path written as in the configuration and the query URL-encoded, such as " +
-	"biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.2?proc_owner=ops&pid_path=/data/nginx/run/nginx.pid"
+	"biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.2?pid_path=/data/nginx/run/nginx.pid&contact=ops"
 
 var jobScopeRE = regexp.MustCompile(`^(biz|biz_set):([0-9]+)$`)
 
-// jobImport is what an import ID says. proc_owner is required because every
-// manage_proc call needs it, unregistering included; value_key
-// because it is the agent's index (a wrong one would unregister another
-// process); pid_path, optional, lets refresh query the status at once.
+// jobImport is what an import ID says. pid_path is required because JOB
+// refuses every call without it, unregistering included (so an import without
+// it could not be destroyed); value_key because it is the agent's index (a
+// wrong one would unregister another process); account (root when absent) is
+// the agent's account for the process.
 type jobImport struct {
 	scopeType, scopeID, setupPath, procName string
-	procOwner, pidPath, valueKey            string
+	pidPath, valueKey, account, contact     string
 	ips                                     []gse.JobIP
 }
 
 // ImportState takes jobImportIDFormat. JOB cannot read a definition back:
-// every other field stays empty until the next apply, which updates in place
-// and registers the configuration's definition again.
+// every other field (type included) stays empty until the next apply, which
+// updates in place and registers the configuration's definition again.
 func (r *jobManagedProcessResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	im, err := parseJobImportID(req.ID)
 	if err != nil {
@@ -40,12 +43,12 @@ func (r *jobManagedProcessResource) ImportState(ctx context.Context, req resourc
 		return
 	}
 	m := jobManagedProcessModel{BkScopeType: types.StringValue(im.scopeType), BkScopeID: types.StringValue(im.scopeID),
-		ProcOwner: types.StringValue(im.procOwner), IPList: hostRefModels(im.ips)}
+		Contact: optionalValue(im.contact), Account: types.StringValue(cmp.Or(im.account, "root")), IPList: hostRefModels(im.ips)}
 	m.SetupPath, m.ProcName = types.StringValue(im.setupPath), types.StringValue(im.procName)
-	m.PidPath, m.ValueKey = optionalValue(im.pidPath), optionalValue(im.valueKey)
+	m.PidPath, m.ValueKey = types.StringValue(im.pidPath), optionalValue(im.valueKey)
 	m.ID = types.StringValue(m.id())
 	for name, v := range map[string]any{
-		"id": m.ID, "bk_scope_type": m.BkScopeType, "bk_scope_id": m.BkScopeID, "proc_owner": m.ProcOwner, "setup_path": m.SetupPath,
+		"id": m.ID, "bk_scope_type": m.BkScopeType, "bk_scope_id": m.BkScopeID, "contact": m.Contact, "account": m.Account, "setup_path": m.SetupPath,
 		"proc_name": m.ProcName, "pid_path": m.PidPath, "value_key": m.ValueKey, "ip_list": m.IPList,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
@@ -93,13 +96,13 @@ func parseJobImportID(id string) (jobImport, error) {
 		return im, fmt.Errorf("the query %q is not URL-encoded: %v", query, err)
 	}
 	for k := range q {
-		if k != "proc_owner" && k != "pid_path" && k != "value_key" {
-			return im, fmt.Errorf("unknown query parameter %q (proc_owner, pid_path and value_key are known)", k)
+		if !slices.Contains([]string{"pid_path", "value_key", "account", "contact"}, k) {
+			return im, fmt.Errorf("unknown query parameter %q (pid_path, value_key, account and contact are known)", k)
 		}
 	}
-	im.procOwner, im.pidPath, im.valueKey = q.Get("proc_owner"), q.Get("pid_path"), q.Get("value_key")
-	if im.procOwner == "" {
-		return im, fmt.Errorf("missing ?proc_owner=...: manage_proc requires it to unregister the process")
+	im.pidPath, im.valueKey, im.account, im.contact = q.Get("pid_path"), q.Get("value_key"), q.Get("account"), q.Get("contact")
+	if im.pidPath == "" {
+		return im, fmt.Errorf("missing ?pid_path=...: JOB requires it on every call, unregistering hosting included")
 	}
 	return im, nil
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -28,10 +28,11 @@ var (
 	_ resource.ResourceWithImportState    = (*jobManagedProcessResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*jobManagedProcessResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*jobManagedProcessResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*jobManagedProcessResource)(nil)
 )
 
 // jobManagedProcessResource hosts one process definition on a set of IPs
-// through JOB's manage_proc.
+// through JOB's operate_process (op_type 3 and 4).
 type jobManagedProcessResource struct{ client *gse.Client }
 
 func newJobManagedProcessResource() resource.Resource { return &jobManagedProcessResource{} }
@@ -48,10 +49,12 @@ func (r *jobManagedProcessResource) Configure(_ context.Context, req resource.Co
 var scopeTypes = []string{"biz", "biz_set"}
 
 func (r *jobManagedProcessResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	attrs := jobAttributes(manageProcFields, []string{"proc_name", "proc_owner"}, []string{"proc_name", "setup_path", "value_key"})
-	typeField := jobFields["type"]
-	attrs["type"] = schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
-		MarkdownDescription: typeField.desc + " Defaults to `0`.", Validators: typeField.ints}
+	attrs := jobAttributes(hostingFields, []string{"setup_path", "proc_name", "pid_path"}, []string{"proc_name", "setup_path", "value_key"})
+	attrs["type"] = schema.Int64Attribute{Required: true, Validators: jobFields["type"].ints,
+		MarkdownDescription: jobFields["type"].desc + " Required: `operate_process` would otherwise send `0`, a periodic process with a `cycle_time` of 0."}
+	attrs["account"] = schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("root"),
+		MarkdownDescription: jobFields["account"].desc + " Defaults to `root`, as the JOB server does.",
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)}}
 	attrs["id"] = schema.StringAttribute{Computed: true,
 		MarkdownDescription: "`bk_scope_type:bk_scope_id/setup_path/proc_name`, followed by `?value_key=...` when `value_key` is set.",
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
@@ -78,22 +81,28 @@ func (r *jobManagedProcessResource) Schema(ctx context.Context, _ resource.Schem
 			"running_instances": schema.Int64Attribute{Computed: true, MarkdownDescription: "How many instances have a pid; compare with `instance_num`."},
 		}},
 	}
-	attrs["rollout"] = rolloutAttribute("It governs each `manage_proc` step: registering hosting on create and on added IPs, " +
-		"re-registering kept IPs after a definition change, and unregistering removed IPs. `wait_running` applies to registering (it needs `pid_path` " +
-		"for the status query) and suits resident processes (`type = 1`), which the agent pulls up. What a stopped rollout leaves in the state: " +
+	attrs["rollout"] = rolloutAttribute("It governs each hosting step: registering hosting (op_type 3) on create and on added IPs, " +
+		"registering kept IPs again after a definition change, and unregistering hosting (op_type 4) on removed IPs. `wait_running` applies to registering " +
+		"and suits resident processes (`type = 1`), which the agent pulls up. What a stopped rollout leaves in the state: " +
 		"removed IPs that were unregistered leave `ip_list`, added IPs that were registered join it, and a definition change stays unapplied " +
-		"(the prior definition is kept, so the next apply re-registers every kept IP). A create that stops keeps the registered batches, tainted.")
+		"(the prior definition is kept, so the next apply registers every kept IP again). A create that stops keeps the registered batches, tainted.")
 	attrs["timeouts"] = resourceTimeouts(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A process definition hosted (托管) on a set of IPs through the JOB platform's `manage_proc` (op_type 1 registers hosting, 2 unregisters), " +
+		Version: 1,
+		MarkdownDescription: "A process definition hosted (托管) on a set of IPs through the JOB platform's `operate_process`: op_type 3 registers hosting, " +
+			"4 unregisters it (the JOB server hands them to GSE's register / unregister hosting, as BlueKing's monitor hosted processes through JOB), " +
 			"for installations that manage processes through JOB rather than GSE directly. Each task is polled with `get_proc_result` until every IP is done. " +
 			"Refresh runs a status query (op_type 2 through `operate_process`), so an IP whose agent says the process is no longer hosted leaves `ip_list` and shows up as drift; " +
-			"an IP whose answer does not say (no `isAuto`), fails or is unreadable is kept.",
+			"an IP whose answer does not say (no `isAuto`), fails or is unreadable is kept.\n\n" +
+			"`manage_proc` is not used: its document numbers 1 register and 2 unregister, but the open-source JOB server passes them to GSE unchanged, " +
+			"where 1 stops the process and 2 queries it.\n\n" +
+			"**JOB versions:** the JOB process APIs exist up to JOB 3.6. JOB 3.7 and later no longer serve them " +
+			"(every call fails at once with a message saying so): use `gse_managed_process` there.",
 		Attributes: attrs,
 	}
 }
 
-// ValidateConfig: a periodic process (type 0, the default) needs its period.
+// ValidateConfig: a periodic process (type 0) needs its period.
 func (r *jobManagedProcessResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var typ, cycle types.Int64
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
@@ -102,9 +111,9 @@ func (r *jobManagedProcessResource) ValidateConfig(ctx context.Context, req reso
 	if typ.IsUnknown() || cycle.IsUnknown() {
 		return
 	}
-	if (typ.IsNull() || typ.ValueInt64() == 0) && cycle.IsNull() {
+	if !typ.IsNull() && typ.ValueInt64() == 0 && cycle.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("cycle_time"), "cycle_time is required for a periodic process",
-			"type = 0 (periodic, the default) needs cycle_time, the period in seconds. Set it, or choose type = 1 (resident) or 2 (one-shot).")
+			"type = 0 (periodic) needs cycle_time, the period in seconds: JOB would send 0. Set it, or choose type = 1 (resident) or 2 (one-shot).")
 	}
 }
 
@@ -138,7 +147,7 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 	}
 	plan.ID = types.StringValue(plan.id())
 	var registered []gse.JobIP
-	err := r.manageInBatches(ctx, &plan, gse.JobRegister, plan.ips(), func(out *gse.JobOutcome, err error) {
+	err := r.hostInBatches(ctx, &plan, gse.OpHost, plan.ips(), func(out *gse.JobOutcome, err error) {
 		registered = append(registered, jobMayExist(out, err)...)
 	})
 	if err != nil {
@@ -152,6 +161,9 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 	plan.IPStatus = r.ipStatus(ctx, &plan, nil, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
+
+// forgetWithoutJOB is the way out for a process hosted before JOB lost its process APIs.
+const forgetWithoutJOB = "To forget the process without JOB, remove it from the state (terraform state rm)."
 
 // jobMayExist lists the IPs where a register may have taken effect: those that
 // succeeded and those still pending at the deadline.
@@ -174,7 +186,10 @@ func (r *jobManagedProcessResource) ipStatus(ctx context.Context, m *jobManagedP
 		return types.MapValueMust(jobStatusType, elems)
 	}
 	states, err := findJobIPStates(ctx, r.client, m.scope(), m.process(m.ips()))
-	if err != nil {
+	switch {
+	case gse.KindOf(err) == gse.KindRemoved:
+		addAPIError(diags, "query the status of", m.target(), err, forgetWithoutJOB)
+	case err != nil:
 		diags.AddWarning("Could not query the process status on every IP", err.Error()+"\n\nIPs whose status is unknown are kept as they are.")
 	}
 	for _, ip := range m.ips() {
@@ -203,6 +218,9 @@ func (r *jobManagedProcessResource) Read(ctx context.Context, req resource.ReadR
 	}
 	hosted := map[string]bool{}
 	m.IPStatus = r.ipStatus(ctx, &m, hosted, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	kept := m.IPList[:0:0]
 	for _, ip := range m.IPList {
 		if hosted[ip.api().Key()] {
@@ -252,13 +270,13 @@ func (r *jobManagedProcessResource) Update(ctx context.Context, req resource.Upd
 func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, applied *jobManagedProcessModel) error {
 	removed, added, kept := diffBy(prior.ips(), plan.ips(), gse.JobIP.Key)
 	// Framework values compare by state and value, so == is Equal field by field.
-	changed := prior.jobDefinitionModel != plan.jobDefinitionModel || !prior.ProcOwner.Equal(plan.ProcOwner)
+	changed := prior.jobDefinitionModel != plan.jobDefinitionModel || !prior.Contact.Equal(plan.Contact) || !prior.Account.Equal(plan.Account)
 
 	// Each step goes in the batches of plan's rollout; prior's definition for removals.
 	withRollout := *prior
 	withRollout.Rollout = plan.Rollout
 	if len(removed) > 0 {
-		err := r.manageInBatches(ctx, &withRollout, gse.JobUnregister, removed, func(out *gse.JobOutcome, _ error) {
+		err := r.hostInBatches(ctx, &withRollout, gse.OpUnhost, removed, func(out *gse.JobOutcome, _ error) {
 			applied.IPList = selectBy(applied.IPList, keyOf(hostRefModel.api), each(out.Succeeded(), gse.JobIP.Key), false)
 		})
 		if err != nil {
@@ -268,14 +286,14 @@ func (r *jobManagedProcessResource) converge(ctx context.Context, plan, prior, a
 	if changed {
 		if len(kept) > 0 {
 			// A partial re-register leaves the prior definition in the state: the next apply sends the new one again.
-			if err := r.manageInBatches(ctx, plan, gse.JobRegister, kept, func(*gse.JobOutcome, error) {}); err != nil {
+			if err := r.hostInBatches(ctx, plan, gse.OpHost, kept, func(*gse.JobOutcome, error) {}); err != nil {
 				return err
 			}
 		}
-		applied.jobDefinitionModel, applied.ProcOwner = plan.jobDefinitionModel, plan.ProcOwner
+		applied.jobDefinitionModel, applied.Contact, applied.Account = plan.jobDefinitionModel, plan.Contact, plan.Account
 	}
 	if len(added) > 0 {
-		err := r.manageInBatches(ctx, plan, gse.JobRegister, added, func(out *gse.JobOutcome, err error) {
+		err := r.hostInBatches(ctx, plan, gse.OpHost, added, func(out *gse.JobOutcome, err error) {
 			applied.IPList = append(applied.IPList, selectBy(plan.IPList, keyOf(hostRefModel.api), each(jobMayExist(out, err), gse.JobIP.Key), true)...)
 		})
 		if err != nil {
@@ -296,8 +314,19 @@ func (r *jobManagedProcessResource) Delete(ctx context.Context, req resource.Del
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, err := r.client.Job.Manage(ctx, m.scope(), gse.JobUnregister, m.process(m.ips())); err != nil {
-		addAPIError(&resp.Diagnostics, "delete", m.target(), err, "The resource stays in the state; destroy again once the cause is fixed.")
+	if m.PidPath.IsNull() || m.SetupPath.IsNull() {
+		// An import of an earlier version could leave them out; JOB refuses a process without them.
+		resp.Diagnostics.AddError(fmt.Sprintf("Could not delete process %s", m.target()),
+			"The state has no setup_path or pid_path, which JOB requires to unregister hosting. Apply once with both in the configuration "+
+				"(the state records them), then destroy; or forget the process with terraform state rm.")
+		return
+	}
+	if _, err := r.client.Job.Operate(ctx, m.scope(), gse.OpUnhost, []gse.JobProcess{m.process(m.ips())}); err != nil {
+		next := "The resource stays in the state; destroy again once the cause is fixed."
+		if gse.KindOf(err) == gse.KindRemoved {
+			next = forgetWithoutJOB
+		}
+		addAPIError(&resp.Diagnostics, "delete", m.target(), err, next)
 	}
 }
 
@@ -306,7 +335,8 @@ type jobManagedProcessModel struct {
 	ID          types.String `tfsdk:"id"`
 	BkScopeType types.String `tfsdk:"bk_scope_type"`
 	BkScopeID   types.String `tfsdk:"bk_scope_id"`
-	ProcOwner   types.String `tfsdk:"proc_owner"`
+	Contact     types.String `tfsdk:"contact"`
+	Account     types.String `tfsdk:"account"`
 	jobDefinitionModel
 	IPList   []hostRefModel `tfsdk:"ip_list"`
 	IPStatus types.Map      `tfsdk:"ip_status"`
@@ -320,10 +350,10 @@ func (m *jobManagedProcessModel) scope() gse.JobScope {
 
 func (m *jobManagedProcessModel) ips() []gse.JobIP { return apiJobIPs(m.IPList) }
 
-// process is the manage_proc item for ips; manage_proc requires proc_owner on every call.
+// process is the operate_process item for ips.
 func (m *jobManagedProcessModel) process(ips []gse.JobIP) gse.JobProcess {
 	p := m.api(ips)
-	p.ProcOwner = m.ProcOwner.ValueString()
+	p.Contact, p.Account = m.Contact.ValueString(), m.Account.ValueString()
 	return p
 }
 
@@ -340,23 +370,18 @@ func (m *jobManagedProcessModel) id() string {
 	return id
 }
 
-// manageInBatches sends manage_proc op for ips of m batch by batch (see
-// rollout.run); acted receives each batch's outcome, so the caller records
-// what took effect as it happens. wait_running applies to registering
-// hosting (the agent pulls a resident process up), when pid_path lets the
-// status query find the process.
-func (r *jobManagedProcessResource) manageInBatches(ctx context.Context, m *jobManagedProcessModel, op gse.JobManageOp, ips []gse.JobIP, acted func(*gse.JobOutcome, error)) error {
+// hostInBatches sends operate_process op (gse.OpHost or gse.OpUnhost) for ips
+// of m batch by batch (see rollout.run); acted receives each batch's outcome,
+// so the caller records what took effect as it happens. wait_running applies
+// to registering hosting (the agent pulls a resident process up).
+func (r *jobManagedProcessResource) hostInBatches(ctx context.Context, m *jobManagedProcessModel, op gse.OpType, ips []gse.JobIP, acted func(*gse.JobOutcome, error)) error {
 	scope := m.scope()
-	what := "unregister hosting"
-	if op == gse.JobRegister {
-		what = "register hosting"
-	}
-	st := rolloutStep{what: what, target: m.target(), run: func(ctx context.Context, batch []gse.Host) error {
-		out, err := r.client.Job.Manage(ctx, scope, op, m.process(each(batch, gse.Host.JobIP)))
+	st := rolloutStep{what: op.Info().API, target: m.target(), run: func(ctx context.Context, batch []gse.Host) error {
+		out, err := r.client.Job.Operate(ctx, scope, op, []gse.JobProcess{m.process(each(batch, gse.Host.JobIP))})
 		acted(out, err)
 		return err
 	}}
-	if op == gse.JobRegister && m.PidPath.ValueString() != "" {
+	if op == gse.OpHost {
 		st.notRunning = &runningCheck{client: r.client, query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
 			return jobNotRunning(ctx, r.client, scope, m.process(each(batch, gse.Host.JobIP)))
 		}}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -32,7 +34,7 @@ resource "gse_job_managed_process" "test" {
   bk_scope_type          = "biz"
   bk_scope_id            = "2"
   proc_name              = "nginx"
-  proc_owner             = "root"
+  contact                = "ops"
   setup_path             = "/data/nginx/bin"
   pid_path               = "/data/nginx/run/nginx.pid"
   cfg_path               = "/data/nginx/conf/nginx.conf"
@@ -68,16 +70,47 @@ func (e *testEnv) jobAbsent(ip string) resource.TestCheckFunc {
 	return expectNoProc("JOB 0:"+ip, e.jobProc(0, ip))
 }
 
+// unhosted: the agent knows the process and no longer hosts it (JOB's op_type 4).
+func unhosted(p simulator.Process) error {
+	if p.Hosted {
+		return fmt.Errorf("still hosted: %+v", p)
+	}
+	return nil
+}
+
+// startCmdIs: hosted and running with the definition JOB handed GSE, as configured.
 func startCmdIs(want string) func(simulator.Process) error {
 	return func(p simulator.Process) error {
-		var def struct {
-			StartCmd string `json:"start_cmd"`
-		}
+		var def simulator.JobDefinition
 		_ = json.Unmarshal(p.Spec, &def)
-		if def.StartCmd != want {
-			return fmt.Errorf("start_cmd = %q, want %q", def.StartCmd, want)
+		if def.StartCmd != want || def.Type != 1 || def.Account != "root" || def.Contact != "ops" || def.PidPath != "/data/nginx/run/nginx.pid" {
+			return fmt.Errorf("definition %+v, want start_cmd %q, type 1, account root, contact ops", def, want)
 		}
 		return hostedAndRunning(p)
+	}
+}
+
+// jobHostingTasks asserts the JOB tasks so far: hosting only through
+// operate_process op_type 3 (register) and 4 (unregister), status through 2,
+// never manage_proc, which on the JOB server stops (1) or queries (2).
+func (e *testEnv) jobHostingTasks(wantOps ...int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		var ops []int
+		for _, tk := range e.sim.Tasks() {
+			if !strings.HasPrefix(tk.API, "job/") {
+				continue
+			}
+			if tk.API != "job/operate_process" {
+				return fmt.Errorf("a JOB task through %s", tk.API)
+			}
+			if op := tk.Targets[0].Op; op != int(gse.OpStatus) {
+				ops = append(ops, op)
+			}
+		}
+		if !slices.Equal(ops, wantOps) {
+			return fmt.Errorf("hosting op_types %v, want %v", ops, wantOps)
+		}
+		return nil
 	}
 }
 
@@ -97,13 +130,10 @@ func TestAccJobManagedProcess_lifecycle(t *testing.T) {
 					resource.TestCheckResourceAttr(jobAddr, "id", "biz:2//data/nginx/bin/nginx"),
 					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.1.status", "running"),
 					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.2.managed", "true"),
-					func(*terraform.State) error {
-						if n := e.sim.Calls("job/manage_proc"); n != 1 {
-							return fmt.Errorf("manage_proc called %d times, want 1", n)
-						}
-						return nil
-					},
+					resource.TestCheckResourceAttr(jobAddr, "account", "root"),
+					e.jobHostingTasks(int(gse.OpHost)),
 				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
 				// The definition changes; 10.0.0.1 leaves and 10.0.0.3 (cloud 1) joins.
@@ -112,7 +142,7 @@ func TestAccJobManagedProcess_lifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.jobAbsent("10.0.0.1"),
+					e.jobCheck(0, "10.0.0.1", unhosted),
 					e.jobCheck(0, "10.0.0.2", startCmdIs("./nginx -c v2")),
 					e.jobCheck(1, "10.0.0.3", startCmdIs("./nginx -c v2")),
 				),
@@ -140,10 +170,10 @@ func TestAccJobManagedProcess_lifecycle(t *testing.T) {
 			},
 			{
 				ResourceName: jobAddr, ImportState: true, ImportStateVerify: true,
-				ImportStateId: "biz:2//data/nginx/bin/nginx@0:10.0.0.2,1:10.0.0.3?proc_owner=root&pid_path=/data/nginx/run/nginx.pid",
+				ImportStateId: "biz:2//data/nginx/bin/nginx@0:10.0.0.2,1:10.0.0.3?pid_path=/data/nginx/run/nginx.pid&contact=ops",
 				// JOB has no API that returns a definition: only the scope, setup_path,
-				// proc_name, the ID's proc_owner and pid_path, and ip_list are known after
-				// import (ip_status is read with pid_path); the next apply re-registers.
+				// proc_name, the ID's pid_path, contact and account, and ip_list are known
+				// after import (ip_status is read with pid_path); the next apply re-registers.
 				ImportStateVerifyIgnore: []string{"cfg_path", "log_path", "start_cmd", "stop_cmd", "restart_cmd",
 					"reload_cmd", "kill_cmd", "type", "cpu_lmt", "mem_lmt", "instance_num", "op_timeout", "start_check_begin_time",
 					"start_check_end_time", "timeouts"},
@@ -163,10 +193,10 @@ func TestAccJobManagedProcess_ipFailure(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "job/manage_proc", IP: "10.0.0.2", Code: 65535, Message: "nginx: permission denied", Times: 1})
+					e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.2", Ops: []int{int(gse.OpHost)}, Code: 65535, Message: "nginx: permission denied", Times: 1})
 				},
 				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)Could not create process JOB biz:2//data/nginx/bin/nginx.*manage_proc.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code\s+65535: nginx: permission denied`),
+				ExpectError: regexp.MustCompile(`(?s)Could not create process JOB biz:2//data/nginx/bin/nginx.*operate_process op_type 3 \(register hosting\).*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code\s+65535: nginx: permission denied`),
 			},
 			{
 				Config: cfg,
@@ -185,11 +215,17 @@ func TestAccJobManagedProcess_validation(t *testing.T) {
 	base := e.jobConfig("./nginx", "0:10.0.0.1")
 	var cases []planError
 	for _, tc := range []struct{ from, to, want string }{
-		{`type                   = 1`, `cycle_time = null`, `cycle_time is required for a periodic process`},
+		{`type                   = 1`, `type = 0`, `cycle_time is required for a periodic process`},
 		{`bk_scope_id            = "2"`, `bk_scope_id = "two"`, `must be a number written as a string`},
 		{`bk_scope_type          = "biz"`, `bk_scope_type = "project"`, `bk_scope_type value must be one of: \["biz" "biz_set"\]`},
 		{`cpu_lmt                = 20`, `cpu_lmt = 150`, `cpu_lmt value must be between 0 and 100`},
 		{`pid_path               = "/data/nginx/run/nginx.pid"`, `pid_path = "run/nginx.pid"`, `pid_path must be an absolute path`},
+		// JOB refuses a process without them (ILLEGAL_PARAM); type has no silent default.
+		{`pid_path               = "/data/nginx/run/nginx.pid"`, ``, `The argument "pid_path" is required`},
+		{`setup_path             = "/data/nginx/bin"`, ``, `The argument "setup_path" is required`},
+		{`type                   = 1`, ``, `The argument "type" is required`},
+		{`contact                = "ops"`, `proc_owner = "ops"`, `An argument named "proc_owner" is not expected here`},
+		{`contact                = "ops"`, `account = ""`, `account string length must be at least 1`},
 	} {
 		cases = append(cases, planError{edited(t, base, tc.from, tc.to), tc.want})
 	}
@@ -200,12 +236,13 @@ func TestAccJobManagedProcess_importErrors(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	for id, want := range map[string]string{
-		"biz:2//data/nginx/bin/nginx":                       `missing '@'`,
-		"project:2//data/nginx/bin/nginx@0:10.0.0.1":        `is not biz:<id> or biz_set:<id>`,
-		"biz:2/nginx@0:10.0.0.1":                            `is not setup_path/proc_name`,
-		"biz:2//data/nginx/bin/nginx@10.0.0.1":              `is not bk_cloud_id:ip`,
-		"biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.1": `listed twice`,
-		"biz:2//data/nginx/bin/nginx@0:10.0.0.1":            `missing ?proc_owner=...`,
+		"biz:2//data/nginx/bin/nginx":                                                              `missing '@'`,
+		"project:2//data/nginx/bin/nginx@0:10.0.0.1":                                               `is not biz:<id> or biz_set:<id>`,
+		"biz:2/nginx@0:10.0.0.1":                                                                   `is not setup_path/proc_name`,
+		"biz:2//data/nginx/bin/nginx@10.0.0.1":                                                     `is not bk_cloud_id:ip`,
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1,0:10.0.0.1":                                        `listed twice`,
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1":                                                   `missing ?pid_path=...`,
+		"biz:2//data/nginx/bin/nginx@0:10.0.0.1?pid_path=/data/nginx/run/nginx.pid&proc_owner=ops": `unknown query parameter "proc_owner"`,
 	} {
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.factories(),

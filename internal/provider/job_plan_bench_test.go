@@ -60,7 +60,7 @@ func jobBenchObject(b *testing.B, typ tftypes.Object, ips []tftypes.Value, withC
 	for name, t := range typ.AttributeTypes {
 		vals[name] = tftypes.NewValue(t, nil)
 	}
-	for name, v := range map[string]string{"bk_scope_type": "biz", "bk_scope_id": "2", "proc_name": "nginx", "proc_owner": "ops",
+	for name, v := range map[string]string{"bk_scope_type": "biz", "bk_scope_id": "2", "proc_name": "nginx", "contact": "ops",
 		"setup_path": "/data/nginx/bin", "pid_path": "/data/nginx/run/nginx.pid", "start_cmd": "./nginx"} {
 		vals[name] = tftypes.NewValue(tftypes.String, v)
 	}

@@ -63,7 +63,8 @@ func (d *jobProcessStatusDataSource) Schema(ctx context.Context, _ datasource.Sc
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Runtime state of a process on a set of IPs, from a status query (op_type 2) through the JOB platform's `operate_process`, " +
-			"polled with `get_proc_result`. Each read runs one GSE task.",
+			"polled with `get_proc_result`. Each read runs one GSE task. Needs JOB 3.6 or earlier: JOB 3.7 and later no longer serve `operate_process` " +
+			"(the read fails at once saying so); use `gse_process_status` there.",
 		Attributes: map[string]schema.Attribute{
 			"bk_biz_id":  schema.Int64Attribute{Required: true, MarkdownDescription: "Business id.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
 			"setup_path": str("setup_path", true),

@@ -177,4 +177,13 @@ action "gse_process_operation" "nginx" {
 			t.Errorf("validate: want an error with %q, got %v:\n%s", tc.want, err, out)
 		}
 	}
+
+	// On a JOB 3.7+ the action fails at its first call, saying why and what to use.
+	e.sim.SetJobProcessAPIsRemoved(true)
+	before := e.jobCalls()
+	out, err = newCLIRun(t, e, action("start", job)).run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.nginx")
+	if err == nil || !removedJOB("operate_process").MatchString(out) {
+		t.Errorf("a JOB 3.7+ must fail the action, saying so: %v\n%s", err, out)
+	}
+	e.callsOnce(t, "the action", before)
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -104,9 +105,14 @@ type operationJOBProcessModel struct {
 	IPList      []hostRefModel `tfsdk:"ip_list"`
 }
 
+// api is the item as sent. With cmd_shell_ext (operate_proc) both limits go
+// explicitly, 0 when unset, so no server default applies silently.
 func (m operationJOBProcessModel) api() gse.JobProcess {
 	p := m.jobDefinitionModel.api(apiJobIPs(m.IPList))
 	p.Contact, p.Account, p.CmdShellExt = m.Contact.ValueString(), m.Account.ValueString(), m.CmdShellExt.ValueString()
+	if p.CmdShellExt != "" {
+		p.CPULmt, p.MemLmt = cmp.Or(p.CPULmt, new(int64)), cmp.Or(p.MemLmt, new(int64))
+	}
 	return p
 }
 
@@ -205,9 +211,10 @@ func operationTargetAttributes() map[string]schema.Attribute {
 			"the next apply runs it again on every host, in the same order; the action reports each batch as a progress message. " +
 			"Changing `rollout` alone does not run the operation again."),
 		"job": schema.SingleNestedAttribute{
-			Optional:            true,
-			MarkdownDescription: "JOB processes as target.",
-			PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+			Optional: true,
+			MarkdownDescription: "JOB processes as target, sent with `operate_process` (or `operate_proc` with `cmd_shell_ext`). Needs JOB 3.6 or earlier: " +
+				"JOB 3.7 and later no longer serve these APIs (the operation fails at once saying so); use `gse` there.",
+			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 			Attributes: map[string]schema.Attribute{
 				"bk_biz_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Business id.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
 				"process_infos": schema.ListNestedAttribute{

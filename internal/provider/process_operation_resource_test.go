@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -183,6 +184,21 @@ func TestAccProcessOperation_job(t *testing.T) {
 				// Stop again: 829 (not running) is a success.
 				Config: e.jobOperation("stop", "3", `cmd_shell_ext = "sh"`),
 				Check:  resource.TestCheckResourceAttr(opAddr, "results.0.error_code", "829"),
+			},
+			{
+				// operate_proc runs JOB's own start.sh as a resident process; the unset
+				// cpu_lmt goes as 0, so no server default applies.
+				Config: e.jobOperation("start", "5", `cmd_shell_ext = "sh"
+      mem_lmt = 10`),
+				Check: resource.ComposeAggregateTestCheckFunc(calls("job/operate_proc", 3), running(true), func(*terraform.State) error {
+					p, _ := e.sim.JobProcess(jobScope, jobIndex, 0, "10.0.0.1")
+					var def simulator.JobDefinition
+					if err := json.Unmarshal(p.Spec, &def); err != nil || def.StartCmd != "cd /data/nginx/bin && ./start.sh nginx &" ||
+						def.Type != 1 || def.CPULmt != 0 || def.MemLmt != 10 {
+						return fmt.Errorf("operate_proc definition %+v (%v)", def, err)
+					}
+					return nil
+				}),
 			},
 			{
 				PreConfig: func() {

@@ -10,7 +10,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
-// gse_job_managed_process with rollout: manage_proc goes batch by batch, on
+// gse_job_managed_process with rollout: hosting goes batch by batch, on
 // create (waiting for each batch to run) and on removals; a removal that
 // stops midway leaves the unregistered IPs out of the state and the rest in,
 // and the next apply finishes it.
@@ -26,7 +26,7 @@ func TestAccRollout_job(t *testing.T) {
 			`  timeouts               = { create = "5s" }
   rollout                = { batch_size = 2, wait_running = true, max_fail_percentage = 0 }`)
 	}
-	register, unregister := int(gse.OpHost), int(gse.OpUnhost) // manage_proc's 1 and 2, as the task log numbers them
+	register, unregister := int(gse.OpHost), int(gse.OpUnhost) // operate_process's op_type 3 and 4
 	var mark int
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
@@ -48,7 +48,7 @@ func TestAccRollout_job(t *testing.T) {
 			{
 				PreConfig: func() {
 					markTasks(e.sim, &mark)()
-					e.sim.AddHostFault(simulator.HostFault{API: "job/manage_proc", IP: "10.0.0.3", Ops: []int{2}, Code: 117, Message: "agent offline", Times: 1})
+					e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.3", Ops: []int{unregister}, Code: 117, Message: "agent offline", Times: 1})
 				},
 				Config: cfg(2),
 				ExpectError: wrapped("rolling unregister hosting of JOB biz:2//data/nginx/bin/nginx stopped after batch 1 of 2: 1 of 4 hosts failed",
@@ -59,7 +59,7 @@ func TestAccRollout_job(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					expectBatches(e.sim, &mark, unregister, ipRange(3, 4)),
 					resource.TestCheckResourceAttr("gse_job_managed_process.test", "ip_list.#", "5"), // 10.0.0.4 left
-					e.jobAbsent("10.0.0.4"),
+					e.jobCheck(0, "10.0.0.4", unhosted),
 					e.jobCheck(0, "10.0.0.5", func(simulator.Process) error { return nil }),
 				),
 			},

@@ -201,7 +201,7 @@ type TaskRecord struct {
 }
 
 // TaskTarget is one host of a task: the process (for JOB, setup_path/proc_name),
-// op_type (manage_proc's 1 and 2 as GSE numbers them: 3 and 4) and host.
+// op_type as sent (JOB passes it to GSE unchanged) and host.
 type TaskTarget struct {
 	Process   string `json:"process"`
 	Op        int    `json:"op_type"`

@@ -1,10 +1,12 @@
-# nginx hosted through the JOB platform (manage_proc) on two hosts of business 2.
+# nginx hosted through the JOB platform (operate_process, op_type 3) on two hosts of
+# business 2. Needs JOB 3.6 or earlier: on JOB 3.7+ use gse_managed_process.
 resource "gse_job_managed_process" "nginx" {
   bk_scope_type = "biz"
   bk_scope_id   = "2"
 
   proc_name   = "nginx"
-  proc_owner  = "ops"
+  contact     = "ops"
+  account     = "nginx" # the agent runs it as this user; root when unset
   setup_path  = "/data/nginx/bin"
   pid_path    = "/data/nginx/run/nginx.pid"
   cfg_path    = "/data/nginx/conf/nginx.conf"

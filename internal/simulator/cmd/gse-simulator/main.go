@@ -31,6 +31,7 @@ func main() {
 	quota := flag.Float64("quota", 0, "requests per second each app may make (token bucket shared by every caller); 0: no limit")
 	quotaBurst := flag.Int("quota-burst", 0, "the quota's burst (0: the quota rounded up)")
 	without := flag.String("without", "", "comma-separated APIs this installation lacks, e.g. operate_proc_multi,sync_proc_status")
+	job37 := flag.Bool("job-3.7", false, "a JOB 3.7 or later: the JOB process APIs answer 1306201")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *listen)
@@ -49,6 +50,7 @@ func main() {
 	if *without != "" {
 		sim.RemoveAPIs(strings.Split(*without, ",")...)
 	}
+	sim.SetJobProcessAPIsRemoved(*job37)
 	srv := &http.Server{Handler: sim} //nolint:gosec // loopback demo server
 	go func() {
 		stop := make(chan os.Signal, 1)
