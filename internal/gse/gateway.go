@@ -127,8 +127,10 @@ var gatewayOperate = operateFamily{
 
 // gatewayStatus reads get_proc_status_v2 through the gateway. Each entry is
 // tied to the host it was asked for, so entry.Host.Key() equals that Host's
-// Key(): by host.bk_agent_id, or, for an entry that names its host by another
-// agent id (a real one for a host sent as {cloud}:{ip}), by ip and cloud id.
+// Key(): by the entry's top-level bk_agent_id (ProcStatus.BkAgentID), or, for
+// an entry that names its host by another agent id (a real one for a host
+// sent as {cloud}:{ip}), by ip and cloud id. A host given only by agent id
+// has no ip to fall back on.
 func (s *ProcService) gatewayStatus(ctx context.Context, meta Meta, chunk []Host) ([]ProcStatus, error) {
 	var out statusReply
 	if err := s.client.call(ctx, familyGSE, "get_proc_status_v2", gatewayBody{Meta: meta, AgentIDList: addresses(chunk)}, &out, true); err != nil {
@@ -142,13 +144,13 @@ func (s *ProcService) gatewayStatus(ctx context.Context, meta Meta, chunk []Host
 		}
 	}
 	for i := range out.ProcInfos {
-		e := &out.ProcInfos[i].Host
+		e := &out.ProcInfos[i]
 		h, ok := byAgent[agentKey(e.BkAgentID)]
-		if !ok {
-			h, ok = byIP[Host{IP: e.IP, BkCloudID: e.BkCloudID}.Key()]
+		if !ok && e.Host.IP != "" {
+			h, ok = byIP[Host{IP: e.Host.IP, BkCloudID: e.Host.BkCloudID}.Key()]
 		}
 		if ok {
-			e.sentAs = h.Address()
+			e.Host.sentAs = h.Address()
 		}
 	}
 	return out.ProcInfos, nil

@@ -96,6 +96,21 @@ func (s *Server) lookupAgent(id string) (agent, bool) {
 	return agent{n, ip}, true
 }
 
+// agentOf is the agent id of the host of p: the one it was created through,
+// else the agent registered for its host (AddAgent), else {bk_cloud_id}:{ip}
+// (agent-id mode off).
+func (s *Server) agentOf(p *Process) string {
+	if p.AgentID != "" {
+		return p.AgentID
+	}
+	for id, a := range s.gw.agents {
+		if keyOf("", "", a.cloud, a.ip) == keyOf("", "", p.BkCloudID, p.IP) {
+			return id
+		}
+	}
+	return fmt.Sprintf("%d:%s", p.BkCloudID, p.IP)
+}
+
 func (s *Server) agentState(id string) int {
 	if c, ok := s.gw.states[normalAgent(id)]; ok {
 		return c
@@ -320,7 +335,7 @@ func (s *Server) dispatchGateway(api string, req *request) (any, *apiError) {
 	case "update_proc_info":
 		return s.gatewayUpdate(req)
 	case "sync_proc_status":
-		return s.syncStatus(req)
+		return s.syncStatus(req, true)
 	case "list_agent_state":
 		return s.listAgentState(req.Agents)
 	}
@@ -338,7 +353,7 @@ func (s *Server) gatewayStatus(req *request) (any, *apiError) {
 		}
 		if p, ok := s.procs[keyOf(req.Meta.Namespace, req.Meta.Name, tg.host.BkCloudID, tg.host.IP)]; ok {
 			e := entryOf(p, true)
-			e.Host.BkAgentID = tg.agent
+			e.BkAgentID = tg.agent // the id as asked (see statusEntry)
 			out = append(out, e)
 		}
 	}

@@ -242,12 +242,18 @@ type statusHost struct {
 	IP           string `json:"ip"`
 	BkCloudID    int64  `json:"bk_cloud_id"`
 	BkSupplierID *int64 `json:"bk_supplier_id,omitempty"`
-	BkAgentID    string `json:"bk_agent_id,omitempty"`
 }
 
+// statusEntry is one proc_infos entry. Through the gateway it carries the
+// agent id at its top level, never in host: bk-bscp
+// internal/components/gse/type.go ProcInfo (get_proc_status_v2) and
+// SyncProcInfo (sync_proc_status) read bk_agent_id there, and bk-nodeman
+// apps/adapters/api/gse/v2.py GseV2ApiHelper._list_proc_state copies
+// proc_info["bk_agent_id"] into proc_info["host"] itself (so host is there too).
 type statusEntry struct {
 	Meta          wireMeta   `json:"meta"`
 	Host          statusHost `json:"host"`
+	BkAgentID     string     `json:"bk_agent_id,omitempty"`
 	Flag          int        `json:"flag"`
 	Status        int        `json:"status"`
 	IsAuto        *bool      `json:"isauto,omitempty"`
@@ -297,7 +303,9 @@ func (s *Server) status(api string, req *request) (any, *apiError) {
 	return map[string]any{"proc_infos": out}, nil
 }
 
-func (s *Server) syncStatus(req *request) (any, *apiError) {
+// syncStatus answers sync_proc_status; through the gateway (gw) each entry
+// carries its agent id (see statusEntry and agentOf).
+func (s *Server) syncStatus(req *request, gw bool) (any, *apiError) {
 	if req.Meta.Namespace == "" || req.Page == nil {
 		return nil, badParams("meta.namespace and page are required")
 	}
@@ -307,7 +315,11 @@ func (s *Server) syncStatus(req *request) (any, *apiError) {
 	var all []statusEntry
 	for _, p := range s.procs {
 		if p.Namespace == req.Meta.Namespace {
-			all = append(all, entryOf(p, true))
+			e := entryOf(p, true)
+			if gw {
+				e.BkAgentID = s.agentOf(p)
+			}
+			all = append(all, e)
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {
