@@ -96,11 +96,13 @@ func (s *Server) lookupAgent(id string) (agent, bool) {
 	return agent{n, ip}, true
 }
 
-// agentOf is the agent id of the host of p: the one it was created through,
-// else the agent registered for its host (AddAgent), else {bk_cloud_id}:{ip}
-// (agent-id mode off).
+// agentOf is the agent id of p's host, as status entries name it: the agent
+// registered for the host (AddAgent), else {bk_cloud_id}:{ip} (agent-id mode
+// off). An entry names its host's agent, also when the host was asked for as
+// {bk_cloud_id}:{ip} (the simulator's reading: the entry describes the
+// process on that agent).
 func (s *Server) agentOf(p *Process) string {
-	if p.AgentID != "" {
+	if _, ok := s.gw.agents[p.AgentID]; ok {
 		return p.AgentID
 	}
 	for id, a := range s.gw.agents {
@@ -353,7 +355,7 @@ func (s *Server) gatewayStatus(req *request) (any, *apiError) {
 		}
 		if p, ok := s.procs[keyOf(req.Meta.Namespace, req.Meta.Name, tg.host.BkCloudID, tg.host.IP)]; ok {
 			e := entryOf(p, true)
-			e.BkAgentID = tg.agent // the id as asked (see statusEntry)
+			e.BkAgentID = s.agentOf(p) // see statusEntry
 			out = append(out, e)
 		}
 	}
