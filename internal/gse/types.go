@@ -127,6 +127,17 @@ type Resource struct {
 	Net  *int64  `json:"net,omitempty"`
 }
 
+// AutoTypeOneShot is the auto_type of a process run once (单次执行进程):
+// 0 periodic, 1 resident, 2 one-shot (bk-nodeman
+// apps/node_man/constants.py GseAutoType.SINGLE_EXECUTION).
+const AutoTypeOneShot = 2
+
+// OneShot reports whether s makes the process a one-shot: it exits by design,
+// so a start or restart that finds it gone has done its work.
+func (s *Spec) OneShot() bool {
+	return s != nil && s.MonitorPolicy != nil && s.MonitorPolicy.AutoType == AutoTypeOneShot
+}
+
 // MonitorPolicy is monitor_policy in v1 and alive_monitor_policy in v2.
 type MonitorPolicy struct {
 	AutoType       int64  `json:"auto_type"`

@@ -328,7 +328,9 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			}
 			return err
 		}
-		st.notRunning = gseNotRunning(c, meta)
+		if !g.Spec.api().OneShot() { // a one-shot exits by design: nothing to wait for
+			st.notRunning = gseNotRunning(c, meta)
+		}
 	} else {
 		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(t.JOB.BkBizID.ValueInt64(), 10)}
 		var procs []gse.JobProcess
