@@ -337,7 +337,7 @@ func (s *Server) dispatchGateway(api string, req *request) (any, *apiError) {
 	case "update_proc_info":
 		return s.gatewayUpdate(req)
 	case "sync_proc_status":
-		return s.syncStatus(req, true)
+		return s.syncStatus(req, s.agentOf)
 	case "list_agent_state":
 		return s.listAgentState(req.Agents)
 	}

@@ -326,9 +326,9 @@ func (s *Server) status(api string, req *request) (any, *apiError) {
 	return map[string]any{"proc_infos": out}, nil
 }
 
-// syncStatus answers sync_proc_status; through the gateway (gw) each entry
-// carries its agent id (see statusEntry and agentOf).
-func (s *Server) syncStatus(req *request, gw bool) (any, *apiError) {
+// syncStatus answers sync_proc_status; through the gateway agent names each
+// entry's agent id (see statusEntry), nil through ESB.
+func (s *Server) syncStatus(req *request, agent func(*Process) string) (any, *apiError) {
 	if req.Meta.Namespace == "" || req.Page == nil {
 		return nil, badParams("meta.namespace and page are required")
 	}
@@ -339,8 +339,8 @@ func (s *Server) syncStatus(req *request, gw bool) (any, *apiError) {
 	for _, p := range s.procs {
 		if p.Namespace == req.Meta.Namespace {
 			e := entryOf(p, true)
-			if gw {
-				e.BkAgentID = s.agentOf(p)
+			if agent != nil {
+				e.BkAgentID = agent(p)
 			}
 			all = append(all, e)
 		}
