@@ -182,12 +182,10 @@ func operationTargetAttributes() map[string]schema.Attribute {
 	jobProc["ip_list"] = hostRefSetAttribute("Hosts to run the operation on.")
 	return map[string]schema.Attribute{
 		"op": schema.StringAttribute{
-			Required: true,
-			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type " + opTypeNumbers() + "). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid. " +
-				"A `start` or `restart` of a one-shot GSE process (`gse.spec.monitor_policy.auto_type = 2`) that GSE answers with 836 " +
-				"(post-check failed: it ran and has already exited) counts as done, with `error_code` 836 in `results`.",
-			Validators:    []validator.String{stringvalidator.OneOf(operationNames()...)},
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Required:            true,
+			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type " + opTypeNumbers() + "). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid. A `start` or `restart` of a one-shot GSE process (`gse.spec.monitor_policy.auto_type = 2`) that GSE answers with 836 (post-check failed: it ran and has already exited) counts as done, with `error_code` 836 in `results`.",
+			Validators:          []validator.String{stringvalidator.OneOf(operationNames()...)},
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"gse": schema.SingleNestedAttribute{
 			Optional:            true,
