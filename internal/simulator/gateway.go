@@ -38,9 +38,10 @@ type agent struct {
 }
 
 type gatewayKnobs struct {
-	agents  map[string]agent // agent ids registered with AddAgent
-	states  map[string]int   // status_code per agent (normalized id); absent = 2 (running)
-	rewrite bool             // answer gateway errors with HTTP 200
+	agents  map[string]agent   // agent ids registered with AddAgent
+	ofHost  map[procKey]string // the agent registered for each host (keyOf with namespace and name empty)
+	states  map[string]int     // status_code per agent (normalized id); absent = 2 (running)
+	rewrite bool               // answer gateway errors with HTTP 200
 }
 
 // AddAgent registers a GSE 2.0 agent id for the host cloud:ip. Agents in the
@@ -48,7 +49,12 @@ type gatewayKnobs struct {
 func (s *Server) AddAgent(id string, cloud int64, ip string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.addAgentLocked(id, cloud, ip)
+}
+
+func (s *Server) addAgentLocked(id string, cloud int64, ip string) {
 	s.gw.agents[id] = agent{cloud, ip}
+	s.gw.ofHost[keyOf("", "", cloud, ip)] = id
 }
 
 // SetAgentState sets the status_code list_agent_state reports for an agent
@@ -105,10 +111,8 @@ func (s *Server) agentOf(p *Process) string {
 	if _, ok := s.gw.agents[p.AgentID]; ok {
 		return p.AgentID
 	}
-	for id, a := range s.gw.agents {
-		if keyOf("", "", a.cloud, a.ip) == keyOf("", "", p.BkCloudID, p.IP) {
-			return id
-		}
+	if id, ok := s.gw.ofHost[keyOf("", "", p.BkCloudID, p.IP)]; ok {
+		return id
 	}
 	return fmt.Sprintf("%d:%s", p.BkCloudID, p.IP)
 }
