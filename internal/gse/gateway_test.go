@@ -367,7 +367,8 @@ func TestGatewayEnvelopeWithoutResult(t *testing.T) {
 // entry (bk-bscp internal/components/gse/type.go ProcInfo, SyncProcInfo),
 // sometimes beside host (bk-nodeman apps/adapters/api/gse/v2.py), never in
 // it. Hosts given only by agent id are found by it, in any case; a host sent
-// as {cloud}:{ip} whose entry names its real agent id is found by its ip;
+// by ip, or as a {cloud}:{ip} agent id, whose entry names its real agent id
+// is found by its ip;
 // listed entries are addressed by their agent id.
 func TestGatewayStatusTopLevelAgentID(t *testing.T) {
 	t.Parallel()
@@ -379,7 +380,8 @@ func TestGatewayStatusTopLevelAgentID(t *testing.T) {
 			_, _ = io.WriteString(w, `{"code":0,"message":"success","data":{"proc_infos":[
 {"meta":{"namespace":"gse","name":"proc-test"},"bk_agent_id":"`+strings.ToUpper(agentA)+`","status":1,"isauto":true,"pid":4437},
 {"meta":{"namespace":"gse","name":"proc-test"},"host":{"ip":"10.0.0.9","bk_cloud_id":0},"bk_agent_id":"`+agentB+`","status":2,"isauto":true,"pid":-1},
-{"meta":{"namespace":"gse","name":"proc-test"},"host":{"ip":"10.0.0.1","bk_cloud_id":0},"bk_agent_id":"02000000aaaaaaaaaaaaaaaaaaaaaaaaaaaa","status":1,"isauto":false}]}}`)
+{"meta":{"namespace":"gse","name":"proc-test"},"host":{"ip":"10.0.0.1","bk_cloud_id":0},"bk_agent_id":"02000000aaaaaaaaaaaaaaaaaaaaaaaaaaaa","status":1,"isauto":false},
+{"meta":{"namespace":"gse","name":"proc-test"},"host":{"ip":"2001:db8::7","bk_cloud_id":2},"bk_agent_id":"02000000bbbbbbbbbbbbbbbbbbbbbbbbbbbb","status":1,"isauto":true}]}}`)
 		case strings.HasSuffix(r.URL.Path, "/sync_proc_status"):
 			_, _ = io.WriteString(w, `{"code":0,"message":"success","data":{"count":2,"proc_infos":[
 {"meta":{"namespace":"gse","name":"proc-test"},"bk_agent_id":"`+agentA+`","status":1},
@@ -394,9 +396,9 @@ func TestGatewayStatusTopLevelAgentID(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := ctxTimeout(t, 5*time.Second)
-	hosts := []gse.Host{{AgentID: agentA}, {AgentID: agentB}, {IP: "10.0.0.1"}}
+	hosts := []gse.Host{{AgentID: agentA}, {AgentID: agentB}, {IP: "10.0.0.1"}, {AgentID: "2:2001:DB8::7"}}
 	entries, err := c.Proc.GetProcStatusV2(ctx, meta, hosts)
-	if err != nil || len(entries) != 3 {
+	if err != nil || len(entries) != 4 {
 		t.Fatalf("status: %+v, %v", entries, err)
 	}
 	for i, h := range hosts {
