@@ -348,7 +348,7 @@ func (b *batcher) run(t *opTask) {
 			for _, it := range t.items {
 				if it.state == sentItem {
 					for _, i := range settle(data, it.keys, it.final) {
-						o, report := HostOutcome{Host: it.req.Hosts[i], Meta: it.req.Meta, Op: it.req.Op}.with(it.final[it.keys[i]]), progressOf(it.ctx)
+						o, report := it.req.outcome(it.req.Hosts[i]).with(it.final[it.keys[i]]), progressOf(it.ctx)
 						reports = append(reports, func() { report(o) })
 					}
 					if len(it.final) == len(it.keys) {
@@ -421,7 +421,7 @@ func (b *batcher) concludeLocked(it *opItem, cause error) {
 	t := it.task
 	wants := make([]HostOutcome, len(it.req.Hosts))
 	for i, h := range it.req.Hosts {
-		wants[i] = HostOutcome{Host: h, Meta: it.req.Meta, Op: it.req.Op}
+		wants[i] = it.req.outcome(h)
 	}
 	api := t.api
 	if api == "" {

@@ -89,7 +89,7 @@ func FuzzResultMap(f *testing.F) {
 // Any status reply: entries index by host identity, stable under canonical IPs.
 func FuzzStatusReply(f *testing.F) {
 	f.Add([]byte(`{"proc_infos":[{"meta":{"namespace":"gse","name":"p"},"host":{"ip":"10.0.0.1","bk_cloud_id":0},"flag":1,"status":1,"isauto":true,"pid":4437}]}`))
-	f.Add([]byte(`{"count":1,"proc_infos":[{"host":{"ip":"2001:DB8::1","bk_cloud_id":3,"bk_agent_id":"0200000007525400f355781710390005465c"}}]}`))
+	f.Add([]byte(`{"count":1,"proc_infos":[{"host":{"ip":"2001:DB8::1","bk_cloud_id":3},"bk_agent_id":"0200000007525400f355781710390005465c"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out statusReply
 		if json.Unmarshal(data, &out) != nil {
@@ -102,6 +102,9 @@ func FuzzStatusReply(f *testing.F) {
 			}
 			if e.Host.Key() != (Host{IP: ip, BkCloudID: e.Host.BkCloudID}).Key() {
 				t.Fatalf("%q and its canonical form are different hosts", e.Host.IP)
+			}
+			if e.Target().Key() != e.Host.Key() {
+				t.Fatalf("entry %+v is addressed as %s, a host of another key", e, e.Target())
 			}
 		}
 	})

@@ -66,12 +66,20 @@ func (h Host) Address() string {
 // canonical IP form (so they equal Host.Key of the same host), other agent ids
 // in lower case: they are hex, and one id in two cases is one agent.
 func agentKey(addr string) string {
-	if cloud, ip, ok := strings.Cut(addr, ":"); ok {
-		if n, err := strconv.ParseInt(cloud, 10, 64); err == nil {
-			return ipKey(n, ip)
-		}
+	if k, ok := cloudIPKey(addr); ok {
+		return k
 	}
 	return strings.ToLower(addr)
+}
+
+// cloudIPKey is the ipKey of a {bk_cloud_id}:{ip} agent address; ok is false for any other.
+func cloudIPKey(addr string) (string, bool) {
+	if cloud, ip, ok := strings.Cut(addr, ":"); ok {
+		if n, err := strconv.ParseInt(cloud, 10, 64); err == nil {
+			return ipKey(n, ip), true
+		}
+	}
+	return "", false
 }
 
 // keyAgent is the gateway's result-map key, built from the address sent.
@@ -127,8 +135,11 @@ var gatewayOperate = operateFamily{
 
 // gatewayStatus reads get_proc_status_v2 through the gateway. Each entry is
 // tied to the host it was asked for, so entry.Host.Key() equals that Host's
-// Key(): by host.bk_agent_id, or, for an entry that names its host by another
-// agent id (a real one for a host sent as {cloud}:{ip}), by ip and cloud id.
+// Key(): by the entry's top-level bk_agent_id (ProcStatus.BkAgentID), or, for
+// an entry that names its host by another agent id (a real one for a host
+// sent as {cloud}:{ip}), by ip and cloud id: those of a host given by ip or
+// by a {cloud}:{ip} agent id. A host given only by a hex agent id has no ip
+// to fall back on.
 func (s *ProcService) gatewayStatus(ctx context.Context, meta Meta, chunk []Host) ([]ProcStatus, error) {
 	var out statusReply
 	if err := s.client.call(ctx, familyGSE, "get_proc_status_v2", gatewayBody{Meta: meta, AgentIDList: addresses(chunk)}, &out, true); err != nil {
@@ -139,16 +150,18 @@ func (s *ProcService) gatewayStatus(ctx context.Context, meta Meta, chunk []Host
 		byAgent[agentKey(h.Address())] = h
 		if h.IP != "" {
 			byIP[Host{IP: h.IP, BkCloudID: h.BkCloudID}.Key()] = h
+		} else if k, ok := cloudIPKey(h.AgentID); ok {
+			byIP[k] = h // a {cloud}:{ip} agent id names the ip
 		}
 	}
 	for i := range out.ProcInfos {
-		e := &out.ProcInfos[i].Host
+		e := &out.ProcInfos[i]
 		h, ok := byAgent[agentKey(e.BkAgentID)]
-		if !ok {
-			h, ok = byIP[Host{IP: e.IP, BkCloudID: e.BkCloudID}.Key()]
+		if !ok && e.Host.IP != "" {
+			h, ok = byIP[Host{IP: e.Host.IP, BkCloudID: e.Host.BkCloudID}.Key()]
 		}
 		if ok {
-			e.sentAs = h.Address()
+			e.Host.sentAs = h.Address()
 		}
 	}
 	return out.ProcInfos, nil

@@ -317,7 +317,7 @@ func TestGatewayEnvelopeWithoutResult(t *testing.T) {
 		defer mu.Unlock()
 		switch mode {
 		case "ok":
-			_, _ = io.WriteString(w, `{"code":0,"message":"","data":{"proc_infos":[{"host":{"ip":"10.0.0.1","bk_cloud_id":0,"bk_agent_id":"0:10.0.0.1"},"status":1}]}}`)
+			_, _ = io.WriteString(w, `{"code":0,"message":"","data":{"proc_infos":[{"host":{"ip":"10.0.0.1","bk_cloud_id":0},"bk_agent_id":"0:10.0.0.1","status":1}]}}`)
 		case "code":
 			_, _ = io.WriteString(w, `{"code":1640001,"message":"agent_id_list is required","data":null}`)
 		case "echo":
@@ -359,6 +359,61 @@ func TestGatewayEnvelopeWithoutResult(t *testing.T) {
 	var apiErr *gse.APIError
 	if !errors.As(err, &apiErr) || apiErr.Code != 1640303 || gse.KindOf(err) != gse.KindAuth || !strings.Contains(err.Error(), "app has no permission") {
 		t.Fatalf("header-only error: %v", err)
+	}
+}
+
+// Status entries in the shape the real GSE 2.0 server sends, written out here
+// rather than taken from the simulator: bk_agent_id at the top level of each
+// entry (bk-bscp internal/components/gse/type.go ProcInfo, SyncProcInfo),
+// sometimes beside host (bk-nodeman apps/adapters/api/gse/v2.py), never in
+// it. Hosts given only by agent id are found by it, in any case; a host sent
+// by ip, or as a {cloud}:{ip} agent id, whose entry names its real agent id
+// is found by its ip;
+// listed entries are addressed by their agent id.
+func TestGatewayStatusTopLevelAgentID(t *testing.T) {
+	t.Parallel()
+	agentB := "0200000007525400f355781710390005465d"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/get_proc_status_v2"):
+			_, _ = io.WriteString(w, `{"code":0,"message":"success","data":{"proc_infos":[
+{"meta":{"namespace":"gse","name":"proc-test"},"bk_agent_id":"`+strings.ToUpper(agentA)+`","status":1,"isauto":true,"pid":4437},
+{"meta":{"namespace":"gse","name":"proc-test"},"host":{"ip":"10.0.0.9","bk_cloud_id":0},"bk_agent_id":"`+agentB+`","status":2,"isauto":true,"pid":-1},
+{"meta":{"namespace":"gse","name":"proc-test"},"host":{"ip":"10.0.0.1","bk_cloud_id":0},"bk_agent_id":"02000000aaaaaaaaaaaaaaaaaaaaaaaaaaaa","status":1,"isauto":false},
+{"meta":{"namespace":"gse","name":"proc-test"},"host":{"ip":"2001:db8::7","bk_cloud_id":2},"bk_agent_id":"02000000bbbbbbbbbbbbbbbbbbbbbbbbbbbb","status":1,"isauto":true}]}}`)
+		case strings.HasSuffix(r.URL.Path, "/sync_proc_status"):
+			_, _ = io.WriteString(w, `{"code":0,"message":"success","data":{"count":2,"proc_infos":[
+{"meta":{"namespace":"gse","name":"proc-test"},"bk_agent_id":"`+agentA+`","status":1},
+{"meta":{"namespace":"gse","name":"proc-test"},"host":{"ip":"10.0.0.9","bk_cloud_id":0},"bk_agent_id":"`+agentB+`","status":1}]}}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := gse.New(gse.Config{GatewayURL: srv.URL, AccessToken: "t", MaxRetries: 1, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxTimeout(t, 5*time.Second)
+	hosts := []gse.Host{{AgentID: agentA}, {AgentID: agentB}, {IP: "10.0.0.1"}, {AgentID: "2:2001:DB8::7"}}
+	entries, err := c.Proc.GetProcStatusV2(ctx, meta, hosts)
+	if err != nil || len(entries) != 4 {
+		t.Fatalf("status: %+v, %v", entries, err)
+	}
+	for i, h := range hosts {
+		if e := entries[i]; e.Host.Key() != h.Key() || e.Target().Address() != h.Address() {
+			t.Errorf("entry %d (bk_agent_id %s) matched %q as %s, want %s", i, e.BkAgentID, e.Host.Key(), e.Target(), h)
+		}
+	}
+	listed, err := c.Proc.ListProcStatus(ctx, "gse")
+	if err != nil || len(listed) != 2 {
+		t.Fatalf("listing: %+v, %v", listed, err)
+	}
+	for i, want := range []string{agentA, agentB} {
+		if got := listed[i].Target(); got.AgentID != want || got.Key() != listed[i].Host.Key() {
+			t.Errorf("listed entry %d is addressed as %s (key %s), want agent id %s", i, got, listed[i].Host.Key(), want)
+		}
 	}
 }
 

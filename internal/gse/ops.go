@@ -34,17 +34,24 @@ type OpInfo struct {
 	// Also are the per-host codes besides HostOK that count as success: the
 	// operation had nothing to do (already running, not running).
 	Also []int
+	// OneShotAlso are more codes that count as success when the process is
+	// a one-shot (Spec.OneShot): 836 (post-check failed) after a start or
+	// restart says it ran and has already exited. bk-nodeman counts it so:
+	// apps/backend/components/collections/plugin.py
+	// GseOperateProcService.handle_error_code (START / RESTART with
+	// GseAutoType.SINGLE_EXECUTION and GseDataErrCode.POST_CHECK_ERROR).
+	OneShotAlso []int
 }
 
 var yes, no = true, false
 
 var ops = map[OpType]OpInfo{
-	OpStart:   {API: "start", HCL: "start", Verb: "start", Running: &yes, Hosted: &yes, Starts: true, Also: []int{HostAlreadyRunning}},
+	OpStart:   {API: "start", HCL: "start", Verb: "start", Running: &yes, Hosted: &yes, Starts: true, Also: []int{HostAlreadyRunning}, OneShotAlso: []int{HostPostCheck}},
 	OpStop:    {API: "stop", HCL: "stop", Verb: "stop", Running: &no, Hosted: &no, Also: []int{HostNotRunning}},
 	OpStatus:  {API: "status", HCL: "status", Verb: "status query"},
 	OpHost:    {API: "register hosting", Verb: "hosting (op_type 3)", Hosted: &yes},
 	OpUnhost:  {API: "unregister hosting", Verb: "unhosting (op_type 4)", Hosted: &no, Also: []int{HostNotRunning}},
-	OpRestart: {API: "restart", HCL: "restart", Verb: "restart", Running: &yes, Starts: true},
+	OpRestart: {API: "restart", HCL: "restart", Verb: "restart", Running: &yes, Starts: true, OneShotAlso: []int{HostPostCheck}},
 	OpReload:  {API: "reload", HCL: "reload", Verb: "reload", Starts: true},
 	OpKill:    {API: "kill", HCL: "kill", Verb: "kill", Also: []int{HostNotRunning}},
 }
@@ -67,6 +74,11 @@ func (o OpType) String() string {
 // Succeeded reports whether a per-host code counts as success for o.
 func (o OpType) Succeeded(code int) bool {
 	return code == HostOK || slices.Contains(ops[o].Also, code)
+}
+
+// SucceededOn is Succeeded for an operation on a one-shot process or not (OpInfo.OneShotAlso).
+func (o OpType) SucceededOn(code int, oneShot bool) bool {
+	return o.Succeeded(code) || (oneShot && slices.Contains(ops[o].OneShotAlso, code))
 }
 
 // HCLOps are the operations gse_process_operation offers, by op_type.

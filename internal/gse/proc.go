@@ -132,7 +132,7 @@ type OperateRequest struct {
 	Meta  Meta
 	Hosts []Host
 	Op    OpType
-	Spec  *Spec // sent by operate_proc_v2 / operate_proc_multi; operate_proc uses the registered spec
+	Spec  *Spec // sent by operate_proc_v2 / operate_proc_multi; operate_proc uses the registered spec (unknown here: never a one-shot)
 }
 
 type operateBodyV1 struct {
@@ -176,12 +176,20 @@ type HostOutcome struct {
 	Host Host
 	Meta Meta
 	Op   OpType
+	// OneShot: the operation's spec makes the process a one-shot (Spec.OneShot).
+	OneShot bool
 	HostResult
 }
 
 // OK reports whether the result counts as success for its operation: 828 on
-// start and 829 on stop, unhost and kill are no-ops, not failures (OpInfo.Also).
-func (o HostOutcome) OK() bool { return o.Op.Succeeded(o.ErrorCode) }
+// start and 829 on stop, unhost and kill are no-ops, not failures (OpInfo.Also);
+// 836 on a start or restart of a one-shot is its exit (OpInfo.OneShotAlso).
+func (o HostOutcome) OK() bool { return o.Op.SucceededOn(o.ErrorCode, o.OneShot) }
+
+// outcome is the outcome of r awaited on host h.
+func (r OperateRequest) outcome(h Host) HostOutcome {
+	return HostOutcome{Host: h, Meta: r.Meta, Op: r.Op, OneShot: r.Spec.OneShot()}
+}
 
 // Outcome is the result of an operation task.
 type Outcome struct {
@@ -211,7 +219,7 @@ func (s *ProcService) OperateV1(ctx context.Context, req OperateRequest) (*Outco
 	keys := make([]string, len(req.Hosts))
 	wants := make([]HostOutcome, len(req.Hosts))
 	for i, h := range req.Hosts {
-		keys[i], wants[i] = keyV1(h, req.Meta), HostOutcome{Host: h, Meta: req.Meta, Op: req.Op}
+		keys[i], wants[i] = keyV1(h, req.Meta), req.outcome(h)
 	}
 	report := progressOf(ctx)
 	final, err := pollTask(ctx, c.poll, func(ctx context.Context) (map[string]HostResult, error) {

@@ -6,7 +6,9 @@ import "context"
 // a page of 1000 at a time, until it has the count the server reports or a
 // page comes back empty. Entries are GSE's cached view and can be minutes
 // old: confirm what matters with GetProcStatusV2. An entry seen on two pages
-// (the list shifted while paging) is kept once.
+// (the list shifted while paging) is kept once. Through the gateway each
+// entry's host is its agent id (ProcStatus.Target): bk-bscp's SyncProcInfo
+// names it by bk_agent_id alone, and agent-id installations refuse {cloud}:{ip}.
 func (s *ProcService) ListProcStatus(ctx context.Context, namespace string) ([]ProcStatus, error) {
 	var all []ProcStatus
 	seen := map[string]bool{}
@@ -16,6 +18,9 @@ func (s *ProcService) ListProcStatus(ctx context.Context, namespace string) ([]P
 			return nil, err
 		}
 		for _, e := range page {
+			if s.client.gateway != nil && e.BkAgentID != "" {
+				e.Host.sentAs = e.BkAgentID
+			}
 			k := e.Meta.Name + "\x00" + e.Host.Key()
 			if !seen[k] {
 				seen[k] = true

@@ -127,6 +127,17 @@ type Resource struct {
 	Net  *int64  `json:"net,omitempty"`
 }
 
+// AutoTypeOneShot is the auto_type of a process run once (单次执行进程):
+// 0 periodic, 1 resident, 2 one-shot (bk-nodeman
+// apps/node_man/constants.py GseAutoType.SINGLE_EXECUTION).
+const AutoTypeOneShot = 2
+
+// OneShot reports whether s makes the process a one-shot: it exits by design,
+// so a start or restart that finds it gone has done its work.
+func (s *Spec) OneShot() bool {
+	return s != nil && s.MonitorPolicy != nil && s.MonitorPolicy.AutoType == AutoTypeOneShot
+}
+
 // MonitorPolicy is monitor_policy in v1 and alive_monitor_policy in v2.
 type MonitorPolicy struct {
 	AutoType       int64  `json:"auto_type"`
@@ -183,10 +194,15 @@ const (
 	StateStopped      = 2
 )
 
-// ProcStatus is one entry of get_proc_status(_v2).proc_infos.
+// ProcStatus is one entry of get_proc_status(_v2).proc_infos (and
+// sync_proc_status). GSE 2.0 puts the entry's agent id at its top level, not
+// in host (bk-bscp internal/components/gse/type.go ProcInfo and SyncProcInfo;
+// bk-nodeman apps/adapters/api/gse/v2.py _list_proc_state copies it into host
+// itself before reading it).
 type ProcStatus struct {
 	Meta          Meta       `json:"meta"`
 	Host          StatusHost `json:"host"`
+	BkAgentID     string     `json:"bk_agent_id,omitempty"` // GSE 2.0 only
 	Flag          int        `json:"flag"`
 	Status        int        `json:"status"`
 	IsAuto        bool       `json:"isauto"`
@@ -207,16 +223,24 @@ type StatusHost struct {
 	IP           string `json:"ip"`
 	BkCloudID    int64  `json:"bk_cloud_id"`
 	BkSupplierID int64  `json:"bk_supplier_id,omitempty"`
-	BkAgentID    string `json:"bk_agent_id,omitempty"`
 
-	sentAs string // through the gateway: the address sent for this host (see gatewayStatus)
+	// sentAs, through the gateway, is the address of the entry's host: the
+	// one sent for it (gatewayStatus), or the entry's agent id (sync_proc_status).
+	sentAs string
 }
 
 // Key matches Host.Key: the ip and cloud id of the entry, or through the
-// gateway the address that was sent for its host.
+// gateway the address of its host (sentAs).
 func (h StatusHost) Key() string {
 	if h.sentAs != "" {
 		return agentKey(h.sentAs)
 	}
 	return Host{IP: h.IP, BkCloudID: h.BkCloudID}.Key()
+}
+
+// Target is the host of the entry as requests address it: through the
+// gateway by its agent id (also when the entry carries an ip), else by ip and
+// cloud id. Its Key equals e.Host.Key().
+func (e ProcStatus) Target() Host {
+	return Host{IP: e.Host.IP, BkCloudID: e.Host.BkCloudID, BkSupplierID: e.Host.BkSupplierID, AgentID: e.Host.sentAs}
 }

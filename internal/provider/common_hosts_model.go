@@ -81,6 +81,15 @@ func compareHosts(cloudA int64, ipA string, cloudB int64, ipB string) int {
 	return cmp.Or(cmp.Compare(cloudA, cloudB), strings.Compare(ipA, ipB))
 }
 
+// compareByAddress orders hosts as the provider lists them: hosts by agent id
+// first, ordered by it, then hosts by ip as compareHosts does.
+func compareByAddress(a, b gse.Host) int {
+	if byAgent := a.AgentID != ""; byAgent != (b.AgentID != "") {
+		return map[bool]int{true: -1, false: 1}[byAgent]
+	}
+	return cmp.Or(strings.Compare(a.AgentID, b.AgentID), compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP))
+}
+
 // knownHost is a host object whose form and values are known: by agentID,
 // or by ip and cloud.
 type knownHost struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -11,7 +12,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// register puts a process on hosts ("cloud:ip") behind Terraform's back, as
+// register puts a process on hosts ("cloud:ip", or "agent:{agent_id}" through the gateway) behind Terraform's back, as
 // an operator did before adopting Terraform, and runs op there (hosting,
 // start) when op is not nil. Through the gateway, which has no register, an
 // operation with the spec creates it: op, or hosting undone at once.
@@ -26,6 +27,10 @@ func (e *testEnv) register(t *testing.T, meta gse.Meta, hosts []string, op *gse.
 	}
 	var hs []gse.Host
 	for _, h := range hosts {
+		if id, ok := strings.CutPrefix(h, "agent:"); ok {
+			hs = append(hs, gse.Host{AgentID: id})
+			continue
+		}
 		var cloud int64
 		var ip string
 		if _, err := fmt.Sscanf(h, "%d:%s", &cloud, &ip); err != nil {

@@ -305,7 +305,7 @@ func (r *managedProcessResource) rollOperate(ctx context.Context, ro *rollout, m
 		_, err := r.operate(ctx, meta, spec, op, batch, pr)
 		return err
 	}}
-	if op.Info().Starts {
+	if op.Info().Starts && !spec.OneShot() { // a one-shot exits by design
 		st.notRunning = gseNotRunning(r.client, meta)
 	}
 	return ro.run(ctx, hosts, st)
@@ -393,7 +393,7 @@ func (r *managedProcessResource) createInBatches(ctx context.Context, meta gse.M
 		}
 		return r.converge(ctx, meta, spec, plan, got, pr)
 	}}
-	if plan.Running.ValueBool() {
+	if plan.Running.ValueBool() && !spec.OneShot() {
 		st.notRunning = gseNotRunning(r.client, meta)
 	}
 	_, err := plan.Rollout.plan().run(ctx, hosts, st)
@@ -418,7 +418,7 @@ func (r *managedProcessResource) operate(ctx context.Context, meta gse.Meta, spe
 		out, err = r.client.Proc.Operate(ctx, req)
 	}
 	if err == nil {
-		pr.note(hosts, op)
+		pr.note(hosts, op, spec.OneShot())
 	}
 	return out, err
 }

@@ -120,3 +120,43 @@ func BenchmarkDiscoverProcesses(b *testing.B) {
 		})
 	}
 }
+
+// Through the gateway, discovered hosts are addressed as sync_proc_status
+// names them, by their top-level bk_agent_id: a host with an agent id is
+// confirmed and kept by it (agent-id installations refuse {cloud}:{ip}); a
+// host whose agent id is {cloud}:{ip} (agent-id mode off) by ip and cloud id.
+func TestDiscoverProcessesGatewayAgentIDs(t *testing.T) {
+	t.Parallel()
+	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret, RecordRequests: true})
+	sim.AddAgent(agentA, 0, "10.0.0.5")
+	sim.AddAgent(agentB, 2, "10.0.0.6")
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	c, err := gse.New(gse.Config{GatewayURL: srv.URL, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	spec := &gse.Spec{Identity: gse.Identity{ProcName: "web", SetupPath: "/opt/web", PidPath: "/opt/web/p.pid", User: "root"},
+		Control: gse.Control{StartCmd: "./start.sh"}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}
+	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: gse.Meta{Namespace: "gse", Name: "web"},
+		Hosts: []gse.Host{{AgentID: agentB}, {AgentID: agentA}, {IP: "10.0.0.1", BkCloudID: 1}}, Op: gse.OpStart, Spec: spec}); err != nil {
+		t.Fatal(err)
+	}
+	found, err := discoverProcesses(ctx, c, "gse", func(gse.Meta) bool { return true })
+	if err != nil || len(found) != 1 {
+		t.Fatalf("found %+v, %v", found, err)
+	}
+	var got []string
+	for _, h := range found[0].hosts() {
+		got = append(got, fmt.Sprintf("%s|%s|%s", h.AgentID.ValueString(), h.IP.ValueString(), h.BkCloudID.String()))
+	}
+	if want := "" + agentA + "||<null> " + agentB + "||<null> |10.0.0.1|1"; strings.Join(got, " ") != want {
+		t.Fatalf("discovered hosts %v, want %s", got, want)
+	}
+	for _, r := range sim.Requests() {
+		if strings.HasSuffix(r.Path, "/get_proc_status_v2") && (!bytes.Contains(r.Body, []byte(agentA)) || bytes.Contains(r.Body, []byte("0:10.0.0.5"))) {
+			t.Fatalf("confirmed by %s, want agent ids", r.Body)
+		}
+	}
+}

@@ -10,10 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/querycheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -325,6 +327,142 @@ resource "gse_process_operation" "test" {
 				Config:    cfg("v2"),
 				Check:     resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.5", restarts(2)), e.simCheck(0, "10.0.0.1", restarts(2))),
 			},
+		},
+	})
+}
+
+// Hosts given only by a 36-hex agent id (no ip anywhere in the configuration)
+// through the gateway, whose status entries name them by the top-level
+// bk_agent_id only: create, an empty plan after refresh, host_status and
+// gse_process_status filled for each, then destroy. GSE 2.0 has nothing that
+// unregisters: what destroy leaves is the process record, stopped and unhosted.
+func TestAccManagedProcessGateway_agentIDOnlyHosts(t *testing.T) {
+	t.Parallel()
+	e := newGatewayEnv(t, nil)
+	e.sim.AddAgent(agentA, 0, "10.0.0.5")
+	e.sim.AddAgent(agentB, 2, "10.0.0.6")
+	cfg := e.config(proc{hosts: []string{"agent:" + agentA, "agent:" + agentB}, extra: "running = true"}) +
+		statusOf(fmt.Sprintf(`{ agent_id = %q }`, agentA), fmt.Sprintf(`{ agent_id = %q }`, agentB))
+	ds := "data.gse_process_status.x"
+	var checks, refreshed []statecheck.StateCheck
+	for i, id := range []string{agentA, agentB} {
+		checks = append(checks,
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(id), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+				"status": knownvalue.StringExact("running"), "managed": knownvalue.Bool(true),
+			})),
+			statecheck.ExpectKnownValue(ds, tfjsonpath.New("proc_infos").AtSliceIndex(i), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+				"agent_id": knownvalue.StringExact(id), "ip": knownvalue.Null(), "status": knownvalue.StringExact("running"), "managed": knownvalue.Bool(true),
+			})),
+		)
+		// Apply records what its tasks proved; a refresh reads the pid too.
+		refreshed = append(refreshed, statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(id).AtMapKey("pid"), knownvalue.Int64Func(positive)))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy: func(*terraform.State) error {
+			for _, h := range []struct {
+				cloud int64
+				ip    string
+			}{{0, "10.0.0.5"}, {2, "10.0.0.6"}} {
+				p, ok := e.sim.Process("gse", "proc-test", h.cloud, h.ip)
+				if ok && (p.Hosted || p.Running) {
+					return fmt.Errorf("destroy left the process on %s hosted or running: %+v", h.ip, p)
+				}
+			}
+			return e.checkSimEmpty(nil)
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigStateChecks: append(checks,
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("all_running"), knownvalue.Bool(true)),
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.5", hostedAndRunning), e.simCheck(2, "10.0.0.6", hostedAndRunning)),
+			},
+			{
+				// Refreshed again: the hosts are found by their agent id, nothing to do.
+				Config:            cfg,
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: append(checks, refreshed...),
+			},
+		},
+	})
+}
+
+func positive(v int64) error {
+	if v <= 0 {
+		return fmt.Errorf("%d is not positive", v)
+	}
+	return nil
+}
+
+// Discovery through the gateway yields agent ids: terraform query lists the
+// hosts of a process created on agent-id hosts by their agent id, and an
+// import block with its identity imports them so, then the plan is empty.
+func TestAccManagedProcessGateway_discoverAgentIDs(t *testing.T) {
+	t.Parallel()
+	e := newGatewayEnv(t, nil)
+	e.sim.AddAgent(agentA, 0, "10.0.0.5")
+	e.sim.AddAgent(agentB, 2, "10.0.0.6")
+	agentHost := func(id string) knownvalue.Check {
+		return knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"agent_id": knownvalue.StringExact(id), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),
+		})
+	}
+	cfg := e.config(proc{hosts: []string{"agent:" + agentA, "agent:" + agentB}, extra: "running = true"})
+	importBlock := `
+import {
+  to       = gse_managed_process.test
+  identity = { namespace = "gse", name = "proc-test" }
+}
+`
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   day2Versions,
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"agent:" + agentB, "agent:" + agentA}, opPtr(gse.OpStart))
+				},
+				Config: e.providerBlock(),
+			},
+			{
+				Query: true,
+				Config: `
+list "gse_managed_process" "all" {
+  provider         = gse
+  include_resource = true
+  config {
+    namespace = "gse"
+  }
+}
+`,
+				QueryResultChecks: []querycheck.QueryResultCheck{
+					querycheck.ExpectLength("gse_managed_process.all", 1),
+					querycheck.ExpectResourceKnownValues("gse_managed_process.all", named("proc-test"), []querycheck.KnownValueCheck{
+						{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{agentHost(agentA), agentHost(agentB)})},
+						{Path: tfjsonpath.New("running"), KnownValue: knownvalue.Bool(true)},
+						{Path: tfjsonpath.New("host_status").AtMapKey(agentB).AtMapKey("status"), KnownValue: knownvalue.StringExact("running")},
+					}),
+				},
+			},
+			{
+				Config: cfg + importBlock,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate), // the spec, which GSE cannot return
+					expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
+						hosts: []string{"agent:" + agentA, "agent:" + agentB}, labels: nil},
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListExact([]knownvalue.Check{agentHost(agentA), agentHost(agentB)})),
+				},
+			},
+			{Config: cfg + importBlock, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
 	})
 }

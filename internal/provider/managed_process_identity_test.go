@@ -24,7 +24,7 @@ var day2Versions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversi
 
 // expectImported checks the plan of an identity import: the identity
 // imported, and the imported object (change.before) holding hosts
-// ("cloud:ip", any order), the labels and a null spec.
+// ("cloud:ip" or "agent:{agent_id}", any order), the labels and a null spec.
 type expectImported struct {
 	addr     string
 	identity map[string]any
@@ -47,6 +47,10 @@ func (c expectImported) CheckPlan(_ context.Context, req plancheck.CheckPlanRequ
 		hosts, _ := before["hosts"].([]any)
 		for _, h := range hosts {
 			m, _ := h.(map[string]any)
+			if id, ok := m["agent_id"].(string); ok {
+				got = append(got, "agent:"+id)
+				continue
+			}
 			got = append(got, fmt.Sprintf("%v:%v", m["bk_cloud_id"], m["ip"]))
 		}
 		sort.Strings(got)

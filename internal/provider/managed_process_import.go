@@ -309,7 +309,7 @@ func discoverProcesses(ctx context.Context, c *gse.Client, namespace string, kee
 		if _, ok := hostsOf[e.Meta.Name]; !ok {
 			names = append(names, e.Meta.Name)
 		}
-		hostsOf[e.Meta.Name] = append(hostsOf[e.Meta.Name], gse.Host{IP: e.Host.IP, BkCloudID: e.Host.BkCloudID, BkSupplierID: e.Host.BkSupplierID})
+		hostsOf[e.Meta.Name] = append(hostsOf[e.Meta.Name], e.Target()) // through the gateway by agent id
 	}
 	sort.Strings(names)
 	var out []discoveredProcess
@@ -323,9 +323,7 @@ func discoverProcesses(ctx context.Context, c *gse.Client, namespace string, kee
 			continue
 		}
 		entries := slices.Collect(maps.Values(byKey))
-		slices.SortFunc(entries, func(a, b gse.ProcStatus) int {
-			return compareHosts(a.Host.BkCloudID, a.Host.IP, b.Host.BkCloudID, b.Host.IP)
-		})
+		slices.SortFunc(entries, func(a, b gse.ProcStatus) int { return compareByAddress(addressOf(a), addressOf(b)) })
 		meta.Labels = entries[0].Meta.Labels
 		if keep(meta) {
 			out = append(out, discoveredProcess{Meta: meta, Entries: entries})
@@ -334,13 +332,29 @@ func discoverProcesses(ctx context.Context, c *gse.Client, namespace string, kee
 	return out, nil
 }
 
-// hosts are the process's hosts as gse_managed_process holds them.
+// hosts are the process's hosts as gse_managed_process holds them (addressOf).
 func (d discoveredProcess) hosts() []hostModel {
 	out := make([]hostModel, len(d.Entries))
 	for i, e := range d.Entries {
-		out[i] = hostModel{IP: types.StringValue(e.Host.IP), BkCloudID: types.Int64Value(e.Host.BkCloudID), BkSupplierID: types.Int64Value(e.Host.BkSupplierID)}
+		h := addressOf(e)
+		out[i] = hostModel{IP: types.StringValue(h.IP), BkCloudID: types.Int64Value(h.BkCloudID), BkSupplierID: types.Int64Value(h.BkSupplierID)}
+		if h.AgentID != "" {
+			out[i] = hostModel{AgentID: types.StringValue(h.AgentID), BkSupplierID: types.Int64Value(0)}
+		}
 	}
 	return out
+}
+
+// addressOf is the host of a discovered entry as gse_managed_process holds
+// it: through the gateway by agent id (agent-id installations refuse
+// {bk_cloud_id}:{ip}), by ip and bk_cloud_id where the agent id is of that
+// form (agent-id mode off) or GSE is reached through ESB.
+func addressOf(e gse.ProcStatus) gse.Host {
+	h := e.Target()
+	if cloud, ip, ok := cloudIPAgent(h.AgentID); ok {
+		return gse.Host{IP: ip, BkCloudID: cloud, BkSupplierID: h.BkSupplierID}
+	}
+	return h
 }
 
 // metaModel is the meta block, labels null when the process has none.

@@ -170,14 +170,19 @@ type hostFacts struct {
 	running, managed *bool
 }
 
-func (p *proven) note(hosts []gse.Host, op gse.OpType) {
+// note records what op's success proved on hosts; a start or restart of a
+// one-shot process proves no run state (it may have run and exited).
+func (p *proven) note(hosts []gse.Host, op gse.OpType, oneShot bool) {
 	if p.touched == nil {
 		p.touched = map[string]hostFacts{}
 	}
 	proves := op.Info()
 	for _, h := range hosts {
 		facts := p.touched[h.Key()]
-		if proves.Running != nil {
+		switch {
+		case oneShot && proves.Starts:
+			facts.running = nil // it may have run and exited already
+		case proves.Running != nil:
 			facts.running = proves.Running
 		}
 		if proves.Hosted != nil {

@@ -140,7 +140,8 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 
 // Read refreshes the runtime state. Hosts where the process is no longer
 // registered leave the state; with none left, the resource does. managed and
-// running turn to what GSE reports, so a plan shows the drift.
+// running turn to what GSE reports, so a plan shows the drift; running of a
+// one-shot process (auto_type 2) is not read back.
 func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state refreshedModel
 	resp.Diagnostics.Append(state.get(ctx, req.State)...)
@@ -194,7 +195,8 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	// Judged against what was asked: true holds while every host agrees, false while none disagrees.
 	if seen := len(kept) - len(down); seen > 0 {
 		state.Managed = types.BoolValue(observedFlag(want.Managed, hosted, seen))
-		if want.Running != nil {
+		// A one-shot exits by design: running is what Terraform did, not read back.
+		if want.Running != nil && state.AutoType.ValueInt64() != gse.AutoTypeOneShot {
 			state.Running = types.BoolValue(observedFlag(*want.Running, running, seen))
 		}
 	}
@@ -248,6 +250,7 @@ type refreshedModel struct {
 	Managed    types.Bool
 	Running    types.Bool
 	HostStatus hostStatusMap
+	AutoType   types.Int64 // spec.monitor_policy.auto_type, read only; null without a spec
 }
 
 func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostics {
@@ -258,6 +261,7 @@ func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostic
 	}{
 		{path.Root("meta"), &m.Meta}, {path.Root("hosts"), &m.Hosts}, {path.Root("managed"), &m.Managed},
 		{path.Root("running"), &m.Running}, {path.Root("host_status"), &m.HostStatus},
+		{policyPath.AtName("auto_type"), &m.AutoType},
 	} {
 		diags.Append(s.GetAttribute(ctx, f.at, f.target)...)
 	}

@@ -107,7 +107,11 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 				Optional: true,
 				MarkdownDescription: "Desired run state. `true` starts the process (op_type 0), `false` stops it (op_type 1); unset means Terraform does not manage it. " +
 					"Refresh sets it to `false` when `true` was wanted and a host's process is stopped. In GSE a start hosts the process and a stop unhosts it, " +
-					"so `running = false` needs `managed = false`, and `running = true` needs `managed = true`.",
+					"so `running = false` needs `managed = false`, and `running = true` needs `managed = true`. " +
+					"For a one-shot process (`spec.monitor_policy.auto_type = 2`), which exits by design, `true` means that Terraform has started it " +
+					"(at create, on added hosts, or after `false`), not that it still runs: a start or restart that GSE answers with 836 (post-check failed: " +
+					"the process ran and has already exited) counts as done, refresh does not read `running` back (a one-shot that ran and exited is not drift; " +
+					"`host_status` shows it `stopped`), and no apply starts it again by itself: change `restart_triggers`, or use `gse_process_operation`, to run it again.",
 			},
 			"restart_triggers": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true,

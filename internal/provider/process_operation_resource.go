@@ -189,7 +189,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"op": schema.StringAttribute{
 			Required:            true,
-			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type " + opTypeNumbers() + "). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid.",
+			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type " + opTypeNumbers() + "). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid. A `start` or `restart` of a one-shot GSE process (`gse.spec.monitor_policy.auto_type = 2`) that GSE answers with 836 (post-check failed: it ran and has already exited) counts as done, with `error_code` 836 in `results`.",
 			Validators:          []validator.String{stringvalidator.OneOf(operationNames()...)},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
@@ -335,7 +335,9 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			}
 			return err
 		}
-		st.notRunning = gseNotRunning(c, meta)
+		if !g.Spec.api().OneShot() { // a one-shot exits by design: nothing to wait for
+			st.notRunning = gseNotRunning(c, meta)
+		}
 	} else {
 		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(t.JOB.BkBizID.ValueInt64(), 10)}
 		var procs []gse.JobProcess

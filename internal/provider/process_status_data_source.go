@@ -1,10 +1,8 @@
 package provider
 
 import (
-	"cmp"
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -113,12 +111,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Hosts that need gateway_url", err.Error())
 		return
 	}
-	slices.SortFunc(hosts, func(a, b gse.Host) int {
-		if byAgent := a.AgentID != ""; byAgent != (b.AgentID != "") {
-			return map[bool]int{true: -1, false: 1}[byAgent]
-		}
-		return cmp.Or(strings.Compare(a.AgentID, b.AgentID), compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP))
-	})
+	slices.SortFunc(hosts, compareByAddress)
 	down, err := downAgents(ctx, d.client, hosts)
 	var byKey map[string]gse.ProcStatus
 	if err == nil {

@@ -62,7 +62,7 @@ func rolloutAttribute(steps string) schema.SingleNestedAttribute {
 				MarkdownDescription: "After each batch of an operation that leaves the process running (start, restart, reload; for " +
 					"`gse_job_managed_process`, registering hosting), wait until GSE reports every host of the batch running " +
 					"(`status` 1 with a pid above 0) before the next batch. It polls the status until the resource's timeout; hosts still not running " +
-					"then fail, named with what GSE reported. Defaults to `false`.",
+					"then fail, named with what GSE reported. A GSE process whose spec makes it a one-shot (`monitor_policy.auto_type = 2`) exits by design and is not waited for. Defaults to `false`.",
 			},
 			"pause": schema.StringAttribute{
 				Optional:   true,

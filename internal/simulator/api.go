@@ -182,7 +182,7 @@ func (s *Server) dispatch(api string, req *request) (any, *apiError) {
 	case "get_proc_status", "get_proc_status_v2":
 		return s.status(api, req)
 	case "sync_proc_status":
-		return s.syncStatus(req)
+		return s.syncStatus(req, nil)
 	}
 	return nil, badParams("unknown API %q", api)
 }

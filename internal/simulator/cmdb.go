@@ -77,7 +77,7 @@ func (s *Server) generateCMDB(n int) {
 		if i%2 == 0 {
 			h.AgentID = fmt.Sprintf("0200000007525400%020x", i)
 			ip, _, _ := strings.Cut(h.InnerIP, ",")
-			s.gw.agents[h.AgentID] = agent{h.CloudID, cmpOr(ip, h.InnerIPv6)}
+			s.addAgentLocked(h.AgentID, h.CloudID, cmpOr(ip, h.InnerIPv6))
 		}
 		s.cmdb = append(s.cmdb, h)
 	}

@@ -38,9 +38,10 @@ type agent struct {
 }
 
 type gatewayKnobs struct {
-	agents  map[string]agent // agent ids registered with AddAgent
-	states  map[string]int   // status_code per agent (normalized id); absent = 2 (running)
-	rewrite bool             // answer gateway errors with HTTP 200
+	agents  map[string]agent   // agent ids registered with AddAgent
+	ofHost  map[procKey]string // the agent registered for each host (keyOf with namespace and name empty)
+	states  map[string]int     // status_code per agent (normalized id); absent = 2 (running)
+	rewrite bool               // answer gateway errors with HTTP 200
 }
 
 // AddAgent registers a GSE 2.0 agent id for the host cloud:ip. Agents in the
@@ -48,7 +49,12 @@ type gatewayKnobs struct {
 func (s *Server) AddAgent(id string, cloud int64, ip string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.addAgentLocked(id, cloud, ip)
+}
+
+func (s *Server) addAgentLocked(id string, cloud int64, ip string) {
 	s.gw.agents[id] = agent{cloud, ip}
+	s.gw.ofHost[keyOf("", "", cloud, ip)] = id
 }
 
 // SetAgentState sets the status_code list_agent_state reports for an agent
@@ -94,6 +100,21 @@ func (s *Server) lookupAgent(id string) (agent, bool) {
 		return agent{}, false
 	}
 	return agent{n, ip}, true
+}
+
+// agentOf is the agent id of p's host, as status entries name it: the agent
+// registered for the host (AddAgent), else {bk_cloud_id}:{ip} (agent-id mode
+// off). An entry names its host's agent, also when the host was asked for as
+// {bk_cloud_id}:{ip} (the simulator's reading: the entry describes the
+// process on that agent).
+func (s *Server) agentOf(p *Process) string {
+	if _, ok := s.gw.agents[p.AgentID]; ok {
+		return p.AgentID
+	}
+	if id, ok := s.gw.ofHost[keyOf("", "", p.BkCloudID, p.IP)]; ok {
+		return id
+	}
+	return fmt.Sprintf("%d:%s", p.BkCloudID, p.IP)
 }
 
 func (s *Server) agentState(id string) int {
@@ -320,7 +341,7 @@ func (s *Server) dispatchGateway(api string, req *request) (any, *apiError) {
 	case "update_proc_info":
 		return s.gatewayUpdate(req)
 	case "sync_proc_status":
-		return s.syncStatus(req)
+		return s.syncStatus(req, s.agentOf)
 	case "list_agent_state":
 		return s.listAgentState(req.Agents)
 	}
@@ -338,7 +359,7 @@ func (s *Server) gatewayStatus(req *request) (any, *apiError) {
 		}
 		if p, ok := s.procs[keyOf(req.Meta.Namespace, req.Meta.Name, tg.host.BkCloudID, tg.host.IP)]; ok {
 			e := entryOf(p, true)
-			e.Host.BkAgentID = tg.agent
+			e.BkAgentID = s.agentOf(p) // see statusEntry
 			out = append(out, e)
 		}
 	}

@@ -120,7 +120,7 @@ func New(opts Options) *Server {
 		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
 	}
 	s := &Server{opts: opts, procs: map[procKey]*Process{}, jobProcs: map[procKey]*Process{}, tasks: map[string]*task{}, calls: map[string]int{}}
-	s.gw = gatewayKnobs{agents: map[string]agent{}, states: map[string]int{}}
+	s.gw = gatewayKnobs{agents: map[string]agent{}, ofHost: map[procKey]string{}, states: map[string]int{}}
 	s.generateCMDB(opts.CMDBHosts)
 	s.mux = http.NewServeMux()
 	for p, h := range map[string]http.HandlerFunc{

@@ -122,12 +122,29 @@ func (s *Server) operate(req request, tg target, op int) hostResult {
 	return s.apply(p, op, autoType(req, p))
 }
 
+// One-shot processes (auto_type 2, bk-nodeman apps/node_man/constants.py
+// GseAutoType.SINGLE_EXECUTION) run and exit: the agent's check after a
+// start or restart then finds no process and answers 836 (bk-nodeman
+// apps/backend/api/constants.py GseDataErrCode.POST_CHECK_ERROR), which
+// bk-nodeman counts as success for exactly that case
+// (apps/backend/components/collections/plugin.py
+// GseOperateProcService.handle_error_code: "单次执行进程，启动后无需检查进程存活情况").
+// The simulator's one-shots all exit before that check.
+const (
+	autoTypeOneShot = 2
+	hostPostCheck   = 836
+)
+
 // apply runs op on one process on one host, as the agent would.
 func (s *Server) apply(p *Process, op, autoType int) hostResult {
 	now := time.Now().Unix()
 	start := func() {
 		s.seq++
 		p.Running, p.PID, p.LastStartTime, p.Version = true, int64(10000+s.seq), now, "1.0.0"
+	}
+	ranAndExited := func() hostResult {
+		p.Running, p.PID = false, -1
+		return hostResult{ErrorCode: hostPostCheck, ErrorMsg: "post check failed: the process is not running after the operation"}
 	}
 	switch op {
 	case 0: // start: hosted on success
@@ -136,6 +153,9 @@ func (s *Server) apply(p *Process, op, autoType int) hostResult {
 			return hostResult{ErrorCode: hostAlreadyRunning, ErrorMsg: "process is already running"}
 		}
 		start()
+		if autoType == autoTypeOneShot {
+			return ranAndExited()
+		}
 	case 1, 9: // stop, kill: not hosted afterwards
 		p.Hosted = false
 		if !p.Running {
@@ -154,6 +174,9 @@ func (s *Server) apply(p *Process, op, autoType int) hostResult {
 	case 7:
 		start()
 		p.Restarts++
+		if autoType == autoTypeOneShot {
+			return ranAndExited()
+		}
 	case 8:
 		if !p.Running {
 			return hostResult{ErrorCode: hostNotRunning, ErrorMsg: "process is not running"}
@@ -242,12 +265,18 @@ type statusHost struct {
 	IP           string `json:"ip"`
 	BkCloudID    int64  `json:"bk_cloud_id"`
 	BkSupplierID *int64 `json:"bk_supplier_id,omitempty"`
-	BkAgentID    string `json:"bk_agent_id,omitempty"`
 }
 
+// statusEntry is one proc_infos entry. Through the gateway it carries the
+// agent id at its top level, never in host: bk-bscp
+// internal/components/gse/type.go ProcInfo (get_proc_status_v2) and
+// SyncProcInfo (sync_proc_status) read bk_agent_id there, and bk-nodeman
+// apps/adapters/api/gse/v2.py GseV2ApiHelper._list_proc_state copies
+// proc_info["bk_agent_id"] into proc_info["host"] itself (so host is there too).
 type statusEntry struct {
 	Meta          wireMeta   `json:"meta"`
 	Host          statusHost `json:"host"`
+	BkAgentID     string     `json:"bk_agent_id,omitempty"`
 	Flag          int        `json:"flag"`
 	Status        int        `json:"status"`
 	IsAuto        *bool      `json:"isauto,omitempty"`
@@ -297,7 +326,9 @@ func (s *Server) status(api string, req *request) (any, *apiError) {
 	return map[string]any{"proc_infos": out}, nil
 }
 
-func (s *Server) syncStatus(req *request) (any, *apiError) {
+// syncStatus answers sync_proc_status; through the gateway agent names each
+// entry's agent id (see statusEntry), nil through ESB.
+func (s *Server) syncStatus(req *request, agent func(*Process) string) (any, *apiError) {
 	if req.Meta.Namespace == "" || req.Page == nil {
 		return nil, badParams("meta.namespace and page are required")
 	}
@@ -307,7 +338,11 @@ func (s *Server) syncStatus(req *request) (any, *apiError) {
 	var all []statusEntry
 	for _, p := range s.procs {
 		if p.Namespace == req.Meta.Namespace {
-			all = append(all, entryOf(p, true))
+			e := entryOf(p, true)
+			if agent != nil {
+				e.BkAgentID = agent(p)
+			}
+			all = append(all, e)
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {

@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// A one-shot process (auto_type = 2) with running = true: GSE answers its
+// start with 836 once it has run and exited, which counts as done; the
+// stopped process is not drift, so the plan after apply is empty and no
+// apply starts it again; a restart trigger runs it once more (836 again).
+func TestAccManagedProcess_oneShot(t *testing.T) {
+	t.Parallel()
+	inModes(t, func(t *testing.T, e *testEnv) {
+		cfg := func(trigger string) string {
+			c := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, extra: "running = true\n  restart_triggers = { run = \"" + trigger + "\" }"})
+			return edited(t, c, "auto_type = 1", "auto_type = 2")
+		}
+		ranAndExited := func(restarts int) func(simulator.Process) error {
+			return func(p simulator.Process) error {
+				if p.Running || !p.Hosted || p.LastStartTime == 0 || p.Restarts != restarts {
+					return fmt.Errorf("want hosted, run %d restarts ago and exited, got %+v", restarts, p)
+				}
+				return nil
+			}
+		}
+		starts := func() int { return e.sim.Calls("operate_proc_v2") + e.sim.Calls("operate_proc_multi") }
+		var before int
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					Config: cfg("1"),
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					},
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.Null()),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", ranAndExited(0)), e.simCheck(1, "10.0.0.2", ranAndExited(0))),
+				},
+				{
+					// Refreshed: GSE reports it stopped, which is what a one-shot that ran is.
+					PreConfig:        func() { before = starts() },
+					Config:           cfg("1"),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("1:10.0.0.2").AtMapKey("status"), knownvalue.StringExact("stopped")),
+					},
+					Check: func(*terraform.State) error {
+						if n := starts() - before; n != 0 {
+							return fmt.Errorf("%d operations sent for an unchanged one-shot, want 0", n)
+						}
+						return nil
+					},
+				},
+				{
+					Config:           cfg("2"),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+					Check:            resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", ranAndExited(1)), e.simCheck(1, "10.0.0.2", ranAndExited(1))),
+				},
+			},
+		})
+	})
+}
+
+// gse_process_operation on a one-shot: its restart answers 836 on every host
+// and counts as done, the code kept in results.
+func TestAccProcessOperation_oneShot(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkSimEmpty,
+		Steps: []resource.TestStep{{
+			Config: edited(t, e.gseOperation("restart", "v1"), "auto_type = 1", "auto_type = 2"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(opAddr, "results.0.error_code", "836"),
+				resource.TestCheckResourceAttr(opAddr, "results.1.error_code", "836"),
+				e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
+					if p.Restarts != 1 || p.Running {
+						return fmt.Errorf("want restarted once and exited, got %+v", p)
+					}
+					return nil
+				}),
+			),
+		}},
+	})
+}
