@@ -170,7 +170,7 @@ func TestAccRollout_waitRunning(t *testing.T) {
 				PreConfig: markTasks(e.sim, &mark),
 				Config: e.config(proc{hosts: fleet(6), extra: `running = true
   rollout  = { batch_size = 2, wait_running = true, pause = "1ms" }
-  timeouts = { create = "2s" }`}),
+  timeouts = { create = "5s" } # room for batches 1 and 2 on a loaded machine`}),
 				ExpectError: wrapped("rolling create of gse/proc-test stopped after batch 2 of 3", "Failed (1 host):",
 					"- 10.0.0.3 (bk_cloud_id 0): not running before the timeout (wait_running): GSE reports status stopped (2), pid -1",
 					"Untouched (2 hosts", "- 10.0.0.5 (bk_cloud_id 0)", "- 10.0.0.6 (bk_cloud_id 0)"),
