@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -55,7 +54,7 @@ func rolloutAttribute(steps string) schema.SingleNestedAttribute {
 				Optional: true,
 				MarkdownDescription: "Share of all the step's hosts, `0` to `100`, that may fail before no further batch starts. Defaults to `0`: " +
 					"the first failed host stops the rollout after its batch. Failures within the share still fail the apply once every batch ran.",
-				Validators: []validator.Int64{int64validator.Between(0, 100)},
+				Validators: []validator.Int64{between(0, 100)},
 			},
 			"wait_running": schema.BoolAttribute{
 				Optional: true,
