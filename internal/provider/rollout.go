@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -25,10 +24,10 @@ import (
 // rolloutModel is the rollout attribute of gse_managed_process,
 // gse_process_operation (resource and action) and gse_job_managed_process.
 type rolloutModel struct {
-	BatchSize         types.String         `tfsdk:"batch_size"`
-	MaxFailPercentage types.Int64          `tfsdk:"max_fail_percentage"`
-	WaitRunning       types.Bool           `tfsdk:"wait_running"`
-	Pause             timetypes.GoDuration `tfsdk:"pause"`
+	BatchSize         types.String `tfsdk:"batch_size"`
+	MaxFailPercentage types.Int64  `tfsdk:"max_fail_percentage"`
+	WaitRunning       types.Bool   `tfsdk:"wait_running"`
+	Pause             types.String `tfsdk:"pause"`
 }
 
 // rolloutAttribute is the schema of rollout; steps says which steps of the
@@ -64,8 +63,7 @@ func rolloutAttribute(steps string) schema.SingleNestedAttribute {
 					"then fail, named with what GSE reported. Defaults to `false`.",
 			},
 			"pause": schema.StringAttribute{
-				Optional:   true,
-				CustomType: timetypes.GoDurationType{},
+				Optional: true,
 				MarkdownDescription: "Pause between batches, a Go duration such as `\"30s\"` or `\"2m\"` (`\"0s\"` for none, the default). " +
 					"It counts against the resource's timeout.",
 				Validators: []validator.String{nonNegativeDuration()},
@@ -99,7 +97,7 @@ func (m *rolloutModel) plan() *rollout {
 		}
 	}
 	if !m.Pause.IsNull() && !m.Pause.IsUnknown() {
-		r.pause, _ = m.Pause.ValueGoDuration()
+		r.pause, _ = time.ParseDuration(m.Pause.ValueString())
 	}
 	return r
 }
@@ -126,11 +124,11 @@ func batchSizeFormat() validator.String {
 	}}
 }
 
-// nonNegativeDuration rejects a negative pause; the type (timetypes.GoDuration)
-// rejects what is no duration at all.
+// nonNegativeDuration accepts a Go duration of 0s or more, and says which
+// attribute is wrong when it is not (timetypes.GoDuration's own check did not).
 func nonNegativeDuration() validator.String {
 	return stringCheck{"a duration of 0s or more, such as 30s", func(s string) error {
-		if d, err := time.ParseDuration(s); err == nil && d < 0 {
+		if d, err := time.ParseDuration(s); err != nil || d < 0 {
 			return fmt.Errorf("must be a duration of 0s or more, such as \"30s\" or \"2m\"")
 		}
 		return nil
