@@ -120,11 +120,12 @@ func (v cmdbRuleValidator) ValidateObject(_ context.Context, req validator.Objec
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter rule", p+": "+what+".")
 		return
 	}
-	op := a["operator"].(types.String).ValueString()
+	opV, _ := a["operator"].(types.String)
+	op := opV.ValueString()
 	if !slices.Contains(cmdbOperators, op) {
 		return // the operator's own validator says so
 	}
-	field := a["field"].(types.String)
+	field, _ := a["field"].(types.String)
 	checkTakes(req, resp, op, set)
 	if resp.Diagnostics.HasError() {
 		return

@@ -176,11 +176,11 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 				Attributes: map[string]schema.Attribute{
 					"cpu": schema.Float64Attribute{
 						Required: true, MarkdownDescription: "CPU usage limit in percent of the whole machine (not of one core), 0 to 100; `30.0` means 30%.",
-						Validators: []validator.Float64{between(0, 100)},
+						Validators: []validator.Float64{zeroTo(100)},
 					},
 					"mem": schema.Float64Attribute{
 						Required: true, MarkdownDescription: "Memory usage limit in percent, 0 to 100.",
-						Validators: []validator.Float64{between(0, 100)},
+						Validators: []validator.Float64{zeroTo(100)},
 					},
 					"fd":   nonNegative("File descriptor limit (reserved by GSE).", -1),
 					"disk": nonNegative("Disk usage limit (reserved by GSE).", -1),

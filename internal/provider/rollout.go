@@ -53,7 +53,7 @@ func rolloutAttribute(steps string) schema.SingleNestedAttribute {
 				Optional: true,
 				MarkdownDescription: "Share of all the step's hosts, `0` to `100`, that may fail before no further batch starts. Defaults to `0`: " +
 					"the first failed host stops the rollout after its batch. Failures within the share still fail the apply once every batch ran.",
-				Validators: []validator.Int64{between(0, 100)},
+				Validators: []validator.Int64{zeroTo(100)},
 			},
 			"wait_running": schema.BoolAttribute{
 				Optional: true,

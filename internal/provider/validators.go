@@ -108,9 +108,9 @@ func caCertPEM() validator.String {
 // own validators print 0.000000 and say "value" where this names the attribute.
 type numberRange struct{ min, max float64 }
 
-// between accepts min to max inclusive; atLeast min or more.
-func between(lo, hi float64) numberRange { return numberRange{lo, hi} }
-func atLeast(lo float64) numberRange     { return numberRange{lo, math.Inf(1)} }
+// zeroTo accepts 0 to hi inclusive; zeroOrMore 0 or more.
+func zeroTo(hi float64) numberRange { return numberRange{0, hi} }
+func zeroOrMore() numberRange       { return numberRange{0, math.Inf(1)} }
 
 func (v numberRange) Description(context.Context) string {
 	if math.IsInf(v.max, 1) {

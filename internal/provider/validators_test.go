@@ -76,16 +76,16 @@ func TestNumberMessages(t *testing.T) {
 		want string
 	}{
 		{func(f *validator.Float64Response, _ *validator.Int64Response) {
-			between(0, 100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(150)}, f)
+			zeroTo(100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(150)}, f)
 		}, "spec.resource.cpu must be 0 to 100, got 150."},
 		{func(f *validator.Float64Response, _ *validator.Int64Response) {
-			between(0, 100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(100.5)}, f)
+			zeroTo(100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(100.5)}, f)
 		}, "spec.resource.cpu must be 0 to 100, got 100.5."},
 		{func(f *validator.Float64Response, _ *validator.Int64Response) {
-			between(0, 100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(99.5)}, f)
+			zeroTo(100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(99.5)}, f)
 		}, ""},
 		{func(f *validator.Float64Response, _ *validator.Int64Response) {
-			atLeast(0).ValidateFloat64(ctx, validator.Float64Request{Path: path.Root("rate_limit"), ConfigValue: types.Float64Value(-0.5)}, f)
+			zeroOrMore().ValidateFloat64(ctx, validator.Float64Request{Path: path.Root("rate_limit"), ConfigValue: types.Float64Value(-0.5)}, f)
 		}, "rate_limit must be 0 or more, got -0.5."},
 		{func(_ *validator.Float64Response, i *validator.Int64Response) {
 			namedInts(autoTypes).ValidateInt64(ctx, validator.Int64Request{Path: path.Root("type"), ConfigValue: types.Int64Value(-1)}, i)

@@ -24,8 +24,7 @@ const (
 	CMDBModulesPerSet  = 2
 
 	cmdbAPI          = "cc/list_biz_hosts"
-	codeCMDBParams   = 1199006 // bk-cmdb: parameter invalid
-	cmdbMaxLimit     = 1000    // the docs say 500; the server takes 1000
+	cmdbMaxLimit     = 1000 // the docs say 500; the server takes 1000
 	cmdbMaxSetIDs    = 200
 	cmdbMaxModuleIDs = 500
 	idleBiz          = 1 // the resource pool: hosts that left the business
@@ -209,7 +208,7 @@ func (s *Server) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 			continue
 		}
 		if filter != nil {
-			ok, err := filter.match(h)
+			ok, err := filter.match(h.field)
 			if err != nil {
 				return nil, err
 			}
@@ -258,6 +257,12 @@ func (req *listBizHostsRequest) check() (*cmdbRule, *apiError) {
 }
 
 func inIDs(ids []int64, id int64) bool { return len(ids) == 0 || slices.Contains(ids, id) }
+
+// field is one field of the host, and whether it has it.
+func (h *CMDBHost) field(name string) (any, bool) {
+	v, ok := h.fields([]string{name})[name]
+	return v, ok
+}
 
 func (h *CMDBHost) fields(names []string) map[string]any {
 	all := map[string]any{

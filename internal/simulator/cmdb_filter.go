@@ -16,6 +16,8 @@ import (
 // that match below evaluates as MongoDB would on the host's typed fields.
 
 const (
+	// codeCMDBParams is CCErrCommParamsInvalid (src/common/errInfo.go).
+	codeCMDBParams = 1199006
 	// codeCMDBUnknown is CCErrorUnknownOrUnrecognizedError (src/common/errInfo.go),
 	// what rest.Contexts.RespAutoError answers for a plain error such as
 	// MongoDB refusing a filter.
@@ -219,17 +221,19 @@ func cmdbDatetime(s string) bool {
 // build. Comparisons are typed as in MongoDB: a number never equals a
 // string, $lt and the like compare numbers with numbers only, and $regex
 // matches strings only (so its $not matches every non-string).
-func (r *cmdbRule) match(h *CMDBHost) (bool, *apiError) {
+//
+// field looks a field of the host up: its value, and whether it has the field.
+func (r *cmdbRule) match(field func(string) (any, bool)) (bool, *apiError) {
 	if r.group {
 		for _, c := range r.rules {
-			ok, err := c.match(h)
+			ok, err := c.match(field)
 			if err != nil || ok == (r.condition == "OR") {
 				return ok, err
 			}
 		}
 		return r.condition == "AND", nil
 	}
-	got, exists := h.fields([]string{r.field})[r.field]
+	got, exists := field(r.field)
 	switch r.operator {
 	case "equal":
 		return mongoEqual(got, r.value), nil
@@ -247,7 +251,7 @@ func (r *cmdbRule) match(h *CMDBHost) (bool, *apiError) {
 		if !ok {
 			return false, nil
 		}
-		w := r.value.(float64)
+		w, _ := r.value.(float64) // validated: a number
 		return map[string]bool{"less": g < w, "less_or_equal": g <= w, "greater": g > w, "greater_or_equal": g >= w}[r.operator], nil
 	case "begins_with", "not_begins_with", "contains", "not_contains", "ends_with", "not_ends_with":
 		return r.matchRegex(got)
@@ -266,7 +270,7 @@ func (r *cmdbRule) match(h *CMDBHost) (bool, *apiError) {
 // wrap it in $not. MongoDB runs PCRE, the simulator Go's RE2: the same for
 // the patterns users write (escapes, classes, anchors, alternation).
 func (r *cmdbRule) matchRegex(got any) (bool, *apiError) {
-	v := r.value.(string)
+	v, _ := r.value.(string) // validated: a non-empty string
 	base, negate := r.operator, false
 	if len(base) > 4 && base[:4] == "not_" {
 		base, negate = base[4:], true
