@@ -350,7 +350,9 @@ func TestAccCMDBHosts_numbersAndRegexes(t *testing.T) {
 		hosts("literal", `{ field = "bk_host_name", operator = "begins_with", value = "host.0001", literal = true }`) +
 		hosts("literal_dash", `{ field = "bk_host_name", operator = "begins_with", value = "host-0001", literal = true }`) +
 		hosts("contains", `{ field = "bk_host_name", operator = "contains", value = "HOST-0003" }`) +
-		hosts("begins_case", `{ field = "bk_host_name", operator = "begins_with", value = "HOST-0003" }`)
+		hosts("begins_case", `{ field = "bk_host_name", operator = "begins_with", value = "HOST-0003" }`) +
+		// Sent as a string (CMDB refused the number sent before): a regex matches no number.
+		hosts("regex_on_number", `{ field = "bk_cloud_id", operator = "begins_with", value = "0" }`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		Steps: []resource.TestStep{{
@@ -363,6 +365,7 @@ func TestAccCMDBHosts_numbersAndRegexes(t *testing.T) {
 				ids("literal_dash", span(10, 19)...),
 				ids("contains", span(30, 39)...),
 				ids("begins_case"),
+				ids("regex_on_number"),
 			},
 		}},
 	})
