@@ -170,3 +170,75 @@ func TestListBizHostsRetriesAndReportsErrors(t *testing.T) {
 		t.Fatalf("err = %v, want list_biz_hosts' 1199006", err)
 	}
 }
+
+// TestListBizHostsFilterRefusals sends the filters bk-cmdb's querybuilder
+// refuses: each answers 1199006 naming the key, as ListBizHosts does.
+func TestListBizHostsFilterRefusals(t *testing.T) {
+	c, _ := newCMDB(t, 10, false)
+	atom := func(field, op string, v any) gse.HostRule { return gse.HostRule{Field: field, Operator: op, Value: v} }
+	and := func(rules ...gse.HostRule) *gse.HostFilter { return &gse.HostFilter{Condition: "AND", Rules: rules} }
+	for name, tc := range map[string]struct {
+		filter *gse.HostFilter
+		key    string
+	}{
+		"less with a string":            {and(atom("bk_service_term", "less", "3")), "rules[0].value"},
+		"greater_or_equal with a bool":  {and(atom("bk_host_id", "greater_or_equal", true)), "rules[0].value"},
+		"contains with a number":        {and(atom("bk_cloud_id", "contains", 1)), "rules[0].value"},
+		"not_begins_with empty":         {and(atom("bk_host_name", "not_begins_with", "")), "rules[0].value"},
+		"ends_with a list":              {and(atom("bk_host_name", "ends_with", []any{"a"})), "rules[0].value"},
+		"in mixing types":               {and(atom("bk_cloud_id", "in", []any{0, "1"})), "rules[0].value"},
+		"not_in with a scalar":          {and(atom("bk_cloud_id", "not_in", 0)), "rules[0].value"},
+		"between":                       {and(atom("bk_host_id", "between", []any{1, 5})), "rules[0].operator"},
+		"field pattern":                 {and(atom("$where", "equal", "x")), "rules[0].field"},
+		"empty group":                   {and(gse.HostRule{Condition: "OR"}), "rules[0].rules"},
+		"empty root":                    {and(), "rules"},
+		"condition":                     {&gse.HostFilter{Condition: "XOR", Rules: []gse.HostRule{atom("bk_host_id", "equal", 1)}}, "condition"},
+		"second rule of a nested group": {and(gse.HostRule{Condition: "OR", Rules: []gse.HostRule{atom("bk_host_id", "equal", 1), atom("bk_host_id", "less", "2")}}), "rules[0].rules[1].value"},
+		"deeper than 3": {and(gse.HostRule{Condition: "OR", Rules: []gse.HostRule{
+			{Condition: "AND", Rules: []gse.HostRule{atom("bk_host_id", "equal", 1)}},
+		}}), "rules"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID, Filter: tc.filter})
+			var apiErr *gse.APIError
+			want := "'host_property_filter." + tc.key + "' data parameter verification does not pass"
+			if !errors.As(err, &apiErr) || apiErr.Code != gse.CodeCMDBParams || apiErr.Message != want {
+				t.Fatalf("err = %v, want 1199006 %q", err, want)
+			}
+		})
+	}
+}
+
+// TestListBizHostsFilterSemantics: comparisons take a number on any int
+// field, custom ones too; the string operators are unescaped regexes, and
+// only contains ignores case; a number never equals a string.
+func TestListBizHostsFilterSemantics(t *testing.T) {
+	c, _ := newCMDB(t, 100, false)
+	one := func(field, op string, v any) *gse.HostFilter {
+		return &gse.HostFilter{Condition: "AND", Rules: []gse.HostRule{{Field: field, Operator: op, Value: v}}}
+	}
+	for name, tc := range map[string]struct {
+		filter *gse.HostFilter
+		want   int
+	}{
+		"custom int field":            {one(simulator.CMDBCustomIntField, "greater_or_equal", 40), 6}, // i%42+1 >= 40: 39-41, 81-83
+		"bk_service_term":             {one("bk_service_term", "less", 2.5), 40},                      // i%5+1 in {1, 2}
+		"begins_with: . matches any":  {one("bk_host_name", "begins_with", "host.0001"), 10},          // host-00010 to host-00019
+		"begins_with escaped":         {one("bk_host_name", "begins_with", `host\.0001`), 0},
+		"contains ignores case":       {one("bk_host_name", "contains", "HOST-0002"), 10},
+		"begins_with keeps case":      {one("bk_host_name", "begins_with", "HOST-0002"), 0},
+		"not_contains keeps case":     {one("bk_host_name", "not_contains", "HOST"), 100},
+		"ends_with anchors":           {one("bk_host_name", "ends_with", "[12]"), 20},
+		"regex on a number field":     {one("bk_cloud_id", "begins_with", "0"), 0},
+		"not_ regex on a number":      {one("bk_cloud_id", "not_begins_with", "0"), 100},
+		"equal: a string is no int":   {one("bk_cloud_id", "equal", "0"), 0},
+		"equal: a number is a number": {one("bk_cloud_id", "equal", 0), 100},
+	} {
+		t.Run(name, func(t *testing.T) {
+			hosts, err := c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID, Filter: tc.filter})
+			if err != nil || len(hosts) != tc.want {
+				t.Fatalf("got %d hosts, %v; want %d", len(hosts), err, tc.want)
+			}
+		})
+	}
+}

@@ -3,7 +3,9 @@ package gse
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -109,7 +111,7 @@ func ParseContent(s string) (Status, error) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, `"`) { // sent twice encoded
 		if err := json.Unmarshal([]byte(s), &s); err != nil {
-			return Status{}, fmt.Errorf("result content is not the documented JSON: %w", err)
+			return Status{}, contentError(err)
 		}
 		s = strings.TrimSpace(s)
 	}
@@ -118,7 +120,7 @@ func ParseContent(s string) (Status, error) {
 	}
 	var w wireContent
 	if err := json.Unmarshal([]byte(s), &w); err != nil {
-		return Status{}, fmt.Errorf("result content is not the documented JSON: %w", err)
+		return Status{}, contentError(err)
 	}
 	var st Status
 	for _, p := range w.Process {
@@ -136,6 +138,57 @@ func ParseContent(s string) (Status, error) {
 		}
 	}
 	return st, nil
+}
+
+// contentShape is the documented content, for errors.
+const contentShape = `{"process":[{"instance":[{"pid":1234,"isAuto":true,"version":"1.0"}]}]}, or a control answer's {"value":[{"isAuto":true}]}`
+
+// contentError says what is wrong with a content in JSON's terms (a list, an
+// object), not in the decoder's (Go types).
+func contentError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Errorf("result content is not JSON (%s, at byte %d); the documented content is %s", syntax, syntax.Offset, contentShape)
+	case errors.As(err, &typ):
+		where := "the content is"
+		if f := strings.TrimPrefix(typ.Field, "."); f != "" {
+			where = f + " holds"
+		}
+		return fmt.Errorf("result content is not the documented JSON: %s %s where %s belongs; the documented content is %s", where, jsonKind(typ.Value), goKind(typ.Type), contentShape)
+	}
+	return fmt.Errorf("result content is not the documented JSON: %w", err)
+}
+
+// jsonKind names a JSON value as UnmarshalTypeError reports it ("number 1.5", "array").
+func jsonKind(v string) string {
+	kind, _, _ := strings.Cut(v, " ")
+	switch kind {
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	case "bool":
+		return "true or false"
+	}
+	return "a " + kind
+}
+
+// goKind names the JSON a decoder type takes.
+func goKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	}
+	return "a " + t.Kind().String()
 }
 
 // flexBool accepts the agent's spellings of a flag: true/false, 1/0, "true"/"1";

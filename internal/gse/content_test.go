@@ -2,6 +2,8 @@ package gse
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -53,9 +55,18 @@ func TestParseContentTolerance(t *testing.T) {
 			t.Errorf("%s: pid %d err %v, want %d", content, st.PID(), err, wantPID)
 		}
 	}
-	for _, bad := range []string{"{not json", `[1,2]`, `{"process":{"instance":1}}`} {
-		if _, err := ParseContent(bad); err == nil {
-			t.Errorf("%s: accepted", bad)
+	// Refusals say what is wrong in JSON's terms, never the decoder's Go types.
+	for bad, want := range map[string]string{
+		"{not json":                    "result content is not JSON (invalid character 'n' looking for beginning of object key string, at byte 2)",
+		`[1,2]`:                        "result content is not the documented JSON: the content is a list where an object belongs",
+		`{"process":{"instance":1}}`:   "result content is not the documented JSON: process holds an object where a list belongs",
+		`{"process":[{"instance":1}]}`: "result content is not the documented JSON: process.instance holds a number where a list belongs",
+		`{"value":"a"}`:                "result content is not the documented JSON: value holds a string where a list belongs",
+	} {
+		_, err := ParseContent(bad)
+		msg := fmt.Sprint(err)
+		if !strings.HasPrefix(msg, want+"; the documented content is {\"process\":[{\"instance\":[{\"pid\":1234,") || strings.Contains(msg, "Go ") || strings.Contains(msg, "struct") {
+			t.Errorf("%s: error %q, want %q and the documented shape", bad, msg, want)
 		}
 	}
 }

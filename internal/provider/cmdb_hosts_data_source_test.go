@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -266,6 +270,8 @@ func plannedHostKeys(v any) []string {
 	return out
 }
 
+// TestAccCMDBHosts_planErrors: every filter bk-cmdb would refuse fails at
+// plan, naming the attribute and what it takes.
 func TestAccCMDBHosts_planErrors(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
@@ -283,17 +289,86 @@ filter = { condition = "AND", rules = [` + r + `] }`)
 		{ds(`bk_biz_id = 2
 filter = { condition = "XOR", rules = [{ field = "bk_os_type", operator = "equal", value = "1" }] }`), `filter.condition value must be one of: \["AND" "OR"\], got: "XOR"`},
 		{rule(`{ field = "bk_host_name", operator = "like", value = "web" }`), `operator value must be one of: \["equal" "not_equal" "in"`},
-		{rule(`{ field = "bk_host_name", operator = "in", value = "web" }`), `filter.rules\[0\]: operator in takes values \(a list\), not value`},
-		{rule(`{ field = "bk_host_name", operator = "equal", values = ["web"] }`), `operator equal takes value, not values`},
+		{rule(`{ field = "bk_host_name", operator = "in", value = "web" }`), `filter.rules\[0\].value: operator in takes values \(strings\) or numbers, a list, not value\.`},
+		{rule(`{ field = "bk_host_name", operator = "equal", values = ["web"] }`), `filter.rules\[0\].values: operator equal takes value \(a string\) or number, not values\.`},
 		{rule(`{ condition = "OR", field = "bk_host_name" }`), `filter.rules\[0\] sets condition and a field test`},
 		{rule(`{ condition = "OR" }`), `filter.rules\[0\] is a group \(condition is set\) without rules`},
 		{rule(`{ operator = "equal", value = "x" }`), `a field test needs field and operator`},
 		{rule(`{ field = "bk_cloud_id", operator = "in", values = ["0", "one"] }`), `bk_cloud_id is a numeric field, and "one" is not an integer`},
+		// Where bk-cmdb's query builder answers 1199006:
+		{rule(`{ field = "bk_service_term", operator = "less", value = "3" }`), `filter.rules\[0\].value: operator less compares numbers, and value is sent as a string, which CMDB refuses \(1199006\): set number instead \(for example number = 3\)`},
+		{rule(`{ field = "rack_unit", operator = "greater" }`), `filter.rules\[0\]: operator greater takes number`},
+		{rule(`{ field = "bk_cloud_id", operator = "contains", number = 1 }`), `filter.rules\[0\].number: operator contains takes value, a non-empty string \(a regular expression\), not number`},
+		{rule(`{ field = "bk_host_name", operator = "not_ends_with", values = ["a"] }`), `filter.rules\[0\].values: operator not_ends_with takes value, a non-empty string \(a regular expression\), not values`},
+		{rule(`{ field = "bk_host_name", operator = "begins_with", value = "" }`), `filter.rules\[0\].value: operator begins_with takes a non-empty string, and CMDB refuses an empty one`},
+		{rule(`{ field = "bk_cloud_id", operator = "in", values = ["0"], numbers = [1] }`), `filter.rules\[0\].numbers: values and numbers together make a list mixing strings and numbers, which CMDB refuses`},
+		{rule(`{ field = "bk_cloud_id", operator = "equal", value = "0", number = 0 }`), `filter.rules\[0\].number: set value or number, not both`},
+		{rule(`{ field = "bk_cloud_id", operator = "equal", number = 0, literal = true }`), `filter.rules\[0\].literal: literal applies to the string operators`},
+		{rule(`{ field = "bk_host_id", operator = "between", numbers = [1, 5] }`), `filter.rules\[0\].operator: CMDB's query builder does not support between`},
+		{rule(`{ field = "$where", operator = "equal", value = "x" }`), `filter.rules\[0\].field must be a CMDB field id \(a letter or digit, then letters, digits, _, - or .\), got: \$where`},
+		{rule(`{ condition = "OR", rules = [] }`), `filter.rules\[0\].rules list must contain at least 1 elements, got: 0`},
+		{ds("bk_biz_id = 2\nfilter = { condition = \"AND\", rules = [] }"), `filter.rules list must contain at least 1 elements, got: 0`},
+		{rule(`{ condition = "OR", rules = [{ field = "bk_service_term", operator = "greater", value = "1" }] }`), `filter.rules\[0\].rules\[0\].value: operator greater compares numbers`},
+		// A third level of groups, which CMDB refuses, cannot be written.
+		{rule(`{ condition = "OR", rules = [{ condition = "AND", rules = [] }] }`), `filter.rules\[0\].rules\[0\]: a field test needs field and operator [^;]*; a group cannot hold groups \(CMDB refuses a tree deeper than 3\)`},
 	}
 	for i := range cases {
 		cases[i].want = wrappedRe(cases[i].want)
 	}
 	e.expectPlanErrors(t, cases)
+}
+
+// TestAccCMDBHosts_numbersAndRegexes compares CMDB's own int field and a
+// custom one with numbers, and shows the string operators as CMDB runs
+// them: unescaped regexes (a dot matches any character unless literal),
+// case-insensitive for contains alone.
+func TestAccCMDBHosts_numbersAndRegexes(t *testing.T) {
+	t.Parallel()
+	e := newTestEnvWith(t, testModes[0], func(o *simulator.Options) { o.CMDBHosts = 100 })
+	hosts := func(name, rules string) string {
+		return fmt.Sprintf("data \"gse_cmdb_hosts\" %q {\n  bk_biz_id = 2\n  filter = { condition = \"AND\", rules = [%s] }\n}\n", name, rules)
+	}
+	ids := func(name string, want ...int64) statecheck.StateCheck {
+		checks := make([]knownvalue.Check, len(want))
+		for i, id := range want {
+			checks[i] = knownvalue.Int64Exact(id)
+		}
+		return statecheck.ExpectKnownValue("data.gse_cmdb_hosts."+name, tfjsonpath.New("bk_host_ids"), knownvalue.ListExact(checks))
+	}
+	span := func(from, to int64) []int64 {
+		var out []int64
+		for id := from; id <= to; id++ {
+			out = append(out, id)
+		}
+		return out
+	}
+	cfg := e.providerBlock() +
+		// rack_unit (custom) is id%42+1, bk_service_term id%5+1.
+		hosts("numbers", `{ field = "rack_unit", operator = "greater_or_equal", number = 40 }, { field = "bk_service_term", operator = "less_or_equal", number = 2.5 }`) +
+		hosts("in_numbers", `{ field = "bk_service_term", operator = "in", numbers = [5] }, { field = "bk_host_name", operator = "begins_with", value = "host-0000" }`) +
+		hosts("dot", `{ field = "bk_host_name", operator = "begins_with", value = "host.0001" }`) +
+		hosts("literal", `{ field = "bk_host_name", operator = "begins_with", value = "host.0001", literal = true }`) +
+		hosts("literal_dash", `{ field = "bk_host_name", operator = "begins_with", value = "host-0001", literal = true }`) +
+		hosts("contains", `{ field = "bk_host_name", operator = "contains", value = "HOST-0003" }`) +
+		hosts("begins_case", `{ field = "bk_host_name", operator = "begins_with", value = "HOST-0003" }`) +
+		// Sent as a string (CMDB refused the number sent before): a regex matches no number.
+		hosts("regex_on_number", `{ field = "bk_cloud_id", operator = "begins_with", value = "0" }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				ids("numbers", 40, 41, 81),
+				ids("in_numbers", 4, 9),
+				ids("dot", span(10, 19)...),
+				ids("literal"),
+				ids("literal_dash", span(10, 19)...),
+				ids("contains", span(30, 39)...),
+				ids("begins_case"),
+				ids("regex_on_number"),
+			},
+		}},
+	})
 }
 
 func TestSelectHosts(t *testing.T) {
@@ -330,5 +405,37 @@ func TestSelectHosts(t *testing.T) {
 	}
 	if w := gw.skippedWarning(true); strings.Contains(w, "gateway_url") {
 		t.Errorf("through the gateway, the warning still advises gateway_url:\n%s", w)
+	}
+}
+
+// TestCMDBRuleWarnsStringOperatorOnNumbers: CMDB accepts a string operator on
+// a numeric field but MongoDB's $regex matches no number, so the plan warns.
+func TestCMDBRuleWarnsStringOperatorOnNumbers(t *testing.T) {
+	t.Parallel()
+	attrTypes := map[string]attr.Type{
+		"field": basetypes.StringType{}, "operator": basetypes.StringType{}, "value": basetypes.StringType{},
+		"values": basetypes.ListType{ElemType: basetypes.StringType{}}, "number": basetypes.NumberType{},
+		"numbers": basetypes.ListType{ElemType: basetypes.NumberType{}}, "literal": basetypes.BoolType{},
+	}
+	rule := func(field, op string) basetypes.ObjectValue {
+		v := map[string]attr.Value{
+			"field": basetypes.NewStringValue(field), "operator": basetypes.NewStringValue(op), "value": basetypes.NewStringValue("1"),
+			"values": basetypes.NewListNull(basetypes.StringType{}), "number": basetypes.NewNumberNull(),
+			"numbers": basetypes.NewListNull(basetypes.NumberType{}), "literal": basetypes.NewBoolNull(),
+		}
+		return basetypes.NewObjectValueMust(attrTypes, v)
+	}
+	for _, tc := range []struct {
+		field, op string
+		warns     bool
+	}{{"bk_cloud_id", "begins_with", true}, {"bk_cloud_id", "not_contains", true}, {"bk_host_name", "begins_with", false}, {"bk_cloud_id", "equal", false}} {
+		var resp validator.ObjectResponse
+		cmdbRuleValidator{group: false}.ValidateObject(context.Background(), validator.ObjectRequest{Path: path.Root("filter").AtName("rules").AtListIndex(0), ConfigValue: rule(tc.field, tc.op)}, &resp)
+		if resp.Diagnostics.HasError() || (resp.Diagnostics.WarningsCount() == 1) != tc.warns {
+			t.Errorf("%s %s: %v, want a warning: %v", tc.field, tc.op, resp.Diagnostics, tc.warns)
+		}
+		if tc.warns && !strings.Contains(resp.Diagnostics[0].Detail(), "filter.rules[0].field: "+tc.field+" holds numbers, and "+tc.op+" matches strings only") {
+			t.Errorf("%s %s: warning %q", tc.field, tc.op, resp.Diagnostics[0].Detail())
+		}
 	}
 }

@@ -1,15 +1,14 @@
 package provider
 
 import (
-	"context"
-	"fmt"
+	"encoding/json"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -21,29 +20,20 @@ import (
 // a group (condition and rules) whose rules are field tests or groups of
 // field tests, the two levels CMDB allows.
 
-// cmdbOperators are the rule operators of CMDB's query builder that take a value.
-var cmdbOperators = []string{
-	"equal", "not_equal", "in", "not_in", "less", "less_or_equal", "greater", "greater_or_equal",
-	"contains", "not_contains", "begins_with", "not_begins_with", "ends_with", "not_ends_with",
-}
-
-// cmdbListOperators take values (a list) instead of value.
-var cmdbListOperators = []string{"in", "not_in"}
-
-// cmdbNumericFields are host fields CMDB stores as numbers: their values are sent as JSON numbers.
-var cmdbNumericFields = []string{"bk_host_id", "bk_cloud_id", "bk_cpu", "bk_cpu_mhz", "bk_mem", "bk_disk"}
-
 type cmdbFilterModel struct {
 	Condition types.String    `tfsdk:"condition"`
 	Rules     []cmdbRuleModel `tfsdk:"rules"`
 }
 
-// cmdbTestModel is a field test: field, operator, and value or values.
+// cmdbTestModel is a field test: field, operator, and what the operator takes.
 type cmdbTestModel struct {
 	Field    types.String   `tfsdk:"field"`
 	Operator types.String   `tfsdk:"operator"`
 	Value    types.String   `tfsdk:"value"`
 	Values   []types.String `tfsdk:"values"`
+	Number   types.Number   `tfsdk:"number"`
+	Numbers  []types.Number `tfsdk:"numbers"`
+	Literal  types.Bool     `tfsdk:"literal"`
 }
 
 // cmdbRuleModel is a field test, or a group (condition and rules of field tests).
@@ -55,16 +45,39 @@ type cmdbRuleModel struct {
 
 const cmdbConditionDesc = "How the rules combine: `AND` or `OR`."
 
+func mdList(vs []string) string { return "`" + strings.Join(vs, "`, `") + "`" }
+
 // cmdbTestAttributes are the attributes of a field test.
 func cmdbTestAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"field": schema.StringAttribute{Optional: true, MarkdownDescription: "Host field to test, such as `bk_host_name`, `bk_os_type`, `bk_cloud_id` or `bk_host_innerip`."},
-		"operator": schema.StringAttribute{Optional: true, MarkdownDescription: "One of `" + strings.Join(cmdbOperators, "`, `") + "`.",
-			Validators: []validator.String{stringvalidator.OneOf(cmdbOperators...)}},
-		"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Value of every operator but `in` and `not_in`. Sent as a number for the numeric fields `" +
-			strings.Join(cmdbNumericFields, "`, `") + "`, else as a string."},
-		"values": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Values of `in` and `not_in` (converted as `value`).",
-			Validators: []validator.List{listvalidator.SizeAtLeast(1)}},
+		"field": schema.StringAttribute{Optional: true,
+			MarkdownDescription: "Host field to test: CMDB's own, such as `bk_host_name`, `bk_os_type`, `bk_cloud_id`, `bk_host_innerip` or `bk_service_term`, or a custom field of the business. " +
+				"A letter or digit, then letters, digits, `_`, `-` or `.` (CMDB refuses other names).",
+			Validators: []validator.String{stringvalidator.RegexMatches(cmdbFieldPattern, "must be a CMDB field id (a letter or digit, then letters, digits, _, - or .)")}},
+		"operator": schema.StringAttribute{Optional: true,
+			MarkdownDescription: "One of " + mdList(cmdbEqualOperators) + " (take `value` or `number`), " + mdList(cmdbListOperators) + " (take `values` or `numbers`), " +
+				mdList(cmdbCompareOperators) + " (take `number`, on any numeric field) and the string operators " + mdList(cmdbStringOperators) +
+				" (take `value`, a regular expression: see `value`). `between` is not supported by CMDB: put `greater_or_equal` and `less_or_equal` in a group with condition `AND`.",
+			Validators: []validator.String{cmdbOperatorValidator{}}},
+		"value": schema.StringAttribute{Optional: true,
+			MarkdownDescription: "The string of `equal`, `not_equal` and the string operators (not empty for these). " +
+				"The string operators send it to CMDB as an unescaped MongoDB regular expression: `begins_with` tests `^value`, `ends_with` `value$`, `contains` `value` (and the `not_` forms their negation), " +
+				"so a `.` matches any character (`begins_with` with `10.0.0.` also matches `10.0.0x` and `10.0.010`), and only `contains` ignores case (`not_contains` does not). Set `literal` to match the text as written. " +
+				"The string operators match string fields only: on a numeric field they match no host (their `not_` forms every host). " +
+				"On the numeric fields " + mdList(cmdbNumericFields) + " an integer `value` of `equal`, `not_equal` or a comparison is sent as a number; on any other field use `number`."},
+		"values": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+			MarkdownDescription: "The strings of `in` and `not_in` (integers on " + mdList(cmdbNumericFields) + ", sent as numbers). Set `values` or `numbers`, not both: CMDB refuses a list mixing strings and numbers.",
+			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.NoNullValues()}},
+		"number": schema.NumberAttribute{Optional: true,
+			MarkdownDescription: "The number of a comparison (`less`, `less_or_equal`, `greater`, `greater_or_equal`: CMDB takes nothing else) or of `equal` / `not_equal`, on any field: " +
+				"CMDB's own int fields such as `bk_service_term` and custom int or float fields alike. A number never equals a string in CMDB: compare a numeric field with `number`.",
+		},
+		"numbers": schema.ListAttribute{Optional: true, ElementType: types.NumberType,
+			MarkdownDescription: "The numbers of `in` and `not_in`, for a numeric field. Set `values` or `numbers`, not both.",
+			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.NoNullValues()}},
+		"literal": schema.BoolAttribute{Optional: true,
+			MarkdownDescription: "For the string operators: `true` escapes the regular-expression characters of `value` (`\\ . + * ? ( ) | [ ] { } ^ $`) before sending it, so it matches as written " +
+				"(`begins_with` becomes a plain prefix test, `ends_with` a suffix test); `contains` still ignores case. Unset or `false`: `value` is the regular expression CMDB runs."},
 	}
 }
 
@@ -73,100 +86,20 @@ func cmdbFilterAttribute() schema.SingleNestedAttribute {
 	rule := cmdbTestAttributes()
 	rule["condition"] = schema.StringAttribute{Optional: true, MarkdownDescription: "Makes this rule a group: how its `rules` combine, `AND` or `OR`.",
 		Validators: []validator.String{stringvalidator.OneOf("AND", "OR")}}
-	rule["rules"] = schema.ListNestedAttribute{Optional: true, MarkdownDescription: "The field tests of a group (CMDB nests at most two levels).",
+	rule["rules"] = schema.ListNestedAttribute{Optional: true, MarkdownDescription: "The field tests of a group, at least one (CMDB nests at most two levels).",
+		Validators:   []validator.List{listvalidator.SizeAtLeast(1)},
 		NestedObject: schema.NestedAttributeObject{Attributes: cmdbTestAttributes(), Validators: []validator.Object{cmdbRuleValidator{group: false}}}}
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "Host property filter (`host_property_filter` of `list_biz_hosts`): rules joined by `condition`. " +
-			"A rule is a field test (`field`, `operator`, and `value` or `values`) or a group (`condition` and `rules` of field tests).",
+			"A rule is a field test (`field`, `operator`, and `value`, `values`, `number` or `numbers`) or a group (`condition` and `rules` of field tests). " +
+			"Every filter CMDB would refuse (code 1199006) fails at plan instead.",
 		Attributes: map[string]schema.Attribute{
 			"condition": schema.StringAttribute{Required: true, MarkdownDescription: cmdbConditionDesc, Validators: []validator.String{stringvalidator.OneOf("AND", "OR")}},
 			"rules": schema.ListNestedAttribute{Required: true, MarkdownDescription: "Field tests or groups, at least one.",
 				Validators:   []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: schema.NestedAttributeObject{Attributes: rule, Validators: []validator.Object{cmdbRuleValidator{group: true}}}},
 		},
-	}
-}
-
-// cmdbRuleValidator checks that a rule is a field test with the value its
-// operator takes, or (group) a group with rules and nothing of a test.
-type cmdbRuleValidator struct{ group bool }
-
-func (v cmdbRuleValidator) Description(context.Context) string {
-	d := "a field test: field, operator, and value (values for in and not_in)"
-	if v.group {
-		d += "; or a group: condition and rules"
-	}
-	return d
-}
-func (v cmdbRuleValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v cmdbRuleValidator) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	a := req.ConfigValue.Attributes()
-	set := func(name string) bool { v, ok := a[name]; return ok && !v.IsNull() }
-	known := func(name string) bool { v, ok := a[name]; return !ok || !v.IsUnknown() }
-	if !known("condition") || !known("operator") {
-		return
-	}
-	p := req.Path.String()
-	if set("condition") {
-		switch {
-		case set("field") || set("operator") || set("value") || set("values"):
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter rule", p+" sets condition and a field test: a rule is a group (condition and rules) or a field test (field, operator, value or values), not both.")
-		case !set("rules"):
-			resp.Diagnostics.AddAttributeError(req.Path.AtName("rules"), "Invalid filter rule", p+" is a group (condition is set) without rules: add rules, each a field test.")
-		}
-		return
-	}
-	if set("rules") {
-		resp.Diagnostics.AddAttributeError(req.Path.AtName("condition"), "Invalid filter rule", p+" has rules but no condition: set condition to AND or OR.")
-		return
-	}
-	if !set("field") || !set("operator") {
-		what := "a field test needs field and operator (one of " + strings.Join(cmdbOperators, ", ") + ")"
-		if v.group {
-			what += ", or the rule is a group of condition and rules"
-		}
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter rule", p+": "+what+".")
-		return
-	}
-	opV, _ := a["operator"].(types.String)
-	op := opV.ValueString()
-	if slices.Contains(cmdbListOperators, op) {
-		if set("value") || !set("values") {
-			resp.Diagnostics.AddAttributeError(req.Path.AtName("values"), "Invalid filter rule", fmt.Sprintf("%s: operator %s takes values (a list), not value.", p, op))
-		}
-	} else if set("values") || !set("value") {
-		resp.Diagnostics.AddAttributeError(req.Path.AtName("value"), "Invalid filter rule", fmt.Sprintf("%s: operator %s takes value, not values (only in and not_in take a list).", p, op))
-	}
-	checkNumericValue(a, req, resp)
-}
-
-// checkNumericValue checks that the values of a numeric field are integers.
-func checkNumericValue(a map[string]attr.Value, req validator.ObjectRequest, resp *validator.ObjectResponse) {
-	field, _ := a["field"].(types.String)
-	if !slices.Contains(cmdbNumericFields, field.ValueString()) {
-		return
-	}
-	var vals []attr.Value
-	if v, _ := a["value"].(types.String); !v.IsNull() {
-		vals = append(vals, v)
-	}
-	if l, _ := a["values"].(types.List); !l.IsNull() && !l.IsUnknown() {
-		vals = append(vals, l.Elements()...)
-	}
-	for _, v := range vals {
-		s, _ := v.(types.String)
-		if s.IsUnknown() {
-			continue
-		}
-		if _, err := strconv.ParseInt(s.ValueString(), 10, 64); err != nil {
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter value",
-				fmt.Sprintf("%s: %s is a numeric field, and %q is not an integer.", req.Path, field.ValueString(), s.ValueString()))
-		}
 	}
 }
 
@@ -190,24 +123,43 @@ func (f *cmdbFilterModel) api() *gse.HostFilter {
 	return out
 }
 
-// api is the field test, its values typed as the field is.
+// api is the field test as CMDB takes it: numbers as JSON numbers, value
+// escaped when literal.
 func (t cmdbTestModel) api() gse.HostRule {
-	numeric := slices.Contains(cmdbNumericFields, t.Field.ValueString())
+	op := t.Operator.ValueString()
+	numeric := slices.Contains(cmdbNumericFields, t.Field.ValueString()) && !slices.Contains(cmdbStringOperators, op)
 	conv := func(s types.String) any {
 		if n, err := strconv.ParseInt(s.ValueString(), 10, 64); numeric && err == nil {
 			return n
 		}
+		if t.Literal.ValueBool() {
+			return regexp.QuoteMeta(s.ValueString())
+		}
 		return s.ValueString()
 	}
-	r := gse.HostRule{Field: t.Field.ValueString(), Operator: t.Operator.ValueString()}
-	if t.Values == nil {
+	r := gse.HostRule{Field: t.Field.ValueString(), Operator: op}
+	switch {
+	case !t.Number.IsNull():
+		r.Value = jsonNumber(t.Number)
+	case t.Numbers != nil:
+		vs := make([]any, len(t.Numbers))
+		for i, n := range t.Numbers {
+			vs[i] = jsonNumber(n)
+		}
+		r.Value = vs
+	case t.Values != nil:
+		vs := make([]any, len(t.Values))
+		for i, v := range t.Values {
+			vs[i] = conv(v)
+		}
+		r.Value = vs
+	default:
 		r.Value = conv(t.Value)
-		return r
 	}
-	vs := make([]any, len(t.Values))
-	for i, v := range t.Values {
-		vs[i] = conv(v)
-	}
-	r.Value = vs
 	return r
+}
+
+// jsonNumber is n exactly as written (no float64 rounding).
+func jsonNumber(n types.Number) json.Number {
+	return json.Number(n.ValueBigFloat().Text('g', -1))
 }

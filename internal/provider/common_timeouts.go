@@ -58,7 +58,10 @@ func resourceTimeouts(ctx context.Context, opts timeouts.Opts) schema.SingleNest
 		if own[name] != "" {
 			s.MarkdownDescription = own[name]
 		}
-		s.Validators = append(s.Validators, duration())
+		// duration() alone: the library's own check would add a second error
+		// for one mistake ("10" lacks a unit) that quotes the value but names
+		// no attribute.
+		s.Validators = []validator.String{duration()}
 		a.Attributes[name] = s
 	}
 	return a
@@ -74,7 +77,7 @@ func dataSourceTimeouts(ctx context.Context) dschema.SingleNestedAttribute {
 	for name, nested := range a.Attributes {
 		if s, ok := nested.(dschema.StringAttribute); ok {
 			s.MarkdownDescription = fmt.Sprintf(timeoutDescription, name, defaultTimeoutText)
-			s.Validators = append(s.Validators, []validator.String{duration()}...)
+			s.Validators = []validator.String{duration()} // alone, as in resourceTimeouts
 			a.Attributes[name] = s
 		}
 	}

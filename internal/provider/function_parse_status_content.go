@@ -49,7 +49,8 @@ func (parseStatusContentFunction) Definition(_ context.Context, _ function.Defin
 			"- `pid`: the pid of the first running instance, else -1.\n" +
 			"- `hosted`: whether the agent hosts the process (true when any instance says so); null when no instance says.\n" +
 			"- `version`: the version of the first running instance reporting one, else of any instance; empty when none does.\n\n" +
-			"An empty content gives no instances. Content that is not JSON is an error.",
+			"An empty content gives no instances. Content that is not JSON, or not shaped as documented, is an error saying where, " +
+			"such as `process holds an object where a list belongs`. The example below shows an input and the object returned for it.",
 		Parameters: []function.Parameter{
 			function.StringParameter{Name: "content", MarkdownDescription: "The `content` of a result, such as `gse_process_operation.x.results[0].content`."},
 		},

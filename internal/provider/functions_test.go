@@ -91,5 +91,8 @@ output "empty"   { value = provider::gse::parse_status_content("") }
 			"running":   knownvalue.Bool(false),
 		})),
 	}, "")
-	functionTest(t, `output "x" { value = provider::gse::parse_status_content("{not json") }`, nil, `result content is not the documented JSON`)
+	functionTest(t, `output "x" { value = provider::gse::parse_status_content("{not json") }`, nil,
+		`result content is not JSON \(invalid character 'n' looking for beginning of object key string, at byte 2\); the documented content is`)
+	functionTest(t, `output "x" { value = provider::gse::parse_status_content(jsonencode({ process = { instance = [] } })) }`, nil,
+		`Invalid value for "content" parameter: result content is not the documented JSON: process holds an object where a list belongs; the documented content is`)
 }

@@ -53,9 +53,9 @@ var jobFields = map[string]jobField{
 	"instance_id": {desc: "Process instance id defined in CMDB (internal; may stay unset)."},
 	"value_key":   {desc: "Index of the process in the agent; unset means `setup_path` + `proc_name`. Set it when two hosted processes share both."},
 	"type": {desc: "Hosting type: " + autoTypeDescription() + ". A periodic process needs `cycle_time`; " +
-		"`operate_process` sends `0` (periodic) when unset.", integer: true, ints: []validator.Int64{int64validator.OneOf(0, 1, 2)}},
-	"cpu_lmt":                {desc: "CPU limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{int64validator.Between(0, 100)}},
-	"mem_lmt":                {desc: "Memory limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{int64validator.Between(0, 100)}},
+		"`operate_process` sends `0` (periodic) when unset.", integer: true, ints: []validator.Int64{namedInts(autoTypes)}},
+	"cpu_lmt":                {desc: "CPU limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{zeroTo(100)}},
+	"mem_lmt":                {desc: "Memory limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{zeroTo(100)}},
 	"cycle_time":             {desc: "Period, in seconds, of a periodic process (`type = 0`).", integer: true, ints: []validator.Int64{int64validator.AtLeast(1)}},
 	"instance_num":           {desc: "Number of instances of the process.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
 	"op_timeout":             {desc: "Timeout of each command, in seconds.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},

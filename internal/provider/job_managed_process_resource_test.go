@@ -218,7 +218,8 @@ func TestAccJobManagedProcess_validation(t *testing.T) {
 		{`type                   = 1`, `type = 0`, `cycle_time is required for a periodic process`},
 		{`bk_scope_id            = "2"`, `bk_scope_id = "two"`, `must be a number written as a string`},
 		{`bk_scope_type          = "biz"`, `bk_scope_type = "project"`, `bk_scope_type value must be one of: \["biz" "biz_set"\]`},
-		{`cpu_lmt                = 20`, `cpu_lmt = 150`, `cpu_lmt value must be between 0 and 100`},
+		{`cpu_lmt                = 20`, `cpu_lmt = 150`, wrappedRe(`cpu_lmt must be 0 to 100, got 150\.`)},
+		{`type                   = 1`, `type = 3`, wrappedRe(`type must be 0 \(periodic\), 1 \(resident\) or 2 \(one-shot\), got 3\.`)},
 		{`pid_path               = "/data/nginx/run/nginx.pid"`, `pid_path = "run/nginx.pid"`, `pid_path must be an absolute path`},
 		// JOB refuses a process without them (ILLEGAL_PARAM); type has no silent default.
 		{`pid_path               = "/data/nginx/run/nginx.pid"`, ``, `The argument "pid_path" is required`},

@@ -475,8 +475,8 @@ func TestAccManagedProcess_validation(t *testing.T) {
 	for _, tc := range []struct{ from, to, want string }{
 		{`ip = "10.0.0.1"`, `ip = "10.0.0"`, `ip must be an IPv4 or IPv6 address`},
 		{`setup_path  = "/data/gsetest"`, `setup_path = "data/gsetest"`, `setup_path must be an absolute path`},
-		{`auto_type = 1`, `auto_type = 5`, `auto_type value must be one of: \["0" "1" "2"\]`},
-		{`cpu = 10.0`, `cpu = 150`, `cpu value must be between 0\.000000 and 100\.000000`},
+		{`auto_type = 1`, `auto_type = 5`, wrappedRe(`spec.monitor_policy.auto_type must be 0 \(periodic\), 1 \(resident\) or 2 \(one-shot\), got 5\.`)},
+		{`cpu = 10.0`, `cpu = 150`, wrappedRe(`spec.resource.cpu must be 0 to 100, got 150\.`)},
 		{`name = "proc-test"`, `name = "proc:test"`, `name must be non-empty and hold none of ':'`},
 		{`hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]`, `hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "10.0.0.1", bk_cloud_id = 0, bk_supplier_id = 3 }]`, `lists 10\.0\.0\.1 \(bk_cloud_id 0\) more than once`},
 		// Issue 7 item 9: inputs that used to pass plan.
@@ -498,6 +498,8 @@ func TestAccManagedProcess_validation(t *testing.T) {
 	// An operation whose command is unset, and a deadline that can never pass.
 	for _, tc := range []struct{ extra, drop, want string }{
 		{`timeouts = { create = "-5m" }`, "", `timeouts\.create must be a positive duration`},
+		{`timeouts = { create = "10" }`, "", `Error: Invalid timeouts\.create\s+with gse_managed_process\.test,\s+on terraform_plugin_test\.tf line \d+, in resource "gse_managed_process" "test":\s+\d+: resource "gse_managed_process" "test" \{\s+` +
+			wrappedRe(`timeouts.create must be a duration with a unit, such as 10s or 10m, got "10"\.`) + `\s*$`}, // one error, naming the attribute
 		{`running = true`, `start_cmd = "./start.sh", `, `running = true needs spec\.control\.start_cmd`},
 		{`restart_triggers = { conf = "v1" }`, `restart_cmd = "./restart.sh", `, `restart_triggers needs spec\.control\.restart_cmd`},
 		{`reload_triggers = { conf = "v1" }`, `reload_cmd = "./reload.sh"`, `reload_triggers needs spec\.control\.reload_cmd`},

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -181,11 +180,11 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 				Attributes: map[string]schema.Attribute{
 					"cpu": schema.Float64Attribute{
 						Required: true, MarkdownDescription: "CPU usage limit in percent of the whole machine (not of one core), 0 to 100; `30.0` means 30%.",
-						Validators: []validator.Float64{float64validator.Between(0, 100)},
+						Validators: []validator.Float64{zeroTo(100)},
 					},
 					"mem": schema.Float64Attribute{
 						Required: true, MarkdownDescription: "Memory usage limit in percent, 0 to 100.",
-						Validators: []validator.Float64{float64validator.Between(0, 100)},
+						Validators: []validator.Float64{zeroTo(100)},
 					},
 					"fd":   nonNegative("File descriptor limit (reserved by GSE).", -1),
 					"disk": nonNegative("Disk usage limit (reserved by GSE).", -1),
@@ -198,7 +197,7 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 					"auto_type": schema.Int64Attribute{
 						Required:            true,
 						MarkdownDescription: "Hosting type: " + autoTypeDescription() + ".",
-						Validators:          []validator.Int64{int64validator.OneOf(0, 1, 2)},
+						Validators:          []validator.Int64{namedInts(autoTypes)},
 					},
 					"start_check_secs": nonNegative("Seconds after the start command before the agent checks the process is alive.", defaultStartCheckSecs),
 					"stop_check_secs":  nonNegative("Seconds after the stop command before the agent checks the process is gone.", -1),

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -137,7 +136,7 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				MarkdownDescription: fmt.Sprintf("How many times a request is retried after a transient failure (connection error, HTTP 5xx), "+
 					"with jittered exponential backoff that honours `Retry-After`. 0 to 20; defaults to %d. Operation submits are retried only when the request cannot have started a task. "+
 					"A request refused for the app's rate limit (HTTP 429, `1306429`, `1642901`-`1642904`) is not a failure: it waits and is sent again until the resource's or data source's timeout, whatever `max_retries` says.", defaultMaxRetries),
-				Validators: []validator.Int64{int64validator.Between(0, 20)},
+				Validators: []validator.Int64{zeroTo(20)},
 			},
 			"rate_limit": rateLimitAttribute(),
 			"insecure_skip_verify": schema.BoolAttribute{

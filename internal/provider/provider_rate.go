@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -24,7 +23,7 @@ func rateLimitAttribute() schema.Attribute {
 			"Unset or `0`: adaptive, the rate slows down when ESB or the gateway answers that the app is rate limited (`1306429`, HTTP 429) and speeds up slowly after, " +
 			"so several Terraform runs at once share the app's quota without being configured for it. " +
 			"Set it below the app's quota divided by the runs you start at once to never be refused. Falls back to `" + rateLimitEnv + "`.",
-		Validators: []validator.Float64{float64validator.AtLeast(0)},
+		Validators: []validator.Float64{zeroOrMore()},
 	}
 }
 

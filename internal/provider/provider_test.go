@@ -186,7 +186,7 @@ data "gse_process_status" "x" {
 }`, `request_timeout must be a positive duration`},
 		{`provider "gse" {
   max_retries = 50
-}`, `max_retries value must be between 0 and 20`},
+}`, `max_retries must be 0 to 20, got 50\.`},
 		{`provider "gse" {
   ca_cert_pem = "not a pem"
 }`, `ca_cert_pem must hold at least one PEM-encoded certificate`},

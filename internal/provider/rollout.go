@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -26,10 +24,10 @@ import (
 // rolloutModel is the rollout attribute of gse_managed_process,
 // gse_process_operation (resource and action) and gse_job_managed_process.
 type rolloutModel struct {
-	BatchSize         types.String         `tfsdk:"batch_size"`
-	MaxFailPercentage types.Int64          `tfsdk:"max_fail_percentage"`
-	WaitRunning       types.Bool           `tfsdk:"wait_running"`
-	Pause             timetypes.GoDuration `tfsdk:"pause"`
+	BatchSize         types.String `tfsdk:"batch_size"`
+	MaxFailPercentage types.Int64  `tfsdk:"max_fail_percentage"`
+	WaitRunning       types.Bool   `tfsdk:"wait_running"`
+	Pause             types.String `tfsdk:"pause"`
 }
 
 // rolloutAttribute is the schema of rollout; steps says which steps of the
@@ -55,7 +53,7 @@ func rolloutAttribute(steps string) schema.SingleNestedAttribute {
 				Optional: true,
 				MarkdownDescription: "Share of all the step's hosts, `0` to `100`, that may fail before no further batch starts. Defaults to `0`: " +
 					"the first failed host stops the rollout after its batch. Failures within the share still fail the apply once every batch ran.",
-				Validators: []validator.Int64{int64validator.Between(0, 100)},
+				Validators: []validator.Int64{zeroTo(100)},
 			},
 			"wait_running": schema.BoolAttribute{
 				Optional: true,
@@ -65,8 +63,7 @@ func rolloutAttribute(steps string) schema.SingleNestedAttribute {
 					"then fail, named with what GSE reported. A GSE process whose spec makes it a one-shot (`monitor_policy.auto_type = 2`) exits by design and is not waited for. Defaults to `false`.",
 			},
 			"pause": schema.StringAttribute{
-				Optional:   true,
-				CustomType: timetypes.GoDurationType{},
+				Optional: true,
 				MarkdownDescription: "Pause between batches, a Go duration such as `\"30s\"` or `\"2m\"` (`\"0s\"` for none, the default). " +
 					"It counts against the resource's timeout.",
 				Validators: []validator.String{nonNegativeDuration()},
@@ -100,7 +97,7 @@ func (m *rolloutModel) plan() *rollout {
 		}
 	}
 	if !m.Pause.IsNull() && !m.Pause.IsUnknown() {
-		r.pause, _ = m.Pause.ValueGoDuration()
+		r.pause, _ = time.ParseDuration(m.Pause.ValueString())
 	}
 	return r
 }
@@ -127,11 +124,11 @@ func batchSizeFormat() validator.String {
 	}}
 }
 
-// nonNegativeDuration rejects a negative pause; the type (timetypes.GoDuration)
-// rejects what is no duration at all.
+// nonNegativeDuration accepts a Go duration of 0s or more, and says which
+// attribute is wrong when it is not (timetypes.GoDuration's own check did not).
 func nonNegativeDuration() validator.String {
 	return stringCheck{"a duration of 0s or more, such as 30s", func(s string) error {
-		if d, err := time.ParseDuration(s); err == nil && d < 0 {
+		if d, err := time.ParseDuration(s); err != nil || d < 0 {
 			return fmt.Errorf("must be a duration of 0s or more, such as \"30s\" or \"2m\"")
 		}
 		return nil

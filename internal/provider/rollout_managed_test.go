@@ -249,9 +249,9 @@ func TestAccRollout_validation(t *testing.T) {
 		{cfg(`{ batch_size = "101%" }`), ws(`rollout.batch_size must be a percentage from 1% to 100%, got "101%"`)},
 		{cfg(`{ batch_size = 0 }`), ws(`rollout.batch_size must be a host count of at least 1`)},
 		{cfg(`{ batch_size = "many" }`), ws(`rollout.batch_size must be a host count such as 5 or a percentage such as "25%"`)},
-		{cfg(`{ max_fail_percentage = 101 }`), ws(`rollout.max_fail_percentage value must be between 0 and 100, got: 101`)},
+		{cfg(`{ max_fail_percentage = 101 }`), ws(`rollout.max_fail_percentage must be 0 to 100, got 101.`)},
 		{cfg(`{ pause = "-1s" }`), ws(`rollout.pause must be a duration of 0s or more`)},
-		{cfg(`{ pause = "soon" }`), ws(`Invalid Time Duration String Value`)},
+		{cfg(`{ pause = "soon" }`), ws(`rollout.pause must be a duration of 0s or more, such as "30s" or "2m", got "soon".`)},
 	})
 }
 

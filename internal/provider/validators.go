@@ -3,11 +3,14 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
@@ -61,6 +64,9 @@ func metaName() validator.String {
 
 func duration() validator.String {
 	return stringCheck{"must be a positive Go duration such as 30s", func(s string) error {
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			return fmt.Errorf("must be a duration with a unit, such as %ss or %sm", s, s)
+		}
 		if d, err := time.ParseDuration(s); err != nil || d <= 0 {
 			return fmt.Errorf("must be a positive duration such as 30s, 90s or 2m")
 		}
@@ -95,4 +101,66 @@ func caCertPEM() validator.String {
 		}
 		return nil
 	}}
+}
+
+// numberRange checks an Int64 or Float64 attribute against min to max
+// (max +Inf: no upper bound), in the numbers a user writes: the framework's
+// own validators print 0.000000 and say "value" where this names the attribute.
+type numberRange struct{ min, max float64 }
+
+// zeroTo accepts 0 to hi inclusive; zeroOrMore 0 or more.
+func zeroTo(hi float64) numberRange { return numberRange{0, hi} }
+func zeroOrMore() numberRange       { return numberRange{0, math.Inf(1)} }
+
+func (v numberRange) Description(context.Context) string {
+	if math.IsInf(v.max, 1) {
+		return "must be " + numText(v.min) + " or more"
+	}
+	return "must be " + numText(v.min) + " to " + numText(v.max)
+}
+func (v numberRange) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v numberRange) ValidateInt64(ctx context.Context, req validator.Int64Request, resp *validator.Int64Response) {
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() {
+		v.check(ctx, req.Path, float64(req.ConfigValue.ValueInt64()), &resp.Diagnostics)
+	}
+}
+
+func (v numberRange) ValidateFloat64(ctx context.Context, req validator.Float64Request, resp *validator.Float64Response) {
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() {
+		v.check(ctx, req.Path, req.ConfigValue.ValueFloat64(), &resp.Diagnostics)
+	}
+}
+
+func (v numberRange) check(ctx context.Context, p path.Path, x float64, diags *diag.Diagnostics) {
+	if x < v.min || x > v.max {
+		name := attrName(p)
+		diags.AddAttributeError(p, "Invalid "+name, fmt.Sprintf("%s %s, got %s.", name, v.Description(ctx), numText(x)))
+	}
+}
+
+// numText is a number as a user writes it: 100, 0.5.
+func numText(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// namedInts checks that an Int64 attribute is one of 0 to len-1, the names
+// saying what each means: "must be 0 (periodic), 1 (resident) or 2 (one-shot)".
+type namedInts []string
+
+func (v namedInts) Description(context.Context) string {
+	parts := make([]string, len(v))
+	for i, name := range v {
+		parts[i] = fmt.Sprintf("%d (%s)", i, name)
+	}
+	return "must be " + strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+func (v namedInts) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v namedInts) ValidateInt64(ctx context.Context, req validator.Int64Request, resp *validator.Int64Response) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if x := req.ConfigValue.ValueInt64(); x < 0 || x >= int64(len(v)) {
+		name := attrName(req.Path)
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+name, fmt.Sprintf("%s %s, got %d.", name, v.Description(ctx), x))
+	}
 }

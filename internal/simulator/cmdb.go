@@ -24,12 +24,13 @@ const (
 	CMDBModulesPerSet  = 2
 
 	cmdbAPI          = "cc/list_biz_hosts"
-	codeCMDBParams   = 1199006 // bk-cmdb: parameter invalid
-	cmdbMaxLimit     = 1000    // the docs say 500; the server takes 1000
+	cmdbMaxLimit     = 1000 // the docs say 500; the server takes 1000
 	cmdbMaxSetIDs    = 200
 	cmdbMaxModuleIDs = 500
-	cmdbMaxDepth     = 2
 	idleBiz          = 1 // the resource pool: hosts that left the business
+	// CMDBCustomIntField is the custom int host field of the generated hosts:
+	// host i has i%42+1 there, and bk_service_term i%5+1.
+	CMDBCustomIntField = "rack_unit"
 )
 
 // CMDBSetID and CMDBModuleID are the ids of the generated set s and module m (0-based).
@@ -46,9 +47,13 @@ type CMDBHost struct {
 	AgentID   string `json:"bk_agent_id"` // empty on hosts whose agent predates GSE 2.0
 	Name      string `json:"bk_host_name"`
 	OSType    string `json:"bk_os_type"` // "1" Linux, "2" Windows
-	BizID     int64  `json:"bk_biz_id"`
-	SetID     int64  `json:"bk_set_id"`
-	ModuleID  int64  `json:"bk_module_id"`
+	// ServiceTerm is CMDB's own int field bk_service_term (warranty years).
+	ServiceTerm int64 `json:"bk_service_term"`
+	// RackUnit is a custom int field (CMDBCustomIntField) the business added to hosts.
+	RackUnit int64 `json:"rack_unit"`
+	BizID    int64 `json:"bk_biz_id"`
+	SetID    int64 `json:"bk_set_id"`
+	ModuleID int64 `json:"bk_module_id"`
 }
 
 // generateCMDB builds n hosts: host i has IPv4 10.x.y.z; every 10th a second
@@ -59,7 +64,7 @@ func (s *Server) generateCMDB(n int) {
 	for i := 1; i <= n; i++ {
 		m := (i - 1) / CMDBHostsPerModule
 		h := &CMDBHost{
-			ID: int64(i), Name: fmt.Sprintf("host-%05d", i), OSType: "1",
+			ID: int64(i), Name: fmt.Sprintf("host-%05d", i), OSType: "1", ServiceTerm: int64(i%5 + 1), RackUnit: int64(i%42 + 1),
 			BizID: CMDBBizID, SetID: CMDBSetID(m / CMDBModulesPerSet), ModuleID: CMDBModuleID(m),
 			InnerIP: fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255),
 		}
@@ -166,14 +171,6 @@ func (s *Server) serveCMDBGateway(w http.ResponseWriter, r *http.Request) {
 	}).write(w, r)
 }
 
-type cmdbFilter struct {
-	Condition string          `json:"condition"`
-	Rules     []cmdbFilter    `json:"rules"`
-	Field     string          `json:"field"`
-	Operator  string          `json:"operator"`
-	Value     json.RawMessage `json:"value"`
-}
-
 type listBizHostsRequest struct {
 	BizID  int64    `json:"bk_biz_id"`
 	Fields []string `json:"fields"`
@@ -182,9 +179,9 @@ type listBizHostsRequest struct {
 		Limit int    `json:"limit"`
 		Sort  string `json:"sort"`
 	} `json:"page"`
-	SetIDs    []int64     `json:"bk_set_ids"`
-	ModuleIDs []int64     `json:"bk_module_ids"`
-	Filter    *cmdbFilter `json:"host_property_filter"`
+	SetIDs    []int64         `json:"bk_set_ids"`
+	ModuleIDs []int64         `json:"bk_module_ids"`
+	Filter    json.RawMessage `json:"host_property_filter"`
 }
 
 // listBizHosts answers one page; pathBiz is the gateway's bk_biz_id (0: ESB, from the body).
@@ -196,7 +193,8 @@ func (s *Server) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 	if pathBiz != 0 {
 		req.BizID = pathBiz
 	}
-	if err := req.check(); err != nil {
+	filter, err := req.check()
+	if err != nil {
 		return nil, err
 	}
 	if s.cmdbChurn > 0 && len(s.cmdb) > 0 {
@@ -206,9 +204,19 @@ func (s *Server) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 	}
 	var hosts []*CMDBHost
 	for _, h := range s.cmdb {
-		if h.BizID == req.BizID && inIDs(req.SetIDs, h.SetID) && inIDs(req.ModuleIDs, h.ModuleID) && (req.Filter == nil || req.Filter.match(h)) {
-			hosts = append(hosts, h)
+		if h.BizID != req.BizID || !inIDs(req.SetIDs, h.SetID) || !inIDs(req.ModuleIDs, h.ModuleID) {
+			continue
 		}
+		if filter != nil {
+			ok, err := filter.match(h.field)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		hosts = append(hosts, h)
 	}
 	if req.Page.Sort == "-bk_host_id" {
 		slices.Reverse(hosts)
@@ -222,33 +230,45 @@ func (s *Server) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 	return map[string]any{"count": len(hosts), "info": info}, nil
 }
 
-func (req *listBizHostsRequest) check() *apiError {
+// check validates the request in ListHostsParameter.Validate's order
+// (bk-cmdb src/common/metadata/hostserver.go): page, host_property_filter,
+// bk_set_ids, bk_module_ids. It returns the parsed filter (nil if none).
+func (req *listBizHostsRequest) check() (*cmdbRule, *apiError) {
 	switch {
 	case req.BizID <= 0:
-		return &apiError{codeCMDBParams, "bk_biz_id is required"}
+		return nil, &apiError{codeCMDBParams, "bk_biz_id is required"}
 	case len(req.Fields) == 0:
-		return &apiError{codeCMDBParams, "fields is required"}
+		return nil, &apiError{codeCMDBParams, "fields is required"}
 	case req.Page == nil || req.Page.Limit <= 0 || req.Page.Limit > cmdbMaxLimit || req.Page.Start < 0:
-		return &apiError{codeCMDBParams, fmt.Sprintf("page.limit must be 1 to %d and page.start 0 or more", cmdbMaxLimit)}
+		return nil, &apiError{codeCMDBParams, fmt.Sprintf("page.limit must be 1 to %d and page.start 0 or more", cmdbMaxLimit)}
 	case req.Page.Sort != "" && req.Page.Sort != "bk_host_id" && req.Page.Sort != "-bk_host_id":
-		return &apiError{codeCMDBParams, "the simulator sorts by bk_host_id only"}
+		return nil, &apiError{codeCMDBParams, "the simulator sorts by bk_host_id only"}
+	}
+	filter, err := parseCMDBFilter(req.Filter)
+	switch {
+	case err != nil:
+		return nil, err
 	case len(req.SetIDs) > cmdbMaxSetIDs:
-		return &apiError{codeCMDBParams, fmt.Sprintf("bk_set_ids holds %d ids, at most %d", len(req.SetIDs), cmdbMaxSetIDs)}
+		return nil, &apiError{codeCMDBParams, fmt.Sprintf("bk_set_ids holds %d ids, at most %d", len(req.SetIDs), cmdbMaxSetIDs)}
 	case len(req.ModuleIDs) > cmdbMaxModuleIDs:
-		return &apiError{codeCMDBParams, fmt.Sprintf("bk_module_ids holds %d ids, at most %d", len(req.ModuleIDs), cmdbMaxModuleIDs)}
+		return nil, &apiError{codeCMDBParams, fmt.Sprintf("bk_module_ids holds %d ids, at most %d", len(req.ModuleIDs), cmdbMaxModuleIDs)}
 	}
-	if req.Filter != nil {
-		return req.Filter.check(1)
-	}
-	return nil
+	return filter, nil
 }
 
 func inIDs(ids []int64, id int64) bool { return len(ids) == 0 || slices.Contains(ids, id) }
+
+// field is one field of the host, and whether it has it.
+func (h *CMDBHost) field(name string) (any, bool) {
+	v, ok := h.fields([]string{name})[name]
+	return v, ok
+}
 
 func (h *CMDBHost) fields(names []string) map[string]any {
 	all := map[string]any{
 		"bk_host_id": h.ID, "bk_host_innerip": h.InnerIP, "bk_host_innerip_v6": h.InnerIPv6, "bk_cloud_id": h.CloudID,
 		"bk_agent_id": h.AgentID, "bk_host_name": h.Name, "bk_os_type": h.OSType,
+		"bk_service_term": h.ServiceTerm, CMDBCustomIntField: h.RackUnit,
 	}
 	out := make(map[string]any, len(names))
 	for _, n := range names {
@@ -257,67 +277,4 @@ func (h *CMDBHost) fields(names []string) map[string]any {
 		}
 	}
 	return out
-}
-
-var cmdbOperators = []string{"equal", "not_equal", "in", "not_in", "contains", "begins_with", "less", "greater"}
-
-// check validates a filter (a group at depth, or a rule).
-func (f *cmdbFilter) check(depth int) *apiError {
-	if f.Condition == "" {
-		if f.Field == "" || !slices.Contains(cmdbOperators, f.Operator) {
-			return &apiError{codeCMDBParams, fmt.Sprintf("host_property_filter: rule %q %q: a rule needs a field and one of the operators %s", f.Field, f.Operator, strings.Join(cmdbOperators, ", "))}
-		}
-		return nil
-	}
-	if depth > cmdbMaxDepth {
-		return &apiError{codeCMDBParams, fmt.Sprintf("host_property_filter nests deeper than %d levels", cmdbMaxDepth)}
-	}
-	if f.Condition != "AND" && f.Condition != "OR" {
-		return &apiError{codeCMDBParams, fmt.Sprintf("host_property_filter: condition %q is not AND or OR", f.Condition)}
-	}
-	for i := range f.Rules {
-		if err := f.Rules[i].check(depth + 1); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (f *cmdbFilter) match(h *CMDBHost) bool {
-	if f.Condition != "" {
-		for i := range f.Rules {
-			if ok := f.Rules[i].match(h); ok == (f.Condition == "OR") {
-				return ok
-			}
-		}
-		return f.Condition == "AND"
-	}
-	got := fmt.Sprint(h.fields([]string{f.Field})[f.Field])
-	var one any
-	var many []any
-	_ = json.Unmarshal(f.Value, &one)
-	_ = json.Unmarshal(f.Value, &many)
-	want := fmt.Sprint(one)
-	in := slices.ContainsFunc(many, func(v any) bool { return fmt.Sprint(v) == got })
-	gotN, _ := strconv.ParseFloat(got, 64)
-	wantN, _ := strconv.ParseFloat(want, 64)
-	switch f.Operator {
-	case "equal":
-		return got == want
-	case "not_equal":
-		return got != want
-	case "in":
-		return in
-	case "not_in":
-		return !in
-	case "contains":
-		return strings.Contains(got, want)
-	case "begins_with":
-		return strings.HasPrefix(got, want)
-	case "less":
-		return gotN < wantN
-	case "greater":
-		return gotN > wantN
-	}
-	return false
 }

@@ -7,7 +7,7 @@ action "gse_process_operation" "restart_agent" {
     op = "restart"
     gse = {
       meta  = { namespace = "gse", name = gse_managed_process.agent.meta.name }
-      hosts = [for h in gse_managed_process.agent.hosts : { ip = h.ip, bk_cloud_id = h.bk_cloud_id }]
+      hosts = gse_managed_process.agent.hosts # by ip or agent_id, whichever each host uses
       spec  = gse_managed_process.agent.spec
     }
     rollout = { batch_size = 1, wait_running = true, pause = "10s" }

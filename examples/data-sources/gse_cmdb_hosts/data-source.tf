@@ -7,11 +7,15 @@ data "gse_cmdb_hosts" "web" {
     condition = "AND"
     rules = [
       { field = "bk_os_type", operator = "equal", value = "1" }, # Linux
+      # Any numeric field, CMDB's own or a custom one, compares with number.
+      { field = "bk_service_term", operator = "greater_or_equal", number = 2 },
       {
         condition = "OR"
         rules = [
-          { field = "bk_host_name", operator = "begins_with", value = "web-" },
-          { field = "bk_cloud_id", operator = "in", values = ["0", "1"] },
+          # value is a regular expression: literal = true matches "web-" as written.
+          { field = "bk_host_name", operator = "begins_with", value = "web-", literal = true },
+          { field = "bk_host_innerip", operator = "begins_with", value = "10\\.0\\.0\\." }, # escaped by hand
+          { field = "bk_cloud_id", operator = "in", numbers = [0, 1] },
         ]
       },
     ]

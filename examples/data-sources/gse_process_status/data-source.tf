@@ -5,13 +5,13 @@ data "gse_process_status" "agent" {
     namespace = gse_managed_process.agent.meta.namespace
     name      = gse_managed_process.agent.meta.name
   }
-  hosts = [for h in gse_managed_process.agent.hosts : { ip = h.ip, bk_cloud_id = h.bk_cloud_id }]
+  hosts = gse_managed_process.agent.hosts # by ip or agent_id, whichever each host uses
 }
 
 output "agent_status" {
   value = {
     for p in data.gse_process_status.agent.proc_infos :
-    "${p.bk_cloud_id}:${p.ip}" => "${p.status}, pid ${p.pid}, hosted ${p.managed}"
+    (p.agent_id != null ? p.agent_id : "${p.bk_cloud_id}:${p.ip}") => "${p.status}, pid ${p.pid}, hosted ${p.managed}"
   }
 }
 

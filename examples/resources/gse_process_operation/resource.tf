@@ -5,7 +5,7 @@ resource "gse_process_operation" "reload_agent" {
 
   gse = {
     meta  = { namespace = "gse", name = gse_managed_process.agent.meta.name }
-    hosts = [for h in gse_managed_process.agent.hosts : { ip = h.ip, bk_cloud_id = h.bk_cloud_id }]
+    hosts = gse_managed_process.agent.hosts # by ip or agent_id, whichever each host uses
     spec  = gse_managed_process.agent.spec
   }
 }
