@@ -181,11 +181,20 @@ func settle(batch []gse.Host, err error) (ok []gse.Host, failed []rolloutFailure
 }
 
 // waitRunning polls until GSE reports every host running or ctx ends, and
-// splits hosts into those running and those that never did.
+// splits hosts into those running and those that never did. When ctx ends
+// during a read, hosts are judged by the last read that answered: the
+// deadline cutting a read short says nothing about the hosts.
 func waitRunning(ctx context.Context, hosts []gse.Host, check *runningCheck) ([]gse.Host, []rolloutFailure) {
+	var bad map[string]string
+	var err error
 	for n := 0; ; n++ {
-		bad, err := check.query(ctx, hosts)
-		if err == nil && len(bad) == 0 {
+		answer, readErr := check.query(ctx, hosts)
+		if readErr == nil {
+			bad, err = answer, nil
+		} else if bad == nil || ctx.Err() == nil {
+			err = readErr
+		}
+		if readErr == nil && len(bad) == 0 {
 			return hosts, nil
 		}
 		if check.client.WaitPoll(ctx, n) != nil {

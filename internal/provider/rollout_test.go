@@ -209,6 +209,34 @@ func TestRolloutPauseAndWaitHonourTheContext(t *testing.T) {
 	}
 }
 
+// A deadline that cuts a status read short judges hosts by the last read
+// that answered: the host seen running stays done, the other is reported with
+// what GSE said, not as "could not be read".
+func TestWaitRunningDeadlineDuringARead(t *testing.T) {
+	t.Parallel()
+	c, err := gse.New(gse.Config{Endpoint: "http://127.0.0.1:1", AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin",
+		PollInitial: time.Millisecond, PollMax: time.Millisecond}) // paces the reads, never called
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := rolloutHosts("0:10.0.0.1", "0:10.0.0.2")
+	reads := 0
+	check := &runningCheck{client: c, query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
+		if reads++; reads == 1 {
+			return map[string]string{batch[0].Key(): "status stopped (2), pid -1"}, nil
+		}
+		<-ctx.Done() // the second read outlives the deadline
+		return nil, ctx.Err()
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	ok, sick := waitRunning(ctx, hosts, check)
+	if len(ok) != 1 || ok[0].Key() != hosts[1].Key() || len(sick) != 1 ||
+		sick[0].reason != "not running before the timeout (wait_running): GSE reports status stopped (2), pid -1" {
+		t.Fatalf("ok %v, sick %+v", ok, sick)
+	}
+}
+
 // The planner on a fleet of 10,000 hosts (issue 6's scale): ordering and splitting.
 func BenchmarkRolloutBatches10k(b *testing.B) {
 	hosts := make([]gse.Host, 10000)
