@@ -103,7 +103,9 @@ func (bn *bench) manyRows() []row {
 		func(s step) measure { return s(b, bn.fast) },
 	}
 	if bn.baseConfig != "" {
-		c := bn.dir("many-base", gseConfig(w))
+		wb := w
+		wb.namespace = "baseline" // beside the other arm's processes in the one simulator
+		c := bn.dir("many-base", gseConfig(wb))
 		arms = append(arms, func(s step) measure { return bn.baseline(func() measure { return s(c, bn.fast) }) })
 	}
 	// Each run applies then destroys them all, the first arm rotating.
