@@ -23,6 +23,7 @@ func main() {
 	flag.Parse()
 
 	quietUnlessAsked()
+	tuneGC() // memory.go
 	stopProfiling := startProfiling()
 	var opts []tf6server.ServeOpt
 	if debug {

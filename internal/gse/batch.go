@@ -329,11 +329,14 @@ func (b *batcher) run(t *opTask) {
 		return
 	}
 	for n := 0; ; n++ {
-		if b.c.poll.wait(t.ctx, n) != nil {
+		if b.c.poll.waitTask(t.ctx, n) != nil {
 			return // every caller has left
 		}
 		data, err := b.c.getResult(t.ctx, b.fam.result, t.id)
 		if err != nil && pending(err) {
+			if n == 0 {
+				b.c.poll.sawFirst(false)
+			}
 			continue
 		}
 		if err != nil && t.ctx.Err() != nil {
@@ -366,6 +369,9 @@ func (b *batcher) run(t *opTask) {
 		b.mu.Lock()
 		if len(finished) > 0 {
 			b.lastTask = time.Since(submitted)
+		}
+		if n == 0 && err == nil {
+			b.c.poll.sawFirst(len(finished) == t.live)
 		}
 		for _, it := range finished {
 			if it.state == sentItem { // not left meanwhile

@@ -17,12 +17,15 @@ import (
 func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Context) (map[K]HostResult, error), want []K, settled func(i int, r HostResult)) (map[K]HostResult, error) {
 	final := make(map[K]HostResult, len(want))
 	for n := 0; len(final) < len(want); n++ {
-		if err := b.wait(ctx, n); err != nil {
+		if err := b.waitTask(ctx, n); err != nil {
 			return final, err
 		}
 		data, err := poll(ctx)
 		if err != nil {
 			if pending(err) {
+				if n == 0 {
+					b.sawFirst(false)
+				}
 				continue
 			}
 			return final, deadlineCause(ctx, err)
@@ -31,6 +34,9 @@ func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Co
 			if settled != nil {
 				settled(i, final[want[i]])
 			}
+		}
+		if n == 0 {
+			b.sawFirst(len(final) == len(want))
 		}
 	}
 	return final, nil

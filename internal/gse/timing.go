@@ -3,6 +3,7 @@ package gse
 import (
 	"context"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,9 +42,62 @@ const (
 type backoff struct {
 	min, max time.Duration
 	factor   int64
+	first    *firstPoll // the wait before a task's first poll, when it is not min
 }
 
-func newBackoff(minD, maxD time.Duration) backoff { return backoff{min: minD, max: maxD, factor: 4} }
+func newBackoff(minD, maxD time.Duration) backoff {
+	return backoff{min: minD, max: maxD, factor: 4, first: newFirstPoll(minD)}
+}
+
+// firstPoll adapts the wait before a task's first poll to how soon the
+// installation finishes tasks. A poll that finds the task done halves the
+// next first wait, down to a tenth of min; one that finds it pending doubles
+// it, up to min. A task that finishes at once (an operation on hosts whose
+// agent answers within milliseconds) then costs one poll some 10 ms after the
+// submit instead of min (100 ms): that wait was most of a one-host create or
+// destroy (bench-e2e's many row). Tasks that take longer (GSE's usual
+// seconds) find the first poll pending and keep min, so they cost no more
+// requests; after a run of fast tasks the first slow one costs at most one
+// early poll more, and the next few fewer and fewer.
+type firstPoll struct {
+	min, floor time.Duration
+	d          atomic.Int64 // the current wait, a time.Duration
+}
+
+func newFirstPoll(minD time.Duration) *firstPoll {
+	f := &firstPoll{min: minD, floor: minD / 10}
+	f.d.Store(int64(minD))
+	return f
+}
+
+func (f *firstPoll) wait() time.Duration { return time.Duration(f.d.Load()) }
+
+// saw records what a first poll found.
+func (f *firstPoll) saw(done bool) {
+	d := f.wait()
+	if done {
+		d = max(f.floor, d/2)
+	} else {
+		d = min(f.min, 2*d)
+	}
+	f.d.Store(int64(d))
+}
+
+// waitTask sleeps before the n-th poll of a task: the adaptive first wait,
+// then the schedule's intervals.
+func (b backoff) waitTask(ctx context.Context, n int) error {
+	if n == 0 && b.first != nil {
+		return Sleep(ctx, b.first.wait())
+	}
+	return b.wait(ctx, n)
+}
+
+// sawFirst records whether a task's first poll found it done.
+func (b backoff) sawFirst(done bool) {
+	if b.first != nil {
+		b.first.saw(done)
+	}
+}
 
 // interval is the wait before the n-th poll (n from 0).
 func (b backoff) interval(n int) time.Duration {

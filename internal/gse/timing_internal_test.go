@@ -39,3 +39,22 @@ func TestPollScheduleBudget(t *testing.T) {
 		t.Errorf("L = 1m: %d polls", got)
 	}
 }
+
+// The first poll's wait halves for each task seen done at its first poll,
+// down to a tenth of the schedule's first interval, and doubles back for each
+// seen pending, never past it: slow tasks keep the schedule above.
+func TestFirstPollAdapts(t *testing.T) {
+	b := newBackoff(100*time.Millisecond, 5*time.Second)
+	var got []time.Duration
+	for _, done := range []bool{true, true, true, true, true, false, false, false, false, false} {
+		b.sawFirst(done)
+		got = append(got, b.first.wait())
+	}
+	ms := time.Millisecond
+	want := []time.Duration{50 * ms, 25 * ms, 12500 * time.Microsecond, 10 * ms, 10 * ms, 20 * ms, 40 * ms, 80 * ms, 100 * ms, 100 * ms}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("first waits %v, want %v", got, want)
+		}
+	}
+}

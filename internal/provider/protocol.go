@@ -22,7 +22,7 @@ func NewProtocol6(p provider.Provider) func() (tfprotov6.ProviderServer, error) 
 		if !ok {
 			return nil, fmt.Errorf("the framework's server %T lacks list resource, action or state store RPCs", s)
 		}
-		return packedServer{fs, findPackedAttrs(context.Background(), p)}, nil
+		return packedServer{fs, findPackedAttrs(context.Background(), p), &stateTypes{}}, nil
 	}
 }
 
@@ -38,10 +38,12 @@ type frameworkServer interface {
 
 // packedServer tells Terraform the type of each packed attribute
 // (packedType), and packs and unpacks its values on the way to and from the
-// framework.
+// framework. It passes stored states of the current version through itself
+// (protocol_upgrade.go).
 type packedServer struct {
 	frameworkServer
 	packed packedAttrs
+	states *stateTypes
 }
 
 func (s packedServer) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
@@ -70,6 +72,14 @@ func (s packedServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6
 }
 
 func (s packedServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	if resp, ok := s.states.passthrough(ctx, s, req); ok {
+		return resp, nil
+	}
+	return s.upgradeByFramework(ctx, req)
+}
+
+// upgradeByFramework is the framework's answer to req, packed attributes included.
+func (s packedServer) upgradeByFramework(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	return s.packed.upgradeState(ctx, req, s.frameworkServer.UpgradeResourceState)
 }
 

@@ -23,6 +23,7 @@ import (
 
 type options struct {
 	repo, providerSrc  string
+	baselineSrc        string // a checkout whose provider the refresh and many rows also measure, in the same runs
 	hosts, resources   int
 	refreshResources   int
 	runs               int
@@ -45,6 +46,7 @@ func main() {
 	var quick bool
 	flag.StringVar(&o.repo, "repo", ".", "repository root (builds the simulator, and the provider unless -provider-src)")
 	flag.StringVar(&o.providerSrc, "provider-src", "", "build the provider from this checkout instead (to measure an older commit)")
+	flag.StringVar(&o.baselineSrc, "baseline-src", "", "also build the provider of this checkout and measure it in the refresh and many rows, interleaved with the others (before/after in one run)")
 	flag.IntVar(&o.hosts, "hosts", 10000, "hosts of the one-resource plan and apply rows")
 	flag.IntVar(&o.resources, "resources", 100, "one-host resources of the many-resources apply row and the 100-creates request row")
 	flag.IntVar(&o.refreshResources, "refresh-resources", 1000, "resources of the refresh row")
@@ -118,7 +120,7 @@ func run(o options) error {
 		rows = append(rows, b.manyRows()...)
 	}
 	if o.want("refresh") {
-		rows = append(rows, b.refreshRow())
+		rows = append(rows, b.refreshRow()...)
 	}
 	if o.want("create") {
 		rows = append(rows, b.createRows()...)

@@ -97,32 +97,78 @@ func (bn *bench) manyRows() []row {
 	w := workload{resources: bn.o.resources, hosts: 1, running: true}
 	fmt.Fprintf(os.Stderr, "many: %d one-host resources\n", w.resources)
 	a, b := bn.dir("many-data", dataConfig(w)), bn.dir("many-gse", gseConfig(w))
-	// Each run applies then destroys both, in alternating order.
-	var applies, destroys pair
+	type step func(dir string, sim *simulator) measure
+	arms := []func(step) measure{
+		func(s step) measure { return s(a, bn.fast) },
+		func(s step) measure { return s(b, bn.fast) },
+	}
+	if bn.baseConfig != "" {
+		wb := w
+		wb.namespace = "baseline" // beside the other arm's processes in the one simulator
+		c := bn.dir("many-base", gseConfig(wb))
+		arms = append(arms, func(s step) measure { return bn.baseline(func() measure { return s(c, bn.fast) }) })
+	}
+	// Each run applies then destroys them all, the first arm rotating.
+	applies, destroys := make([][]measure, len(arms)), make([][]measure, len(arms))
 	for i := 0; i < bn.o.runs; i++ {
-		aa, ba := bn.order(i, func() measure { return bn.apply(a, bn.fast) }, func() measure { return bn.apply(b, bn.fast) })
-		ad, bd := bn.order(i, func() measure { return bn.destroy(a, bn.fast) }, func() measure { return bn.destroy(b, bn.fast) })
-		applies.a, applies.b = append(applies.a, aa), append(applies.b, ba)
-		destroys.a, destroys.b = append(destroys.a, ad), append(destroys.b, bd)
-		fmt.Fprintf(os.Stderr, "  run %d: apply %v / %v, destroy %v / %v\n", i+1, aa.wall.Round(time.Millisecond), ba.wall.Round(time.Millisecond),
-			ad.wall.Round(time.Millisecond), bd.wall.Round(time.Millisecond))
+		for k := range arms {
+			j := (i + k) % len(arms)
+			applies[j] = append(applies[j], arms[j](bn.apply))
+		}
+		for k := range arms {
+			j := (i + k) % len(arms)
+			destroys[j] = append(destroys[j], arms[j](bn.destroy))
+		}
+		fmt.Fprintf(os.Stderr, "  run %d: apply %v, destroy %v (terraform_data, gse, baseline)\n", i+1, walls(applies, i), walls(destroys, i))
 	}
-	return []row{
-		ratioRow(fmt.Sprintf("apply %d resources (1 host, `running = true`) / %d `terraform_data`", w.resources, w.resources), applies),
-		ratioRow(fmt.Sprintf("destroy them / destroy %d `terraform_data`", w.resources), destroys),
+	rows := []row{
+		ratioRow(fmt.Sprintf("apply %d resources (1 host, `running = true`) / %d `terraform_data`", w.resources, w.resources), pair{applies[0], applies[1]}),
+		ratioRow(fmt.Sprintf("destroy them / destroy %d `terraform_data`", w.resources), pair{destroys[0], destroys[1]}),
 	}
+	if len(arms) > 2 {
+		rows = append(rows,
+			ratioRow(fmt.Sprintf("baseline (%s): apply %d / `terraform_data`", bn.o.baselineSrc, w.resources), pair{applies[0], applies[2]}),
+			ratioRow(fmt.Sprintf("baseline (%s): destroy them / `terraform_data`", bn.o.baselineSrc), pair{destroys[0], destroys[2]}))
+	}
+	return rows
 }
 
-func (bn *bench) refreshRow() row {
+// walls are run i's wall times of each arm.
+func walls(arms [][]measure, i int) []time.Duration {
+	var out []time.Duration
+	for _, ms := range arms {
+		out = append(out, ms[i].wall.Round(time.Millisecond))
+	}
+	return out
+}
+
+// refreshRow plans (refreshes) resources that exist; with -baseline-src the
+// baseline provider refreshes the same state in the same runs.
+func (bn *bench) refreshRow() []row {
 	w := workload{resources: bn.o.refreshResources, hosts: 1, running: true}
 	fmt.Fprintf(os.Stderr, "refresh: %d resources\n", w.resources)
 	a, b := bn.dir("refresh-data", dataConfig(w)), bn.dir("refresh-gse", gseConfig(w))
 	bn.apply(a, bn.fast)
 	bn.apply(b, bn.fast)
-	p := bn.abRuns(func() measure { return bn.plan(a, bn.fast) }, func() measure { return bn.plan(b, bn.fast) })
+	arms := []func() measure{func() measure { return bn.plan(a, bn.fast) }, func() measure { return bn.plan(b, bn.fast) }}
+	if bn.baseConfig != "" {
+		arms = append(arms, func() measure { return bn.baseline(func() measure { return bn.plan(b, bn.fast) }) })
+	}
+	plans := make([][]measure, len(arms))
+	for i := 0; i < bn.o.runs; i++ {
+		for k := range arms {
+			j := (i + k) % len(arms)
+			plans[j] = append(plans[j], arms[j]())
+		}
+		fmt.Fprintf(os.Stderr, "  run %d: %v (terraform_data, gse, baseline)\n", i+1, walls(plans, i))
+	}
 	bn.destroy(a, bn.fast)
 	bn.destroy(b, bn.fast)
-	return ratioRow(fmt.Sprintf("plan (refresh) %d resources / %d `terraform_data`", w.resources, w.resources), p)
+	rows := []row{ratioRow(fmt.Sprintf("plan (refresh) %d resources / %d `terraform_data`", w.resources, w.resources), pair{plans[0], plans[1]})}
+	if len(arms) > 2 {
+		rows = append(rows, ratioRow(fmt.Sprintf("baseline (%s): plan (refresh) %d / `terraform_data`", bn.o.baselineSrc, w.resources), pair{plans[0], plans[2]}))
+	}
+	return rows
 }
 
 // createRows: (apply − terraform_data apply) / L for one create at latency L.

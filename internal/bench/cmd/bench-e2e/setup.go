@@ -23,6 +23,7 @@ type bench struct {
 	o          options
 	work, bin  string
 	cliConfig  string
+	baseConfig string     // the CLI config pointing at the -baseline-src provider, "" without one
 	fast, slow *simulator // task latency o.taskLatency and o.createLatency
 	seq        int
 }
@@ -38,22 +39,30 @@ func setup(o options, work string) (*bench, error) {
 	if o.providerSrc != "" {
 		src = o.providerSrc
 	}
-	for _, build := range []struct{ dir, out, pkg string }{
+	builds := []struct{ dir, out, pkg string }{
 		{src, filepath.Join(b.bin, "terraform-provider-gse"), "."},
 		{o.repo, filepath.Join(b.bin, "gse-simulator"), "./internal/simulator/cmd/gse-simulator"},
-	} {
+	}
+	baseBin := filepath.Join(work, "bin-base")
+	if o.baselineSrc != "" {
+		builds = append(builds, struct{ dir, out, pkg string }{o.baselineSrc, filepath.Join(baseBin, "terraform-provider-gse"), "."})
+	}
+	for _, build := range builds {
 		cmd := exec.Command("go", "build", "-o", build.out, build.pkg)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = absPath(build.dir), os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return nil, fmt.Errorf("go build %s in %s: %w", build.pkg, build.dir, err)
 		}
 	}
-	b.cliConfig = filepath.Join(work, "terraformrc")
-	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", providerSource, b.bin)
-	if err := os.WriteFile(b.cliConfig, []byte(rc), 0o600); err != nil {
+	var err error
+	if b.cliConfig, err = writeCLIConfig(filepath.Join(work, "terraformrc"), b.bin); err != nil {
 		return nil, err
 	}
-	var err error
+	if o.baselineSrc != "" {
+		if b.baseConfig, err = writeCLIConfig(filepath.Join(work, "terraformrc-base"), baseBin); err != nil {
+			return nil, err
+		}
+	}
 	if b.fast, err = b.startSimulator(o.taskLatency); err != nil {
 		return nil, err
 	}
@@ -62,6 +71,21 @@ func setup(o options, work string) (*bench, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// writeCLIConfig writes a CLI config at path that points Terraform at the
+// provider built in bin, and returns path.
+func writeCLIConfig(path, bin string) (string, error) {
+	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", providerSource, bin)
+	return path, os.WriteFile(path, []byte(rc), 0o600)
+}
+
+// baseline runs f with Terraform pointed at the -baseline-src provider.
+func (b *bench) baseline(f func() measure) measure {
+	saved := b.cliConfig
+	b.cliConfig = b.baseConfig
+	defer func() { b.cliConfig = saved }()
+	return f()
 }
 
 // startSimulator starts one with task latency latency and extra flags.
