@@ -19,10 +19,9 @@ import (
 //
 // The window is 100 ms by default. Through Terraform, resources reach their
 // operate step more than 20 ms apart: its walk starts them one by one as
-// others finish, and each first registers. Measured with bench-e2e (100
-// one-host creates, -parallelism 10, tasks of 2 s), a 20 ms window made 320-360
-// requests, 50 ms 280 and 100 ms 224-248, at a cost of at most 0.1 s per task
-// (5 % of a 2 s task). A batch is sent at once when it holds maxBatchItems items.
+// others finish, and each first registers; a shorter window would miss most
+// of them (CHANGELOG: the windows measured). A batch is sent at once when it
+// holds maxBatchItems items.
 //
 // The window adapts for operations announced in advance (ExpectOperate: a
 // create announces its operation before it registers the process, a destroy
@@ -38,10 +37,8 @@ import (
 //   - tasks that finish at once (0.1 s) gather for batchLinger only, where
 //     any wait would slow every create.
 //
-// Measured through Terraform (100 one-host creates, -parallelism 10, tasks of
-// 2 s): 140-172 requests instead of 196-220 with the fixed window. A batch
-// holding an unannounced operation waits the window: nothing tells what may
-// still come.
+// A batch holding an unannounced operation waits the window: nothing tells
+// what may still come.
 
 // The window's values are in timing.go (defaultBatchWindow, announcedWindow, batchLinger).
 const maxBatchItems = 1000 // items per operate_proc_multi task, as bk-nodeman sends at most

@@ -26,11 +26,10 @@ import (
 //     the process uses it (slow start; never past twice what it was served),
 //     until the first refusal. Several runs starting together overshoot the
 //     quota within a second and are cut at their first refusal; a run alone
-//     reaches 100 requests/s in 0.6 s. Doubling every second instead kept the
-//     shared case at 5 % refused (9 % now), but made a run alone 2-3 times
-//     slower (bench-e2e's many row: 100 creates, 200 requests); no limit at
-//     all until the first refusal, as aws's adaptive mode, refused 16 %: each
-//     phase of a run (plan, apply, destroy) is a new process that starts over;
+//     is not held back for long. It starts low, not unlimited as aws's
+//     adaptive mode does, because each phase of a run (plan, apply, destroy)
+//     is a new process that starts over, and its first burst would be refused
+//     every time (CHANGELOG: the slow starts measured);
 //   - a refusal cuts it to adaptiveBeta of the rate the installation served
 //     the process lately, at most once per adaptiveCooldown (the refusals of
 //     one burst are one signal). What was served, not what was sent: when
@@ -45,9 +44,8 @@ import (
 // In steady state, N processes sharing a quota together grow by about
 // adaptiveGrowth of it per second and each refusal takes back
 // (1-adaptiveBeta) of one share, so they see about
-// adaptiveGrowth·N/(1-adaptiveBeta) refusals per second: 0.3 for 6 runs.
-// Measured with bench-e2e's workspaces row (6 runs at once, 10 requests/s):
-// see the README.
+// adaptiveGrowth·N/(1-adaptiveBeta) refusals per second: 0.3 for 6 runs
+// (bench-e2e's workspaces row measures it; README).
 //
 // A fixed rate (Config.RateLimit) is kept whatever the answers.
 const (
