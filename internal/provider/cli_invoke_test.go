@@ -17,8 +17,8 @@ import (
 // cliRun runs the Terraform CLI the acceptance tests use (TF_ACC_TERRAFORM_PATH,
 // else terraform on PATH) in a directory against the provider served
 // in-process, for what terraform-plugin-testing cannot drive yet, such as
-// `terraform apply -invoke`. It skips unless TF_ACC is set and the CLI is
-// Terraform 1.14 or later.
+// `terraform apply -invoke`, or exit codes. newCLIRun skips unless TF_ACC is
+// set and the CLI is Terraform 1.14 or later (actions).
 type cliRun struct {
 	t   *testing.T
 	bin string
@@ -27,6 +27,12 @@ type cliRun struct {
 }
 
 func newCLIRun(t *testing.T, e *testEnv, config string) *cliRun {
+	t.Helper()
+	return newCLIRunFrom(t, e, "1.14.0", config)
+}
+
+// newCLIRunFrom is newCLIRun on any CLI of version minVersion or later.
+func newCLIRunFrom(t *testing.T, e *testEnv, minVersion, config string) *cliRun {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -45,8 +51,8 @@ func newCLIRun(t *testing.T, e *testEnv, config string) *cliRun {
 	if err != nil || json.Unmarshal(out, &v) != nil {
 		t.Fatalf("%s version -json: %v", bin, err)
 	}
-	if ver, err := version.NewVersion(v.Version); err != nil || ver.LessThan(version.Must(version.NewVersion("1.14.0"))) {
-		t.Skipf("Terraform CLI version %s is below 1.14.0: skipping test", v.Version)
+	if ver, err := version.NewVersion(v.Version); err != nil || ver.LessThan(version.Must(version.NewVersion(minVersion))) {
+		t.Skipf("Terraform CLI version %s is below %s: skipping test", v.Version, minVersion)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -88,8 +94,18 @@ func newCLIRun(t *testing.T, e *testEnv, config string) *cliRun {
 
 // run runs the CLI with args and returns its combined output.
 func (r *cliRun) run(args ...string) (string, error) {
+	out, _, err := r.exit(args...)
+	return out, err
+}
+
+// exit is run, with the CLI's exit code.
+func (r *cliRun) exit(args ...string) (string, int, error) {
 	cmd := exec.Command(r.bin, args...)
 	cmd.Dir, cmd.Env = r.dir, r.env
 	out, err := cmd.CombinedOutput()
-	return string(out), err
+	var code int
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	return string(out), code, err
 }

@@ -38,10 +38,11 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	if err := r.updateInSteps(ctx, meta, &plan, &prior, &applied, &pr, triggers); err != nil {
 		addAPIError(&resp.Diagnostics, "update", meta, err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
+		applied.HostStatus = pr.value(applied.Hosts.Hosts())
 	} else {
 		applied = plan
+		applied.HostStatus = r.appliedStatus(ctx, meta, applied.Hosts.Hosts(), &pr, &resp.Diagnostics) // managed_process_resource.go
 	}
-	applied.HostStatus = pr.value(applied.Hosts.Hosts())
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)

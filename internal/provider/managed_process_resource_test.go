@@ -194,8 +194,6 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 						e.simCheck(1, "10.0.0.3", restartsAndOneReload(2)),
 					),
 				},
-				// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
-				{RefreshState: true},
 				{
 					ResourceName:      addr,
 					ImportState:       true,

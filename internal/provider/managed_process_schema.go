@@ -123,10 +123,9 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 				Computed: true, CustomType: hostStatusMapType{},
 				MarkdownDescription: "Runtime state per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`), or by the `agent_id` of a host given by one. Each value holds `status` " +
 					"(`running`, `stopped` or `unregistered`), `managed` (whether the agent hosts the process, `isauto`), `pid` (`-1` or `0` when not running), " +
-					"`version` (from `version_cmd`) and `last_start_time` (Unix time). Refresh reads all of them with `get_proc_status_v2`. " +
-					"Create and update do not read the status again: they record what their tasks proved (`status` `running` after a start, " +
-					"`stopped` after a stop, `managed` after hosting or unhosting) and keep the last refreshed values of hosts they did not touch; " +
-					"facts no task proved are `null` until the next refresh. Read-only; pids and start times change outside Terraform without causing a diff. " +
+					"`version` (from `version_cmd`) and `last_start_time` (Unix time). Refresh reads all of them with `get_proc_status_v2`; " +
+					"create and update read them again on the hosts they changed, so `terraform plan -refresh-only` right after an apply reports no change, " +
+					"and keep the values of hosts they did not touch. Read-only; pids and start times change outside Terraform without causing a diff. " +
 					"For every runtime fact of any host use the `gse_process_status` data source.",
 			},
 			"rollout": rolloutAttribute("It governs every step that disrupts the process: removing hosts (stop or unhost, unregister), " +

@@ -81,7 +81,10 @@ func (s packedServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResou
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	return resp, s.packed.unpack(req.TypeName, &resp.NewState)
+	if err := s.packed.unpack(req.TypeName, &resp.NewState); err != nil {
+		return nil, err
+	}
+	return resp, numbersAsText(resp.NewState) // protocol_numbers.go
 }
 
 func (s packedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
