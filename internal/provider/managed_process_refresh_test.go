@@ -8,8 +8,12 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -142,4 +146,61 @@ func TestNumbersAsText(t *testing.T) {
 	if err := numbersAsText(&tfprotov6.DynamicValue{MsgPack: in[:len(in)-1]}); err == nil {
 		t.Error("a value cut short: no error")
 	}
+}
+
+// A refresh while the installation throttles every status read forever ends
+// at the read timeout, with an error naming the throttle and the API, and
+// leaves the state as it was.
+func TestAccManagedProcess_throttledRefreshEndsAtReadTimeout(t *testing.T) {
+	t.Parallel()
+	inModes(t, func(t *testing.T, e *testEnv) {
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, extra: `running = true
+  timeouts = { read = "2s" }`})
+		throttle := simulator.Fault{API: "get_proc_status_v2", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit of the app", Times: simulator.Forever}
+		if e.gateway {
+			throttle.Code, throttle.HTTPStatus = 0, 429
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: cfg},
+				{
+					PreConfig:    func() { e.sim.AddFault(throttle) },
+					RefreshState: true,
+					ExpectError: wordsRegexp("Could not read process gse/proc-test", "context deadline exceeded while the installation was throttling the calls",
+						"get_proc_status_v2", "raise the timeout"),
+				},
+				{
+					// Nothing was lost: the state still has both hosts, and nothing is planned.
+					PreConfig: e.sim.ClearFaults,
+					Config:    cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status"), knownvalue.MapSizeExact(2)),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
+					},
+				},
+			},
+		})
+	})
+}
+
+// The same for the gse_process_status data source.
+func TestAccProcessStatus_throttledReadEndsAtReadTimeout(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit of the app", Times: simulator.Forever})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config: e.providerBlock() + `
+data "gse_process_status" "s" {
+  meta     = { namespace = "gse", name = "proc-test" }
+  hosts    = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]
+  timeouts = { read = "2s" }
+}`,
+			ExpectError: wordsRegexp("Could not read the status of process gse/proc-test", "throttling the calls", "get_proc_status_v2"),
+		}},
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -173,6 +174,8 @@ func (r *managedProcessResource) appliedStatus(ctx context.Context, meta gse.Met
 func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state refreshedModel
 	resp.Diagnostics.Append(state.get(ctx, req.State)...)
+	ctx, cancel := deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
+	defer cancel()
 	prior := state
 	meta, d := state.Meta.api(ctx)
 	resp.Diagnostics.Append(d...)
@@ -277,6 +280,7 @@ type refreshedModel struct {
 	Managed    types.Bool
 	Running    types.Bool
 	HostStatus hostStatusMap
+	Timeouts   timeouts.Value // read only
 }
 
 func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostics {
@@ -286,7 +290,7 @@ func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostic
 		target any
 	}{
 		{path.Root("meta"), &m.Meta}, {path.Root("hosts"), &m.Hosts}, {path.Root("managed"), &m.Managed},
-		{path.Root("running"), &m.Running}, {path.Root("host_status"), &m.HostStatus},
+		{path.Root("running"), &m.Running}, {path.Root("host_status"), &m.HostStatus}, {path.Root("timeouts"), &m.Timeouts},
 	} {
 		diags.Append(s.GetAttribute(ctx, f.at, f.target)...)
 	}

@@ -223,11 +223,13 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 
 func timeoutsSchema(ctx context.Context) schema.Attribute {
 	d := "How long %s may take, as a positive duration such as `30s` or `15m`. Defaults to `10m`; tasks still pending then fail the apply, naming each host."
-	t := resourceTimeouts(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
+	t := resourceTimeouts(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true,
 		CreateDescription: fmt.Sprintf(d, "create (register, host or start, poll)"),
+		ReadDescription: "How long a refresh (`list_agent_state` through the gateway, `get_proc_status_v2`) may take, as a positive duration such as `30s` or `2m`. " +
+			"Defaults to `10m`; a refresh still retrying then (an installation throttling the calls) fails naming the API, and the state stays as it was.",
 		UpdateDescription: fmt.Sprintf(d, "an update"),
 		DeleteDescription: fmt.Sprintf(d, "destroy (stop or unhost, unregister)"),
 	})
-	t.MarkdownDescription = "Deadlines of create, update and delete, each including every API call, retry and task poll."
+	t.MarkdownDescription = "Deadlines of create, refresh, update and delete, each including every API call, retry and task poll."
 	return t
 }
