@@ -119,6 +119,9 @@ func (u *update) addHosts(ctx context.Context) error {
 	register := u.r.register
 	if u.r.client.Gateway() {
 		register = u.r.createInBatches
+		if err := refuseLive(ctx, u.r.client, u.meta, u.added); err != nil { // managed_process_replace.go
+			return err
+		}
 	}
 	done, err := register(ctx, u.meta, u.spec, u.plan, u.added, u.pr)
 	u.applied.Hosts = newHostList(slices.Concat(u.applied.Hosts.Hosts(), selectBy(u.plan.Hosts.Hosts(), keyOf(hostModel.api), each(done, gse.Host.Key), true)))

@@ -173,8 +173,8 @@ func TestAccManagedProcess_throttledRefreshEndsAtReadTimeout(t *testing.T) {
 				},
 				{
 					// Nothing was lost: the state still has both hosts, and nothing is planned.
-					PreConfig: e.sim.ClearFaults,
-					Config:    cfg,
+					PreConfig:        e.sim.ClearFaults,
+					Config:           cfg,
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 					ConfigStateChecks: []statecheck.StateCheck{
 						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status"), knownvalue.MapSizeExact(2)),

@@ -122,17 +122,21 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	var pr proven // no prior host_status
 
 	err := reachable(ctx, r.client, hosts) // common_gateway.go
+	if err == nil {
+		err = refuseLive(ctx, r.client, meta, hosts) // managed_process_replace.go
+	}
 	var registered []gse.Host
 	if err == nil {
 		registered, err = r.createInBatches(ctx, meta, spec, &plan, hosts, &pr) // managed_process_apply.go
 	}
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "create", meta, err,
-			"The hosts where the process may be registered are kept in the state, and the resource is tainted: "+
-				"the next apply removes it there and creates it again. Fix the cause above first.")
 		if len(registered) == 0 {
+			addAPIError(&resp.Diagnostics, "create", meta, err, "Nothing was registered by this create, so the resource is not in the state.")
 			return // nothing exists remotely: no state
 		}
+		addAPIError(&resp.Diagnostics, "create", meta, err, fmt.Sprintf(
+			"The %d hosts where the process may be registered are kept in the state, and the resource is tainted: "+
+				"the next apply removes it there and creates it again. Fix the cause above first.", len(registered)))
 		plan.Hosts = newHostList(selectBy(plan.Hosts.Hosts(), keyOf(hostModel.api), each(registered, gse.Host.Key), true))
 	}
 	if err == nil {
