@@ -119,7 +119,7 @@ const registeredElsewhere = "The process is already registered on these hosts ou
 	"namespace, name and host. If this create is a replacement with lifecycle { create_before_destroy = true }, the registration is the " +
 	"object being replaced: remove create_before_destroy (Terraform then destroys the old object first) and run " +
 	"terraform apply -replace=<address>, because the next plan no longer shows the replacement. " +
-	"Otherwise import the process (terraform import or an import block) instead of creating it, or unregister it first"
+	"Otherwise import it (terraform import or an import block) instead of creating it, or unregister it first"
 
 // hostAdvice advises on a per-host code.
 func hostAdvice(code int) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -41,11 +42,35 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 		applied.HostStatus = pr.value(applied.Hosts.Hosts())
 	} else {
 		applied = plan
-		applied.HostStatus = r.appliedStatus(ctx, meta, applied.Hosts.Hosts(), &pr, &resp.Diagnostics) // managed_process_resource.go
+		applied.HostStatus = r.appliedStatus(ctx, meta, applied.Hosts.Hosts(), &pr, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
+}
+
+// appliedStatus is host_status after an apply that succeeded: the hosts it
+// touched (and any without an entry) read again with get_proc_status_v2, so
+// the state holds what the next refresh reads and `plan -refresh-only` right
+// after an apply reports no change; the others keep their entries. When that
+// read fails, the apply still stands: the facts its tasks proved are recorded
+// (proven.value), with a warning, and the next refresh reads the rest.
+func (r *managedProcessResource) appliedStatus(ctx context.Context, meta gse.Meta, hosts []hostModel, pr *proven, diags *diag.Diagnostics) hostStatusMap {
+	status := pr.value(hosts)
+	read := pr.touchedOrNew(hosts)
+	if len(read) == 0 {
+		return status
+	}
+	byKey, err := findProcessHosts(ctx, r.client, meta, each(read, hostModel.api))
+	if err != nil {
+		diags.AddWarning(fmt.Sprintf("Status of process %s not read after the apply", meta),
+			fmt.Sprintf("The apply succeeded; reading the status of the hosts it changed (get_proc_status_v2) failed: %v. "+
+				"host_status records what the apply's tasks proved, and the next refresh reads the rest.", err))
+		return status
+	}
+	entries := maps.Clone(status.entries)
+	maps.Copy(entries, hostStatusValue(read, byKey).entries) // a host not found keeps what its tasks proved
+	return newHostStatusMap(entries)
 }
 
 // updateInSteps takes the hosts and the spec from prior to plan in order:

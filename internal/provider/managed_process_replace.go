@@ -9,7 +9,7 @@ import (
 )
 
 // liveElsewhereError names the hosts where a gateway create found the
-// process already hosted or running (see registeredElsewhere).
+// process already hosted (see registeredElsewhere).
 type liveElsewhereError struct {
 	meta  gse.Meta
 	hosts []gse.Host
@@ -20,14 +20,16 @@ func (e *liveElsewhereError) Error() string {
 	for i, h := range e.hosts {
 		names[i] = h.Address()
 	}
-	return fmt.Sprintf("get_proc_status_v2: process %s is already hosted or running on %s; nothing was sent. %s.",
+	return fmt.Sprintf("get_proc_status_v2: process %s is already hosted on %s; nothing was sent. %s.",
 		e.meta, strings.Join(names, ", "), registeredElsewhere)
 }
 
 // refuseLive is, through the gateway, the check an ESB register makes with
-// 850: it fails when the process is hosted or running on any of hosts. A
-// record stopped and unhosted (what a destroy leaves on GSE 2.0, which has
-// no unregister) is not in use, and is created over.
+// 850: it fails when the process is hosted on any of hosts. What a destroy
+// leaves on GSE 2.0, which has no unregister, is a record unhosted (and
+// stopped, or still running when running was unset): it is created over. An
+// unhosted owner loses nothing to that: its destroy would only unhost or stop
+// what it had, and a hosted or running object is hosted.
 func refuseLive(ctx context.Context, c *gse.Client, meta gse.Meta, hosts []gse.Host) error {
 	if !c.Gateway() {
 		return nil // register_proc_info answers 850
@@ -38,7 +40,7 @@ func refuseLive(ctx context.Context, c *gse.Client, meta gse.Meta, hosts []gse.H
 	}
 	var live []gse.Host
 	for _, h := range hosts {
-		if e, ok := byKey[h.Key()]; ok && (e.IsAuto || e.Status == gse.StateRunning) {
+		if e, ok := byKey[h.Key()]; ok && e.IsAuto {
 			live = append(live, h)
 		}
 	}
