@@ -450,7 +450,7 @@ func TestAccManagedProcess_importErrors(t *testing.T) {
 	for id, want := range map[string]string{
 		"gse/proc-test":              `missing '@'`,
 		"gse@0:0:10.0.0.1":           `is not namespace/name`,
-		"gse/p@0:10.0.0.1":           `is not bk_cloud_id:bk_supplier_id:ip`,
+		"gse/p@0::10.0.0.1":          `is not bk_cloud_id:bk_supplier_id:ip`,
 		"gse/p@x:0:10.0.0.1":         `must be non-negative integers`,
 		"gse/p@0:0:10.0.0.300":       `is not an IP address`,
 		"gse/p@0:0:::1,0:0:0:0:0::1": `listed twice`,
