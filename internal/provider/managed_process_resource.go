@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -243,7 +244,26 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "delete", meta, err,
 			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")
+		return
 	}
+	warnRecordsLeft(&resp.Diagnostics, r.client, meta, hosts, stop)
+}
+
+// warnRecordsLeft says, after a destroy through the GSE 2.0 gateway, which
+// process records stay: GSE 2.0 has no unregister, so a destroy stops or
+// unhosts the process and GSE keeps its record (see register).
+func warnRecordsLeft(diags *diag.Diagnostics, c *gse.Client, meta gse.Meta, hosts []gse.Host, stopped bool) {
+	if !c.Gateway() || len(hosts) == 0 {
+		return
+	}
+	state := "unhosted"
+	if stopped {
+		state = "stopped and unhosted"
+	}
+	diags.AddWarning(fmt.Sprintf("Process %s stays registered on GSE 2.0, %s", meta, state),
+		fmt.Sprintf("The GSE 2.0 API gateway has no API that removes a process, so destroy %s it and GSE keeps its record on %s; "+
+			"get_proc_status_v2 still reports it there. A later gse_managed_process with namespace %q and name %q creates it again over that record.",
+			map[bool]string{true: "stopped", false: "unhosted"}[stopped], strings.Join(each(hosts, gse.Host.Address), ", "), meta.Namespace, meta.Name))
 }
 
 // refreshedModel is the part of gse_managed_process that Read looks at and
