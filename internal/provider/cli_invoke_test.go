@@ -20,10 +20,22 @@ import (
 // `terraform apply -invoke`, or exit codes. newCLIRun skips unless TF_ACC is
 // set and the CLI is Terraform 1.14 or later (actions).
 type cliRun struct {
-	t   *testing.T
-	bin string
-	dir string
-	env []string
+	t        *testing.T
+	bin      string
+	dir      string
+	env      []string
+	provider string // the provider block
+}
+
+// writeMain makes config, with the provider block, the configuration of r.
+func writeMain(r *cliRun, config string) error {
+	cfg := `terraform {
+  required_providers {
+    gse = { source = "bk-gse/gse" }
+  }
+}
+` + r.provider + config
+	return os.WriteFile(filepath.Join(r.dir, "main.tf"), []byte(cfg), 0o600)
 }
 
 func newCLIRun(t *testing.T, e *testEnv, config string) *cliRun {
@@ -75,17 +87,11 @@ func newCLIRunFrom(t *testing.T, e *testEnv, minVersion, config string) *cliRun 
 		"Protocol": rc.Protocol, "ProtocolVersion": rc.ProtocolVersion, "Pid": rc.Pid, "Test": rc.Test,
 		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
 	}})
-	dir := t.TempDir()
-	cfg := `terraform {
-  required_providers {
-    gse = { source = "bk-gse/gse" }
-  }
-}
-` + e.providerBlock() + config
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+	r := &cliRun{t: t, bin: bin, dir: t.TempDir(), env: append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(info), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1"),
+		provider: e.providerBlock()}
+	if err := writeMain(r, config); err != nil {
 		t.Fatal(err)
 	}
-	r := &cliRun{t: t, bin: bin, dir: dir, env: append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(info), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")}
 	if out, err := r.run("init", "-no-color", "-input=false"); err != nil {
 		t.Fatalf("terraform init: %v\n%s", err, out)
 	}
