@@ -42,7 +42,7 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 		applied.HostStatus = pr.value(applied.Hosts.Hosts())
 	} else {
 		applied = plan
-		applied.HostStatus = r.appliedStatus(ctx, meta, applied.Hosts.Hosts(), &pr, &resp.Diagnostics)
+		applied.HostStatus = updatedStatus(plan.HostStatus, r.appliedStatus(ctx, meta, applied.Hosts.Hosts(), &pr, &resp.Diagnostics))
 	}
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)

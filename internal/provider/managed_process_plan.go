@@ -14,7 +14,9 @@ import (
 
 var _ resource.ResourceWithModifyPlan = (*managedProcessResource)(nil)
 
-// ModifyPlan refuses hosts that need gateway_url when it is not set, and keeps host_status when nothing else changes. The framework marks
+// ModifyPlan refuses hosts that need gateway_url when it is not set, names
+// hosts leaving and joining, keeps host_status when nothing else changes, and
+// else keeps the entries of hosts the update leaves alone. The framework marks
 // computed attributes unknown whenever Terraform's proposed state differs from
 // the prior state, and a reordered or respelled hosts list does, even though
 // hostsPlan then plans the prior hosts: without this, such a plan would show an
@@ -26,6 +28,10 @@ func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	sayHostsMoving(ctx, req.State, req.Plan, &resp.Diagnostics)
 	if !sameExcept(req.Plan.Raw, req.State.Raw, "host_status") {
+		status, ok, d := plannedStatus(ctx, req.State, req.Plan) // managed_process_plan_status.go
+		if resp.Diagnostics.Append(d...); ok {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
+		}
 		return
 	}
 	var status hostStatusMap

@@ -36,13 +36,17 @@ func (expectNoDrift) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest
 func TestAccManagedProcess_noDriftAfterApply(t *testing.T) {
 	t.Parallel()
 	inModes(t, func(t *testing.T, e *testEnv) {
-		step := func(p proc) resource.TestStep {
+		step := func(p proc, preApply ...plancheck.PlanCheck) resource.TestStep {
 			return resource.TestStep{
 				Config: e.config(p),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             preApply,
 					PostApplyPostRefresh: []plancheck.PlanCheck{expectNoDrift{}, plancheck.ExpectEmptyPlan()},
 				},
 			}
+		}
+		status := func(host, fact string) tfjsonpath.Path {
+			return tfjsonpath.New("host_status").AtMapKey(host).AtMapKey(fact)
 		}
 		refresh := resource.TestStep{RefreshState: true, RefreshPlanChecks: resource.RefreshPlanChecks{
 			PostRefresh: []plancheck.PlanCheck{expectNoDrift{}, plancheck.ExpectEmptyPlan()},
@@ -53,11 +57,26 @@ func TestAccManagedProcess_noDriftAfterApply(t *testing.T) {
 			Steps: []resource.TestStep{
 				step(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}),
 				refresh,
-				// A spec change (update_proc_info, hosted again), a host leaves, one joins.
-				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", extra: "running = true"}),
+				// A spec change (update_proc_info, hosted again), a host leaves, one joins: the kept
+				// host's facts stay known in the plan (hosting a hosted process changes none), the
+				// new host's are read after the apply.
+				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", extra: "running = true"},
+					plancheck.ExpectKnownValue(addr, status("0:10.0.0.2", "status"), knownvalue.StringExact("running")),
+					plancheck.ExpectKnownValue(addr, status("0:10.0.0.2", "pid"), knownvalue.NotNull()),
+					plancheck.ExpectUnknownValue(addr, status("1:10.0.0.3", "pid"))),
+				refresh,
+				// Only a spec field changes: no fact of any host is unknown.
+				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest3", extra: "running = true"},
+					plancheck.ExpectKnownValue(addr, status("0:10.0.0.2", "last_start_time"), knownvalue.NotNull()),
+					plancheck.ExpectKnownValue(addr, status("1:10.0.0.3", "version"), knownvalue.StringExact("1.0.0"))),
+				refresh,
+				// A restart trigger: every host's facts may change.
+				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest3", extra: "running = true\n restart_triggers = { v = \"1\" }"},
+					plancheck.ExpectUnknownValue(addr, status("0:10.0.0.2", "pid")),
+					plancheck.ExpectUnknownValue(addr, status("1:10.0.0.3", "pid"))),
 				refresh,
 				// Hosted, run state left alone: hosting proves no status, the read does.
-				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest3"}),
+				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest4"}),
 				refresh,
 			},
 		})

@@ -125,7 +125,9 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 					"(`running`, `stopped` or `unregistered`), `managed` (whether the agent hosts the process, `isauto`), `pid` (`-1` or `0` when not running), " +
 					"`version` (from `version_cmd`) and `last_start_time` (Unix time). Refresh reads all of them with `get_proc_status_v2`; " +
 					"create and update read them again on the hosts they changed, so `terraform plan -refresh-only` right after an apply reports no change, " +
-					"and keep the values of hosts they did not touch. Read-only; pids and start times change outside Terraform without causing a diff. " +
+					"and keep the values of hosts they did not touch. The plan of an update shows as unknown only the facts of hosts it may change: hosts it adds, " +
+					"every host when it starts, stops, hosts, unhosts, restarts or reloads the process, and after a spec change the hosts that were not hosted. " +
+					"Read-only; pids and start times change outside Terraform without causing a diff. " +
 					"For every runtime fact of any host use the `gse_process_status` data source.",
 			},
 			"rollout": rolloutAttribute("It governs every step that disrupts the process: removing hosts (stop or unhost, unregister), " +
