@@ -73,6 +73,20 @@ func (r *managedProcessResource) appliedStatus(ctx context.Context, meta gse.Met
 	return newHostStatusMap(entries)
 }
 
+// updatedStatus is host_status after an update that succeeded: the entries
+// the plan knew (plannedStatus), as Terraform requires, and the others read
+// (appliedStatus).
+func updatedStatus(planned, read hostStatusMap) hostStatusMap {
+	entries := make(map[string]hostStatusModel, len(read.entries))
+	for k, e := range read.entries {
+		if p, ok := planned.entries[k]; ok && !p.Status.IsUnknown() {
+			e = p
+		}
+		entries[k] = e
+	}
+	return newHostStatusMap(entries)
+}
+
 // updateInSteps takes the hosts and the spec from prior to plan in order:
 // unregister removed hosts, send a changed spec to kept ones, register added
 // ones, then hosting, run state and triggers. Each step that succeeds is

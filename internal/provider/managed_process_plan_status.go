@@ -71,17 +71,3 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (sta
 	}
 	return newHostStatusMap(entries), true, diags
 }
-
-// updatedStatus is host_status after an update that succeeded: the entries
-// the plan knew (plannedStatus), as Terraform requires, and the others read
-// (appliedStatus, in read).
-func updatedStatus(planned, read hostStatusMap) hostStatusMap {
-	entries := make(map[string]hostStatusModel, len(read.entries))
-	for k, e := range read.entries {
-		if p, ok := planned.entries[k]; ok && !p.Status.IsUnknown() {
-			e = p
-		}
-		entries[k] = e
-	}
-	return newHostStatusMap(entries)
-}
