@@ -26,19 +26,20 @@ func TestManagedProcessGeneratedConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	sch, _ := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	typ := sch.ResourceSchemas["gse_managed_process"].ValueType().(tftypes.Object)
+	typ, _ := sch.ResourceSchemas["gse_managed_process"].ValueType().(tftypes.Object)
 	state := map[string]tftypes.Value{}
 	for name, at := range typ.AttributeTypes {
 		state[name] = tftypes.NewValue(at, nil)
 	}
-	hostType := typ.AttributeTypes["hosts"].(tftypes.List).ElementType.(tftypes.Object)
+	hostsType, _ := typ.AttributeTypes["hosts"].(tftypes.List)
+	hostType, _ := hostsType.ElementType.(tftypes.Object)
 	state["hosts"] = tftypes.NewValue(typ.AttributeTypes["hosts"], []tftypes.Value{tftypes.NewValue(hostType, map[string]tftypes.Value{
 		"ip": tftypes.NewValue(tftypes.String, "10.0.0.2"), "bk_cloud_id": tftypes.NewValue(tftypes.Number, big.NewFloat(0)),
 		"bk_supplier_id": tftypes.NewValue(tftypes.Number, big.NewFloat(0)), "agent_id": tftypes.NewValue(tftypes.String, nil),
 	})})
 	state["managed"] = tftypes.NewValue(tftypes.Bool, true)
 	state["id"] = tftypes.NewValue(tftypes.String, "gse/proc-test")
-	metaType := typ.AttributeTypes["meta"].(tftypes.Object)
+	metaType, _ := typ.AttributeTypes["meta"].(tftypes.Object)
 	state["meta"] = tftypes.NewValue(metaType, map[string]tftypes.Value{"namespace": tftypes.NewValue(tftypes.String, "gse"),
 		"name": tftypes.NewValue(tftypes.String, "proc-test"), "labels": tftypes.NewValue(metaType.AttributeTypes["labels"], nil)})
 	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, state))
@@ -67,7 +68,8 @@ func TestManagedProcessGeneratedConfig(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		return got.(tftypes.Value)
+		out, _ := got.(tftypes.Value)
+		return out
 	}
 	for _, obj := range []string{"identity", "control", "resource", "monitor_policy"} {
 		if at("spec", obj).IsNull() {

@@ -61,9 +61,10 @@ func findConfigGenerators(ctx context.Context, p provider.Provider) map[string]c
 	p.Metadata(ctx, provider.MetadataRequest{}, &meta)
 	out := map[string]configGenerator{}
 	for _, f := range p.Resources(ctx) {
-		if g, ok := f().(configGenerator); ok {
+		r := f()
+		if g, ok := r.(configGenerator); ok {
 			var name resource.MetadataResponse
-			g.(resource.Resource).Metadata(ctx, resource.MetadataRequest{ProviderTypeName: meta.TypeName}, &name)
+			r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: meta.TypeName}, &name)
 			out[name.TypeName] = g
 		}
 	}
