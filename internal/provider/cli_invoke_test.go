@@ -17,16 +17,34 @@ import (
 // cliRun runs the Terraform CLI the acceptance tests use (TF_ACC_TERRAFORM_PATH,
 // else terraform on PATH) in a directory against the provider served
 // in-process, for what terraform-plugin-testing cannot drive yet, such as
-// `terraform apply -invoke`. It skips unless TF_ACC is set and the CLI is
-// Terraform 1.14 or later.
+// `terraform apply -invoke`, or exit codes. newCLIRun skips unless TF_ACC is
+// set and the CLI is Terraform 1.14 or later (actions).
 type cliRun struct {
-	t   *testing.T
-	bin string
-	dir string
-	env []string
+	t        *testing.T
+	bin      string
+	dir      string
+	env      []string
+	provider string // the provider block
+}
+
+// writeMain makes config, with the provider block, the configuration of r.
+func writeMain(r *cliRun, config string) error {
+	cfg := `terraform {
+  required_providers {
+    gse = { source = "bk-gse/gse" }
+  }
+}
+` + r.provider + config
+	return os.WriteFile(filepath.Join(r.dir, "main.tf"), []byte(cfg), 0o600)
 }
 
 func newCLIRun(t *testing.T, e *testEnv, config string) *cliRun {
+	t.Helper()
+	return newCLIRunFrom(t, e, "1.14.0", config)
+}
+
+// newCLIRunFrom is newCLIRun on any CLI of version minVersion or later.
+func newCLIRunFrom(t *testing.T, e *testEnv, minVersion, config string) *cliRun {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -45,8 +63,8 @@ func newCLIRun(t *testing.T, e *testEnv, config string) *cliRun {
 	if err != nil || json.Unmarshal(out, &v) != nil {
 		t.Fatalf("%s version -json: %v", bin, err)
 	}
-	if ver, err := version.NewVersion(v.Version); err != nil || ver.LessThan(version.Must(version.NewVersion("1.14.0"))) {
-		t.Skipf("Terraform CLI version %s is below 1.14.0: skipping test", v.Version)
+	if ver, err := version.NewVersion(v.Version); err != nil || ver.LessThan(version.Must(version.NewVersion(minVersion))) {
+		t.Skipf("Terraform CLI version %s is below %s: skipping test", v.Version, minVersion)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -69,17 +87,11 @@ func newCLIRun(t *testing.T, e *testEnv, config string) *cliRun {
 		"Protocol": rc.Protocol, "ProtocolVersion": rc.ProtocolVersion, "Pid": rc.Pid, "Test": rc.Test,
 		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
 	}})
-	dir := t.TempDir()
-	cfg := `terraform {
-  required_providers {
-    gse = { source = "bk-gse/gse" }
-  }
-}
-` + e.providerBlock() + config
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+	r := &cliRun{t: t, bin: bin, dir: t.TempDir(), env: append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(info), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1"),
+		provider: e.providerBlock()}
+	if err := writeMain(r, config); err != nil {
 		t.Fatal(err)
 	}
-	r := &cliRun{t: t, bin: bin, dir: dir, env: append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(info), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")}
 	if out, err := r.run("init", "-no-color", "-input=false"); err != nil {
 		t.Fatalf("terraform init: %v\n%s", err, out)
 	}
@@ -88,8 +100,18 @@ func newCLIRun(t *testing.T, e *testEnv, config string) *cliRun {
 
 // run runs the CLI with args and returns its combined output.
 func (r *cliRun) run(args ...string) (string, error) {
+	out, _, err := r.exit(args...)
+	return out, err
+}
+
+// exit is run, with the CLI's exit code.
+func (r *cliRun) exit(args ...string) (string, int, error) {
 	cmd := exec.Command(r.bin, args...)
 	cmd.Dir, cmd.Env = r.dir, r.env
 	out, err := cmd.CombinedOutput()
-	return string(out), err
+	var code int
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	return string(out), code, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -32,6 +33,7 @@ type cmdbHostsModel struct {
 	BkHostIDs      types.List       `tfsdk:"bk_host_ids"`
 	Count          types.Int64      `tfsdk:"host_count"`
 	SkippedHostIDs types.List       `tfsdk:"skipped_host_ids"`
+	Timeouts       timeouts.Value   `tfsdk:"timeouts"`
 }
 
 func (d *cmdbHostsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -42,7 +44,7 @@ func (d *cmdbHostsDataSource) Configure(_ context.Context, req datasource.Config
 	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-func (d *cmdbHostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *cmdbHostsDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	ids := func(what string, most int) schema.ListAttribute {
 		return schema.ListAttribute{
 			Optional: true, ElementType: types.Int64Type,
@@ -78,6 +80,7 @@ func (d *cmdbHostsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				MarkdownDescription: "CMDB ids of the selected hosts left out of `hosts`: without an address this mode can use (no address at all; through ESB, only an IPv6 one), " +
 					"or the same host as an earlier one. A warning says which and why.",
 			},
+			"timeouts": dataSourceTimeouts(ctx),
 		},
 	}
 }
@@ -85,6 +88,11 @@ func (d *cmdbHostsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 func (d *cmdbHostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m cmdbHostsModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}

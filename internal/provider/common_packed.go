@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -213,8 +214,7 @@ func decodeScalar(d *msgpack.Decoder, p any) error {
 	case *types.Int64:
 		*p = types.Int64Unknown()
 		if !unknown {
-			// A number beyond int64 comes as a string: no id or time is that large.
-			i, err := d.DecodeInt64()
+			i, err := decodeInt(d)
 			*p = types.Int64Value(i)
 			return err
 		}
@@ -227,6 +227,20 @@ func decodeScalar(d *msgpack.Decoder, p any) error {
 		}
 	}
 	return nil
+}
+
+// decodeInt reads an integer, also one sent as its decimal text, as
+// numbersAsText sends numbers and as Terraform sends one beyond int64 (no id
+// or time is that large).
+func decodeInt(d *msgpack.Decoder) (int64, error) {
+	if c, err := d.PeekCode(); err == nil && msgpcode.IsString(c) {
+		s, err := d.DecodeString()
+		if err != nil {
+			return 0, err
+		}
+		return strconv.ParseInt(s, 10, 64)
+	}
+	return d.DecodeInt64()
 }
 
 // packedString is the framework's string of a packed value: its bytes.

@@ -111,6 +111,21 @@ func callAdvice(err error) string {
 	return ""
 }
 
+// GSE allows one registration per namespace, name and host. A replacement
+// with lifecycle { create_before_destroy = true } creates the new object
+// while the old one still holds that registration: through ESB the new
+// register is refused (850); through the gateway, where an operation with a
+// spec creates and no 850 exists, the new object would take the old one's
+// process over, and the old object's destroy would then stop or unhost it.
+// The provider does not see lifecycle blocks, at plan or apply, and cannot
+// tell the old object from any other owner, so it refuses the create before
+// acting, with this advice (also that of 850; the gateway's check is refuseLive).
+const registeredElsewhere = "The process is already registered on these hosts outside this resource: GSE allows one registration per " +
+	"namespace, name and host. If this create is a replacement with lifecycle { create_before_destroy = true }, the registration is the " +
+	"object being replaced: remove create_before_destroy (Terraform then destroys the old object first) and run " +
+	"terraform apply -replace=<address>, because the next plan no longer shows the replacement. " +
+	"Otherwise import it (terraform import or an import block) instead of creating it, or unregister it first"
+
 // hostAdvice advises on a per-host code.
 func hostAdvice(code int) string {
 	switch code {
@@ -121,7 +136,7 @@ func hostAdvice(code int) string {
 	case gse.HostPostCheck:
 		return "The command ran but the process is not in the expected state: check the commands, pid_path and the process log"
 	case gse.HostRegistered:
-		return "The process is already registered outside this resource: import it (terraform import or an import block) instead of creating it, or unregister it first"
+		return registeredElsewhere
 	case gse.HostCommandFailed:
 		return "The command failed on the host; its output is in the message"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -38,13 +39,52 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	if err := r.updateInSteps(ctx, meta, &plan, &prior, &applied, &pr, triggers); err != nil {
 		addAPIError(&resp.Diagnostics, "update", meta, err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
+		applied.HostStatus = pr.value(applied.Hosts.Hosts())
 	} else {
 		applied = plan
+		applied.HostStatus = updatedStatus(plan.HostStatus, r.appliedStatus(ctx, meta, applied.Hosts.Hosts(), &pr, &resp.Diagnostics))
 	}
-	applied.HostStatus = pr.value(applied.Hosts.Hosts())
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
+}
+
+// appliedStatus is host_status after an apply that succeeded: the hosts it
+// touched (and any without an entry) read again with get_proc_status_v2, so
+// the state holds what the next refresh reads and `plan -refresh-only` right
+// after an apply reports no change; the others keep their entries. When that
+// read fails, the apply still stands: the facts its tasks proved are recorded
+// (proven.value), with a warning, and the next refresh reads the rest.
+func (r *managedProcessResource) appliedStatus(ctx context.Context, meta gse.Meta, hosts []hostModel, pr *proven, diags *diag.Diagnostics) hostStatusMap {
+	status := pr.value(hosts)
+	read := pr.touchedOrNew(hosts)
+	if len(read) == 0 {
+		return status
+	}
+	byKey, err := findProcessHosts(ctx, r.client, meta, each(read, hostModel.api))
+	if err != nil {
+		diags.AddWarning(fmt.Sprintf("Status of process %s not read after the apply", meta),
+			fmt.Sprintf("The apply succeeded; reading the status of the hosts it changed (get_proc_status_v2) failed: %v. "+
+				"host_status records what the apply's tasks proved, and the next refresh reads the rest.", err))
+		return status
+	}
+	entries := maps.Clone(status.entries)
+	maps.Copy(entries, hostStatusValue(read, byKey).entries) // a host not found keeps what its tasks proved
+	return newHostStatusMap(entries)
+}
+
+// updatedStatus is host_status after an update that succeeded: the entries
+// the plan knew (plannedStatus), as Terraform requires, and the others read
+// (appliedStatus).
+func updatedStatus(planned, read hostStatusMap) hostStatusMap {
+	entries := make(map[string]hostStatusModel, len(read.entries))
+	for k, e := range read.entries {
+		if p, ok := planned.entries[k]; ok && !p.Status.IsUnknown() {
+			e = p
+		}
+		entries[k] = e
+	}
+	return newHostStatusMap(entries)
 }
 
 // updateInSteps takes the hosts and the spec from prior to plan in order:
@@ -118,6 +158,9 @@ func (u *update) addHosts(ctx context.Context) error {
 	register := u.r.register
 	if u.r.client.Gateway() {
 		register = u.r.createInBatches
+		if err := refuseLive(ctx, u.r.client, u.meta, u.added); err != nil { // managed_process_replace.go
+			return err
+		}
 	}
 	done, err := register(ctx, u.meta, u.spec, u.plan, u.added, u.pr)
 	u.applied.Hosts = newHostList(slices.Concat(u.applied.Hosts.Hosts(), selectBy(u.plan.Hosts.Hosts(), keyOf(hostModel.api), each(done, gse.Host.Key), true)))

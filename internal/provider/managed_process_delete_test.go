@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +68,68 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 	// The state holds no spec (as after import), so the stop goes through operate_proc.
 	if n := e.sim.Calls("operate_proc"); n != 1 {
 		t.Errorf("operate_proc called %d times, want 1 (one stop; a stop also unhosts)", n)
+	}
+}
+
+// Through the GSE 2.0 gateway, which has no unregister, a destroy warns that
+// the stopped records stay, naming them; through ESB it unregisters and says
+// nothing.
+func TestDeleteWarnsOfRecordsLeftOnGSE2(t *testing.T) {
+	t.Parallel()
+	for _, m := range testModes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			e := newTestEnvIn(t, m)
+			meta := gse.Meta{Namespace: "gse", Name: "proc-test"}
+			start := gse.OpStart
+			e.register(t, meta, []string{"0:10.0.0.1", "1:10.0.0.2"}, &start)
+			host := func(cloud int64, ip string) hostModel {
+				return hostModel{IP: types.StringValue(ip), BkCloudID: types.Int64Value(cloud), BkSupplierID: types.Int64Value(0)}
+			}
+			s, raw := rawWith(map[string]tftypes.Value{
+				"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
+				"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
+				"hosts":          tftypes.NewValue(tftypes.String, newHostList([]hostModel{host(0, "10.0.0.1"), host(1, "10.0.0.2")}).ValueString()),
+				"running":        tftypes.NewValue(tftypes.Bool, true),
+				"managed":        tftypes.NewValue(tftypes.Bool, true),
+				// The gateway's operations carry the spec.
+				"spec.identity.proc_name":       tftypes.NewValue(tftypes.String, "proc-test"),
+				"spec.identity.setup_path":      tftypes.NewValue(tftypes.String, "/opt/proc-test"),
+				"spec.identity.pid_path":        tftypes.NewValue(tftypes.String, "/opt/proc-test/p.pid"),
+				"spec.identity.user":            tftypes.NewValue(tftypes.String, "root"),
+				"spec.control.stop_cmd":         tftypes.NewValue(tftypes.String, "./stop.sh"),
+				"spec.resource.cpu":             tftypes.NewValue(tftypes.Number, 5),
+				"spec.resource.mem":             tftypes.NewValue(tftypes.Number, 5),
+				"spec.monitor_policy.auto_type": tftypes.NewValue(tftypes.Number, 1),
+			})
+			state := tfsdk.State{Schema: s, Raw: raw}
+			resp := resource.DeleteResponse{State: state}
+			(&managedProcessResource{client: e.client(t)}).Delete(ctx, resource.DeleteRequest{State: state}, &resp)
+			if resp.Diagnostics.HasError() {
+				t.Fatalf("delete failed: %v", resp.Diagnostics)
+			}
+			warnings := resp.Diagnostics.Warnings()
+			if !m.gateway {
+				if len(warnings) != 0 {
+					t.Errorf("warnings through ESB: %v", warnings)
+				}
+				return
+			}
+			if len(warnings) != 1 {
+				t.Fatalf("warnings %v, want the records left", warnings)
+			}
+			w := warnings[0].Summary() + " " + warnings[0].Detail()
+			for _, want := range []string{"gse/proc-test stays registered on GSE 2.0, stopped and unhosted", "0:10.0.0.1, 1:10.0.0.2", "no API that removes a process"} {
+				if !strings.Contains(w, want) {
+					t.Errorf("warning %q lacks %q", w, want)
+				}
+			}
+			for _, p := range e.sim.Processes() {
+				if p.Hosted || p.Running {
+					t.Errorf("%s still hosted or running: %+v", p.IP, p)
+				}
+			}
+		})
 	}
 }

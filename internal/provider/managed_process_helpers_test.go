@@ -37,6 +37,12 @@ func TestParseImportID(t *testing.T) {
 	if len(hosts) != 2 || hosts[1].IP.ValueString() != "2001:db8::1" || hosts[1].BkCloudID.ValueInt64() != 2 || hosts[1].BkSupplierID.ValueInt64() != 1 {
 		t.Fatalf("hosts = %+v", hosts)
 	}
+	// bk_cloud_id:ip, as provider::gse::agent_id spells a host: bk_supplier_id 0.
+	_, hosts, err = parseImportID("monitor/ghost@0:10.0.0.6,3:0:10.0.0.7")
+	if err != nil || len(hosts) != 2 || hosts[0].IP.ValueString() != "10.0.0.6" || hosts[0].BkCloudID.ValueInt64() != 0 || hosts[0].BkSupplierID.ValueInt64() != 0 ||
+		hosts[1].BkCloudID.ValueInt64() != 3 {
+		t.Fatalf("hosts = %+v, %v", hosts, err)
+	}
 	_, hosts, err = parseImportID("gse/proc-test@agent_id=" + agentA + ",1:0:10.0.0.1")
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +55,9 @@ func TestParseImportID(t *testing.T) {
 		"gse@0:0:10.0.0.1":                       "is not namespace/name",
 		"gse/a:b@0:0:10.0.0.1":                   "is not namespace/name",
 		"/p@0:0:10.0.0.1":                        "is not namespace/name",
-		"gse/p@0:10.0.0.1":                       "is not bk_cloud_id:bk_supplier_id:ip",
+		"gse/p@0:10.0.0.x":                       "\"10.0.0.x\" is not an IP address",
+		"gse/p@x:10.0.0.1":                       "is not bk_cloud_id:ip: bk_cloud_id must be a non-negative integer",
+		"gse/p@0::10.0.0.1":                      "is not bk_cloud_id:bk_supplier_id:ip",
 		"gse/p@0:0:10.0.0.1%eth0":                "without zone",
 		"gse/p@0:0:::1,0:0:0:0:0::1":             "listed twice",
 		"gse/p@0:0:10.0.0.1,agent_id=0:10.0.0.1": "listed twice",

@@ -105,8 +105,6 @@ func TestAccManagedProcess_identityImport(t *testing.T) {
 							hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, labels: map[string]any{"team": "ops"}},
 					}},
 				},
-				// Apply records in host_status only what its tasks proved; refresh reads the rest, as import does.
-				{RefreshState: true},
 				{
 					// The string import ID still works, and sets the identity.
 					ResourceName:            addr,

@@ -23,11 +23,15 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-const importIDFormat = "namespace/name@bk_cloud_id:bk_supplier_id:ip[,bk_cloud_id:bk_supplier_id:ip...], such as gse/proc-test@0:0:10.0.0.1,0:0:10.0.0.2; " +
+const importIDFormat = "namespace/name@host[,host...], each host bk_cloud_id:bk_supplier_id:ip or bk_cloud_id:ip (the spelling of provider::gse::agent_id; " +
+	"an IPv6 host needs the first form), such as gse/proc-test@0:0:10.0.0.1,0:10.0.0.2; " +
 	"through the gateway a host may be agent_id={agent_id} too, such as gse/proc-test@agent_id=0200000007525400f355781710390005465c,0:0:10.0.0.2"
 
-// ImportState takes namespace/name@cloud:supplier:ip,... . The spec cannot be
-// read back from GSE: it stays empty until the next apply sends it.
+// ImportState takes namespace/name@cloud:supplier:ip,... (or cloud:ip). The
+// spec cannot be read back from GSE: it stays empty until the next apply
+// sends it. The process must be registered on every host of the ID: the
+// error names those where it is not, which Terraform's own "Cannot import
+// non-existent remote object", after a read that found nothing, would not.
 func (r *managedProcessResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	meta, hosts, err := parseImportID(req.ID)
 	if err != nil {
@@ -35,8 +39,23 @@ func (r *managedProcessResource) ImportState(ctx context.Context, req resource.I
 			fmt.Sprintf("%s. Expected %s; got %q.", err, importIDFormat, req.ID))
 		return
 	}
-	if err := needsGateway(r.client, each(hosts, hostModel.api)); err != nil {
+	apiHosts := each(hosts, hostModel.api)
+	if err := needsGateway(r.client, apiHosts); err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for gse_managed_process", err.Error()+".")
+		return
+	}
+	apiMeta, _ := meta.api(ctx)
+	found, err := findProcessHosts(ctx, r.client, apiMeta, apiHosts)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "import", apiMeta, err, "Nothing was imported; run the import again once GSE answers.")
+		return
+	}
+	if missing := selectBy(apiHosts, gse.Host.Key, slices.Collect(maps.Keys(found)), false); len(missing) > 0 {
+		resp.Diagnostics.AddError(fmt.Sprintf("Process %s not found on %d of %d hosts", apiMeta, len(missing), len(apiHosts)),
+			fmt.Sprintf("get_proc_status_v2 finds process %s not registered on %s. Check the namespace, name and hosts of the import ID "+
+				"(through the gateway, also that the GSE agent runs there), or leave these hosts out of it; terraform query with the "+
+				"gse_managed_process list resource (Terraform 1.14+) lists where the namespace's processes are.",
+				apiMeta, strings.Join(each(missing, gse.Host.Address), ", ")))
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), meta.Namespace.ValueString()+"/"+meta.Name.ValueString())...)
@@ -66,6 +85,9 @@ func parseImportID(id string) (metaModel, []hostModel, error) {
 			h = hostModel{AgentID: types.StringValue(agent), BkSupplierID: types.Int64Value(0)}
 		} else {
 			parsed, err := parseImportHosts(item, true, "host")
+			if err != nil && strings.Count(item, ":") == 1 { // bk_cloud_id:ip, as provider::gse::agent_id spells a host
+				parsed, err = parseImportHosts(item, false, "host")
+			}
 			if err != nil {
 				return meta, nil, err
 			}

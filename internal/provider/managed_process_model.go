@@ -218,6 +218,19 @@ func (p *proven) value(hosts []hostModel) hostStatusMap {
 	return newHostStatusMap(entries)
 }
 
+// touchedOrNew are the hosts whose host_status the apply may have changed:
+// those it touched, and those without a prior entry.
+func (p *proven) touchedOrNew(hosts []hostModel) []hostModel {
+	var out []hostModel
+	for _, h := range hosts {
+		_, touched := p.touched[h.api().Key()]
+		if _, known := p.prior.entries[statusKey(h)]; touched || !known {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // statusKey is the key of a host in host_status: its address as written in
 // the configuration (gse.Host.Address: {bk_cloud_id}:{ip}, or the agent id of
 // a host given by one), not its Key, so the keys of existing states stay.

@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -120,20 +122,28 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	var pr proven // no prior host_status
 
 	err := reachable(ctx, r.client, hosts) // common_gateway.go
+	if err == nil {
+		err = refuseLive(ctx, r.client, meta, hosts) // managed_process_replace.go
+	}
 	var registered []gse.Host
 	if err == nil {
 		registered, err = r.createInBatches(ctx, meta, spec, &plan, hosts, &pr) // managed_process_apply.go
 	}
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "create", meta, err,
-			"The hosts where the process may be registered are kept in the state, and the resource is tainted: "+
-				"the next apply removes it there and creates it again. Fix the cause above first.")
 		if len(registered) == 0 {
+			addAPIError(&resp.Diagnostics, "create", meta, err, "Nothing was registered by this create, so the resource is not in the state.")
 			return // nothing exists remotely: no state
 		}
+		addAPIError(&resp.Diagnostics, "create", meta, err, fmt.Sprintf(
+			"The %d hosts where the process may be registered are kept in the state, and the resource is tainted: "+
+				"the next apply removes it there and creates it again. Fix the cause above first.", len(registered)))
 		plan.Hosts = newHostList(selectBy(plan.Hosts.Hosts(), keyOf(hostModel.api), each(registered, gse.Host.Key), true))
 	}
-	plan.HostStatus = pr.value(plan.Hosts.Hosts())
+	if err == nil {
+		plan.HostStatus = r.appliedStatus(ctx, meta, plan.Hosts.Hosts(), &pr, &resp.Diagnostics)
+	} else {
+		plan.HostStatus = pr.value(plan.Hosts.Hosts())
+	}
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -145,6 +155,8 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state refreshedModel
 	resp.Diagnostics.Append(state.get(ctx, req.State)...)
+	ctx, cancel := deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
+	defer cancel()
 	prior := state
 	meta, d := state.Meta.api(ctx)
 	resp.Diagnostics.Append(d...)
@@ -234,7 +246,26 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "delete", meta, err,
 			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")
+		return
 	}
+	warnRecordsLeft(&resp.Diagnostics, r.client, meta, hosts, stop)
+}
+
+// warnRecordsLeft says, after a destroy through the GSE 2.0 gateway, which
+// process records stay: GSE 2.0 has no unregister, so a destroy stops or
+// unhosts the process and GSE keeps its record (see register).
+func warnRecordsLeft(diags *diag.Diagnostics, c *gse.Client, meta gse.Meta, hosts []gse.Host, stopped bool) {
+	if !c.Gateway() || len(hosts) == 0 {
+		return
+	}
+	state := "unhosted"
+	if stopped {
+		state = "stopped and unhosted"
+	}
+	diags.AddWarning(fmt.Sprintf("Process %s stays registered on GSE 2.0, %s", meta, state),
+		fmt.Sprintf("The GSE 2.0 API gateway has no API that removes a process, so destroy %s it and GSE keeps its record on %s; "+
+			"get_proc_status_v2 still reports it there. A later gse_managed_process with namespace %q and name %q creates it again over that record.",
+			map[bool]string{true: "stopped", false: "unhosted"}[stopped], strings.Join(each(hosts, gse.Host.Address), ", "), meta.Namespace, meta.Name))
 }
 
 // refreshedModel is the part of gse_managed_process that Read looks at and
@@ -250,7 +281,8 @@ type refreshedModel struct {
 	Managed    types.Bool
 	Running    types.Bool
 	HostStatus hostStatusMap
-	AutoType   types.Int64 // spec.monitor_policy.auto_type, read only; null without a spec
+	AutoType   types.Int64    // spec.monitor_policy.auto_type, read only; null without a spec
+	Timeouts   timeouts.Value // read only
 }
 
 func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostics {
@@ -260,7 +292,7 @@ func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostic
 		target any
 	}{
 		{path.Root("meta"), &m.Meta}, {path.Root("hosts"), &m.Hosts}, {path.Root("managed"), &m.Managed},
-		{path.Root("running"), &m.Running}, {path.Root("host_status"), &m.HostStatus},
+		{path.Root("running"), &m.Running}, {path.Root("host_status"), &m.HostStatus}, {path.Root("timeouts"), &m.Timeouts},
 		{policyPath.AtName("auto_type"), &m.AutoType},
 	} {
 		diags.Append(s.GetAttribute(ctx, f.at, f.target)...)

@@ -126,10 +126,11 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 				Computed: true, CustomType: hostStatusMapType{},
 				MarkdownDescription: "Runtime state per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`), or by the `agent_id` of a host given by one. Each value holds `status` " +
 					"(`running`, `stopped` or `unregistered`), `managed` (whether the agent hosts the process, `isauto`), `pid` (`-1` or `0` when not running), " +
-					"`version` (from `version_cmd`) and `last_start_time` (Unix time). Refresh reads all of them with `get_proc_status_v2`. " +
-					"Create and update do not read the status again: they record what their tasks proved (`status` `running` after a start, " +
-					"`stopped` after a stop, `managed` after hosting or unhosting) and keep the last refreshed values of hosts they did not touch; " +
-					"facts no task proved are `null` until the next refresh. Read-only; pids and start times change outside Terraform without causing a diff. " +
+					"`version` (from `version_cmd`) and `last_start_time` (Unix time). Refresh reads all of them with `get_proc_status_v2`; " +
+					"create and update read them again on the hosts they changed, so `terraform plan -refresh-only` right after an apply reports no change, " +
+					"and keep the values of hosts they did not touch. The plan of an update shows as unknown only the facts of hosts it may change: hosts it adds, " +
+					"every host when it starts, stops, hosts, unhosts, restarts or reloads the process, and after a spec change the hosts that were not hosted. " +
+					"Read-only; pids and start times change outside Terraform without causing a diff. " +
 					"For every runtime fact of any host use the `gse_process_status` data source.",
 			},
 			"rollout": rolloutAttribute("It governs every step that disrupts the process: removing hosts (stop or unhost, unregister), " +
@@ -227,11 +228,13 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 
 func timeoutsSchema(ctx context.Context) schema.Attribute {
 	d := "How long %s may take, as a positive duration such as `30s` or `15m`. Defaults to `10m`; tasks still pending then fail the apply, naming each host."
-	t := resourceTimeouts(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
+	t := resourceTimeouts(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true,
 		CreateDescription: fmt.Sprintf(d, "create (register, host or start, poll)"),
+		ReadDescription: "How long a refresh (`list_agent_state` through the gateway, `get_proc_status_v2`) may take, as a positive duration such as `30s` or `2m`. " +
+			"Defaults to `10m`; a refresh still retrying then (an installation throttling the calls) fails naming the API, and the state stays as it was.",
 		UpdateDescription: fmt.Sprintf(d, "an update"),
 		DeleteDescription: fmt.Sprintf(d, "destroy (stop or unhost, unregister)"),
 	})
-	t.MarkdownDescription = "Deadlines of create, update and delete, each including every API call, retry and task poll."
+	t.MarkdownDescription = "Deadlines of create, refresh, update and delete, each including every API call, retry and task poll."
 	return t
 }

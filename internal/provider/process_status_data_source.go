@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -24,6 +25,7 @@ type processStatusModel struct {
 	Hosts      []gseHostRefModel `tfsdk:"hosts"`
 	ProcInfos  []procInfoModel   `tfsdk:"proc_infos"`
 	AllRunning types.Bool        `tfsdk:"all_running"`
+	Timeouts   timeouts.Value    `tfsdk:"timeouts"`
 }
 
 type metaRefModel struct {
@@ -55,7 +57,7 @@ func (d *processStatusDataSource) Configure(_ context.Context, req datasource.Co
 	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-func (d *processStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *processStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Runtime state of a GSE process on a set of hosts, read with `get_proc_status_v2`. " +
 			"Use `all_running` in `check` blocks and postconditions.",
@@ -92,6 +94,7 @@ func (d *processStatusDataSource) Schema(_ context.Context, _ datasource.SchemaR
 				}},
 			},
 			"all_running": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the process is running on every requested host."},
+			"timeouts":    dataSourceTimeouts(ctx),
 		},
 	}
 }
@@ -99,6 +102,11 @@ func (d *processStatusDataSource) Schema(_ context.Context, _ datasource.SchemaR
 func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m processStatusModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -50,7 +50,7 @@ data "gse_process_status" "test" {
 						"ip": knownvalue.StringExact("10.0.0.7"), "status": knownvalue.StringExact("unregistered"), "managed": knownvalue.Bool(false),
 					})),
 				},
-				// Create records no pid (host_status holds what the tasks proved); the refresh before this step read it.
+				// Create read the status of the hosts it started, pid included.
 				Check: resource.TestCheckResourceAttrPair(ds, "proc_infos.0.pid", addr, "host_status.0:10.0.0.2.pid"),
 			},
 			{

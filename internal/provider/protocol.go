@@ -6,7 +6,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // NewProtocol6 serves p as providerserver.NewProtocol6WithError does, with
@@ -22,7 +24,8 @@ func NewProtocol6(p provider.Provider) func() (tfprotov6.ProviderServer, error) 
 		if !ok {
 			return nil, fmt.Errorf("the framework's server %T lacks list resource, action or state store RPCs", s)
 		}
-		return packedServer{fs, findPackedAttrs(context.Background(), p), &stateTypes{}}, nil
+		ctx := context.Background()
+		return packedServer{fs, findPackedAttrs(ctx, p), &stateTypes{}, findConfigGenerators(ctx, p)}, nil
 	}
 }
 
@@ -42,8 +45,53 @@ type frameworkServer interface {
 // (protocol_upgrade.go).
 type packedServer struct {
 	frameworkServer
-	packed packedAttrs
-	states *stateTypes
+	packed     packedAttrs
+	states     *stateTypes
+	generators map[string]configGenerator // by resource type
+}
+
+// configGenerator is a resource that amends the configuration the framework
+// generates for an imported object (GenerateResourceConfig, Terraform 1.14+):
+// v is that configuration as Terraform sees it.
+type configGenerator interface {
+	generatedConfig(ctx context.Context, v tftypes.Value) (tftypes.Value, error)
+}
+
+// findConfigGenerators are the resources of p that are configGenerators.
+func findConfigGenerators(ctx context.Context, p provider.Provider) map[string]configGenerator {
+	var meta provider.MetadataResponse
+	p.Metadata(ctx, provider.MetadataRequest{}, &meta)
+	out := map[string]configGenerator{}
+	for _, f := range p.Resources(ctx) {
+		r := f()
+		if g, ok := r.(configGenerator); ok {
+			var name resource.MetadataResponse
+			r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: meta.TypeName}, &name)
+			out[name.TypeName] = g
+		}
+	}
+	return out
+}
+
+// withGenerateResourceConfig announces the GenerateResourceConfig RPC, which
+// terraform-plugin-framework v1.19 serves but does not announce
+// (internal/toproto6 ServerCapabilities drops it): without it Terraform 1.14+
+// generates the configuration of an imported object itself, and no
+// configGenerator is asked.
+func withGenerateResourceConfig(c *tfprotov6.ServerCapabilities) *tfprotov6.ServerCapabilities {
+	if c == nil {
+		c = &tfprotov6.ServerCapabilities{}
+	}
+	c.GenerateResourceConfig = true
+	return c
+}
+
+func (s packedServer) GetMetadata(ctx context.Context, req *tfprotov6.GetMetadataRequest) (*tfprotov6.GetMetadataResponse, error) {
+	resp, err := s.frameworkServer.GetMetadata(ctx, req)
+	if err == nil && resp != nil {
+		resp.ServerCapabilities = withGenerateResourceConfig(resp.ServerCapabilities)
+	}
+	return resp, err
 }
 
 func (s packedServer) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
@@ -51,6 +99,7 @@ func (s packedServer) GetProviderSchema(ctx context.Context, req *tfprotov6.GetP
 	if err != nil || resp == nil {
 		return resp, err
 	}
+	resp.ServerCapabilities = withGenerateResourceConfig(resp.ServerCapabilities)
 	for typeName, sch := range resp.ResourceSchemas {
 		if sch == nil || sch.Block == nil {
 			continue
@@ -91,7 +140,10 @@ func (s packedServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResou
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	return resp, s.packed.unpack(req.TypeName, &resp.NewState)
+	if err := s.packed.unpack(req.TypeName, &resp.NewState); err != nil {
+		return nil, err
+	}
+	return resp, numbersAsText(resp.NewState) // protocol_numbers.go
 }
 
 func (s packedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
@@ -149,7 +201,28 @@ func (s packedServer) GenerateResourceConfig(ctx context.Context, req *tfprotov6
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	return resp, s.packed.unpack(req.TypeName, &resp.Config)
+	if err := s.packed.unpack(req.TypeName, &resp.Config); err != nil {
+		return nil, err
+	}
+	g := s.generators[req.TypeName]
+	if g == nil || resp.Config == nil {
+		return resp, nil
+	}
+	sch, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		return nil, err
+	}
+	typ := sch.ResourceSchemas[req.TypeName].ValueType()
+	v, err := resp.Config.Unmarshal(typ)
+	if err == nil {
+		v, err = g.generatedConfig(ctx, v)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: generated configuration: %w", req.TypeName, err)
+	}
+	dv, err := tfprotov6.NewDynamicValue(typ, v)
+	resp.Config = &dv
+	return resp, err
 }
 
 func (s packedServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {

@@ -1,0 +1,225 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// expectNoDrift fails when the refresh before a plan changed any resource:
+// what `terraform plan -refresh-only` would report as changed outside Terraform.
+type expectNoDrift struct{}
+
+func (expectNoDrift) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, d := range req.Plan.ResourceDrift {
+		before, _ := d.Change.Before.(map[string]any)
+		after, _ := d.Change.After.(map[string]any)
+		resp.Error = fmt.Errorf("%s changed outside Terraform; host_status %v -> %v", d.Address, before["host_status"], after["host_status"])
+		return
+	}
+}
+
+// Right after a create and after an update, a refresh finds nothing changed:
+// the apply read the status of the hosts it touched, so host_status holds
+// what the refresh reads.
+func TestAccManagedProcess_noDriftAfterApply(t *testing.T) {
+	t.Parallel()
+	inModes(t, func(t *testing.T, e *testEnv) {
+		step := func(p proc, preApply ...plancheck.PlanCheck) resource.TestStep {
+			return resource.TestStep{
+				Config: e.config(p),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             preApply,
+					PostApplyPostRefresh: []plancheck.PlanCheck{expectNoDrift{}, plancheck.ExpectEmptyPlan()},
+				},
+			}
+		}
+		status := func(host, fact string) tfjsonpath.Path {
+			return tfjsonpath.New("host_status").AtMapKey(host).AtMapKey(fact)
+		}
+		refresh := resource.TestStep{RefreshState: true, RefreshPlanChecks: resource.RefreshPlanChecks{
+			PostRefresh: []plancheck.PlanCheck{expectNoDrift{}, plancheck.ExpectEmptyPlan()},
+		}}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				step(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}),
+				refresh,
+				// A spec change (update_proc_info, hosted again), a host leaves, one joins: the kept
+				// host's facts stay known in the plan (hosting a hosted process changes none), the
+				// new host's are read after the apply.
+				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", extra: "running = true"},
+					plancheck.ExpectKnownValue(addr, status("0:10.0.0.2", "status"), knownvalue.StringExact("running")),
+					plancheck.ExpectKnownValue(addr, status("0:10.0.0.2", "pid"), knownvalue.NotNull()),
+					plancheck.ExpectUnknownValue(addr, status("1:10.0.0.3", "pid"))),
+				refresh,
+				// Only a spec field changes: no fact of any host is unknown.
+				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest3", extra: "running = true"},
+					plancheck.ExpectKnownValue(addr, status("0:10.0.0.2", "last_start_time"), knownvalue.NotNull()),
+					plancheck.ExpectKnownValue(addr, status("1:10.0.0.3", "version"), knownvalue.StringExact("1.0.0"))),
+				refresh,
+				// A restart trigger: every host's facts may change.
+				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest3", extra: "running = true\n restart_triggers = { v = \"1\" }"},
+					plancheck.ExpectUnknownValue(addr, status("0:10.0.0.2", "pid")),
+					plancheck.ExpectUnknownValue(addr, status("1:10.0.0.3", "pid"))),
+				refresh,
+				// Hosted, run state left alone: hosting proves no status, the read does.
+				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest4"}),
+				refresh,
+			},
+		})
+	})
+}
+
+// The nightly drift job: `plan -refresh-only -detailed-exitcode` exits 0 right
+// after an apply and after `apply -refresh-only`, and 2 once something did
+// change outside Terraform. Terraform 1.10 to 1.14 exited 2 on every such run
+// while printing "No changes" (see numbersAsText).
+func TestAccManagedProcess_refreshOnlyExitCode(t *testing.T) {
+	t.Parallel()
+	inModes(t, func(t *testing.T, e *testEnv) {
+		cfg := strings.TrimPrefix(e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, extra: "running = true"}), e.providerBlock())
+		cli := newCLIRunFrom(t, e, "1.0.0", cfg)
+		drift := func() {
+			t.Helper()
+			out, code, _ := cli.exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false")
+			if code == 0 {
+				t.Fatalf("plan -refresh-only -detailed-exitcode after an out-of-band stop: exit 0, want 2\n%s", out)
+			}
+		}
+		noDrift := func(after string) {
+			t.Helper()
+			if out, code, _ := cli.exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false"); code != 0 {
+				t.Fatalf("plan -refresh-only -detailed-exitcode after %s: exit %d, want 0\n%s", after, code, out)
+			}
+		}
+		if out, err := cli.run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil {
+			t.Fatalf("apply: %v\n%s", err, out)
+		}
+		noDrift("apply")
+		if out, err := cli.run("apply", "-refresh-only", "-auto-approve", "-no-color", "-input=false"); err != nil {
+			t.Fatalf("apply -refresh-only: %v\n%s", err, out)
+		}
+		noDrift("apply -refresh-only")
+		noDrift("a refresh-only plan") // and again: nothing accumulates
+		if err := e.sim.Drift(simulator.DriftStop, "gse", "proc-test", 0, "10.0.0.1"); err != nil {
+			t.Fatal(err)
+		}
+		drift()
+		if out, err := cli.run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
+			t.Fatalf("destroy: %v\n%s", err, out)
+		}
+	})
+}
+
+// numbersAsText turns every number into its decimal text and leaves the rest
+// byte for byte.
+func TestNumbersAsText(t *testing.T) {
+	t.Parallel()
+	// {"a": [0, 127, -1, -33, 200, 70000, 1795601928, -70000, 30.5, 1e300], "b": nil, "c": true, "d": "x", "e": unknown}
+	in := []byte{0x85,
+		0xa1, 'a', 0x9a, 0x00, 0x7f, 0xff, 0xd0, 0xdf, 0xcc, 200, 0xce, 0x00, 0x01, 0x11, 0x70, 0xce, 0x6b, 0x06, 0xb6, 0x08,
+		0xd2, 0xff, 0xfe, 0xee, 0x90, 0xcb, 0x40, 0x3e, 0x80, 0, 0, 0, 0, 0, 0xcb, 0x7e, 0x37, 0xe4, 0x3c, 0x88, 0x00, 0x75, 0x9c,
+		0xa1, 'b', 0xc0, 0xa1, 'c', 0xc3, 0xa1, 'd', 0xa1, 'x', 0xa1, 'e', 0xd4, 0, 0}
+	dv := &tfprotov6.DynamicValue{MsgPack: in}
+	if err := numbersAsText(dv); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"0", "127", "-1", "-33", "200", "70000", "1795601928", "-70000", "30.5", "1" + strings.Repeat("0", 300)}
+	b := dv.MsgPack
+	if b[0] != 0x85 || string(b[1:3]) != "\xa1a" || b[3] != 0x9a {
+		t.Fatalf("head % x", b[:4])
+	}
+	b = b[4:]
+	for _, w := range want {
+		var s string
+		switch {
+		case b[0]&0xe0 == 0xa0:
+			n := int(b[0] & 0x1f)
+			s, b = string(b[1:1+n]), b[1+n:]
+		case b[0] == 0xda:
+			n := int(b[1])<<8 | int(b[2])
+			s, b = string(b[3:3+n]), b[3+n:]
+		default:
+			t.Fatalf("want the string %q, got code 0x%02x", w, b[0])
+		}
+		if s != w {
+			t.Errorf("got %q, want %q", s, w)
+		}
+	}
+	if tail := []byte{0xa1, 'b', 0xc0, 0xa1, 'c', 0xc3, 0xa1, 'd', 0xa1, 'x', 0xa1, 'e', 0xd4, 0, 0}; string(b) != string(tail) {
+		t.Errorf("rest % x, want % x", b, tail)
+	}
+	if err := numbersAsText(&tfprotov6.DynamicValue{MsgPack: in[:len(in)-1]}); err == nil {
+		t.Error("a value cut short: no error")
+	}
+}
+
+// A refresh while the installation throttles every status read forever ends
+// at the read timeout, with an error naming the throttle and the API, and
+// leaves the state as it was.
+func TestAccManagedProcess_throttledRefreshEndsAtReadTimeout(t *testing.T) {
+	t.Parallel()
+	inModes(t, func(t *testing.T, e *testEnv) {
+		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, extra: `running = true
+  timeouts = { read = "2s" }`})
+		throttle := simulator.Fault{API: "get_proc_status_v2", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit of the app", Times: simulator.Forever}
+		if e.gateway {
+			throttle.Code, throttle.HTTPStatus = 0, 429
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.factories(),
+			CheckDestroy:             e.checkSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: cfg},
+				{
+					PreConfig:    func() { e.sim.AddFault(throttle) },
+					RefreshState: true,
+					ExpectError: wordsRegexp("Could not read process gse/proc-test", "context deadline exceeded while the installation was throttling the calls",
+						"get_proc_status_v2", "raise the timeout"),
+				},
+				{
+					// Nothing was lost: the state still has both hosts, and nothing is planned.
+					PreConfig:        e.sim.ClearFaults,
+					Config:           cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status"), knownvalue.MapSizeExact(2)),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
+					},
+				},
+			},
+		})
+	})
+}
+
+// The same for the gse_process_status data source.
+func TestAccProcessStatus_throttledReadEndsAtReadTimeout(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit of the app", Times: simulator.Forever})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config: e.providerBlock() + `
+data "gse_process_status" "s" {
+  meta     = { namespace = "gse", name = "proc-test" }
+  hosts    = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]
+  timeouts = { read = "2s" }
+}`,
+			ExpectError: wordsRegexp("Could not read the status of process gse/proc-test", "throttling the calls", "get_proc_status_v2"),
+		}},
+	})
+}
