@@ -47,7 +47,8 @@ func TestAccManagedProcess_oneShot(t *testing.T) {
 					ConfigStateChecks: []statecheck.StateCheck{
 						statecheck.ExpectKnownValue(addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
 						statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
-						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.Null()),
+						// Create reads back the hosts it changed: the one-shot ran and exited.
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.StringExact("stopped")),
 					},
 					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", ranAndExited(0)), e.simCheck(1, "10.0.0.2", ranAndExited(0))),
 				},
