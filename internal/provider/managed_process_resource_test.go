@@ -498,7 +498,7 @@ func TestAccManagedProcess_validation(t *testing.T) {
 	// An operation whose command is unset, and a deadline that can never pass.
 	for _, tc := range []struct{ extra, drop, want string }{
 		{`timeouts = { create = "-5m" }`, "", `timeouts\.create must be a positive duration`},
-		{`timeouts = { create = "10" }`, "", `Error: Invalid timeouts\.create\s+with gse_managed_process\.test,\s+on terraform_plugin_test\.tf line \d+, in resource "gse_managed_process" "test":\s+\d+: resource "gse_managed_process" "test" \{\s+` +
+		{`timeouts = { create = "10" }`, "", `Error: Invalid timeouts\.create\s+with gse_managed_process\.test,\s+on terraform_plugin_test\.tf line \d+, in resource "gse_managed_process" "test":\s+\d+: [^\n]+\s+` + // the resource's line (1.11) or the attribute's (1.15)
 			wrappedRe(`timeouts.create must be a duration with a unit, such as 10s or 10m, got "10"\.`) + `\s*$`}, // one error, naming the attribute
 		{`running = true`, `start_cmd = "./start.sh", `, `running = true needs spec\.control\.start_cmd`},
 		{`restart_triggers = { conf = "v1" }`, `restart_cmd = "./restart.sh", `, `restart_triggers needs spec\.control\.restart_cmd`},
