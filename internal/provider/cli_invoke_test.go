@@ -74,8 +74,14 @@ func newCLIRunFrom(t *testing.T, e *testEnv, minVersion, config string) *cliRun 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The address the CLI resolves "bk-gse/gse" to: OpenTofu's registry for
+	// tofu (make test sets TF_ACC_PROVIDER_HOST, as terraform-plugin-testing reads it).
+	addr := "registry.terraform.io/bk-gse/gse"
+	if host := os.Getenv("TF_ACC_PROVIDER_HOST"); host != "" {
+		addr = host + "/bk-gse/gse"
+	}
 	go func() {
-		err := tf6server.Serve("registry.terraform.io/bk-gse/gse", func() tfprotov6.ProviderServer { return server },
+		err := tf6server.Serve(addr, func() tfprotov6.ProviderServer { return server },
 			tf6server.WithDebug(ctx, reattach, closed), tf6server.WithoutLogStderrOverride(), tf6server.WithLoggingSink(t))
 		if err != nil {
 			t.Error(err)
@@ -83,7 +89,7 @@ func newCLIRunFrom(t *testing.T, e *testEnv, minVersion, config string) *cliRun 
 	}()
 	rc := <-reattach
 	t.Cleanup(func() { cancel(); <-closed })
-	info, _ := json.Marshal(map[string]any{"registry.terraform.io/bk-gse/gse": map[string]any{
+	info, _ := json.Marshal(map[string]any{addr: map[string]any{
 		"Protocol": rc.Protocol, "ProtocolVersion": rc.ProtocolVersion, "Pid": rc.Pid, "Test": rc.Test,
 		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
 	}})
