@@ -45,7 +45,7 @@ type frameworkServer interface {
 // stored states of the current version through itself (upgrade.go), and
 // sends numbers on refresh as text (numbers.go). Every RPC whose values may
 // hold a resource's attributes is one of its methods; the others pass
-// through the embedded framework server (server_test.go keeps that so).
+// through the embedded framework server (tripwire_test.go keeps that so).
 type server struct {
 	frameworkServer
 	packed     attrsByType
