@@ -100,27 +100,31 @@ func TestEveryRPCWithValuesIsHandled(t *testing.T) {
 	}
 }
 
-// serverInterfaces are tfprotov6.ProviderServer and every
-// ProviderServerWith… interface tfprotov6 declares (read from its source, so
-// that one added later is not missed), which tf6server looks for.
+// serverInterfaces are the server interfaces tfprotov6 declares: every
+// interface type whose name holds "Server", read from its source so that one
+// added later is not missed, less those deprecated (ProviderServerWith…,
+// which only combine ProviderServer with one of the others).
 func serverInterfaces(t *testing.T) []reflect.Type {
 	t.Helper()
 	known := map[string]reflect.Type{
-		"ProviderServer":                 reflect.TypeFor[tfprotov6.ProviderServer](),
-		"ProviderServerWithListResource": reflect.TypeFor[tfprotov6.ProviderServerWithListResource](),
-		"ProviderServerWithActions":      reflect.TypeFor[tfprotov6.ProviderServerWithActions](),
-		"ProviderServerWithStateStores":  reflect.TypeFor[tfprotov6.ProviderServerWithStateStores](),
+		"ProviderServer":          reflect.TypeFor[tfprotov6.ProviderServer](),
+		"ResourceServer":          reflect.TypeFor[tfprotov6.ResourceServer](),
+		"DataSourceServer":        reflect.TypeFor[tfprotov6.DataSourceServer](),
+		"EphemeralResourceServer": reflect.TypeFor[tfprotov6.EphemeralResourceServer](),
+		"FunctionServer":          reflect.TypeFor[tfprotov6.FunctionServer](),
+		"ListResourceServer":      reflect.TypeFor[tfprotov6.ListResourceServer](),
+		"ActionServer":            reflect.TypeFor[tfprotov6.ActionServer](),
+		"StateStoreServer":        reflect.TypeFor[tfprotov6.StateStoreServer](),
 	}
 	pkg, err := build.Import("github.com/hashicorp/terraform-plugin-go/tfprotov6", ".", build.FindOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var declared []string
-	for _, name := range typeDecls(t, pkg.Dir, func(s *ast.TypeSpec) bool {
+	declared := typeDecls(t, pkg.Dir, func(s *ast.TypeSpec, doc *ast.CommentGroup) bool {
 		_, ok := s.Type.(*ast.InterfaceType)
-		return ok && strings.HasPrefix(s.Name.Name, "ProviderServer")
-	}) {
-		declared = append(declared, name)
+		return ok && strings.Contains(s.Name.Name, "Server") && !strings.Contains(doc.Text(), "Deprecated:")
+	})
+	for _, name := range declared {
 		if known[name] == nil {
 			t.Errorf("tfprotov6 declares %s: add it to frameworkServer and to this test", name)
 		}
@@ -136,15 +140,23 @@ func serverInterfaces(t *testing.T) []reflect.Type {
 }
 
 // typeDecls are the names of the types the non-test Go files of dir declare
-// that keep says to.
-func typeDecls(t *testing.T, dir string, keep func(*ast.TypeSpec) bool) []string {
+// that keep says to, given each one's doc comment.
+func typeDecls(t *testing.T, dir string, keep func(*ast.TypeSpec, *ast.CommentGroup) bool) []string {
 	t.Helper()
 	var out []string
 	for _, f := range parseDir(t, dir) {
 		for _, d := range f.Decls {
 			if g, ok := d.(*ast.GenDecl); ok {
 				for _, s := range g.Specs {
-					if ts, ok := s.(*ast.TypeSpec); ok && keep(ts) {
+					ts, ok := s.(*ast.TypeSpec)
+					if !ok {
+						continue
+					}
+					doc := ts.Doc
+					if doc == nil {
+						doc = g.Doc
+					}
+					if keep(ts, doc) {
 						out = append(out, ts.Name.Name)
 					}
 				}
@@ -182,7 +194,7 @@ func parseDir(t *testing.T, dir string) []*ast.File {
 	fset := token.NewFileSet()
 	for _, e := range entries {
 		if name := e.Name(); strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
-			f, err := parser.ParseFile(fset, dir+"/"+name, nil, parser.SkipObjectResolution)
+			f, err := parser.ParseFile(fset, dir+"/"+name, nil, parser.SkipObjectResolution|parser.ParseComments)
 			if err != nil {
 				t.Fatal(err)
 			}
