@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
 // version is set by the release build (goreleaser ldflags).
@@ -29,10 +30,10 @@ func main() {
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	// provider.NewProtocol6, not providerserver.Serve: it packs the
-	// attributes that hold a value per host for the framework (packedServer).
+	// packed.NewProtocol6, not providerserver.Serve: it packs the
+	// attributes that hold a value per host for the framework.
 	err := tf6server.Serve("registry.terraform.io/bk-gse/gse", func() tfprotov6.ProviderServer {
-		s, err := provider.NewProtocol6(provider.New(version)())()
+		s, err := packed.NewProtocol6(provider.New(version)())()
 		if err != nil {
 			log.Fatal(err)
 		}

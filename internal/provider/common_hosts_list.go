@@ -12,11 +12,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
 // This file holds gse_managed_process.hosts as a value: its element (the
 // attributes and their descriptions, shared with the other host schemas),
-// and the list, packed for the framework (see common_packed.go).
+// and the list, packed for the framework (see package packed).
 
 // The ip and bk_cloud_id of a host mean the same in every schema.
 const (
@@ -32,7 +34,7 @@ const (
 )
 
 // hostElement is each attribute of a gse_managed_process.hosts element: the
-// one definition hostObjectType, hostListType.terraformSchema (Terraform's
+// one definition hostObjectType, hostListType.UnpackedSchema (Terraform's
 // view) and hostCodec (the wire) are built from. They are in name order, the
 // order Terraform encodes them in.
 var hostElement = []hostAttr{
@@ -61,15 +63,15 @@ var hostObjectType = func() types.ObjectType {
 }()
 
 // hostListType is the framework's type of gse_managed_process.hosts,
-// packed (see common_packed.go).
-type hostListType = packedOf[hostList]
+// packed (see package packed).
+type hostListType = packed.Of[hostList]
 
 var _ basetypes.StringTypable = hostListType{}
 
-// terraformSchema makes hosts a list nested attribute for Terraform: it
+// UnpackedSchema makes hosts a list nested attribute for Terraform: it
 // thereby keeps optional element attributes, bk_supplier_id planned by the
 // provider (computed), and the per-element documentation.
-func (hostList) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+func (hostList) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
 	obj := &tfprotov6.SchemaObject{Nesting: tfprotov6.SchemaObjectNestingModeList}
 	for _, e := range hostElement {
 		// Every element attribute is optional: a host is ip + bk_cloud_id or
@@ -80,7 +82,7 @@ func (hostList) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribut
 	a.Type, a.NestedType = nil, obj
 }
 
-func (hostList) terraformType(ctx context.Context) tftypes.Type {
+func (hostList) UnpackedType(ctx context.Context) tftypes.Type {
 	return tftypes.List{ElementType: hostObjectType.TerraformType(ctx)}
 }
 
@@ -93,7 +95,7 @@ type hostList struct {
 	unknown []bool
 }
 
-var _ packedValue[hostList] = hostList{}
+var _ packed.Value[hostList] = hostList{}
 
 func (hostList) Type(context.Context) attr.Type { return hostListType{} }
 
@@ -115,15 +117,15 @@ func packHosts(hosts []hostModel, unknown []bool) types.String {
 	var buf bytes.Buffer
 	buf.Grow(64 * len(hosts))
 	e := msgpack.NewEncoder(&buf)
-	_ = e.EncodeArrayLen(len(hosts)) // see objectCodec.encode
+	_ = e.EncodeArrayLen(len(hosts)) // see packed.ObjectCodec.Encode
 	for i := range hosts {
 		if unknown != nil && unknown[i] {
-			buf.Write(unknownValue)
+			packed.WriteUnknown(&buf)
 			continue
 		}
-		hostCodec.encode(e, &buf, &hosts[i])
+		hostCodec.Encode(e, &buf, &hosts[i])
 	}
-	return packedString(buf.Bytes())
+	return packed.String(buf.Bytes())
 }
 
 // hostListOf is the packed list s holds.
@@ -147,7 +149,7 @@ func (l hostList) Elements() []attr.Value {
 		}
 		obj := make(map[string]attr.Value, len(hostCodec))
 		for _, f := range hostCodec {
-			obj[f.name] = f.get(&l.hosts[i])
+			obj[f.Name] = f.Get(&l.hosts[i])
 		}
 		out[i] = types.ObjectValueMust(hostObjectType.AttrTypes, obj)
 	}
@@ -163,16 +165,16 @@ func (l hostList) String() string {
 }
 
 // hostCodec encodes and decodes the elements of hosts.
-var hostCodec = func() (c objectCodec[hostModel]) {
+var hostCodec = func() (c packed.ObjectCodec[hostModel]) {
 	for _, a := range hostElement {
-		c = append(c, wireField[hostModel]{a.name, a.field})
+		c = append(c, packed.Field[hostModel]{Name: a.name, Field: a.field})
 	}
 	return c
 }()
 
-// unpack decodes a packed list; null and unknown stay so.
-func (hostList) unpack(s basetypes.StringValue) (hostList, error) {
-	l, d := hostList{StringValue: s}, decoderOf(s)
+// Unpack decodes a packed list; null and unknown stay so.
+func (hostList) Unpack(s basetypes.StringValue) (hostList, error) {
+	l, d := hostList{StringValue: s}, packed.Decoder(s)
 	if d == nil {
 		return l, nil
 	}
@@ -182,7 +184,7 @@ func (hostList) unpack(s basetypes.StringValue) (hostList, error) {
 	}
 	l.hosts = make([]hostModel, n)
 	for i := range l.hosts {
-		whole, err := hostCodec.decode(d, &l.hosts[i])
+		whole, err := hostCodec.Decode(d, &l.hosts[i])
 		if err != nil {
 			return l, fmt.Errorf("hosts[%d]: %w", i, err)
 		}

@@ -1,5 +1,13 @@
 package provider
 
+import "github.com/hashicorp/terraform-plugin-framework/attr"
+
+// elementsValue is a list or a set: types.List, types.Set, hostList.
+type elementsValue interface {
+	attr.Value
+	Elements() []attr.Value
+}
+
 // diffBy splits items into those only in prior, only in plan, and in both, comparing their keys.
 func diffBy[T any, K comparable](prior, plan []T, key func(T) K) (removed, added, kept []T) {
 	inPrior, inPlan := map[K]bool{}, map[K]bool{}

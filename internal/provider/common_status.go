@@ -15,6 +15,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
 // statusName names GSE's process states (flag and status).
@@ -31,7 +32,7 @@ func statusName(s int) string {
 }
 
 // host_status of gse_managed_process, a value per host, is packed for the
-// framework as hosts is (see common_packed.go).
+// framework as hosts is (see package packed).
 
 // hostStatusType is the element type of host_status.
 var hostStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
@@ -50,23 +51,23 @@ type hostStatusModel struct {
 
 // statusCodec encodes and decodes the values of host_status, whose type
 // (hostStatusType) has these attributes.
-var statusCodec = objectCodec[hostStatusModel]{
-	{"last_start_time", func(s *hostStatusModel) any { return &s.LastStartTime }},
-	{"managed", func(s *hostStatusModel) any { return &s.Managed }},
-	{"pid", func(s *hostStatusModel) any { return &s.PID }},
-	{"status", func(s *hostStatusModel) any { return &s.Status }},
-	{"version", func(s *hostStatusModel) any { return &s.Version }},
+var statusCodec = packed.ObjectCodec[hostStatusModel]{
+	{Name: "last_start_time", Field: func(s *hostStatusModel) any { return &s.LastStartTime }},
+	{Name: "managed", Field: func(s *hostStatusModel) any { return &s.Managed }},
+	{Name: "pid", Field: func(s *hostStatusModel) any { return &s.PID }},
+	{Name: "status", Field: func(s *hostStatusModel) any { return &s.Status }},
+	{Name: "version", Field: func(s *hostStatusModel) any { return &s.Version }},
 }
 
 // hostStatusMapType is the framework's type of host_status, packed (see
-// common_packed.go): a map of hostStatusType to Terraform.
-type hostStatusMapType = packedOf[hostStatusMap]
+// package packed): a map of hostStatusType to Terraform.
+type hostStatusMapType = packed.Of[hostStatusMap]
 
-func (m hostStatusMap) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
-	a.Type = m.terraformType(ctx)
+func (m hostStatusMap) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+	a.Type = m.UnpackedType(ctx)
 }
 
-func (hostStatusMap) terraformType(ctx context.Context) tftypes.Type {
+func (hostStatusMap) UnpackedType(ctx context.Context) tftypes.Type {
 	return tftypes.Map{ElementType: hostStatusType.TerraformType(ctx)}
 }
 
@@ -77,7 +78,7 @@ type hostStatusMap struct {
 	entries map[string]hostStatusModel
 }
 
-var _ packedValue[hostStatusMap] = hostStatusMap{}
+var _ packed.Value[hostStatusMap] = hostStatusMap{}
 
 func (hostStatusMap) Type(context.Context) attr.Type { return hostStatusMapType{} }
 
@@ -99,18 +100,18 @@ func newHostStatusMap(entries map[string]hostStatusModel) hostStatusMap {
 	var buf bytes.Buffer
 	buf.Grow(96 * len(entries))
 	e := msgpack.NewEncoder(&buf)
-	_ = e.EncodeMapLen(len(entries)) // see objectCodec.encode
+	_ = e.EncodeMapLen(len(entries)) // see packed.ObjectCodec.Encode
 	for _, k := range slices.Sorted(maps.Keys(entries)) {
 		_ = e.EncodeString(k)
 		v := entries[k]
-		statusCodec.encode(e, &buf, &v)
+		statusCodec.Encode(e, &buf, &v)
 	}
-	return hostStatusMap{StringValue: packedString(buf.Bytes()), entries: entries}
+	return hostStatusMap{StringValue: packed.String(buf.Bytes()), entries: entries}
 }
 
-// unpack decodes a packed host_status; null and unknown stay so.
-func (hostStatusMap) unpack(s basetypes.StringValue) (hostStatusMap, error) {
-	m, d := hostStatusMap{StringValue: s}, decoderOf(s)
+// Unpack decodes a packed host_status; null and unknown stay so.
+func (hostStatusMap) Unpack(s basetypes.StringValue) (hostStatusMap, error) {
+	m, d := hostStatusMap{StringValue: s}, packed.Decoder(s)
 	if d == nil {
 		return m, nil
 	}
@@ -125,7 +126,7 @@ func (hostStatusMap) unpack(s basetypes.StringValue) (hostStatusMap, error) {
 			return m, fmt.Errorf("host_status: %w", err)
 		}
 		var v hostStatusModel
-		if _, err := statusCodec.decode(d, &v); err != nil {
+		if _, err := statusCodec.Decode(d, &v); err != nil {
 			return m, fmt.Errorf("host_status[%q]: %w", k, err)
 		}
 		m.entries[k] = v

@@ -6,9 +6,14 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
-// generatedConfig makes the configuration Terraform 1.14+ generates for an
+// The packed server finds it by this interface.
+var _ packed.ConfigGenerator = (*managedProcessResource)(nil)
+
+// GeneratedConfig makes the configuration Terraform 1.14+ generates for an
 // imported gse_managed_process (`plan -generate-config-out`, `terraform
 // query -generate-config-out`) as close to plannable as GSE allows. GSE
 // cannot return a registered spec, so the framework's answer had
@@ -18,7 +23,7 @@ import (
 // (spec.identity.proc_name, ...). Values equal to what the provider would
 // plan anyway (managed = true, bk_supplier_id = 0) are left out: Terraform
 // writes no line for a null computed attribute.
-func (r *managedProcessResource) generatedConfig(ctx context.Context, v tftypes.Value) (tftypes.Value, error) {
+func (r *managedProcessResource) GeneratedConfig(ctx context.Context, v tftypes.Value) (tftypes.Value, error) {
 	spec, _ := managedProcessSchema(ctx).Attributes["spec"].(schema.SingleNestedAttribute)
 	return tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		steps := p.Steps()

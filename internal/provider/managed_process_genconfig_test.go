@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
 // The configuration generated for an imported process (Terraform 1.14+)
@@ -21,7 +22,7 @@ import (
 func TestManagedProcessGeneratedConfig(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	srv, err := NewProtocol6(New("test")())()
+	srv, err := packed.NewProtocol6(New("test")())()
 	if err != nil {
 		t.Fatal(err)
 	}

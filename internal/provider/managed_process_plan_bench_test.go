@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
 // BenchmarkManagedProcessPlan measures the provider's side of planning one
@@ -100,7 +102,7 @@ func benchManagedProcess(typ tftypes.Object, n int) tftypes.Value {
 // benchServer is the provider's framework server, with the value type of the
 // resource typeName.
 func benchServer(ctx context.Context, b *testing.B, typeName string) (tfprotov6.ProviderServer, tftypes.Object) {
-	server, err := NewProtocol6(New("bench")())()
+	server, err := packed.NewProtocol6(New("bench")())()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,16 +8,17 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
 // packedFixture is a gse_managed_process value as Terraform sends it, with
 // hosts in every form (by ip, by agent id, an unknown attribute, an element
 // unknown as a whole) and host_status with null and known facts.
-func packedFixture(t *testing.T) (packedAttrs, tftypes.Object, tftypes.Value) {
+func packedFixture(t *testing.T) (tftypes.Object, tftypes.Value) {
 	t.Helper()
 	ctx := context.Background()
-	pa := findPackedAttrs(ctx, New("test")())
-	server, err := NewProtocol6(New("test")())()
+	server, err := packed.NewProtocol6(New("test")())()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,35 +50,7 @@ func packedFixture(t *testing.T) (packedAttrs, tftypes.Object, tftypes.Value) {
 		"0:10.0.0.1": benchValue(statusType.ElementType, map[string]any{"status": "running", "managed": true, "pid": 42, "last_start_time": 1700000000}),
 		"0:10.0.0.2": benchValue(statusType.ElementType, map[string]any{}),
 	})
-	return pa, typ, tftypes.NewValue(typ, attrs)
-}
-
-// Packing and unpacking give back Terraform's bytes exactly, and the packed
-// value is one the framework reads with its own schema.
-func TestPackedRoundTrip(t *testing.T) {
-	t.Parallel()
-	pa, typ, value := packedFixture(t)
-	wire, err := tfprotov6.NewDynamicValue(typ, value)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dv := &wire
-	if err := pa.pack("gse_managed_process", &dv); err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(dv.MsgPack, wire.MsgPack) {
-		t.Fatal("packing changed nothing")
-	}
-	framework := frameworkType(t, typ)
-	if _, err := dv.Unmarshal(framework); err != nil {
-		t.Fatalf("the framework cannot read the packed value: %v", err)
-	}
-	if err := pa.unpack("gse_managed_process", &dv); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(dv.MsgPack, wire.MsgPack) {
-		t.Error("unpacking did not give back the bytes Terraform sent")
-	}
+	return typ, tftypes.NewValue(typ, attrs)
 }
 
 // The provider's own encoding of hosts and host_status is Terraform's, so an
@@ -85,18 +58,18 @@ func TestPackedRoundTrip(t *testing.T) {
 // and for a list the same bytes.
 func TestPackedEncodingIsTerraforms(t *testing.T) {
 	t.Parallel()
-	_, typ, value := packedFixture(t)
+	typ, value := packedFixture(t)
 	attrs := map[string]tftypes.Value{}
 	if err := value.As(&attrs); err != nil {
 		t.Fatal(err)
 	}
-	for name, ours := range map[string]func(packed []byte) ([]byte, error){
-		"hosts": func(packed []byte) ([]byte, error) {
-			l, err := hostList{}.unpack(packedString(packed))
+	for name, ours := range map[string]func(b []byte) ([]byte, error){
+		"hosts": func(b []byte) ([]byte, error) {
+			l, err := hostList{}.Unpack(packed.String(b))
 			return []byte(packHosts(l.hosts, l.unknown).ValueString()), err
 		},
-		"host_status": func(packed []byte) ([]byte, error) {
-			m, err := hostStatusMap{}.unpack(packedString(packed))
+		"host_status": func(b []byte) ([]byte, error) {
+			m, err := hostStatusMap{}.Unpack(packed.String(b))
 			return []byte(newHostStatusMap(m.entries).ValueString()), err
 		},
 	} {
@@ -125,11 +98,11 @@ func TestPackedEncodingIsTerraforms(t *testing.T) {
 func TestPackedUpgradeState(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	server, err := NewProtocol6(New("test")())()
+	server, err := packed.NewProtocol6(New("test")())()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, typ, _ := packedFixture(t)
+	typ, _ := packedFixture(t)
 	state := benchValue(typ, map[string]any{
 		"id":    "gse:p",
 		"meta":  map[string]any{"namespace": "gse", "name": "p"},
@@ -154,21 +127,4 @@ func TestPackedUpgradeState(t *testing.T) {
 	if !got.Equal(state) {
 		t.Errorf("upgraded to\n%v\nwant\n%v", got, state)
 	}
-}
-
-// frameworkType is typ as the framework holds it: every packed attribute a string.
-func frameworkType(t *testing.T, typ tftypes.Object) tftypes.Object {
-	t.Helper()
-	out := tftypes.Object{AttributeTypes: map[string]tftypes.Type{}}
-	packed := findPackedAttrs(context.Background(), New("test")())["gse_managed_process"]
-	for name, at := range typ.AttributeTypes {
-		out.AttributeTypes[name] = at
-		if packed[name] != nil {
-			out.AttributeTypes[name] = tftypes.String
-		}
-	}
-	if len(packed) != 2 {
-		t.Fatalf("packed attributes %v, want hosts and host_status", packed)
-	}
-	return out
 }

@@ -11,9 +11,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
-// Every attribute a resource declares packed (packedType) reaches Terraform
+// Every attribute a resource declares packed (packed.Type) reaches Terraform
 // with the type the packed type names, hosts as a list nested attribute with
 // the element attributes of hostObjectType, and no other attribute is
 // rewritten: renaming the attribute, the resource or an element attribute on
@@ -33,13 +35,13 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 		}
 		return resp
 	}
-	got, plain := schemas(NewProtocol6), schemas(providerserver.NewProtocol6WithError)
+	got, plain := schemas(packed.NewProtocol6), schemas(providerserver.NewProtocol6WithError)
 	var elementNames []string
 	for name := range hostObjectType.AttrTypes {
 		elementNames = append(elementNames, name)
 	}
 	slices.Sort(elementNames)
-	var packed []string
+	var packedAttrs []string
 	for _, newRes := range p.Resources(ctx) {
 		r := newRes()
 		var md resource.MetadataResponse
@@ -49,16 +51,16 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 		for i, a := range got.ResourceSchemas[md.TypeName].Block.Attributes {
 			framework := plain.ResourceSchemas[md.TypeName].Block.Attributes[i]
 			declared, _ := sr.Schema.Attributes[a.Name].(schema.StringAttribute)
-			pt, isPacked := declared.CustomType.(packedType)
+			pt, isPacked := declared.CustomType.(packed.Type)
 			if !isPacked {
 				if !a.ValueType().Equal(framework.ValueType()) {
 					t.Errorf("%s.%s: rewritten for Terraform to %v, though not packed", md.TypeName, a.Name, a.ValueType())
 				}
 				continue
 			}
-			packed = append(packed, md.TypeName+"."+a.Name)
-			if !framework.ValueType().Equal(tftypes.String) || !a.ValueType().Equal(pt.terraformType(ctx)) {
-				t.Errorf("%s.%s: the framework holds %v, Terraform sees %v, want %v", md.TypeName, a.Name, framework.ValueType(), a.ValueType(), pt.terraformType(ctx))
+			packedAttrs = append(packedAttrs, md.TypeName+"."+a.Name)
+			if !framework.ValueType().Equal(tftypes.String) || !a.ValueType().Equal(pt.UnpackedType(ctx)) {
+				t.Errorf("%s.%s: the framework holds %v, Terraform sees %v, want %v", md.TypeName, a.Name, framework.ValueType(), a.ValueType(), pt.UnpackedType(ctx))
 			}
 			if a.NestedType == nil {
 				continue
@@ -75,7 +77,7 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 			}
 		}
 	}
-	if slices.Sort(packed); !slices.Equal(packed, []string{"gse_managed_process.host_status", "gse_managed_process.hosts"}) {
-		t.Errorf("packed %v, want gse_managed_process.host_status and .hosts", packed)
+	if slices.Sort(packedAttrs); !slices.Equal(packedAttrs, []string{"gse_managed_process.host_status", "gse_managed_process.hosts"}) {
+		t.Errorf("packed %v, want gse_managed_process.host_status and .hosts", packedAttrs)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -78,7 +79,7 @@ func inModes(t *testing.T, test func(t *testing.T, e *testEnv)) {
 // factories serve the provider in-process, tuned to poll and back off in milliseconds.
 func (e *testEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"gse": NewProtocol6(&gseProvider{version: "test", tune: func(c *gse.Config) {
+		"gse": packed.NewProtocol6(&gseProvider{version: "test", tune: func(c *gse.Config) {
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
 			if c.RateLimit == 0 {

@@ -1,18 +1,18 @@
-package provider
+package packed
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// The provider passes a stored state of the current version through itself
+// The server passes a stored state of the current version through itself
 // exactly as the framework does: for every resource type, states with random
 // values (nulls, empty and full collections, packed attributes), an attribute
 // the schema no longer has and one it gained, the same value and no
@@ -20,7 +20,7 @@ import (
 func TestUpgradePassthroughIsTheFrameworks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := newPackedServer(t)
+	s := newTestServer(t)
 	schemas, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestUpgradePassthroughIsTheFrameworks(t *testing.T) {
 	for typeName, sch := range schemas.ResourceSchemas {
 		typ, _ := sch.ValueType().(tftypes.Object)
 		for i := range 40 {
-			obj, _ := benchJSON(randomValue(r, typ, 0)).(map[string]any)
+			obj, _ := randomJSON(r, typ, 0).(map[string]any)
 			obj["attribute_of_an_older_schema"] = "dropped"
 			for name := range typ.AttributeTypes {
 				if i%4 == 0 && r.IntN(3) == 0 {
@@ -64,12 +64,12 @@ func TestUpgradePassthroughIsTheFrameworks(t *testing.T) {
 func TestUpgradePassthroughLeavesTheRest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := newPackedServer(t)
+	s := newTestServer(t)
 	for name, req := range map[string]*tfprotov6.UpgradeResourceStateRequest{
-		"another version": {TypeName: "gse_managed_process", Version: 7, RawState: &tfprotov6.RawState{JSON: []byte(`{"id":"a"}`)}},
-		"not an object":   {TypeName: "gse_managed_process", RawState: &tfprotov6.RawState{JSON: []byte(`[1]`)}},
-		"a wrong type":    {TypeName: "gse_managed_process", RawState: &tfprotov6.RawState{JSON: []byte(`{"meta":"x"}`)}},
-		"unknown type":    {TypeName: "gse_nothing", RawState: &tfprotov6.RawState{JSON: []byte(`{}`)}},
+		"another version": {TypeName: "test_thing", Version: 7, RawState: &tfprotov6.RawState{JSON: []byte(`{"id":"a"}`)}},
+		"not an object":   {TypeName: "test_thing", RawState: &tfprotov6.RawState{JSON: []byte(`[1]`)}},
+		"a wrong type":    {TypeName: "test_thing", RawState: &tfprotov6.RawState{JSON: []byte(`{"nested":"x"}`)}},
+		"unknown type":    {TypeName: "test_nothing", RawState: &tfprotov6.RawState{JSON: []byte(`{}`)}},
 	} {
 		if _, ok := s.states.passthrough(ctx, s, req); ok {
 			t.Errorf("%s: passed through", name)
@@ -81,67 +81,55 @@ func TestUpgradePassthroughLeavesTheRest(t *testing.T) {
 	}
 }
 
-func newPackedServer(t *testing.T) packedServer {
-	t.Helper()
-	server, err := NewProtocol6(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, ok := server.(packedServer)
-	if !ok {
-		t.Fatalf("%T", server)
-	}
-	return s
-}
-
-// randomValue is a known value of typ: attributes null one time in three,
-// collections of up to three elements (distinct in a set).
-func randomValue(r *rand.Rand, typ tftypes.Type, depth int) tftypes.Value {
+// randomJSON is a known value of typ as a state file holds it: attributes
+// null one time in three, collections of up to three elements (distinct in a
+// set).
+func randomJSON(r *rand.Rand, typ tftypes.Type, depth int) any {
 	if depth > 0 && r.IntN(3) == 0 {
-		return tftypes.NewValue(typ, nil)
+		return nil
 	}
 	switch t := typ.(type) {
 	case tftypes.Object:
-		attrs := map[string]tftypes.Value{}
+		out := map[string]any{}
 		for name, at := range t.AttributeTypes {
-			attrs[name] = randomValue(r, at, depth+1)
+			out[name] = randomJSON(r, at, depth+1)
 		}
-		return tftypes.NewValue(t, attrs)
+		return out
 	case tftypes.List:
-		elems := []tftypes.Value{}
+		out := []any{}
 		for range r.IntN(4) {
-			elems = append(elems, randomValue(r, t.ElementType, depth+1))
+			out = append(out, randomJSON(r, t.ElementType, depth+1))
 		}
-		return tftypes.NewValue(t, elems)
+		return out
 	case tftypes.Set:
-		elems := []tftypes.Value{}
+		out := []any{}
 		for i := range r.IntN(2) {
-			elems = append(elems, distinctValue(t.ElementType, i))
+			out = append(out, distinctJSON(t.ElementType, i))
 		}
-		return tftypes.NewValue(t, elems)
+		return out
 	case tftypes.Map:
-		elems := map[string]tftypes.Value{}
+		out := map[string]any{}
 		for i := range r.IntN(4) {
-			elems[fmt.Sprintf("k%d", i)] = randomValue(r, t.ElementType, depth+1)
+			out[fmt.Sprintf("k%d", i)] = randomJSON(r, t.ElementType, depth+1)
 		}
-		return tftypes.NewValue(t, elems)
+		return out
 	}
 	switch {
 	case typ.Is(tftypes.Number):
-		return tftypes.NewValue(typ, new(big.Float).SetFloat64(float64(r.IntN(1<<40))/float64(1+r.IntN(8))))
+		return json.Number(strconv.FormatFloat(float64(r.IntN(1<<40))/float64(1+r.IntN(8)), 'g', -1, 64))
 	case typ.Is(tftypes.Bool):
-		return tftypes.NewValue(typ, r.IntN(2) == 0)
+		return r.IntN(2) == 0
 	}
-	return tftypes.NewValue(typ, fmt.Sprintf("s%d ü\"", r.IntN(1000)))
+	return fmt.Sprintf("s%d ü\"", r.IntN(1000))
 }
 
-// distinctValue is a value of typ that differs for each i.
-func distinctValue(typ tftypes.Type, i int) tftypes.Value {
+// distinctJSON is a value of typ that differs for each i.
+func distinctJSON(typ tftypes.Type, i int) any {
 	switch {
 	case typ.Is(tftypes.Number):
-		return tftypes.NewValue(typ, big.NewFloat(float64(i)))
+		return json.Number(strconv.Itoa(i))
 	case typ.Is(tftypes.String):
-		return tftypes.NewValue(typ, fmt.Sprint(i))
+		return strconv.Itoa(i)
 	}
-	return randomValue(rand.New(rand.NewPCG(uint64(i), 0)), typ, 0)
+	return randomJSON(rand.New(rand.NewPCG(uint64(i), 0)), typ, 0)
 }

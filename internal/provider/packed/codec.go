@@ -1,4 +1,4 @@
-package provider
+package packed
 
 import (
 	"bytes"
@@ -17,67 +17,63 @@ import (
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
-// Some attributes hold one value per host: gse_managed_process.hosts and
-// host_status. They travel through the framework packed: one string holding
-// the value exactly as Terraform encodes it on the wire (MessagePack). The
-// framework walks every value it plans or applies several times over
-// (terraform-plugin-framework v1.19: to nullify collection blocks, to mark
-// unknowns, once per attribute a plan modifier touches, to compare and copy
-// states, to encode them); with 10,000 hosts those walks were 95 % of a plan's
-// CPU. Packed, such a value is one leaf to them, decoded once where the
-// provider reads it. protocol_packed.go unpacks it for Terraform, which sees
-// the type packedType declares.
+// This file is the attribute type (Of) and the codec (ObjectCodec) of a
+// packed attribute: one string holding the value exactly as Terraform
+// encodes it on the wire (MessagePack). See doc.go for why.
 
-// packedType is the framework type of a packed attribute (a packedOf).
-type packedType interface {
+// Type is the framework type of a packed attribute (an Of): the server finds
+// the packed attributes of a resource's schema by it.
+type Type interface {
 	attr.Type
-	terraformSchemaer
+	Unpacked
 }
 
-type terraformSchemaer interface {
-	// terraformSchema gives a the type Terraform sees,
-	terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute)
+// Unpacked says what Terraform sees of a packed attribute.
+type Unpacked interface {
+	// UnpackedSchema gives a the type Terraform sees,
+	UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute)
 	// which is this.
-	terraformType(ctx context.Context) tftypes.Type
+	UnpackedType(ctx context.Context) tftypes.Type
 }
 
-// packedValue is what a packed attribute holds once decoded (hostList,
-// hostStatusMap): the string, and what the provider reads of it.
-type packedValue[V any] interface {
+// Value is what a packed attribute holds once decoded: the string, and what
+// the provider reads of it.
+type Value[V any] interface {
 	basetypes.StringValuable
-	terraformSchemaer
-	// unpack decodes the string s; null and unknown stay so.
-	unpack(s basetypes.StringValue) (V, error)
+	Unpacked
+	// Unpack decodes the string s; null and unknown stay so.
+	Unpack(s basetypes.StringValue) (V, error)
 }
 
-// packedOf is the framework type of a packed attribute whose values are V.
-type packedOf[V packedValue[V]] struct{ basetypes.StringType }
+// Of is the framework type of a packed attribute whose values are V: the
+// CustomType of a schema.StringAttribute.
+type Of[V Value[V]] struct{ basetypes.StringType }
 
-func (packedOf[V]) Equal(o attr.Type) bool { _, ok := o.(packedOf[V]); return ok }
+func (Of[V]) Equal(o attr.Type) bool { _, ok := o.(Of[V]); return ok }
 
-func (packedOf[V]) String() string {
+func (Of[V]) String() string {
 	var zero V
 	return fmt.Sprintf("packed %T", zero)
 }
 
-func (packedOf[V]) ValueType(context.Context) attr.Value {
+func (Of[V]) ValueType(context.Context) attr.Value {
 	var zero V
 	return zero
 }
 
-func (packedOf[V]) terraformSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+func (Of[V]) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
 	var zero V
-	zero.terraformSchema(ctx, a)
+	zero.UnpackedSchema(ctx, a)
 }
 
-func (packedOf[V]) terraformType(ctx context.Context) tftypes.Type {
+func (Of[V]) UnpackedType(ctx context.Context) tftypes.Type {
 	var zero V
-	return zero.terraformType(ctx)
+	return zero.UnpackedType(ctx)
 }
 
-func (packedOf[V]) ValueFromString(_ context.Context, s basetypes.StringValue) (basetypes.StringValuable, diag.Diagnostics) {
+func (Of[V]) ValueFromString(_ context.Context, s basetypes.StringValue) (basetypes.StringValuable, diag.Diagnostics) {
 	var zero V
-	v, err := zero.unpack(s)
+	v, err := zero.Unpack(s)
 	var diags diag.Diagnostics
 	if err != nil {
 		diags.AddError("Invalid packed value", err.Error())
@@ -85,7 +81,7 @@ func (packedOf[V]) ValueFromString(_ context.Context, s basetypes.StringValue) (
 	return v, diags
 }
 
-func (t packedOf[V]) ValueFromTerraform(ctx context.Context, v tftypes.Value) (attr.Value, error) {
+func (t Of[V]) ValueFromTerraform(ctx context.Context, v tftypes.Value) (attr.Value, error) {
 	s, err := t.StringType.ValueFromTerraform(ctx, v)
 	if err != nil {
 		return nil, err
@@ -95,25 +91,19 @@ func (t packedOf[V]) ValueFromTerraform(ctx context.Context, v tftypes.Value) (a
 		return nil, fmt.Errorf("%T is no string", s)
 	}
 	var zero V
-	return zero.unpack(str)
+	return zero.Unpack(str)
 }
 
-// elementsValue is a list or a set: types.List, types.Set, hostList.
-type elementsValue interface {
-	attr.Value
-	Elements() []attr.Value
-}
-
-// wireField is an attribute of the objects a packed value holds: its name
+// Field is an attribute of the objects a packed value holds: its name
 // and where a T keeps it (*types.String, *types.Int64 or *types.Bool).
-type wireField[T any] struct {
-	name  string
-	field func(v *T) any
+type Field[T any] struct {
+	Name  string
+	Field func(v *T) any
 }
 
-// get is the attribute's value in v.
-func (f wireField[T]) get(v *T) attr.Value {
-	switch p := f.field(v).(type) {
+// Get is the attribute's value in v.
+func (f Field[T]) Get(v *T) attr.Value {
+	switch p := f.Field(v).(type) {
 	case *types.String:
 		return *p
 	case *types.Int64:
@@ -124,21 +114,26 @@ func (f wireField[T]) get(v *T) attr.Value {
 	return nil
 }
 
-// objectCodec encodes and decodes objects of T as Terraform does: attributes
+// ObjectCodec encodes and decodes objects of T as Terraform does: attributes
 // in name order (the order of the fields), integers in their shortest form,
 // so an unchanged value packs to the same bytes.
-type objectCodec[T any] []wireField[T]
+type ObjectCodec[T any] []Field[T]
 
 // unknownValue is an unknown value of any type, as Terraform encodes it.
 var unknownValue = []byte{msgpcode.FixExt1, 0, 0}
 
+// WriteUnknown writes an unknown value of any type to buf, as Terraform
+// encodes it.
+func WriteUnknown(buf *bytes.Buffer) { buf.Write(unknownValue) }
+
 // Writes to a bytes.Buffer do not fail: the encoders' errors are nil.
 
-func (c objectCodec[T]) encode(e *msgpack.Encoder, buf *bytes.Buffer, v *T) {
+// Encode writes v with e, which writes to buf.
+func (c ObjectCodec[T]) Encode(e *msgpack.Encoder, buf *bytes.Buffer, v *T) {
 	_ = e.EncodeMapLen(len(c))
 	for _, f := range c {
-		_ = e.EncodeString(f.name)
-		switch a := f.get(v); {
+		_ = e.EncodeString(f.Name)
+		switch a := f.Get(v); {
 		case a.IsNull():
 			_ = e.EncodeNil()
 		case a.IsUnknown():
@@ -156,9 +151,9 @@ func (c objectCodec[T]) encode(e *msgpack.Encoder, buf *bytes.Buffer, v *T) {
 	}
 }
 
-// decode reads an object into *v (zero: every attribute null); unknown reports
+// Decode reads an object into *v (zero: every attribute null); unknown reports
 // an object unknown as a whole.
-func (c objectCodec[T]) decode(d *msgpack.Decoder, v *T) (unknown bool, err error) {
+func (c ObjectCodec[T]) Decode(d *msgpack.Decoder, v *T) (unknown bool, err error) {
 	if null, unknown, err := peekState(d); err != nil || null || unknown {
 		return unknown, err
 	}
@@ -171,11 +166,11 @@ func (c objectCodec[T]) decode(d *msgpack.Decoder, v *T) (unknown bool, err erro
 		if err != nil {
 			return false, err
 		}
-		i := slices.IndexFunc(c, func(f wireField[T]) bool { return f.name == k })
+		i := slices.IndexFunc(c, func(f Field[T]) bool { return f.Name == k })
 		if i < 0 {
 			return false, fmt.Errorf("unexpected attribute %q", k)
 		}
-		if err := decodeScalar(d, c[i].field(v)); err != nil {
+		if err := decodeScalar(d, c[i].Field(v)); err != nil {
 			return false, fmt.Errorf("%s: %w", k, err)
 		}
 	}
@@ -243,11 +238,11 @@ func decodeInt(d *msgpack.Decoder) (int64, error) {
 	return d.DecodeInt64()
 }
 
-// packedString is the framework's string of a packed value: its bytes.
-func packedString(b []byte) types.String { return types.StringValue(string(b)) }
+// String is the framework's string of a packed value: its bytes.
+func String(b []byte) types.String { return types.StringValue(string(b)) }
 
-// decoderOf reads a packed value; it is nil when s is null or unknown.
-func decoderOf(s basetypes.StringValue) *msgpack.Decoder {
+// Decoder reads a packed value; it is nil when s is null or unknown.
+func Decoder(s basetypes.StringValue) *msgpack.Decoder {
 	if s.IsNull() || s.IsUnknown() {
 		return nil
 	}

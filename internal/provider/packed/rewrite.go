@@ -1,4 +1,4 @@
-package provider
+package packed
 
 import (
 	"bytes"
@@ -15,18 +15,18 @@ import (
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
-// packedAttrs are, per resource type, the attributes the framework holds
-// packed (packedType, see common_packed.go). Values travel between Terraform
+// attrsByType are, per resource type, the attributes the framework holds
+// packed (Type). Values travel between Terraform
 // and the framework as MessagePack; packing and unpacking cut one attribute's
 // bytes out of an object and put them back, without decoding the rest.
-type packedAttrs map[string]map[string]packedType
+type attrsByType map[string]map[string]Type
 
-// findPackedAttrs reads them from the resources' schemas, so no resource or
-// attribute name is repeated here.
-func findPackedAttrs(ctx context.Context, p provider.Provider) packedAttrs {
+// findAttrs reads them from the resources' schemas, so no resource or
+// attribute name is repeated anywhere.
+func findAttrs(ctx context.Context, p provider.Provider) attrsByType {
 	var meta provider.MetadataResponse
 	p.Metadata(ctx, provider.MetadataRequest{}, &meta)
-	out := packedAttrs{}
+	out := attrsByType{}
 	for _, f := range p.Resources(ctx) {
 		r := f()
 		var name resource.MetadataResponse
@@ -35,9 +35,9 @@ func findPackedAttrs(ctx context.Context, p provider.Provider) packedAttrs {
 		r.Schema(ctx, resource.SchemaRequest{}, &s)
 		for attrName, a := range s.Schema.Attributes {
 			if sa, ok := a.(schema.StringAttribute); ok {
-				if pt, ok := sa.CustomType.(packedType); ok {
+				if pt, ok := sa.CustomType.(Type); ok {
 					if out[name.TypeName] == nil {
-						out[name.TypeName] = map[string]packedType{}
+						out[name.TypeName] = map[string]Type{}
 					}
 					out[name.TypeName][attrName] = pt
 				}
@@ -49,7 +49,7 @@ func findPackedAttrs(ctx context.Context, p provider.Provider) packedAttrs {
 
 // pack turns the packed attributes of a value of typeName from Terraform into
 // what the framework holds: each known value becomes a string of its bytes.
-func (pa packedAttrs) pack(typeName string, dv **tfprotov6.DynamicValue) error {
+func (pa attrsByType) pack(typeName string, dv **tfprotov6.DynamicValue) error {
 	return pa.rewrite(typeName, dv, knownOnly(func(v []byte) ([]byte, error) {
 		var buf bytes.Buffer
 		err := msgpack.NewEncoder(&buf).EncodeString(string(v))
@@ -58,7 +58,7 @@ func (pa packedAttrs) pack(typeName string, dv **tfprotov6.DynamicValue) error {
 }
 
 // unpack is the inverse of pack, for a value of typeName from the framework.
-func (pa packedAttrs) unpack(typeName string, dv **tfprotov6.DynamicValue) error {
+func (pa attrsByType) unpack(typeName string, dv **tfprotov6.DynamicValue) error {
 	return pa.rewrite(typeName, dv, knownOnly(func(v []byte) ([]byte, error) {
 		s, err := msgpack.NewDecoder(bytes.NewReader(v)).DecodeString()
 		return []byte(s), err
@@ -82,7 +82,7 @@ func knownOnly(f func([]byte) ([]byte, error)) func(string, []byte) ([]byte, err
 // rewrite replaces, in the object *dv holds, the value of every packed
 // attribute of typeName by f of its bytes. A null or unknown object, or one
 // sent as JSON, stays as it is.
-func (pa packedAttrs) rewrite(typeName string, dv **tfprotov6.DynamicValue, f func(name string, v []byte) ([]byte, error)) error {
+func (pa attrsByType) rewrite(typeName string, dv **tfprotov6.DynamicValue, f func(name string, v []byte) ([]byte, error)) error {
 	attrs := pa[typeName]
 	if len(attrs) == 0 || *dv == nil || len((*dv).MsgPack) == 0 {
 		return nil
@@ -126,7 +126,7 @@ func (pa packedAttrs) rewrite(typeName string, dv **tfprotov6.DynamicValue, f fu
 // upgradeState handles the one request Terraform sends as JSON, a stored state
 // to upgrade: the framework gets the packed attributes null, and its answer
 // gets them back from the JSON, as MessagePack.
-func (pa packedAttrs) upgradeState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest,
+func (pa attrsByType) upgradeState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest,
 	next func(context.Context, *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error)) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	attrs := pa[req.TypeName]
 	if len(attrs) == 0 || req.RawState == nil || len(req.RawState.JSON) == 0 {
@@ -142,7 +142,7 @@ func (pa packedAttrs) upgradeState(ctx context.Context, req *tfprotov6.UpgradeRe
 		if !ok {
 			continue
 		}
-		typ := pt.terraformType(ctx)
+		typ := pt.UnpackedType(ctx)
 		v, err := (&tfprotov6.RawState{JSON: raw}).UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s in the stored state: %w", req.TypeName, name, err)

@@ -1,4 +1,4 @@
-package provider
+package packed
 
 import (
 	"context"
@@ -12,8 +12,9 @@ import (
 )
 
 // NewProtocol6 serves p as providerserver.NewProtocol6WithError does, with
-// the attributes that hold a value per host packed for the framework
-// (packedServer).
+// the attributes its resources declare packed (Of) packed for the framework
+// (server): hand it to tf6server.Serve, or to ProtoV6ProviderFactories in
+// tests.
 func NewProtocol6(p provider.Provider) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		s, err := providerserver.NewProtocol6WithError(p)()
@@ -25,12 +26,12 @@ func NewProtocol6(p provider.Provider) func() (tfprotov6.ProviderServer, error) 
 			return nil, fmt.Errorf("the framework's server %T lacks list resource, action or state store RPCs", s)
 		}
 		ctx := context.Background()
-		return packedServer{fs, findPackedAttrs(ctx, p), &stateTypes{}, findConfigGenerators(ctx, p)}, nil
+		return server{fs, findAttrs(ctx, p), &stateTypes{}, findConfigGenerators(ctx, p)}, nil
 	}
 }
 
 // frameworkServer is every family of RPCs the framework's server answers.
-// packedServer must expose them all: tf6server looks for list resources,
+// server must expose them all: tf6server looks for list resources,
 // actions and state stores by the methods of the server it is given.
 type frameworkServer interface {
 	tfprotov6.ProviderServer
@@ -39,32 +40,34 @@ type frameworkServer interface {
 	tfprotov6.StateStoreServer
 }
 
-// packedServer tells Terraform the type of each packed attribute
-// (packedType), and packs and unpacks its values on the way to and from the
-// framework. It passes stored states of the current version through itself
-// (protocol_upgrade.go).
-type packedServer struct {
+// server tells Terraform the type of each packed attribute (Type), and packs
+// and unpacks its values on the way to and from the framework. It passes
+// stored states of the current version through itself (upgrade.go), and
+// sends numbers on refresh as text (numbers.go). Every RPC whose values may
+// hold a resource's attributes is one of its methods; the others pass
+// through the embedded framework server (tripwire_test.go keeps that so).
+type server struct {
 	frameworkServer
-	packed     packedAttrs
+	packed     attrsByType
 	states     *stateTypes
-	generators map[string]configGenerator // by resource type
+	generators map[string]ConfigGenerator // by resource type
 }
 
-// configGenerator is a resource that amends the configuration the framework
+// ConfigGenerator is a resource that amends the configuration the framework
 // generates for an imported object (GenerateResourceConfig, Terraform 1.14+):
-// v is that configuration as Terraform sees it.
-type configGenerator interface {
-	generatedConfig(ctx context.Context, v tftypes.Value) (tftypes.Value, error)
+// v is that configuration as Terraform sees it, packed attributes unpacked.
+type ConfigGenerator interface {
+	GeneratedConfig(ctx context.Context, v tftypes.Value) (tftypes.Value, error)
 }
 
-// findConfigGenerators are the resources of p that are configGenerators.
-func findConfigGenerators(ctx context.Context, p provider.Provider) map[string]configGenerator {
+// findConfigGenerators are the resources of p that are ConfigGenerators.
+func findConfigGenerators(ctx context.Context, p provider.Provider) map[string]ConfigGenerator {
 	var meta provider.MetadataResponse
 	p.Metadata(ctx, provider.MetadataRequest{}, &meta)
-	out := map[string]configGenerator{}
+	out := map[string]ConfigGenerator{}
 	for _, f := range p.Resources(ctx) {
 		r := f()
-		if g, ok := r.(configGenerator); ok {
+		if g, ok := r.(ConfigGenerator); ok {
 			var name resource.MetadataResponse
 			r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: meta.TypeName}, &name)
 			out[name.TypeName] = g
@@ -77,7 +80,7 @@ func findConfigGenerators(ctx context.Context, p provider.Provider) map[string]c
 // terraform-plugin-framework v1.19 serves but does not announce
 // (internal/toproto6 ServerCapabilities drops it): without it Terraform 1.14+
 // generates the configuration of an imported object itself, and no
-// configGenerator is asked.
+// ConfigGenerator is asked.
 func withGenerateResourceConfig(c *tfprotov6.ServerCapabilities) *tfprotov6.ServerCapabilities {
 	if c == nil {
 		c = &tfprotov6.ServerCapabilities{}
@@ -86,7 +89,7 @@ func withGenerateResourceConfig(c *tfprotov6.ServerCapabilities) *tfprotov6.Serv
 	return c
 }
 
-func (s packedServer) GetMetadata(ctx context.Context, req *tfprotov6.GetMetadataRequest) (*tfprotov6.GetMetadataResponse, error) {
+func (s server) GetMetadata(ctx context.Context, req *tfprotov6.GetMetadataRequest) (*tfprotov6.GetMetadataResponse, error) {
 	resp, err := s.frameworkServer.GetMetadata(ctx, req)
 	if err == nil && resp != nil {
 		resp.ServerCapabilities = withGenerateResourceConfig(resp.ServerCapabilities)
@@ -94,7 +97,7 @@ func (s packedServer) GetMetadata(ctx context.Context, req *tfprotov6.GetMetadat
 	return resp, err
 }
 
-func (s packedServer) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
+func (s server) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
 	resp, err := s.frameworkServer.GetProviderSchema(ctx, req)
 	if err != nil || resp == nil {
 		return resp, err
@@ -106,21 +109,21 @@ func (s packedServer) GetProviderSchema(ctx context.Context, req *tfprotov6.GetP
 		}
 		for _, a := range sch.Block.Attributes {
 			if pt := s.packed[typeName][a.Name]; pt != nil {
-				pt.terraformSchema(ctx, a)
+				pt.UnpackedSchema(ctx, a)
 			}
 		}
 	}
 	return resp, nil
 }
 
-func (s packedServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+func (s server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if err := s.packed.pack(req.TypeName, &req.Config); err != nil {
 		return nil, err
 	}
 	return s.frameworkServer.ValidateResourceConfig(ctx, req)
 }
 
-func (s packedServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+func (s server) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	if resp, ok := s.states.passthrough(ctx, s, req); ok {
 		return resp, nil
 	}
@@ -128,11 +131,11 @@ func (s packedServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.U
 }
 
 // upgradeByFramework is the framework's answer to req, packed attributes included.
-func (s packedServer) upgradeByFramework(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+func (s server) upgradeByFramework(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	return s.packed.upgradeState(ctx, req, s.frameworkServer.UpgradeResourceState)
 }
 
-func (s packedServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+func (s server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	if err := s.packed.pack(req.TypeName, &req.CurrentState); err != nil {
 		return nil, err
 	}
@@ -143,10 +146,10 @@ func (s packedServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResou
 	if err := s.packed.unpack(req.TypeName, &resp.NewState); err != nil {
 		return nil, err
 	}
-	return resp, numbersAsText(resp.NewState) // protocol_numbers.go
+	return resp, numbersAsText(resp.NewState) // numbers.go
 }
 
-func (s packedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+func (s server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	for _, dv := range []**tfprotov6.DynamicValue{&req.Config, &req.PriorState, &req.ProposedNewState} {
 		if err := s.packed.pack(req.TypeName, dv); err != nil {
 			return nil, err
@@ -159,7 +162,7 @@ func (s packedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pla
 	return resp, s.packed.unpack(req.TypeName, &resp.PlannedState)
 }
 
-func (s packedServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+func (s server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	for _, dv := range []**tfprotov6.DynamicValue{&req.Config, &req.PriorState, &req.PlannedState} {
 		if err := s.packed.pack(req.TypeName, dv); err != nil {
 			return nil, err
@@ -172,7 +175,7 @@ func (s packedServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.Ap
 	return resp, s.packed.unpack(req.TypeName, &resp.NewState)
 }
 
-func (s packedServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
+func (s server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
 	resp, err := s.frameworkServer.ImportResourceState(ctx, req)
 	if err != nil || resp == nil {
 		return resp, err
@@ -185,7 +188,7 @@ func (s packedServer) ImportResourceState(ctx context.Context, req *tfprotov6.Im
 	return resp, nil
 }
 
-func (s packedServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
+func (s server) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
 	resp, err := s.frameworkServer.MoveResourceState(ctx, req)
 	if err != nil || resp == nil {
 		return resp, err
@@ -193,7 +196,7 @@ func (s packedServer) MoveResourceState(ctx context.Context, req *tfprotov6.Move
 	return resp, s.packed.unpack(req.TargetTypeName, &resp.TargetState)
 }
 
-func (s packedServer) GenerateResourceConfig(ctx context.Context, req *tfprotov6.GenerateResourceConfigRequest) (*tfprotov6.GenerateResourceConfigResponse, error) {
+func (s server) GenerateResourceConfig(ctx context.Context, req *tfprotov6.GenerateResourceConfigRequest) (*tfprotov6.GenerateResourceConfigResponse, error) {
 	if err := s.packed.pack(req.TypeName, &req.State); err != nil {
 		return nil, err
 	}
@@ -215,7 +218,7 @@ func (s packedServer) GenerateResourceConfig(ctx context.Context, req *tfprotov6
 	typ := sch.ResourceSchemas[req.TypeName].ValueType()
 	v, err := resp.Config.Unmarshal(typ)
 	if err == nil {
-		v, err = g.generatedConfig(ctx, v)
+		v, err = g.GeneratedConfig(ctx, v)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: generated configuration: %w", req.TypeName, err)
@@ -225,7 +228,7 @@ func (s packedServer) GenerateResourceConfig(ctx context.Context, req *tfprotov6
 	return resp, err
 }
 
-func (s packedServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
+func (s server) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
 	stream, err := s.frameworkServer.ListResource(ctx, req)
 	if err != nil || stream == nil || stream.Results == nil {
 		return stream, err
