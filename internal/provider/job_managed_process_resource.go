@@ -20,7 +20,11 @@ var (
 )
 
 // jobManagedProcessResource hosts one process definition on a set of IPs
-// through JOB's operate_process (op_type 3 and 4).
+// through JOB's operate_process (op_type 3 and 4). The schema is in
+// job_managed_process_schema.go, the model in job_managed_process_model.go,
+// the operate_process steps of the CRUD in job_managed_process_apply.go, the
+// status query in job_managed_process_find.go, import in
+// job_managed_process_import.go, the state upgrade in job_managed_process_upgrade.go.
 type jobManagedProcessResource struct{ client *gse.Client }
 
 func newJobManagedProcessResource() resource.Resource { return &jobManagedProcessResource{} }

@@ -24,7 +24,8 @@ var (
 // schema is in managed_process_schema.go, the model in managed_process_model.go,
 // the plan in managed_process_plan.go, the GSE steps of Create, Update and
 // Delete in managed_process_apply.go, import in managed_process_import.go and
-// managed_process_identity.go, `terraform query` in managed_process_list.go.
+// managed_process_identity.go, `terraform query` in managed_process_list.go,
+// the configuration Terraform 1.14+ generates in managed_process_genconfig.go.
 type managedProcessResource struct{ client *gse.Client }
 
 func newManagedProcessResource() resource.Resource { return &managedProcessResource{} }
