@@ -16,11 +16,11 @@ awk -v label="$label" '
   # the CLI cannot run): name it too.
   /^FAIL\t/ { pkgs = pkgs " " $2 }
   # Issue 10: the tests of identity import, query, actions and functions (1.14+ but functions).
-  /^--- (PASS|FAIL): / && $3 ~ /_identity|List_|Action_|^TestFunction|Day2/ { day2++ }
+  /^--- (PASS|FAIL): / && $3 ~ /_identity|List_|Action_|^TestFunction|Terraform114/ { tf114++ }
   END {
     ran = n["PASS:"] + n["FAIL:"]
     printf "\n== %s: %d tests ran (%d passed, %d failed), %d skipped\n", label, ran, n["PASS:"], n["FAIL:"], n["SKIP:"]
-    printf "   day-2 tests (identity, query, actions, functions) that ran: %d\n", day2
+    printf "   Terraform 1.14+ feature tests (identity, query, actions; functions 1.8+) that ran: %d\n", tf114
     if (n["SKIP:"]) printf "   skipped:%s\n", names["SKIP:"]
     if (n["FAIL:"]) printf "   failed:%s\n", names["FAIL:"]
     if (pkgs != "") printf "   failed packages:%s\n", pkgs

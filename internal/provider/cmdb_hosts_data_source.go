@@ -96,7 +96,7 @@ func (d *cmdbHostsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.api()}
+	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.expand()}
 	found, err := d.client.CMDB.ListBizHosts(ctx, q)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Could not list the hosts of business %d", q.BizID), err.Error()+"\n\n"+cmdbAdvice(d.client, err))

@@ -103,8 +103,8 @@ func cmdbFilterAttribute() schema.SingleNestedAttribute {
 	}
 }
 
-// api is the filter as list_biz_hosts takes it (nil when unset).
-func (f *cmdbFilterModel) api() *gse.HostFilter {
+// expand is the filter as list_biz_hosts takes it (nil when unset).
+func (f *cmdbFilterModel) expand() *gse.HostFilter {
 	if f == nil {
 		return nil
 	}
@@ -113,19 +113,19 @@ func (f *cmdbFilterModel) api() *gse.HostFilter {
 		if !r.Condition.IsNull() {
 			g := gse.HostRule{Condition: r.Condition.ValueString()}
 			for _, l := range r.Rules {
-				g.Rules = append(g.Rules, l.api())
+				g.Rules = append(g.Rules, l.expand())
 			}
 			out.Rules = append(out.Rules, g)
 			continue
 		}
-		out.Rules = append(out.Rules, r.api())
+		out.Rules = append(out.Rules, r.expand())
 	}
 	return out
 }
 
-// api is the field test as CMDB takes it: numbers as JSON numbers, value
+// expand is the field test as CMDB takes it: numbers as JSON numbers, value
 // escaped when literal.
-func (t cmdbTestModel) api() gse.HostRule {
+func (t cmdbTestModel) expand() gse.HostRule {
 	op := t.Operator.ValueString()
 	numeric := slices.Contains(cmdbNumericFields, t.Field.ValueString()) && !slices.Contains(cmdbStringOperators, op)
 	conv := func(s types.String) any {

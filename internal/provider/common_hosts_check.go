@@ -81,9 +81,9 @@ func checkHosts(list path.Path, els []attr.Value, at func(i int, name string) pa
 				continue
 			}
 		}
-		id := h.api().Key()
+		id := h.expand().Key()
 		if seen[id] {
-			name, host := "ip", h.api().String()
+			name, host := "ip", h.expand().String()
 			if h.agentID != "" {
 				name = "agent_id"
 			}

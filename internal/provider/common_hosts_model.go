@@ -24,8 +24,8 @@ type gseHostRefModel struct {
 	AgentID   types.String `tfsdk:"agent_id"`
 }
 
-// api is the host as GSE addresses it (see hostModel.api).
-func (m gseHostRefModel) api() gse.Host {
+// expand is the host as GSE addresses it (see hostModel.expand).
+func (m gseHostRefModel) expand() gse.Host {
 	return gse.Host{IP: unmapIP(m.IP.ValueString()), BkCloudID: m.BkCloudID.ValueInt64(), AgentID: agentAddress(m.AgentID.ValueString())}
 }
 
@@ -37,8 +37,8 @@ type hostRefModel struct {
 	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
 }
 
-// api is the host as JOB addresses it.
-func (m hostRefModel) api() gse.JobIP {
+// expand is the host as JOB addresses it.
+func (m hostRefModel) expand() gse.JobIP {
 	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
 }
 
@@ -51,9 +51,9 @@ type hostModel struct {
 	AgentID      types.String `tfsdk:"agent_id"`
 }
 
-// api converts the host as GSE addresses it: an IPv4-mapped IPv6 address
+// expand converts the host as GSE addresses it: an IPv4-mapped IPv6 address
 // (::ffff:10.0.0.1) is sent as the IPv4 address it stands for.
-func (h hostModel) api() gse.Host {
+func (h hostModel) expand() gse.Host {
 	return gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64(), BkSupplierID: h.BkSupplierID.ValueInt64(), AgentID: agentAddress(h.AgentID.ValueString())}
 }
 
@@ -98,14 +98,16 @@ type knownHost struct {
 	supplier    types.Int64
 }
 
-// api is the host as written (its Key is the same in any spelling).
-func (h knownHost) api() gse.Host { return gse.Host{IP: h.ip, BkCloudID: h.cloud, AgentID: h.agentID} }
+// expand is the host as written (its Key is the same in any spelling).
+func (h knownHost) expand() gse.Host {
+	return gse.Host{IP: h.ip, BkCloudID: h.cloud, AgentID: h.agentID}
+}
 
 // planKey is what makes two hosts elements plan alike: the host in any
 // spelling or form (gse.Host.Key) and its supplier id, 0 when unset
 // (ValueInt64 of a null).
 func (h knownHost) planKey() string {
-	return fmt.Sprintf("%s/%d", h.api().Key(), h.supplier.ValueInt64())
+	return fmt.Sprintf("%s/%d", h.expand().Key(), h.supplier.ValueInt64())
 }
 
 // known reads a host whose form and values are known; ok is false when its

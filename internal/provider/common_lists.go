@@ -31,7 +31,7 @@ func diffBy[T any, K comparable](prior, plan []T, key func(T) K) (removed, added
 }
 
 // each is f of every item, in order: how hosts change form (gse.JobIP.Host,
-// gse.Host.JobIP, hostModel.api) or become keys (gse.Host.Key).
+// gse.Host.JobIP, hostModel.expand) or become keys (gse.Host.Key).
 func each[T, U any](items []T, f func(T) U) []U {
 	out := make([]U, len(items))
 	for i, x := range items {
@@ -41,7 +41,7 @@ func each[T, U any](items []T, f func(T) U) []U {
 }
 
 // keyOf is the key of an item through the client type it converts to, such
-// as keyOf(hostRefModel.api): hosts are compared by the client's Key alone.
+// as keyOf(hostRefModel.expand): hosts are compared by the client's Key alone.
 func keyOf[T any, H interface{ Key() string }](api func(T) H) func(T) string {
 	return func(x T) string { return api(x).Key() }
 }

@@ -26,7 +26,7 @@ func TestAccExamplesPlan(t *testing.T) {
 			continue // import blocks need existing objects
 		}
 		if strings.HasPrefix(f, "../../examples/actions/") {
-			continue // Terraform 1.14+: TestAccExamplesDay2
+			continue // Terraform 1.14+: TestAccExamplesTerraform114
 		}
 		b, err := os.ReadFile(f)
 		if err != nil {

@@ -127,8 +127,8 @@ type jobDefinitionModel struct {
 	StartCheckEndTime   types.Int64  `tfsdk:"start_check_end_time"`
 }
 
-// api is the definition as a process_infos item on ips; null fields stay unset.
-func (d jobDefinitionModel) api(ips []gse.JobIP) gse.JobProcess {
+// expand is the definition as a process_infos item on ips; null fields stay unset.
+func (d jobDefinitionModel) expand(ips []gse.JobIP) gse.JobProcess {
 	return gse.JobProcess{
 		SetupPath: d.SetupPath.ValueString(), ProcName: d.ProcName.ValueString(), PidPath: d.PidPath.ValueString(),
 		CfgPath: d.CfgPath.ValueString(), LogPath: d.LogPath.ValueString(),
@@ -142,7 +142,8 @@ func (d jobDefinitionModel) api(ips []gse.JobIP) gse.JobProcess {
 	}
 }
 
-func hostRefModels(ips []gse.JobIP) []hostRefModel {
+// flattenJobIPs is ips as ip_list holds them, the inverse of expandJobIPs.
+func flattenJobIPs(ips []gse.JobIP) []hostRefModel {
 	out := make([]hostRefModel, len(ips))
 	for i, ip := range ips {
 		out[i] = hostRefModel{BkCloudID: types.Int64Value(ip.BkCloudID), IP: types.StringValue(ip.IP)}
@@ -150,10 +151,11 @@ func hostRefModels(ips []gse.JobIP) []hostRefModel {
 	return out
 }
 
-func apiJobIPs(ms []hostRefModel) []gse.JobIP {
+// expandJobIPs is ip_list as JOB addresses it.
+func expandJobIPs(ms []hostRefModel) []gse.JobIP {
 	out := make([]gse.JobIP, len(ms))
 	for i, m := range ms {
-		out[i] = m.api()
+		out[i] = m.expand()
 	}
 	return out
 }

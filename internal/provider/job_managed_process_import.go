@@ -33,17 +33,17 @@ type jobImport struct {
 	ips                                     []gse.JobIP
 }
 
-// ImportState takes jobImportIDFormat. JOB cannot read a definition back:
+// importJobByID imports jobImportIDFormat. JOB cannot read a definition back:
 // every other field (type included) stays empty until the next apply, which
 // updates in place and registers the configuration's definition again.
-func (r *jobManagedProcessResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func importJobByID(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	im, err := parseJobImportID(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for gse_job_managed_process", fmt.Sprintf("%s. Expected %s; got %q.", err, jobImportIDFormat, req.ID))
 		return
 	}
 	m := jobManagedProcessModel{BkScopeType: types.StringValue(im.scopeType), BkScopeID: types.StringValue(im.scopeID),
-		Contact: optionalValue(im.contact), Account: types.StringValue(cmp.Or(im.account, "root")), IPList: hostRefModels(im.ips)}
+		Contact: optionalValue(im.contact), Account: types.StringValue(cmp.Or(im.account, "root")), IPList: flattenJobIPs(im.ips)}
 	m.SetupPath, m.ProcName = types.StringValue(im.setupPath), types.StringValue(im.procName)
 	m.PidPath, m.ValueKey = types.StringValue(im.pidPath), optionalValue(im.valueKey)
 	m.ID = types.StringValue(m.id())

@@ -8,15 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// UpgradeState moves states of schema version 0 (hosting through manage_proc)
-// to 1 (operate_process): proc_owner, manage_proc's contact, becomes contact,
-// and account, new, is root as JOB used it. Every other attribute is kept; a
-// state without pid_path (imported without it) loads, and its delete says how
-// to complete it.
-func (r *jobManagedProcessResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{0: {StateUpgrader: upgradeJobManagedProcessV0}}
-}
-
 func upgradeJobManagedProcessV0(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
 	var state map[string]json.RawMessage
 	if err := json.Unmarshal(req.RawState.JSON, &state); err != nil {

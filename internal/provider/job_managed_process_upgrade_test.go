@@ -71,7 +71,7 @@ func TestJobManagedProcessUpgradeV0(t *testing.T) {
 func TestOperateProcExplicitLimits(t *testing.T) {
 	t.Parallel()
 	m := operationJOBProcessModel{CmdShellExt: types.StringValue("sh")}
-	p := m.api()
+	p := m.expand()
 	if p.CPULmt == nil || *p.CPULmt != 0 || p.MemLmt == nil || *p.MemLmt != 0 {
 		t.Errorf("operate_proc limits %v %v, want explicit 0", p.CPULmt, p.MemLmt)
 	}
@@ -81,7 +81,7 @@ func TestOperateProcExplicitLimits(t *testing.T) {
 	if sent["cpu_lmt"] != float64(0) || sent["mem_lmt"] != float64(0) {
 		t.Errorf("body %s lacks cpu_lmt / mem_lmt 0", raw)
 	}
-	if p := (operationJOBProcessModel{}).api(); p.CPULmt != nil || p.MemLmt != nil {
+	if p := (operationJOBProcessModel{}).expand(); p.CPULmt != nil || p.MemLmt != nil {
 		t.Errorf("operate_process got limits %v %v", p.CPULmt, p.MemLmt)
 	}
 }

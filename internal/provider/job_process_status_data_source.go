@@ -106,7 +106,7 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(m.BkBizID.ValueInt64(), 10)}
-	ips := apiJobIPs(m.IPList)
+	ips := expandJobIPs(m.IPList)
 	proc := gse.JobProcess{SetupPath: m.SetupPath.ValueString(), ProcName: m.ProcName.ValueString(), PidPath: m.PidPath.ValueString(),
 		Account: m.Account.ValueString(), IPList: ips}
 	states, err := findJobIPStates(ctx, d.client, scope, proc)

@@ -10,44 +10,15 @@ import (
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// Update converges step by step. applied starts as the prior state and records
-// each step that succeeded, so a failure leaves a state that says what exists
-// (hosts registered or possibly registered, spec in effect, triggers run);
-// runtime drift (hosting, run state) is caught by the next refresh anyway.
-func (r *managedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior managedProcessModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	ctx, cancel := deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
-	defer cancel()
-	meta, d := plan.Meta.api(ctx)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	applied := prior
-	applied.Timeouts = plan.Timeouts
-	pr := proven{prior: prior.HostStatus}
-	triggers := loadTriggerProgress(ctx, req.Private, &resp.Diagnostics)
-	if err := r.updateInSteps(ctx, meta, &plan, &prior, &applied, &pr, triggers); err != nil {
-		addAPIError(&resp.Diagnostics, "update", meta, err,
-			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
-		applied.HostStatus = pr.value(applied.Hosts.Hosts())
-	} else {
-		applied = plan
-		applied.HostStatus = updatedStatus(plan.HostStatus, r.appliedStatus(ctx, meta, applied.Hosts.Hosts(), &pr, &resp.Diagnostics))
-	}
-	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
-	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
-}
+// processSteps are the GSE calls that gse_managed_process's Create, Update and
+// Delete are made of (register, operate, teardown), each recording in proven
+// what succeeded.
+type processSteps struct{ client *gse.Client }
 
 // appliedStatus is host_status after an apply that succeeded: the hosts it
 // touched (and any without an entry) read again with get_proc_status_v2, so
@@ -55,13 +26,13 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 // after an apply reports no change; the others keep their entries. When that
 // read fails, the apply still stands: the facts its tasks proved are recorded
 // (proven.value), with a warning, and the next refresh reads the rest.
-func (r *managedProcessResource) appliedStatus(ctx context.Context, meta gse.Meta, hosts []hostModel, pr *proven, diags *diag.Diagnostics) hostStatusMap {
+func (r processSteps) appliedStatus(ctx context.Context, meta gse.Meta, hosts []hostModel, pr *proven, diags *diag.Diagnostics) hostStatusMap {
 	status := pr.value(hosts)
 	read := pr.touchedOrNew(hosts)
 	if len(read) == 0 {
 		return status
 	}
-	byKey, err := findProcessHosts(ctx, r.client, meta, each(read, hostModel.api))
+	byKey, err := findProcessHosts(ctx, r.client, meta, each(read, hostModel.expand))
 	if err != nil {
 		diags.AddWarning(fmt.Sprintf("Status of process %s not read after the apply", meta),
 			fmt.Sprintf("The apply succeeded; reading the status of the hosts it changed (get_proc_status_v2) failed: %v. "+
@@ -93,9 +64,9 @@ func updatedStatus(planned, read hostStatusMap) hostStatusMap {
 // written into applied at once, so an error leaves applied true. Every step
 // that disrupts the process goes in the batches of plan.Rollout; a trigger
 // that reaches only some hosts is finished by the next apply (triggers).
-func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
-	u := &update{r: r, meta: meta, spec: plan.Spec.api(), ro: plan.Rollout.plan(), plan: plan, prior: prior, applied: applied, pr: pr}
-	u.removed, u.added, u.kept = diffBy(each(prior.Hosts.Hosts(), hostModel.api), each(plan.Hosts.Hosts(), hostModel.api), gse.Host.Key)
+func (r processSteps) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
+	u := &update{r: r, meta: meta, spec: plan.Spec.expand(), ro: plan.Rollout.expand(), plan: plan, prior: prior, applied: applied, pr: pr}
+	u.removed, u.added, u.kept = diffBy(each(prior.Hosts.Hosts(), hostModel.expand), each(plan.Hosts.Hosts(), hostModel.expand), gse.Host.Key)
 	u.specChanged = !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 	if err := reachable(ctx, r.client, slices.Concat(u.removed, u.added, u.kept)); err != nil {
 		return err // common_gateway.go: hosts need gateway_url, or their agent is down
@@ -111,7 +82,7 @@ func (r *managedProcessResource) updateInSteps(ctx context.Context, meta gse.Met
 // update is one Update on its way from prior to plan: the steps of
 // updateInSteps share the hosts it diffed and write what succeeded into applied.
 type update struct {
-	r                    *managedProcessResource
+	r                    processSteps
 	meta                 gse.Meta
 	spec                 *gse.Spec
 	ro                   *rollout
@@ -128,11 +99,11 @@ func (u *update) removeHosts(ctx context.Context) error {
 	}
 	var gone []gse.Host
 	_, err := u.ro.run(ctx, u.removed, rolloutStep{what: "removal of hosts", target: u.meta, run: func(ctx context.Context, batch []gse.Host) error {
-		g, err := u.r.teardown(ctx, u.meta, u.prior.Spec.api(), batch, u.prior.Running.ValueBool())
+		g, err := u.r.teardown(ctx, u.meta, u.prior.Spec.expand(), batch, u.prior.Running.ValueBool())
 		gone = append(gone, g...)
 		return err
 	}})
-	u.applied.Hosts = newHostList(selectBy(u.applied.Hosts.Hosts(), keyOf(hostModel.api), each(gone, gse.Host.Key), false))
+	u.applied.Hosts = newHostList(selectBy(u.applied.Hosts.Hosts(), keyOf(hostModel.expand), each(gone, gse.Host.Key), false))
 	return err
 }
 
@@ -163,7 +134,7 @@ func (u *update) addHosts(ctx context.Context) error {
 		}
 	}
 	done, err := register(ctx, u.meta, u.spec, u.plan, u.added, u.pr)
-	u.applied.Hosts = newHostList(slices.Concat(u.applied.Hosts.Hosts(), selectBy(u.plan.Hosts.Hosts(), keyOf(hostModel.api), each(done, gse.Host.Key), true)))
+	u.applied.Hosts = newHostList(slices.Concat(u.applied.Hosts.Hosts(), selectBy(u.plan.Hosts.Hosts(), keyOf(hostModel.expand), each(done, gse.Host.Key), true)))
 	if err != nil {
 		return err
 	}
@@ -223,7 +194,7 @@ func (u *update) setRunning(ctx context.Context) error {
 // runTriggers runs restart and reload on every planned host when their
 // triggers changed.
 func (u *update) runTriggers(ctx context.Context, triggers triggerProgresses) error {
-	all := each(u.plan.Hosts.Hosts(), hostModel.api)
+	all := each(u.plan.Hosts.Hosts(), hostModel.expand)
 	for _, t := range []struct {
 		name        string
 		op          gse.OpType
@@ -257,7 +228,7 @@ func sameSpec(a, b *specModel) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return reflect.DeepEqual(a.api(), b.api())
+	return reflect.DeepEqual(a.expand(), b.expand())
 }
 
 // gse_managed_process through the GSE 2.0 gateway. GSE 2.0 has no register
@@ -274,7 +245,7 @@ func sameSpec(a, b *specModel) bool {
 // the gateway it is one operate with the spec: op 0 when running = true, else
 // op 3; then, for managed = false, op 1 (running = false) or op 4, so the
 // hosts are converged when it returns. Callers check agentsUp first.
-func (r *managedProcessResource) register(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
+func (r processSteps) register(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
 	if !r.client.Gateway() {
 		done, err := r.client.Proc.RegisterProcInfo(ctx, meta, hosts, spec)
 		if err != nil {
@@ -330,7 +301,7 @@ func keepDownStatus(status, prior hostStatusMap, hosts []hostModel, down map[str
 	}
 	entries := maps.Clone(status.entries)
 	for _, h := range hosts {
-		if _, isDown := down[h.api().Key()]; isDown {
+		if _, isDown := down[h.expand().Key()]; isDown {
 			if old, ok := prior.entries[statusKey(h)]; ok {
 				entries[statusKey(h)] = old
 			}
@@ -343,7 +314,7 @@ func keepDownStatus(status, prior hostStatusMap, hosts []hostModel, down map[str
 // operate, the path every operation of gse_managed_process takes, and returns
 // the hosts where it succeeded. wait_running applies to the operations that
 // leave the process running (gse.OpInfo.Starts).
-func (r *managedProcessResource) rollOperate(ctx context.Context, ro *rollout, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
+func (r processSteps) rollOperate(ctx context.Context, ro *rollout, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
 	st := rolloutStep{what: op.Info().Verb, target: meta, run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := r.operate(ctx, meta, spec, op, batch, pr)
 		return err
@@ -403,7 +374,7 @@ func triggerValue(m types.Map) string {
 
 // runTrigger runs a changed trigger's op on the hosts it still owes and
 // records how far it got in progress.
-func (r *managedProcessResource) runTrigger(ctx context.Context, ro *rollout, meta gse.Meta, spec *gse.Spec, name string, op gse.OpType, value types.Map, all []gse.Host, progress triggerProgresses, pr *proven) error {
+func (r processSteps) runTrigger(ctx context.Context, ro *rollout, meta gse.Meta, spec *gse.Spec, name string, op gse.OpType, value types.Map, all []gse.Host, progress triggerProgresses, pr *proven) error {
 	want := triggerValue(value)
 	prev, resumed := progress[name]
 	hosts := all
@@ -426,7 +397,7 @@ func (r *managedProcessResource) runTrigger(ctx context.Context, ro *rollout, me
 // and run state (converge), batch by batch, and returns the hosts where it
 // may be registered. Hosts of batches never reached stay untouched: not even
 // registered.
-func (r *managedProcessResource) createInBatches(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
+func (r processSteps) createInBatches(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
 	var registered []gse.Host
 	st := rolloutStep{what: "create", target: meta, run: func(ctx context.Context, batch []gse.Host) error {
 		got, err := r.register(ctx, meta, spec, plan, batch, pr) // through the gateway or ESB, above
@@ -439,16 +410,14 @@ func (r *managedProcessResource) createInBatches(ctx context.Context, meta gse.M
 	if plan.Running.ValueBool() && !spec.OneShot() {
 		st.notRunning = gseNotRunning(r.client, meta)
 	}
-	_, err := plan.Rollout.plan().run(ctx, hosts, st)
+	_, err := plan.Rollout.expand().run(ctx, hosts, st)
 	return registered, err
 }
-
-type managedProcessResource struct{ client *gse.Client }
 
 // operate performs op on hosts and waits for it. Without a spec (an imported
 // resource before its first apply) it uses operate_proc, which acts on the
 // registered spec. What succeeded is noted in pr.
-func (r *managedProcessResource) operate(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
+func (r processSteps) operate(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
 	if len(hosts) == 0 {
 		return &gse.Outcome{}, nil
 	}
@@ -473,7 +442,7 @@ func (r *managedProcessResource) operate(ctx context.Context, meta gse.Meta, spe
 // the first step fails on some hosts, their status is read then (the state may
 // be stale, as after destroy -refresh=false): hosts where the process is gone
 // are skipped, any other failure stands. It returns the hosts now clear of it.
-func (r *managedProcessResource) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spec, hosts []gse.Host, stop bool) ([]gse.Host, error) {
+func (r processSteps) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spec, hosts []gse.Host, stop bool) ([]gse.Host, error) {
 	var pr proven
 	op := gse.OpUnhost
 	if stop {
@@ -546,7 +515,7 @@ func mayExist(hosts, done []gse.Host, err error) []gse.Host {
 // state with one task: a start also hosts the process (operate_proc_v2), so
 // running = true is op 0 alone; otherwise op 3 hosts it, and running = false
 // (which needs managed = false) stops it.
-func (r *managedProcessResource) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) error {
+func (r processSteps) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) error {
 	var err error
 	switch {
 	case plan.Running.ValueBool():

@@ -421,7 +421,7 @@ import {
 }
 `
 	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   day2Versions,
+		TerraformVersionChecks:   tf114Versions,
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.checkSimEmpty,
 		Steps: []resource.TestStep{

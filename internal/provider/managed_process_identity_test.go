@@ -18,9 +18,9 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
-// day2Versions: identity import, list resources and actions are run on
-// Terraform 1.14 and later. OpenTofu 1.10 reports 1.10 and skips too.
-var day2Versions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
+// tf114Versions skips a test below Terraform 1.14, which brought identity
+// import, list resources and actions. OpenTofu 1.10 reports 1.10 and skips too.
+var tf114Versions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
 
 // expectImported checks the plan of an identity import: the identity
 // imported, and the imported object (change.before) holding hosts
@@ -78,7 +78,7 @@ func TestAccManagedProcess_identityImport(t *testing.T) {
 	inModes(t, func(t *testing.T, e *testEnv) {
 		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, labels: `{ team = "ops" }`, extra: "running = true"})
 		resource.Test(t, resource.TestCase{
-			TerraformVersionChecks:   day2Versions,
+			TerraformVersionChecks:   tf114Versions,
 			ProtoV6ProviderFactories: e.factories(),
 			CheckDestroy:             e.checkOnlyLeft("gse/proc-other", "other/proc-test"),
 			Steps: []resource.TestStep{
@@ -138,7 +138,7 @@ import {
 		}
 		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, extra: "running = true"})
 		resource.Test(t, resource.TestCase{
-			TerraformVersionChecks:   day2Versions,
+			TerraformVersionChecks:   tf114Versions,
 			ProtoV6ProviderFactories: e.factories(),
 			CheckDestroy:             e.checkSimEmpty,
 			Steps: []resource.TestStep{

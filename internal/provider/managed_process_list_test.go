@@ -33,7 +33,7 @@ func TestAccManagedProcessList_query(t *testing.T) {
 	t.Parallel()
 	inModes(t, func(t *testing.T, e *testEnv) {
 		resource.Test(t, resource.TestCase{
-			TerraformVersionChecks:   day2Versions,
+			TerraformVersionChecks:   tf114Versions,
 			ProtoV6ProviderFactories: e.factories(),
 			CheckDestroy:             e.checkOnlyLeft("gse/web-a", "gse/web-b", "gse/db", "other/web-c"),
 			Steps: []resource.TestStep{

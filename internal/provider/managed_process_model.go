@@ -31,7 +31,8 @@ type metaModel struct {
 	Labels    types.Map    `tfsdk:"labels"`
 }
 
-func (m metaModel) api(ctx context.Context) (gse.Meta, diag.Diagnostics) {
+// expand is the meta as GSE takes it, labels included.
+func (m metaModel) expand(ctx context.Context) (gse.Meta, diag.Diagnostics) {
 	out := gse.Meta{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString()}
 	var diags diag.Diagnostics
 	if !m.Labels.IsNull() && !m.Labels.IsUnknown() {
@@ -114,8 +115,8 @@ func int64Or(v types.Int64, def int64) *int64 {
 	return &def
 }
 
-// api converts the spec; nil stays nil (an imported resource before its first apply).
-func (s *specModel) api() *gse.Spec {
+// expand converts the spec; nil stays nil (an imported resource before its first apply).
+func (s *specModel) expand() *gse.Spec {
 	if s == nil {
 		return nil
 	}
@@ -149,7 +150,7 @@ func (s *specModel) api() *gse.Spec {
 func hostStatusValue(hosts []hostModel, byKey map[string]gse.ProcStatus) hostStatusMap {
 	entries := make(map[string]hostStatusModel, len(hosts))
 	for _, h := range hosts {
-		if e, ok := byKey[h.api().Key()]; ok {
+		if e, ok := byKey[h.expand().Key()]; ok {
 			entries[statusKey(h)] = hostStatusModel{Status: types.StringValue(statusName(e.Status)), Managed: types.BoolValue(e.IsAuto),
 				PID: types.Int64Value(e.PID), Version: types.StringValue(e.Version), LastStartTime: types.Int64Value(e.LastStartTime)}
 		}
@@ -197,7 +198,7 @@ func (p *proven) value(hosts []hostModel) hostStatusMap {
 	entries := make(map[string]hostStatusModel, len(hosts))
 	for _, h := range hosts {
 		k := statusKey(h)
-		facts, touched := p.touched[h.api().Key()]
+		facts, touched := p.touched[h.expand().Key()]
 		old, known := p.prior.entries[k]
 		switch {
 		case !touched && known:
@@ -223,7 +224,7 @@ func (p *proven) value(hosts []hostModel) hostStatusMap {
 func (p *proven) touchedOrNew(hosts []hostModel) []hostModel {
 	var out []hostModel
 	for _, h := range hosts {
-		_, touched := p.touched[h.api().Key()]
+		_, touched := p.touched[h.expand().Key()]
 		if _, known := p.prior.entries[statusKey(h)]; touched || !known {
 			out = append(out, h)
 		}

@@ -7,37 +7,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
-
-var _ resource.ResourceWithModifyPlan = (*managedProcessResource)(nil)
-
-// ModifyPlan refuses hosts that need gateway_url when it is not set, names
-// hosts leaving and joining, keeps host_status when nothing else changes, and
-// else keeps the entries of hosts the update leaves alone. The framework marks
-// computed attributes unknown whenever Terraform's proposed state differs from
-// the prior state, and a reordered or respelled hosts list does, even though
-// hostsPlan then plans the prior hosts: without this, such a plan would show an
-// update of host_status alone.
-func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	planNeedsGateway(ctx, r.client, req.Plan, path.Root("hosts"), &resp.Diagnostics) // common_gateway.go
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
-		return
-	}
-	sayHostsMoving(ctx, req.State, req.Plan, &resp.Diagnostics)
-	if !sameExcept(req.Plan.Raw, req.State.Raw, "host_status") {
-		status, ok, d := plannedStatus(ctx, req.State, req.Plan) // managed_process_plan_status.go
-		if resp.Diagnostics.Append(d...); ok {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
-		}
-		return
-	}
-	var status hostStatusMap
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("host_status"), &status)...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
-}
 
 // sameExcept reports whether two objects hold equal values in every attribute but skip.
 func sameExcept(a, b tftypes.Value, skip string) bool {
@@ -66,7 +38,7 @@ func sayHostsMoving(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, dia
 		planned.IsUnknown() || planned.unknown != nil {
 		return
 	}
-	removed, added, _ := diffBy(prior.Hosts(), planned.Hosts(), keyOf(hostModel.api))
+	removed, added, _ := diffBy(prior.Hosts(), planned.Hosts(), keyOf(hostModel.expand))
 	if len(removed) == 0 && len(added) == 0 {
 		return
 	}

@@ -142,7 +142,7 @@ func TestAccManagedProcess_identityImportWithoutSyncProcStatus(t *testing.T) {
 		e.sim.RemoveAPIs("sync_proc_status")
 		e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1"}, nil)
 		resource.Test(t, resource.TestCase{
-			TerraformVersionChecks:   day2Versions,
+			TerraformVersionChecks:   tf114Versions,
 			ProtoV6ProviderFactories: e.factories(),
 			Steps: []resource.TestStep{{
 				Config: e.config(proc{hosts: []string{"0:10.0.0.1"}}) + `

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
@@ -48,4 +50,21 @@ func refuseLive(ctx context.Context, c *gse.Client, meta gse.Meta, hosts []gse.H
 		return &liveElsewhereError{meta: meta, hosts: live}
 	}
 	return nil
+}
+
+// warnRecordsLeft says, after a destroy through the GSE 2.0 gateway, which
+// process records stay: GSE 2.0 has no unregister, so a destroy stops or
+// unhosts the process and GSE keeps its record (see register).
+func warnRecordsLeft(diags *diag.Diagnostics, c *gse.Client, meta gse.Meta, hosts []gse.Host, stopped bool) {
+	if !c.Gateway() || len(hosts) == 0 {
+		return
+	}
+	state := "unhosted"
+	if stopped {
+		state = "stopped and unhosted"
+	}
+	diags.AddWarning(fmt.Sprintf("Process %s stays registered on GSE 2.0, %s", meta, state),
+		fmt.Sprintf("The GSE 2.0 API gateway has no API that removes a process, so destroy %s it and GSE keeps its record on %s; "+
+			"get_proc_status_v2 still reports it there. A later gse_managed_process with namespace %q and name %q creates it again over that record.",
+			map[bool]string{true: "stopped", false: "unhosted"}[stopped], strings.Join(each(hosts, gse.Host.Address), ", "), meta.Namespace, meta.Name))
 }

@@ -3,13 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
@@ -17,9 +13,25 @@ import (
 
 var (
 	_ resource.ResourceWithConfigure      = (*managedProcessResource)(nil)
-	_ resource.ResourceWithImportState    = (*managedProcessResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*managedProcessResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*managedProcessResource)(nil)
+	_ resource.ResourceWithImportState    = (*managedProcessResource)(nil)
+	_ resource.ResourceWithIdentity       = (*managedProcessResource)(nil)
 )
+
+// managedProcessResource is gse_managed_process: one process (meta) registered
+// with one spec on a list of hosts, hosted and running as configured. The
+// schema is in managed_process_schema.go, the model in managed_process_model.go,
+// the plan in managed_process_plan.go, the GSE steps of Create, Update and
+// Delete in managed_process_apply.go, import in managed_process_import.go and
+// managed_process_identity.go, `terraform query` in managed_process_list.go,
+// the configuration Terraform 1.14+ generates in managed_process_genconfig.go.
+type managedProcessResource struct{ client *gse.Client }
+
+func newManagedProcessResource() resource.Resource { return &managedProcessResource{} }
+
+// steps are the GSE calls the CRUD is made of (managed_process_apply.go).
+func (r *managedProcessResource) steps() processSteps { return processSteps{client: r.client} }
 
 func (r *managedProcessResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_managed_process"
@@ -31,6 +43,10 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 
 func (r *managedProcessResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *managedProcessResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = managedProcessIdentitySchema()
 }
 
 // ValidateConfig checks what spans several attributes: run states GSE cannot
@@ -71,38 +87,33 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 	}
 }
 
-var (
-	controlPath = path.Root("spec").AtName("control")
-	policyPath  = path.Root("spec").AtName("monitor_policy")
-)
-
-// validateRunState rejects run states GSE cannot hold: a start hosts the
-// process and a stop unhosts it, so the other pairings would drift forever.
-func validateRunState(managed, running types.Bool, diags *diag.Diagnostics) {
-	if managed.IsUnknown() || running.IsUnknown() || running.IsNull() {
+// ModifyPlan refuses hosts that need gateway_url when it is not set, names
+// hosts leaving and joining, keeps host_status when nothing else changes, and
+// else keeps the entries of hosts the update leaves alone. The framework marks
+// computed attributes unknown whenever Terraform's proposed state differs from
+// the prior state, and a reordered or respelled hosts list does, even though
+// hostsPlan then plans the prior hosts: without this, such a plan would show an
+// update of host_status alone.
+func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	planNeedsGateway(ctx, r.client, req.Plan, path.Root("hosts"), &resp.Diagnostics) // common_gateway.go
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
 	}
-	wantManaged := managed.IsNull() || managed.ValueBool()
-	switch {
-	case wantManaged && !running.ValueBool():
-		diags.AddAttributeError(path.Root("running"), "running = false needs managed = false",
-			"GSE unhosts a process when it stops it (op_type 1), and a hosted resident process is pulled up again by the agent. Set managed = false to keep the process stopped, or leave running unset.")
-	case !wantManaged && running.ValueBool():
-		diags.AddAttributeError(path.Root("running"), "running = true needs managed = true",
-			"GSE hosts a process when it starts it (op_type 0), so managed = false could never hold. Set managed = true, or leave running unset.")
+	sayHostsMoving(ctx, req.State, req.Plan, &resp.Diagnostics)
+	if !sameExcept(req.Plan.Raw, req.State.Raw, "host_status") {
+		status, ok, d := plannedStatus(ctx, req.State, req.Plan) // managed_process_plan_status.go
+		if resp.Diagnostics.Append(d...); ok {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
+		}
+		return
 	}
-}
-
-// needsCommand rejects a setting that runs an operation whose command is unset:
-// the agent would fail it on every host at apply time.
-func needsCommand(set bool, setting, does string, cmd types.String, at path.Path, diags *diag.Diagnostics) {
-	if set && cmd.IsNull() {
-		diags.AddAttributeError(at, fmt.Sprintf("%s needs %s", setting, at),
-			fmt.Sprintf("%s %s, which runs %s on every host; it is unset. Set %s, or remove %s.", setting, does, at, at, setting))
-	}
+	var status hostStatusMap
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("host_status"), &status)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
 }
 
 func (r *managedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer appendIdentity(ctx, req.Plan, resp.Identity, &resp.Diagnostics) // managed_process_identity.go
 	// Announced first thing, so that other creates' operations wait for this
 	// one's and no batch waits for nothing (gse.ProcService.ExpectOperate).
 	ctx, withdraw := r.client.Proc.ExpectOperate(ctx)
@@ -111,14 +122,14 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	ctx, cancel := deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
-	meta, d := plan.Meta.api(ctx)
+	meta, d := plan.Meta.expand(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	spec := plan.Spec.api()
+	spec := plan.Spec.expand()
 	plan.ID = types.StringValue(meta.String())
-	hosts := each(plan.Hosts.Hosts(), hostModel.api)
+	hosts := each(plan.Hosts.Hosts(), hostModel.expand)
 	var pr proven // no prior host_status
 
 	err := reachable(ctx, r.client, hosts) // common_gateway.go
@@ -127,7 +138,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	}
 	var registered []gse.Host
 	if err == nil {
-		registered, err = r.createInBatches(ctx, meta, spec, &plan, hosts, &pr) // managed_process_apply.go
+		registered, err = r.steps().createInBatches(ctx, meta, spec, &plan, hosts, &pr) // managed_process_apply.go
 	}
 	if err != nil {
 		if len(registered) == 0 {
@@ -137,10 +148,10 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 		addAPIError(&resp.Diagnostics, "create", meta, err, fmt.Sprintf(
 			"The %d hosts where the process may be registered are kept in the state, and the resource is tainted: "+
 				"the next apply removes it there and creates it again. Fix the cause above first.", len(registered)))
-		plan.Hosts = newHostList(selectBy(plan.Hosts.Hosts(), keyOf(hostModel.api), each(registered, gse.Host.Key), true))
+		plan.Hosts = newHostList(selectBy(plan.Hosts.Hosts(), keyOf(hostModel.expand), each(registered, gse.Host.Key), true))
 	}
 	if err == nil {
-		plan.HostStatus = r.appliedStatus(ctx, meta, plan.Hosts.Hosts(), &pr, &resp.Diagnostics)
+		plan.HostStatus = r.steps().appliedStatus(ctx, meta, plan.Hosts.Hosts(), &pr, &resp.Diagnostics)
 	} else {
 		plan.HostStatus = pr.value(plan.Hosts.Hosts())
 	}
@@ -153,17 +164,20 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 // running turn to what GSE reports, so a plan shows the drift; running of a
 // one-shot process (auto_type 2) is not read back.
 func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// From the prior state: when the process is gone the new state is null,
+	// and Terraform still expects the identity.
+	defer appendIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics)
 	var state refreshedModel
 	resp.Diagnostics.Append(state.get(ctx, req.State)...)
 	ctx, cancel := deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
 	prior := state
-	meta, d := state.Meta.api(ctx)
+	meta, d := state.Meta.expand(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	hosts := each(state.Hosts.Hosts(), hostModel.api)
+	hosts := each(state.Hosts.Hosts(), hostModel.expand)
 	var byKey map[string]gse.ProcStatus
 	down, err := downAgents(ctx, r.client, hosts) // gateway: hosts whose status is unknown
 	if err == nil {
@@ -174,28 +188,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
-	var kept []hostModel
-	var hosted, running int
-	var labels map[string]string
-	for _, h := range state.Hosts.Hosts() {
-		key := h.api().Key()
-		if _, isDown := down[key]; isDown {
-			kept = append(kept, h) // unknown, not gone: counted in neither flag
-			continue
-		}
-		e, ok := byKey[key]
-		if !ok {
-			continue
-		}
-		kept = append(kept, h)
-		labels = e.Meta.Labels
-		if e.IsAuto {
-			hosted++
-		}
-		if e.Status == gse.StateRunning {
-			running++
-		}
-	}
+	kept, hosted, running, labels := observe(state.Hosts.Hosts(), byKey, down) // managed_process_refresh.go
 	if len(kept) == 0 {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Process %s is gone", meta),
 			"GSE no longer has the process registered on any of its hosts, so it was removed from the state; the next apply creates it again.")
@@ -223,6 +216,40 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	resp.Diagnostics.Append(state.setChanged(ctx, prior, &resp.State)...)
 }
 
+// Update converges step by step. applied starts as the prior state and records
+// each step that succeeded, so a failure leaves a state that says what exists
+// (hosts registered or possibly registered, spec in effect, triggers run);
+// runtime drift (hosting, run state) is caught by the next refresh anyway.
+func (r *managedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer appendIdentity(ctx, req.Plan, resp.Identity, &resp.Diagnostics)
+	var plan, prior managedProcessModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	ctx, cancel := deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
+	defer cancel()
+	meta, d := plan.Meta.expand(ctx)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	applied := prior
+	applied.Timeouts = plan.Timeouts
+	pr := proven{prior: prior.HostStatus}
+	triggers := loadTriggerProgress(ctx, req.Private, &resp.Diagnostics)
+	if err := r.steps().updateInSteps(ctx, meta, &plan, &prior, &applied, &pr, triggers); err != nil {
+		addAPIError(&resp.Diagnostics, "update", meta, err,
+			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
+		applied.HostStatus = pr.value(applied.Hosts.Hosts())
+	} else {
+		applied = plan
+		applied.HostStatus = updatedStatus(plan.HostStatus, r.steps().appliedStatus(ctx, meta, applied.Hosts.Hosts(), &pr, &resp.Diagnostics))
+	}
+	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
+	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
+}
+
 func (r *managedProcessResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	ctx, withdraw := r.client.Proc.ExpectOperate(ctx) // as in Create
 	defer withdraw()
@@ -230,7 +257,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	ctx, cancel := deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
-	meta, d := state.Meta.api(ctx)
+	meta, d := state.Meta.expand(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -238,10 +265,10 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	// Stop when the process is, or was asked to be, running: a stop also unhosts.
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
-	hosts := each(state.Hosts.Hosts(), hostModel.api)
+	hosts := each(state.Hosts.Hosts(), hostModel.expand)
 	err := agentsUp(ctx, r.client, hosts) // gateway: fail at once on a down agent
 	if err == nil {
-		_, err = r.teardown(ctx, meta, state.Spec.api(), hosts, stop)
+		_, err = r.steps().teardown(ctx, meta, state.Spec.expand(), hosts, stop)
 	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, "delete", meta, err,
@@ -251,73 +278,15 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	warnRecordsLeft(&resp.Diagnostics, r.client, meta, hosts, stop)
 }
 
-// warnRecordsLeft says, after a destroy through the GSE 2.0 gateway, which
-// process records stay: GSE 2.0 has no unregister, so a destroy stops or
-// unhosts the process and GSE keeps its record (see register).
-func warnRecordsLeft(diags *diag.Diagnostics, c *gse.Client, meta gse.Meta, hosts []gse.Host, stopped bool) {
-	if !c.Gateway() || len(hosts) == 0 {
+// ImportState takes the string ID (importIDFormat) or, with no ID, an identity:
+// then the hosts are discovered.
+func (r *managedProcessResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		importByIdentity(ctx, r.client, req, resp) // managed_process_identity.go
 		return
 	}
-	state := "unhosted"
-	if stopped {
-		state = "stopped and unhosted"
+	importByID(ctx, r.client, req, resp) // managed_process_import.go
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(identityFrom(ctx, resp.State, resp.Identity)...)
 	}
-	diags.AddWarning(fmt.Sprintf("Process %s stays registered on GSE 2.0, %s", meta, state),
-		fmt.Sprintf("The GSE 2.0 API gateway has no API that removes a process, so destroy %s it and GSE keeps its record on %s; "+
-			"get_proc_status_v2 still reports it there. A later gse_managed_process with namespace %q and name %q creates it again over that record.",
-			map[bool]string{true: "stopped", false: "unhosted"}[stopped], strings.Join(each(hosts, gse.Host.Address), ", "), meta.Namespace, meta.Name))
-}
-
-// refreshedModel is the part of gse_managed_process that Read looks at and
-// may change; the rest (spec, triggers, timeouts) stays as it is in the state.
-// Read runs for every resource on every plan, and getting and setting the
-// whole model costs more than the rest of the refresh: the framework reflects
-// over every field of every nested struct each time (terraform-plugin-framework
-// v1.19 compiles a regular expression per field) and rewrites the whole value
-// once per attribute set.
-type refreshedModel struct {
-	Meta       metaModel
-	Hosts      hostList
-	Managed    types.Bool
-	Running    types.Bool
-	HostStatus hostStatusMap
-	AutoType   types.Int64    // spec.monitor_policy.auto_type, read only; null without a spec
-	Timeouts   timeouts.Value // read only
-}
-
-func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostics {
-	var diags diag.Diagnostics
-	for _, f := range []struct {
-		at     path.Path
-		target any
-	}{
-		{path.Root("meta"), &m.Meta}, {path.Root("hosts"), &m.Hosts}, {path.Root("managed"), &m.Managed},
-		{path.Root("running"), &m.Running}, {path.Root("host_status"), &m.HostStatus}, {path.Root("timeouts"), &m.Timeouts},
-		{policyPath.AtName("auto_type"), &m.AutoType},
-	} {
-		diags.Append(s.GetAttribute(ctx, f.at, f.target)...)
-	}
-	return diags
-}
-
-// setChanged writes into s (which holds prior) the attributes of m that Read
-// changed. Read only drops hosts, so the hosts changed when fewer are left.
-func (m *refreshedModel) setChanged(ctx context.Context, prior refreshedModel, s *tfsdk.State) diag.Diagnostics {
-	var diags diag.Diagnostics
-	if len(m.Hosts.Hosts()) != len(prior.Hosts.Hosts()) {
-		diags.Append(s.SetAttribute(ctx, path.Root("hosts"), m.Hosts)...)
-	}
-	if !m.Meta.Labels.Equal(prior.Meta.Labels) {
-		diags.Append(s.SetAttribute(ctx, path.Root("meta").AtName("labels"), m.Meta.Labels)...)
-	}
-	if !m.Managed.Equal(prior.Managed) {
-		diags.Append(s.SetAttribute(ctx, path.Root("managed"), m.Managed)...)
-	}
-	if !m.Running.Equal(prior.Running) {
-		diags.Append(s.SetAttribute(ctx, path.Root("running"), m.Running)...)
-	}
-	if !m.HostStatus.Equal(prior.HostStatus) {
-		diags.Append(s.SetAttribute(ctx, path.Root("host_status"), m.HostStatus)...)
-	}
-	return diags
 }

@@ -45,7 +45,7 @@ func requiredString(desc string, v ...validator.String) schema.StringAttribute {
 }
 
 // nonNegative is an optional count. A documented API default (def >= 0) is
-// applied when the spec is sent (specModel.api), not with a schema Default:
+// applied when the spec is sent (specModel.expand), not with a schema Default:
 // defaults run on every plan of every resource, and the state keeps what the
 // configuration says.
 func nonNegative(desc string, def int64) schema.Int64Attribute {

@@ -42,7 +42,7 @@ func TestAccProcessOperationAction_afterUpdate(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   day2Versions,
+		TerraformVersionChecks:   tf114Versions,
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.checkSimEmpty,
 		Steps: []resource.TestStep{

@@ -105,10 +105,10 @@ type operationJOBProcessModel struct {
 	IPList      []hostRefModel `tfsdk:"ip_list"`
 }
 
-// api is the item as sent. With cmd_shell_ext (operate_proc) both limits go
+// expand is the item as sent. With cmd_shell_ext (operate_proc) both limits go
 // explicitly, 0 when unset, so no server default applies silently.
-func (m operationJOBProcessModel) api() gse.JobProcess {
-	p := m.jobDefinitionModel.api(apiJobIPs(m.IPList))
+func (m operationJOBProcessModel) expand() gse.JobProcess {
+	p := m.jobDefinitionModel.expand(expandJobIPs(m.IPList))
 	p.Contact, p.Account, p.CmdShellExt = m.Contact.ValueString(), m.Account.ValueString(), m.CmdShellExt.ValueString()
 	if p.CmdShellExt != "" {
 		p.CPULmt, p.MemLmt = cmp.Or(p.CPULmt, new(int64)), cmp.Or(p.MemLmt, new(int64))
@@ -323,26 +323,26 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 		meta := gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
 		target = meta
 		for _, h := range g.Hosts {
-			hosts = append(hosts, h.api())
+			hosts = append(hosts, h.expand())
 		}
 		if err = reachable(ctx, c, hosts); err != nil {
 			return "", nil, target, err
 		}
 		st.run = func(ctx context.Context, batch []gse.Host) error {
-			out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: g.Spec.api()})
+			out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: g.Spec.expand()})
 			if err == nil {
 				taskIDs, results = append(taskIDs, out.TaskID), append(results, gseOperationResults(out)...)
 			}
 			return err
 		}
-		if !g.Spec.api().OneShot() { // a one-shot exits by design: nothing to wait for
+		if !g.Spec.expand().OneShot() { // a one-shot exits by design: nothing to wait for
 			st.notRunning = gseNotRunning(c, meta)
 		}
 	} else {
 		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(t.JOB.BkBizID.ValueInt64(), 10)}
 		var procs []gse.JobProcess
 		for _, p := range t.JOB.ProcessInfos {
-			procs = append(procs, p.api())
+			procs = append(procs, p.expand())
 		}
 		target = gse.TargetOf(scope, procs[0])
 		hosts = jobHosts(procs)
@@ -359,7 +359,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 		st.notRunning = nil
 	}
 	st.target = target
-	_, err = t.Rollout.plan().run(ctx, hosts, st)
+	_, err = t.Rollout.expand().run(ctx, hosts, st)
 	taskID = strings.Join(taskIDs, ",")
 	sort.Slice(results, func(i, j int) bool {
 		a, b := results[i], results[j]

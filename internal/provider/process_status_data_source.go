@@ -113,7 +113,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	meta := gse.Meta{Namespace: m.Meta.Namespace.ValueString(), Name: m.Meta.Name.ValueString()}
 	hosts := make([]gse.Host, len(m.Hosts))
 	for i, h := range m.Hosts {
-		hosts[i] = h.api()
+		hosts[i] = h.expand()
 	}
 	if err := needsGateway(d.client, hosts); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Hosts that need gateway_url", err.Error())

@@ -171,7 +171,28 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	settings := []setting{
+	settings := m.settings()
+	values := resolve(settings, &resp.Diagnostics)
+	checkRequired(settings, values, &resp.Diagnostics)
+	rps := rateLimit(m.RateLimit, &resp.Diagnostics)
+	checkURLs(settings, values, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	client, err := gse.New(p.clientConfig(&m, values, rps))
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid GSE provider configuration", err.Error())
+		return
+	}
+	resp.ResourceData = client
+	resp.DataSourceData = client
+	resp.ListResourceData = client
+	resp.ActionData = client
+}
+
+// settings are the arguments that fall back to an environment variable.
+func (m *providerModel) settings() []setting {
+	return []setting{
 		{"endpoint", "BK_COMPONENT_API_URL", m.Endpoint},
 		{"app_code", "BK_APP_CODE", m.AppCode},
 		{"app_secret", "BK_APP_SECRET", m.AppSecret},
@@ -183,35 +204,43 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		{"access_token", "BK_ACCESS_TOKEN", m.AccessToken},
 		{"cmdb_gateway_url", "BKAPP_BK_CC_APIGATEWAY", m.CMDBGatewayURL},
 	}
+}
+
+// resolve is the value of each setting, from the provider block or its
+// environment variable; an unknown one is an error.
+func resolve(settings []setting, diags *diag.Diagnostics) map[string]string {
 	values := map[string]string{}
 	for _, s := range settings {
 		if s.value.IsUnknown() {
-			resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Unknown GSE provider argument",
+			diags.AddAttributeError(path.Root(s.attr), "Unknown GSE provider argument",
 				fmt.Sprintf("The provider cannot be configured while %s is unknown. Set it to a value known at plan time, or set %s.", s.attr, s.env))
 			continue
 		}
 		values[s.attr] = s.resolve()
 	}
-	checkRequired(settings, values, &resp.Diagnostics)
-	rps := rateLimit(m.RateLimit, &resp.Diagnostics)
+	return values
+}
+
+// checkURLs checks the endpoint and every gateway URL that is set.
+func checkURLs(settings []setting, values map[string]string, diags *diag.Diagnostics) {
 	if e := values["endpoint"]; e != "" {
 		if _, err := gse.ParseEndpoint(e); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("endpoint"), "Invalid GSE endpoint",
+			diags.AddAttributeError(path.Root("endpoint"), "Invalid GSE endpoint",
 				fmt.Sprintf("%s (set in endpoint or BK_COMPONENT_API_URL).", err))
 		}
 	}
 	for _, s := range settings {
 		if g := values[s.attr]; g != "" && strings.HasSuffix(s.attr, "gateway_url") {
 			if _, err := gse.ParseGatewayURL(g); err != nil {
-				resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Invalid gateway URL",
+				diags.AddAttributeError(path.Root(s.attr), "Invalid gateway URL",
 					fmt.Sprintf("%s (set in %s or %s).", err, s.attr, s.env))
 			}
 		}
 	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
+}
 
+// clientConfig is the client's configuration from m and the resolved settings.
+func (p *gseProvider) clientConfig(m *providerModel, values map[string]string, rps float64) gse.Config {
 	cfg := gse.Config{
 		Endpoint: values["endpoint"], AppCode: values["app_code"], AppSecret: values["app_secret"],
 		Username: values["username"], BkToken: values["bk_token"], SupplierAccount: values["supplier_account"],
@@ -230,15 +259,7 @@ func (p *gseProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	if p.tune != nil {
 		p.tune(&cfg)
 	}
-	client, err := gse.New(cfg)
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid GSE provider configuration", err.Error())
-		return
-	}
-	resp.ResourceData = client
-	resp.DataSourceData = client
-	resp.ListResourceData = client
-	resp.ActionData = client
+	return cfg
 }
 
 // checkRequired requires, unless unknown: an endpoint or a gateway URL; an

@@ -82,8 +82,9 @@ type rollout struct {
 	pause       time.Duration
 }
 
-// plan converts the model; nil stays nil. The values passed plan-time validation.
-func (m *rolloutModel) plan() *rollout {
+// expand is the rollout the model asks for; nil stays nil. The values passed
+// plan-time validation.
+func (m *rolloutModel) expand() *rollout {
 	if m == nil {
 		return nil
 	}

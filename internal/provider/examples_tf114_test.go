@@ -38,12 +38,12 @@ func readExamples(t *testing.T, pattern string) string {
 
 // The Terraform 1.14+ examples work against the simulator: the actions plan
 // with every other example, and the list example finds a process.
-func TestAccExamplesDay2(t *testing.T) {
+func TestAccExamplesTerraform114(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	cfg := e.providerBlock() + readExamples(t, "../../examples/*/*/*.tf")
 	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   day2Versions,
+		TerraformVersionChecks:   tf114Versions,
 		ProtoV6ProviderFactories: e.factories(),
 		Steps: []resource.TestStep{
 			{

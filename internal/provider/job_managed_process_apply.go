@@ -1,0 +1,116 @@
+package provider
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// jobSteps are the operate_process calls that gse_job_managed_process's
+// Create, Read and Update are made of.
+type jobSteps struct{ client *gse.Client }
+
+// forgetWithoutJOB is the way out for a process hosted before JOB lost its process APIs.
+const forgetWithoutJOB = "To forget the process without JOB, remove it from the state (terraform state rm)."
+
+// jobMayExist lists the IPs where a register may have taken effect: those that
+// succeeded and those still pending at the deadline.
+func jobMayExist(out *gse.JobOutcome, err error) []gse.JobIP {
+	ips := out.Succeeded()
+	var hostsErr *gse.HostsError
+	if errors.As(err, &hostsErr) {
+		for _, h := range hostsErr.Pending {
+			ips = append(ips, h.JobIP())
+		}
+	}
+	return ips
+}
+
+// ipStatus reads ip_status; hosted, when not nil, receives the drift
+// judgement of each IP (stillHosted). A failed query leaves a warning, not an error.
+func (r jobSteps) ipStatus(ctx context.Context, m *jobManagedProcessModel, hosted map[string]bool, diags *diag.Diagnostics) types.Map {
+	elems := map[string]attr.Value{}
+	if m.PidPath.ValueString() == "" || len(m.IPList) == 0 {
+		return types.MapValueMust(jobStatusType, elems)
+	}
+	states, err := findJobIPStates(ctx, r.client, m.scope(), m.process(m.ips()))
+	switch {
+	case gse.KindOf(err) == gse.KindRemoved:
+		addAPIError(diags, "query the status of", m.target(), err, forgetWithoutJOB)
+	case err != nil:
+		diags.AddWarning("Could not query the process status on every IP", err.Error()+"\n\nIPs whose status is unknown are kept as they are.")
+	}
+	for _, ip := range m.ips() {
+		o, ok := states[ip.Key()]
+		if ok {
+			elems[ip.Host().Address()] = jobIPStatusOf(o, true).value()
+		}
+		if hosted != nil {
+			hosted[ip.Key()] = stillHosted(o, ok)
+		}
+	}
+	return types.MapValueMust(jobStatusType, elems)
+}
+
+// converge unregisters removed IPs, re-registers kept ones when the definition
+// changed, then registers new ones, recording each step in applied.
+func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManagedProcessModel) error {
+	removed, added, kept := diffBy(prior.ips(), plan.ips(), gse.JobIP.Key)
+	// Framework values compare by state and value, so == is Equal field by field.
+	changed := prior.jobDefinitionModel != plan.jobDefinitionModel || !prior.Contact.Equal(plan.Contact) || !prior.Account.Equal(plan.Account)
+
+	// Each step goes in the batches of plan's rollout; prior's definition for removals.
+	withRollout := *prior
+	withRollout.Rollout = plan.Rollout
+	if len(removed) > 0 {
+		err := r.hostInBatches(ctx, &withRollout, gse.OpUnhost, removed, func(out *gse.JobOutcome, _ error) {
+			applied.IPList = selectBy(applied.IPList, keyOf(hostRefModel.expand), each(out.Succeeded(), gse.JobIP.Key), false)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if changed {
+		if len(kept) > 0 {
+			// A partial re-register leaves the prior definition in the state: the next apply sends the new one again.
+			if err := r.hostInBatches(ctx, plan, gse.OpHost, kept, func(*gse.JobOutcome, error) {}); err != nil {
+				return err
+			}
+		}
+		applied.jobDefinitionModel, applied.Contact, applied.Account = plan.jobDefinitionModel, plan.Contact, plan.Account
+	}
+	if len(added) > 0 {
+		err := r.hostInBatches(ctx, plan, gse.OpHost, added, func(out *gse.JobOutcome, err error) {
+			applied.IPList = append(applied.IPList, selectBy(plan.IPList, keyOf(hostRefModel.expand), each(jobMayExist(out, err), gse.JobIP.Key), true)...)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostInBatches sends operate_process op (gse.OpHost or gse.OpUnhost) for ips
+// of m batch by batch (see rollout.run); acted receives each batch's outcome,
+// so the caller records what took effect as it happens. wait_running applies
+// to registering hosting (the agent pulls a resident process up).
+func (r jobSteps) hostInBatches(ctx context.Context, m *jobManagedProcessModel, op gse.OpType, ips []gse.JobIP, acted func(*gse.JobOutcome, error)) error {
+	scope := m.scope()
+	st := rolloutStep{what: op.Info().API, target: m.target(), run: func(ctx context.Context, batch []gse.Host) error {
+		out, err := r.client.Job.Operate(ctx, scope, op, []gse.JobProcess{m.process(each(batch, gse.Host.JobIP))})
+		acted(out, err)
+		return err
+	}}
+	if op == gse.OpHost {
+		st.notRunning = &runningCheck{client: r.client, query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
+			return jobNotRunning(ctx, r.client, scope, m.process(each(batch, gse.Host.JobIP)))
+		}}
+	}
+	_, err := m.Rollout.expand().run(ctx, each(ips, gse.JobIP.Host), st)
+	return err
+}
