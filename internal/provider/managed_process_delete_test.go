@@ -133,3 +133,60 @@ func TestDeleteWarnsOfRecordsLeftOnGSE2(t *testing.T) {
 		})
 	}
 }
+
+// An imported process never applied has no spec in its state. Through ESB,
+// destroy acts on the registered spec (operate_proc); through the GSE 2.0
+// gateway, which operates only with the full spec, it is refused before any
+// call, naming the hosts and what to do, and the process stays as it was.
+func TestDeleteWithoutSpec(t *testing.T) {
+	t.Parallel()
+	for _, m := range testModes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnvIn(t, m)
+			meta := gse.Meta{Namespace: "gse", Name: "proc-test"}
+			start := gse.OpStart
+			e.register(t, meta, []string{"0:10.0.0.1"}, &start)
+			s, raw := rawWith(map[string]tftypes.Value{
+				"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
+				"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
+				"hosts": tftypes.NewValue(tftypes.String, newHostList([]hostModel{
+					{IP: types.StringValue("10.0.0.1"), BkCloudID: types.Int64Value(0), BkSupplierID: types.Int64Value(0)},
+				}).ValueString()),
+				"running": tftypes.NewValue(tftypes.Bool, true),
+				"managed": tftypes.NewValue(tftypes.Bool, true),
+			})
+			state := tfsdk.State{Schema: s, Raw: raw}
+			resp := resource.DeleteResponse{State: state}
+			before := e.sim.Calls("operate_proc") + e.sim.Calls("operate_proc_v2") + e.sim.Calls("operate_proc_multi")
+			(&managedProcessResource{client: e.client(t)}).Delete(context.Background(), resource.DeleteRequest{State: state}, &resp)
+			if !m.gateway {
+				if resp.Diagnostics.HasError() {
+					t.Fatalf("delete through ESB: %v", resp.Diagnostics)
+				}
+				if ps := e.sim.Processes(); len(ps) != 0 {
+					t.Errorf("left after delete through ESB: %+v", ps)
+				}
+				return
+			}
+			errs := resp.Diagnostics.Errors()
+			if len(errs) != 1 {
+				t.Fatalf("diagnostics %v, want one error", resp.Diagnostics)
+			}
+			msg := errs[0].Summary() + " " + errs[0].Detail()
+			for _, want := range []string{"without its spec", "0:10.0.0.1", "operate_proc_v2", "apply once", "terraform state rm"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("error %q lacks %q", msg, want)
+				}
+			}
+			if n := e.sim.Calls("operate_proc") + e.sim.Calls("operate_proc_v2") + e.sim.Calls("operate_proc_multi") - before; n != 0 {
+				t.Errorf("%d operations sent, want none", n)
+			}
+			for _, p := range e.sim.Processes() {
+				if !p.Hosted || !p.Running {
+					t.Errorf("%s changed by a refused delete: %+v", p.IP, p)
+				}
+			}
+		})
+	}
+}

@@ -266,6 +266,10 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
 	hosts := each(state.Hosts.Hosts(), hostModel.expand)
+	if state.Spec == nil && r.client.Gateway() {
+		refuseSpeclessDelete(&resp.Diagnostics, meta, hosts) // managed_process_replace.go
+		return
+	}
 	err := agentsUp(ctx, r.client, hosts) // gateway: fail at once on a down agent
 	if err == nil {
 		_, err = r.steps().teardown(ctx, meta, state.Spec.expand(), hosts, stop)
