@@ -97,7 +97,7 @@ func TestBatchHostFailureStaysWithItsCaller(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClientWith(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}}, batched)
 	cs := callers(4)
-	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: cs[2].host.IP, Code: gse.HostAgentAbnormal, Message: "agent offline"})
+	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: cs[2].host.IP, Code: gse.HostAgentAbnormal, Message: "agent offline", Times: simulator.Forever})
 	res := operateAll(t, c, cs, gse.OpStart, sameSpec, nil)
 	for i, r := range res {
 		var he *gse.HostsError
@@ -160,7 +160,7 @@ func TestBatchCallerDeadlineIsItsOwn(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClientWith(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 3}}, batched)
 	cs := callers(3)
-	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: cs[0].host.IP, Missing: true})
+	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: cs[0].host.IP, Missing: true, Times: simulator.Forever})
 	short, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	res := operateAll(t, c, cs, gse.OpStart, sameSpec, map[int]context.Context{0: short})
