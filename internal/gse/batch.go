@@ -63,7 +63,7 @@ type batcher struct {
 	fam    operateFamily
 	window time.Duration
 
-	noMulti atomic.Bool // the installation has no operate_proc_multi (fallback.go)
+	noMulti atomic.Bool // the installation has no operate_proc_multi (lacksMulti)
 
 	mu       sync.Mutex // guards the fields below, and the state of every item, task and expectation
 	open     *gathering
@@ -379,6 +379,32 @@ func (b *batcher) run(t *opTask) {
 		b.mu.Unlock()
 		if live == 0 {
 			return
+		}
+	}
+}
+
+// lacksMulti reports a batch submit refused because the installation has no
+// operate_proc_multi (it is not among every installation's APIs). From then
+// on the batcher sends each operation alone with the single API, and says so
+// once in the log.
+func (b *batcher) lacksMulti(ctx context.Context, api string, err error) bool {
+	missing, ok := MissingAPI(err)
+	if !ok || api != b.fam.multi || missing != api {
+		return false
+	}
+	if !b.noMulti.Swap(true) {
+		b.c.log.Warn(ctx, "GSE has no "+b.fam.multi+": operations are sent one by one with "+b.fam.single+" from now on", map[string]any{"api": api, "error": err.Error()})
+	}
+	return true
+}
+
+// sendAlone submits each item of t still waiting as a task of its own.
+func (b *batcher) sendAlone(t *opTask) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, it := range t.items {
+		if it.state == sentItem {
+			go b.run(b.newTaskLocked([]*opItem{it}))
 		}
 	}
 }

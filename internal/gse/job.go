@@ -16,6 +16,15 @@ type JobIP struct {
 	IP        string `json:"ip"`
 }
 
+// The one conversion between the two wire forms of a host by address: Host
+// (the GSE APIs, rollouts) and JobIP (the JOB APIs). Both keep their Key.
+
+// Host is the GSE host ip names.
+func (ip JobIP) Host() Host { return Host{IP: ip.IP, BkCloudID: ip.BkCloudID} }
+
+// JobIP is h as JOB addresses it, by ip and bk_cloud_id (JOB has no agent-id form).
+func (h Host) JobIP() JobIP { return JobIP{IP: h.IP, BkCloudID: h.BkCloudID} }
+
 // JobProcess is a process_infos item of JOB's operate_proc and
 // operate_process. The client does not send manage_proc: on the open-source
 // JOB server it stops a process (op_type 1) or queries it (2), and never
