@@ -193,6 +193,8 @@ func (o *JobOutcome) Succeeded() []JobIP {
 // op_type to process_operate unchanged (bk-job before commit 2a899882a,
 // GseRequestUtils.sendProcessRequest), so operate_process is the JOB API that
 // hosts, as BlueKing's monitor used it.
+//
+// JOB API: operate_process or operate_proc, then get_proc_result (ESB)
 func (s *JobService) Operate(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (*JobOutcome, error) {
 	api := "operate_process"
 	if slices.ContainsFunc(procs, func(p JobProcess) bool { return p.CmdShellExt != "" }) {
@@ -208,6 +210,8 @@ func (s *JobService) Operate(ctx context.Context, scope JobScope, op OpType, pro
 // Status queries the state of a process on its IPs (op_type 2 through
 // operate_process). It returns the answers of the IPs that finished, with a
 // *HostsError naming those that failed or never answered.
+//
+// JOB API: operate_process, then get_proc_result (ESB)
 func (s *JobService) Status(ctx context.Context, scope JobScope, proc JobProcess) (*JobOutcome, error) {
 	return s.Operate(ctx, scope, OpStatus, []JobProcess{proc})
 }
