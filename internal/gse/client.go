@@ -72,18 +72,6 @@ type Config struct {
 // client returns or logs. A new credential (GSE 2.0's access_token) goes here.
 func (cfg Config) secrets() []string { return []string{cfg.AppSecret, cfg.BkToken, cfg.AccessToken} }
 
-// Logger receives one line per API call and per retry. Fields never hold
-// secrets: the configured ones are redacted even where a server echoes them.
-type Logger interface {
-	Debug(ctx context.Context, msg string, fields map[string]any)
-	Warn(ctx context.Context, msg string, fields map[string]any)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Debug(context.Context, string, map[string]any) {}
-func (nopLogger) Warn(context.Context, string, map[string]any)  {}
-
 // Client calls the GSE and JOB process APIs, one service per API family (as
 // google/go-github's client does). It is safe for concurrent use.
 type Client struct {

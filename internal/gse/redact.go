@@ -98,6 +98,18 @@ func (r redactor) walk(v reflect.Value) {
 	}
 }
 
+// Logger receives one line per API call and per retry. Fields never hold
+// secrets: the configured ones are redacted even where a server echoes them.
+type Logger interface {
+	Debug(ctx context.Context, msg string, fields map[string]any)
+	Warn(ctx context.Context, msg string, fields map[string]any)
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Debug(context.Context, string, map[string]any) {}
+func (nopLogger) Warn(context.Context, string, map[string]any)  {}
+
 // redactingLogger removes the configured secrets from every message and string field.
 type redactingLogger struct {
 	next   Logger
