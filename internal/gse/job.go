@@ -194,7 +194,7 @@ func (o *JobOutcome) Succeeded() []JobIP {
 // GseRequestUtils.sendProcessRequest), so operate_process is the JOB API that
 // hosts, as BlueKing's monitor used it.
 //
-// JOB API: operate_process or operate_proc, then get_proc_result (ESB)
+// JOB API: operate_process or operate_proc, then get_proc_result (ESB).
 func (s *JobService) Operate(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (*JobOutcome, error) {
 	api := "operate_process"
 	if slices.ContainsFunc(procs, func(p JobProcess) bool { return p.CmdShellExt != "" }) {
@@ -211,7 +211,7 @@ func (s *JobService) Operate(ctx context.Context, scope JobScope, op OpType, pro
 // operate_process). It returns the answers of the IPs that finished, with a
 // *HostsError naming those that failed or never answered.
 //
-// JOB API: operate_process, then get_proc_result (ESB)
+// JOB API: operate_process, then get_proc_result (ESB).
 func (s *JobService) Status(ctx context.Context, scope JobScope, proc JobProcess) (*JobOutcome, error) {
 	return s.Operate(ctx, scope, OpStatus, []JobProcess{proc})
 }
