@@ -63,7 +63,7 @@ type batcher struct {
 	fam    operateFamily
 	window time.Duration
 
-	noMulti atomic.Bool // the installation has no operate_proc_multi (fallback.go)
+	noMulti atomic.Bool // the installation has no operate_proc_multi (lacksMulti)
 
 	mu       sync.Mutex // guards the fields below, and the state of every item, task and expectation
 	open     *gathering
@@ -286,27 +286,48 @@ func (b *batcher) newTaskLocked(items []*opItem) *opTask {
 	return t
 }
 
-// run submits the task, then polls it until each item is concluded or every caller has left.
+// run submits the task, then polls it until each item is concluded or every
+// caller has left, handing each item its hosts' results as they arrive.
 func (b *batcher) run(t *opTask) {
 	defer t.cancel()
 	if len(t.items) > 1 && b.noMulti.Load() {
 		b.sendAlone(t)
 		return
 	}
-	api := b.fam.single
-	var body any
-	if len(t.items) == 1 {
-		body = b.fam.body(t.items[0].req)
-	} else {
-		api = b.fam.multi
-		reqs := make([]any, len(t.items))
-		for i, it := range t.items {
-			reqs[i] = b.fam.body(it.req)
-		}
-		body = struct {
-			Reqs []any `json:"proc_operate_req"`
-		}{reqs}
+	submitted, ok := b.submit(t)
+	if !ok {
+		return
 	}
+	err := pollUntil(t.ctx, b.c.poll, func(ctx context.Context) (map[string]HostResult, error) {
+		return b.c.getResult(ctx, b.fam.result, t.id)
+	}, func(data map[string]HostResult) bool { return b.dispatch(t, data, submitted) })
+	if err != nil && t.ctx.Err() == nil { // not merely every caller gone
+		b.mu.Lock()
+		b.concludeAllLocked(t, err)
+		b.mu.Unlock()
+	}
+}
+
+// request is the API and body of t: the single API for one item, the multi
+// API with one body per item otherwise.
+func (b *batcher) request(t *opTask) (api string, body any) {
+	if len(t.items) == 1 {
+		return b.fam.single, b.fam.body(t.items[0].req)
+	}
+	reqs := make([]any, len(t.items))
+	for i, it := range t.items {
+		reqs[i] = b.fam.body(it.req)
+	}
+	return b.fam.multi, struct {
+		Reqs []any `json:"proc_operate_req"`
+	}{reqs}
+}
+
+// submit sends t and records its task id, and says when it was sent; false
+// when there is nothing to poll: the submit failed (every item concluded with
+// its error) or was refused before starting (each item sent alone).
+func (b *batcher) submit(t *opTask) (time.Time, bool) {
+	api, body := b.request(t)
 	var reply taskReply
 	submitted := time.Now()
 	err := b.c.call(t.ctx, familyGSE, api, body, &reply, false)
@@ -314,71 +335,78 @@ func (b *batcher) run(t *opTask) {
 		// GSE checks a multi task as a whole and refused it before starting
 		// anything: send each item alone, so only the bad one fails.
 		b.sendAlone(t)
-		return
+		return submitted, false
 	}
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	t.api, t.id = api, reply.TaskID
 	if err != nil {
 		b.concludeAllLocked(t, err)
+		return submitted, false
 	}
-	b.mu.Unlock()
-	if err != nil {
-		return
-	}
-	for n := 0; ; n++ {
-		if b.c.poll.waitTask(t.ctx, n) != nil {
-			return // every caller has left
-		}
-		data, err := b.c.getResult(t.ctx, b.fam.result, t.id)
-		if err != nil && pending(err) {
-			if n == 0 {
-				b.c.poll.sawFirst(false)
-			}
+	return submitted, true
+}
+
+// dispatch hands each item still waiting the final results of its hosts in
+// data, reports their progress, and concludes the items that have all of
+// theirs; true once no caller waits any more.
+func (b *batcher) dispatch(t *opTask, data map[string]HostResult, submitted time.Time) bool {
+	var reports []func()
+	var finished []*opItem
+	b.mu.Lock()
+	for _, it := range t.items {
+		if it.state != sentItem {
 			continue
 		}
-		if err != nil && t.ctx.Err() != nil {
-			return
+		for _, i := range settle(data, it.keys, it.final) {
+			o, report := it.req.outcome(it.req.Hosts[i]).with(it.final[it.keys[i]]), progressOf(it.ctx)
+			reports = append(reports, func() { report(o) })
 		}
-		var reports []func()
-		var finished []*opItem
-		b.mu.Lock()
-		if err != nil {
-			b.concludeAllLocked(t, err)
-		} else {
-			for _, it := range t.items {
-				if it.state == sentItem {
-					for _, i := range settle(data, it.keys, it.final) {
-						o, report := it.req.outcome(it.req.Hosts[i]).with(it.final[it.keys[i]]), progressOf(it.ctx)
-						reports = append(reports, func() { report(o) })
-					}
-					if len(it.final) == len(it.keys) {
-						finished = append(finished, it)
-					}
-				}
-			}
+		if len(it.final) == len(it.keys) {
+			finished = append(finished, it)
 		}
-		b.mu.Unlock()
-		// Progress goes out before the items conclude (their callers must
-		// not return before it), and outside the lock: a hook may be slow.
-		for _, r := range reports {
-			r()
+	}
+	b.mu.Unlock()
+	// Progress goes out before the items conclude (their callers must not
+	// return before it), and outside the lock: a hook may be slow.
+	for _, r := range reports {
+		r()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(finished) > 0 {
+		b.lastTask = time.Since(submitted)
+	}
+	for _, it := range finished {
+		if it.state == sentItem { // not left meanwhile
+			b.concludeLocked(it, nil)
 		}
-		b.mu.Lock()
-		if len(finished) > 0 {
-			b.lastTask = time.Since(submitted)
-		}
-		if n == 0 && err == nil {
-			b.c.poll.sawFirst(len(finished) == t.live)
-		}
-		for _, it := range finished {
-			if it.state == sentItem { // not left meanwhile
-				b.concludeLocked(it, nil)
-			}
-		}
-		live := t.live
-		b.mu.Unlock()
-		if live == 0 {
-			return
+	}
+	return t.live == 0
+}
+
+// lacksMulti reports a batch submit refused because the installation has no
+// operate_proc_multi (it is not among every installation's APIs). From then
+// on the batcher sends each operation alone with the single API, and says so
+// once in the log.
+func (b *batcher) lacksMulti(ctx context.Context, api string, err error) bool {
+	missing, ok := MissingAPI(err)
+	if !ok || api != b.fam.multi || missing != api {
+		return false
+	}
+	if !b.noMulti.Swap(true) {
+		b.c.log.Warn(ctx, "GSE has no "+b.fam.multi+": operations are sent one by one with "+b.fam.single+" from now on", map[string]any{"api": api, "error": err.Error()})
+	}
+	return true
+}
+
+// sendAlone submits each item of t still waiting as a task of its own.
+func (b *batcher) sendAlone(t *opTask) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, it := range t.items {
+		if it.state == sentItem {
+			go b.run(b.newTaskLocked([]*opItem{it}))
 		}
 	}
 }

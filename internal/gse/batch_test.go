@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,7 +98,7 @@ func TestBatchHostFailureStaysWithItsCaller(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClientWith(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}}, batched)
 	cs := callers(4)
-	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: cs[2].host.IP, Code: gse.HostAgentAbnormal, Message: "agent offline"})
+	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: cs[2].host.IP, Code: gse.HostAgentAbnormal, Message: "agent offline", Times: simulator.Forever})
 	res := operateAll(t, c, cs, gse.OpStart, sameSpec, nil)
 	for i, r := range res {
 		var he *gse.HostsError
@@ -160,7 +161,7 @@ func TestBatchCallerDeadlineIsItsOwn(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClientWith(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 3}}, batched)
 	cs := callers(3)
-	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: cs[0].host.IP, Missing: true})
+	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: cs[0].host.IP, Missing: true, Times: simulator.Forever})
 	short, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	res := operateAll(t, c, cs, gse.OpStart, sameSpec, map[int]context.Context{0: short})
@@ -277,5 +278,44 @@ func TestBatchWithdrawnAnnouncementReleasesBatch(t *testing.T) {
 	}
 	if tasks := sim.Tasks(); len(tasks) != 1 || tasks[0].API != "operate_proc_v2" {
 		t.Fatalf("tasks %+v, want one operate_proc_v2", tasks)
+	}
+}
+
+// Without operate_proc_multi, batched operations are sent one by one with
+// operate_proc_v2: the first batch after one refusal, every later one at once,
+// and the log says so once.
+func TestWithoutOperateProcMulti(t *testing.T) {
+	t.Parallel()
+	c, sim, log := newClientWith(t, simulator.Options{}, batched)
+	sim.RemoveAPIs("operate_proc_multi")
+	all := callers(5)
+	for round, cs := range [][]caller{all[:3], all[3:]} {
+		for i, r := range operateAll(t, c, cs, gse.OpStart, sameSpec, nil) {
+			if r.err != nil {
+				t.Fatalf("round %d, caller %d: %v", round, i, r.err)
+			}
+		}
+	}
+	if n := sim.Calls("operate_proc_multi"); n != 1 {
+		t.Errorf("operate_proc_multi sent %d times, want once", n)
+	}
+	if n := sim.Calls("operate_proc_v2"); n != 5 {
+		t.Errorf("operate_proc_v2 sent %d times, want 3 + 2", n)
+	}
+	warned := 0
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for _, l := range log.lines {
+		if strings.Contains(l, "GSE has no operate_proc_multi") {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("the fallback was logged %d times, want once", warned)
+	}
+	for _, p := range sim.Processes() {
+		if !p.Running {
+			t.Errorf("%s/%s on %s is not running", p.Namespace, p.Name, p.IP)
+		}
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -73,18 +72,6 @@ type Config struct {
 // client returns or logs. A new credential (GSE 2.0's access_token) goes here.
 func (cfg Config) secrets() []string { return []string{cfg.AppSecret, cfg.BkToken, cfg.AccessToken} }
 
-// Logger receives one line per API call and per retry. Fields never hold
-// secrets: the configured ones are redacted even where a server echoes them.
-type Logger interface {
-	Debug(ctx context.Context, msg string, fields map[string]any)
-	Warn(ctx context.Context, msg string, fields map[string]any)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Debug(context.Context, string, map[string]any) {}
-func (nopLogger) Warn(context.Context, string, map[string]any)  {}
-
 // Client calls the GSE and JOB process APIs, one service per API family (as
 // google/go-github's client does). It is safe for concurrent use.
 type Client struct {
@@ -137,37 +124,63 @@ func CACertPool(caPEM string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// New validates cfg and returns a Client.
+// New validates cfg and returns a Client: the roots and budgets of cfg are
+// checked, the transport built, then the client and its services wired to
+// the retrying HTTP client (retry.go).
 func New(cfg Config) (*Client, error) {
-	var base, gateway *url.URL
-	var err error
-	if cfg.GatewayURL != "" {
-		if gateway, err = ParseGatewayURL(cfg.GatewayURL); err != nil {
-			return nil, err
-		}
-	}
-	cmdb, err := parseCMDBGatewayURL(cfg.CMDBGatewayURL)
+	base, gateway, cmdb, err := cfg.roots()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Endpoint != "" || gateway == nil {
-		if base, err = ParseEndpoint(cfg.Endpoint); err != nil {
-			return nil, err
-		}
-	}
-	if err := cfg.checkCredentials(); err != nil {
+	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = defaultRequestTimeout
+	transport, err := newTransport(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := newClient(cfg, base, gateway, cmdb)
+	c.http = c.newRetryClient(cfg, transport)
+	return c, nil
+}
+
+// roots parses the roots cfg names: the GSE 2.0 gateway, the bk-cmdb
+// gateway, and ESB, which is required unless the GSE gateway is set.
+func (cfg Config) roots() (base, gateway, cmdb *url.URL, err error) {
+	if cfg.GatewayURL != "" {
+		if gateway, err = ParseGatewayURL(cfg.GatewayURL); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if cmdb, err = parseCMDBGatewayURL(cfg.CMDBGatewayURL); err != nil {
+		return nil, nil, nil, err
+	}
+	if cfg.Endpoint != "" || gateway == nil {
+		if base, err = ParseEndpoint(cfg.Endpoint); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return base, gateway, cmdb, nil
+}
+
+// validate checks the credentials and budgets of cfg.
+func (cfg Config) validate() error {
+	if err := cfg.checkCredentials(); err != nil {
+		return err
 	}
 	if cfg.MaxRetries < 0 {
-		return nil, errors.New("max retries must not be negative")
+		return errors.New("max retries must not be negative")
 	}
 	if cfg.RateLimit < 0 {
-		return nil, errors.New("the rate limit must not be negative")
+		return errors.New("the rate limit must not be negative")
 	}
-	transport := cleanhttp.DefaultPooledTransport() // a fresh transport: never touch http.DefaultTransport
+	return nil
+}
+
+// newTransport is a fresh connection pool (never http.DefaultTransport) with
+// the TLS settings of cfg.
+func newTransport(cfg Config) (*http.Transport, error) {
+	transport := cleanhttp.DefaultPooledTransport()
 	// Terraform calls up to -parallelism (10) resources at once, and batch
 	// pollers run beside them; the default keeps GOMAXPROCS+1 idle connections,
 	// so past that every burst dialled (and shook hands over TLS) again.
@@ -175,16 +188,19 @@ func New(cfg Config) (*Client, error) {
 	if cfg.InsecureSkipVerify || cfg.CACertPEM != "" {
 		tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // opt-in
 		if cfg.CACertPEM != "" {
+			var err error
 			if tlsCfg.RootCAs, err = CACertPool(cfg.CACertPEM); err != nil {
 				return nil, err
 			}
 		}
 		transport.TLSClientConfig = tlsCfg
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = nopLogger{}
-	}
+	return transport, nil
+}
+
+// newClient wires a Client of cfg: its credentials as sent, its logger, its
+// services and the batcher of its operate calls.
+func newClient(cfg Config, base, gateway, cmdb *url.URL) *Client {
 	auth := authArgs{AppCode: cfg.AppCode, AppSecret: cfg.AppSecret, Username: cfg.Username, BkToken: cfg.BkToken, AccessToken: cfg.AccessToken}
 	header, _ := json.Marshal(auth)
 	credential := auth.credentialKind()
@@ -193,12 +209,16 @@ func New(cfg Config) (*Client, error) {
 
 	c := &Client{
 		base: base, gateway: gateway, cmdb: cmdb, tenant: cfg.TenantID, bodyAuth: body, headerAuth: string(header),
-		userAgent:  cfg.UserAgent,
+		userAgent:  orString(cfg.UserAgent, "terraform-provider-gse"),
 		poll:       newBackoff(orDefault(cfg.PollInitial, defaultPollInitial), orDefault(cfg.PollMax, defaultPollMax)),
 		redact:     newRedactor(cfg.secrets()...),
 		credential: credential,
 		limiter:    sharedLimiter(cfg),
 		maxRetries: cfg.MaxRetries,
+	}
+	var log Logger = nopLogger{}
+	if cfg.Logger != nil {
+		log = cfg.Logger
 	}
 	c.log = redactingLogger{log, c.redact}
 	c.common.client = c
@@ -208,21 +228,7 @@ func New(cfg Config) (*Client, error) {
 		fam = gatewayOperate
 	}
 	c.ops = newBatcher(c, fam, cfg.BatchWindow)
-	if c.userAgent == "" {
-		c.userAgent = "terraform-provider-gse"
-	}
-	rc := retryablehttp.NewClient()
-	rc.HTTPClient = &http.Client{Transport: transport, Timeout: cfg.RequestTimeout}
-	rc.Logger = nil             // it would print to stderr; calls are logged through c.log instead
-	rc.RetryMax = math.MaxInt32 // checkRetry keeps the budgets: MaxRetries for faults, the context for refusals
-	rc.RetryWaitMin = orDefault(cfg.RetryWaitMin, defaultRetryWaitMin)
-	rc.RetryWaitMax = orDefault(cfg.RetryWaitMax, defaultRetryWaitMax)
-	rc.CheckRetry = checkRetry
-	rc.Backoff = throttleBackoff
-	rc.ErrorHandler = giveUp
-	rc.RequestLogHook = c.logAttempt
-	c.http = rc
-	return c, nil
+	return c
 }
 
 // ParseEndpoint checks an ESB root URL: http or https, a host, no query.
@@ -323,7 +329,7 @@ type callInfo struct {
 	mayHaveActed bool
 	last         error // why the latest failed attempt failed
 	// faults counts the failed attempts retried within maxRetries; refusals
-	// for the rate limit are not faults (throttle.go).
+	// for the rate limit are not faults (retry.go).
 	faults, maxRetries int
 	lastThrottled      bool
 	limiter            *Limiter

@@ -141,6 +141,8 @@ func (c *Client) CMDBGateway() bool { return c.cmdb != nil }
 // must match: a host added or removed while paging shifts the pages and
 // breaks the match (as does a count that moves), and then the whole listing
 // is read again, up to cmdbReads times, before a FleetChangedError.
+//
+// CMDB API: list_biz_hosts (ESB), /api/v3/hosts/app/{bk_biz_id}/list_hosts (gateway).
 func (s *CMDBService) ListBizHosts(ctx context.Context, q HostQuery) ([]CMDBHost, error) {
 	c := s.client
 	if c.cmdb == nil && c.base == nil {

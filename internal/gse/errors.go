@@ -18,6 +18,9 @@ const (
 	CodeESBBackendFailed = 1306201
 	codeGatewayLimitMin  = 1642901
 	codeGatewayLimitMax  = 1642904
+	// CodeComponentNotFound is ESB's answer for an API the installation does
+	// not have ("component not found"); the gateway answers HTTP 404.
+	CodeComponentNotFound = 1306404
 )
 
 // Per-host error_code values of GSE task results (BlueKing's GSE API docs).
@@ -36,6 +39,15 @@ const (
 
 // hostPending reports a per-host code that is not final yet.
 func hostPending(code int) bool { return code == HostPending || code == HostStopping }
+
+// MissingAPI reports whether err is an API the installation lacks, and which.
+func MissingAPI(err error) (string, bool) {
+	var ae *APIError
+	if errors.As(err, &ae) && (ae.Code == CodeComponentNotFound || (ae.Code == 0 && ae.HTTPStatus == http.StatusNotFound)) {
+		return ae.API, true
+	}
+	return "", false
+}
 
 func isRateLimit(code int) bool {
 	return code == CodeESBRateLimited || (code >= codeGatewayLimitMin && code <= codeGatewayLimitMax)

@@ -126,7 +126,7 @@ func TestMissingHostPendingUntilDeadline(t *testing.T) {
 	if _, err := c.Proc.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1, host2}, spec); err != nil {
 		t.Fatal(err)
 	}
-	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: host2.IP, Missing: true})
+	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: host2.IP, Missing: true, Times: simulator.Forever})
 	out, err := c.Proc.Operate(ctxTimeout(t, 300*time.Millisecond), gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1, host2}, Op: gse.OpStart, Spec: spec})
 	var he *gse.HostsError
 	if !errors.As(err, &he) || len(he.Pending) != 1 || he.Pending[0] != host2 || len(he.Failures) != 0 || len(out.Hosts) != 1 {
@@ -162,7 +162,7 @@ func TestEchoedSecretsRedacted(t *testing.T) {
 func TestRedactionOfHostMessagesAndShortSecrets(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newClient(t, simulator.Options{})
-	sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: host2.IP, Code: gse.HostCommandFailed, Message: "sh: " + testSecret + ": not found"})
+	sim.AddHostFault(simulator.HostFault{API: "register_proc_info", IP: host2.IP, Code: gse.HostCommandFailed, Message: "sh: " + testSecret + ": not found", Times: simulator.Forever})
 	_, err := c.Proc.RegisterProcInfo(ctxTimeout(t, 5*time.Second), meta, []gse.Host{host1, host2}, spec)
 	if err == nil || strings.Contains(err.Error(), testSecret) || !strings.Contains(err.Error(), "sh: [redacted]: not found") {
 		t.Fatalf("err = %v", err)

@@ -192,6 +192,8 @@ const agentStatePage = 1000
 // ListAgentState reads the state of the agents of hosts
 // (/api/v2/cluster/list_agent_state), in pages of 1000. An agent that does not
 // exist has no entry. Gateway mode only.
+//
+// GSE API: /api/v2/cluster/list_agent_state (gateway).
 func (s *ClusterService) ListAgentState(ctx context.Context, hosts []Host) ([]AgentState, error) {
 	if s.client.gateway == nil {
 		return nil, errors.New("list_agent_state is a GSE 2.0 API: it needs the gateway URL")

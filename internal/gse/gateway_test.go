@@ -434,7 +434,7 @@ func TestGatewayStoppingIsPending(t *testing.T) {
 	if n := sim.Calls("update_proc_info"); n != 2 {
 		t.Fatalf("update_proc_info sent %d times, want 2", n)
 	}
-	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: host1.IP, Code: gse.HostStopping})
+	sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: host1.IP, Code: gse.HostStopping, Times: simulator.Forever})
 	_, err := c.Proc.Operate(ctxTimeout(t, 300*time.Millisecond), gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStop, Spec: gwSpec})
 	var he *gse.HostsError
 	if !errors.As(err, &he) || len(he.Failures) != 0 || len(he.Pending) != 1 || !he.DeadlinePassed() {

@@ -16,6 +16,15 @@ type JobIP struct {
 	IP        string `json:"ip"`
 }
 
+// The one conversion between the two wire forms of a host by address: Host
+// (the GSE APIs, rollouts) and JobIP (the JOB APIs). Both keep their Key.
+
+// Host is the GSE host ip names.
+func (ip JobIP) Host() Host { return Host{IP: ip.IP, BkCloudID: ip.BkCloudID} }
+
+// JobIP is h as JOB addresses it, by ip and bk_cloud_id (JOB has no agent-id form).
+func (h Host) JobIP() JobIP { return JobIP{IP: h.IP, BkCloudID: h.BkCloudID} }
+
 // JobProcess is a process_infos item of JOB's operate_proc and
 // operate_process. The client does not send manage_proc: on the open-source
 // JOB server it stops a process (op_type 1) or queries it (2), and never
@@ -184,6 +193,8 @@ func (o *JobOutcome) Succeeded() []JobIP {
 // op_type to process_operate unchanged (bk-job before commit 2a899882a,
 // GseRequestUtils.sendProcessRequest), so operate_process is the JOB API that
 // hosts, as BlueKing's monitor used it.
+//
+// JOB API: operate_process or operate_proc, then get_proc_result (ESB).
 func (s *JobService) Operate(ctx context.Context, scope JobScope, op OpType, procs []JobProcess) (*JobOutcome, error) {
 	api := "operate_process"
 	if slices.ContainsFunc(procs, func(p JobProcess) bool { return p.CmdShellExt != "" }) {
@@ -199,6 +210,8 @@ func (s *JobService) Operate(ctx context.Context, scope JobScope, op OpType, pro
 // Status queries the state of a process on its IPs (op_type 2 through
 // operate_process). It returns the answers of the IPs that finished, with a
 // *HostsError naming those that failed or never answered.
+//
+// JOB API: operate_process, then get_proc_result (ESB).
 func (s *JobService) Status(ctx context.Context, scope JobScope, proc JobProcess) (*JobOutcome, error) {
 	return s.Operate(ctx, scope, OpStatus, []JobProcess{proc})
 }

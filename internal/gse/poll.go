@@ -16,9 +16,30 @@ import (
 // want[i] as its final result arrives.
 func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Context) (map[K]HostResult, error), want []K, settled func(i int, r HostResult)) (map[K]HostResult, error) {
 	final := make(map[K]HostResult, len(want))
-	for n := 0; len(final) < len(want); n++ {
+	if len(want) == 0 {
+		return final, nil
+	}
+	err := pollUntil(ctx, b, poll, func(data map[K]HostResult) bool {
+		for _, i := range settle(data, want, final) {
+			if settled != nil {
+				settled(i, final[want[i]])
+			}
+		}
+		return len(final) == len(want)
+	})
+	return final, err
+}
+
+// pollUntil is the poll loop of every task: it waits on b's schedule, polls,
+// and hands each answer to absorb until absorb reports that nothing more is
+// wanted. A poll answered "not queued yet" is pending. The first poll tells b
+// whether it found the task done (adaptive first poll). It returns the
+// context's error when ctx ends first (see deadlineCause), or the API's error
+// when a poll failed.
+func pollUntil[K comparable](ctx context.Context, b backoff, poll func(context.Context) (map[K]HostResult, error), absorb func(map[K]HostResult) (done bool)) error {
+	for n := 0; ; n++ {
 		if err := b.waitTask(ctx, n); err != nil {
-			return final, err
+			return err
 		}
 		data, err := poll(ctx)
 		if err != nil {
@@ -28,18 +49,16 @@ func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Co
 				}
 				continue
 			}
-			return final, deadlineCause(ctx, err)
+			return deadlineCause(ctx, err)
 		}
-		for _, i := range settle(data, want, final) {
-			if settled != nil {
-				settled(i, final[want[i]])
-			}
-		}
+		done := absorb(data)
 		if n == 0 {
-			b.sawFirst(len(final) == len(want))
+			b.sawFirst(done)
+		}
+		if done {
+			return nil
 		}
 	}
-	return final, nil
 }
 
 // pending reports a poll answered "task not queued yet".

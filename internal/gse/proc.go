@@ -23,6 +23,8 @@ type procBody struct {
 // it already: the host answered 115 before, or an earlier attempt of the same
 // request failed after it may have reached GSE (a timeout, a cut reply, a
 // 5xx). Hosts whose registration is unknown are the error's Pending hosts.
+//
+// GSE API: register_proc_info (ESB).
 func (s *ProcService) RegisterProcInfo(ctx context.Context, meta Meta, hosts []Host, spec *Spec) ([]Host, error) {
 	if err := s.esbOnly("register_proc_info"); err != nil {
 		return nil, err
@@ -34,6 +36,8 @@ func (s *ProcService) RegisterProcInfo(ctx context.Context, meta Meta, hosts []H
 
 // UpdateProcInfo sends a new spec to hosts (update_proc_info, an upsert).
 // Through the gateway it sends {meta, agent_id_list, spec}, keyed by agent.
+//
+// GSE API: update_proc_info (ESB), /api/v2/proc/update_proc_info (gateway).
 func (s *ProcService) UpdateProcInfo(ctx context.Context, meta Meta, hosts []Host, spec *Spec) ([]Host, error) {
 	accept := func(code int, _ bool) bool { return code == HostOK || code == HostRegistered }
 	if s.client.gateway != nil {
@@ -46,6 +50,8 @@ func (s *ProcService) UpdateProcInfo(ctx context.Context, meta Meta, hosts []Hos
 
 // UnregisterProcInfo removes the process from hosts (unregister_proc_info).
 // A process that is not there (829) counts as removed.
+//
+// GSE API: unregister_proc_info (ESB).
 func (s *ProcService) UnregisterProcInfo(ctx context.Context, meta Meta, hosts []Host) ([]Host, error) {
 	if err := s.esbOnly("unregister_proc_info"); err != nil {
 		return nil, err
@@ -201,12 +207,17 @@ type Outcome struct {
 // Concurrent calls are coalesced into operate_proc_multi tasks (see batcher);
 // each caller still gets only its own hosts' results, and a *HostsError naming
 // each of its hosts that failed or never finished.
+//
+// GSE API: operate_proc_v2 or operate_proc_multi, then get_proc_operate_result_v2 (ESB),
+// /api/v2/proc/ of the same (gateway).
 func (s *ProcService) Operate(ctx context.Context, req OperateRequest) (*Outcome, error) {
 	return s.client.ops.operate(ctx, req)
 }
 
 // OperateV1 runs an operation with operate_proc (the registered spec) and
 // waits for every host. It is never batched: operate_proc has no multi form.
+//
+// GSE API: operate_proc, then get_proc_operate_result (ESB).
 func (s *ProcService) OperateV1(ctx context.Context, req OperateRequest) (*Outcome, error) {
 	c := s.client
 	if err := s.esbOnly("operate_proc"); err != nil {
@@ -246,6 +257,8 @@ type statusReply struct {
 // result does not have the process registered. Through the gateway it sends
 // agent_id_list; a host whose agent is down may be absent too, so check
 // Cluster.ListAgentState before taking an absence for "not registered".
+//
+// GSE API: get_proc_status_v2 (ESB), /api/v2/proc/get_proc_status_v2 (gateway).
 func (s *ProcService) GetProcStatusV2(ctx context.Context, meta Meta, hosts []Host) ([]ProcStatus, error) {
 	m := Meta{Namespace: meta.Namespace, Name: meta.Name}
 	var all []ProcStatus

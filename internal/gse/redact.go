@@ -2,6 +2,7 @@ package gse
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -95,4 +96,41 @@ func (r redactor) walk(v reflect.Value) {
 			v.SetMapIndex(k, e)
 		}
 	}
+}
+
+// Logger receives one line per API call and per retry. Fields never hold
+// secrets: the configured ones are redacted even where a server echoes them.
+type Logger interface {
+	Debug(ctx context.Context, msg string, fields map[string]any)
+	Warn(ctx context.Context, msg string, fields map[string]any)
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Debug(context.Context, string, map[string]any) {}
+func (nopLogger) Warn(context.Context, string, map[string]any)  {}
+
+// redactingLogger removes the configured secrets from every message and string field.
+type redactingLogger struct {
+	next   Logger
+	redact redactor
+}
+
+func (l redactingLogger) clean(msg string, fields map[string]any) (string, map[string]any) {
+	for k, v := range fields {
+		if s, ok := v.(string); ok {
+			fields[k] = l.redact.String(s)
+		}
+	}
+	return l.redact.String(msg), fields
+}
+
+func (l redactingLogger) Debug(ctx context.Context, msg string, fields map[string]any) {
+	msg, fields = l.clean(msg, fields)
+	l.next.Debug(ctx, msg, fields)
+}
+
+func (l redactingLogger) Warn(ctx context.Context, msg string, fields map[string]any) {
+	msg, fields = l.clean(msg, fields)
+	l.next.Warn(ctx, msg, fields)
 }

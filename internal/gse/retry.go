@@ -2,6 +2,7 @@ package gse
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,8 +18,69 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// maxReply bounds a reply body.
-const maxReply = 64 << 20
+// The retry story of every call, in the order go-retryablehttp runs it: the
+// logging hook (logAttempt) waits for the limiter and logs each retry; the
+// policy (checkRetry over retryPolicy) decides whether an attempt is retried
+// within the call's budgets; the backoff (throttleBackoff over retryBackoff)
+// says how long to wait; the give-up hook (giveUp) hands the last failure to
+// the caller. newRetryClient wires them together.
+
+// newRetryClient is go-retryablehttp with the hooks of this file and cfg's
+// waits. Its own attempt bound is lifted: checkRetry keeps the budgets
+// (Config.MaxRetries for faults, the context for refusals).
+func (c *Client) newRetryClient(cfg Config, transport http.RoundTripper) *retryablehttp.Client {
+	rc := retryablehttp.NewClient()
+	rc.HTTPClient = &http.Client{Transport: transport, Timeout: orDefault(cfg.RequestTimeout, defaultRequestTimeout)}
+	rc.Logger = nil // it would print to stderr; calls are logged through c.log instead
+	rc.RetryMax = math.MaxInt32
+	rc.RetryWaitMin = orDefault(cfg.RetryWaitMin, defaultRetryWaitMin)
+	rc.RetryWaitMax = orDefault(cfg.RetryWaitMax, defaultRetryWaitMax)
+	rc.RequestLogHook = c.logAttempt
+	rc.CheckRetry = checkRetry
+	rc.Backoff = throttleBackoff
+	rc.ErrorHandler = giveUp
+	return rc
+}
+
+// logAttempt, the request hook, counts the call's attempts, makes each wait
+// for the limiter and logs every retry with the failure it follows.
+func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, attempt int) {
+	info, _ := req.Context().Value(callKey).(*callInfo)
+	if info == nil {
+		return
+	}
+	info.attempts = attempt + 1
+	// The attempt waits its turn here, before its timeout starts; when the
+	// context ends meanwhile, the attempt fails at once with its error.
+	_ = c.limiter.Wait(req.Context())
+	if attempt > 0 {
+		fields := map[string]any{"api": info.api, "request_id": info.requestID, "attempt": attempt + 1}
+		if info.last != nil {
+			fields["previous_error"] = info.last.Error()
+		}
+		c.log.Warn(req.Context(), "retrying GSE API call", fields)
+	}
+}
+
+// Throttling is not failure. A call refused for the app's rate limit waits
+// (the limiter has slowed down meanwhile) and tries again until its context
+// ends: max_retries is the budget of real faults only. A context that can
+// never end (context.Background) keeps the old bound: refusals count
+// against max_retries too.
+
+// checkRetry is retryPolicy within the call's budgets.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	retry, err := retryPolicy(ctx, resp, err)
+	info, _ := ctx.Value(callKey).(*callInfo)
+	if !retry || info == nil {
+		return retry, err
+	}
+	if info.lastThrottled && ctx.Done() != nil {
+		return true, err
+	}
+	info.faults++
+	return info.faults <= info.maxRetries, err
+}
 
 // retryPolicy is the single retry policy of every call (checkRetry bounds
 // it). It reads each reply to its end, so a reply cut short is a failed
@@ -127,6 +189,23 @@ func (lf *lastFailure) get() error {
 	return lf.err
 }
 
+// sawThrottle records whether an attempt's failure (nil: none) was a refusal
+// for the rate limit, and tells the limiter of every call of the client.
+func (info *callInfo) sawThrottle(err error) {
+	var ae *APIError
+	info.lastThrottled = errors.As(err, &ae) && ae.Kind() == KindRateLimited
+	switch {
+	case info.limiter == nil:
+	case info.lastThrottled:
+		info.limiter.Throttled(cmp.Or(ae.Code, ae.HTTPStatus))
+	default:
+		info.limiter.Served()
+	}
+}
+
+// maxReply bounds a reply body.
+const maxReply = 64 << 20
+
 // bufferReply reads a reply to its end and puts it back as a body that
 // yields the same bytes and then the read error, if there was one.
 func bufferReply(resp *http.Response) ([]byte, error) {
@@ -149,6 +228,21 @@ func (e errReader) Read([]byte) (int, error) {
 func neverSent(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// throttleBackoff is the wait before sending a refused request again: short,
+// for the limiter has slowed down and paces it (backing off exponentially
+// too left the quota unused for seconds). A server's Retry-After is honoured,
+// and other failures back off as retryBackoff says.
+func throttleBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && resp.Request != nil {
+		if info, _ := resp.Request.Context().Value(callKey).(*callInfo); info != nil && info.lastThrottled {
+			if _, ok := serverWait(resp.Header); !ok {
+				return minWait + rand.N(minWait+1)
+			}
+		}
+	}
+	return retryBackoff(minWait, maxWait, attempt, resp)
 }
 
 // retryBackoff honours Retry-After and X-Bkapi-RateLimit-Reset when a server
@@ -201,45 +295,14 @@ func giveUp(resp *http.Response, err error, numTries int) (*http.Response, error
 	return nil, fmt.Errorf("giving up after %d attempt(s): %w", numTries, err)
 }
 
-func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, attempt int) {
-	info, _ := req.Context().Value(callKey).(*callInfo)
-	if info == nil {
-		return
+// interrupted is the error of a call whose context ended (cause) while it
+// was failing with last; when the installation was throttling it, the error
+// says how much.
+func (c *Client) interrupted(cause, last error) *InterruptedError {
+	e := &InterruptedError{Cause: cause, Last: last}
+	if KindOf(last) == KindRateLimited {
+		t := c.limiter.Throttling()
+		e.Throttling = &t
 	}
-	info.attempts = attempt + 1
-	// The attempt waits its turn here, before its timeout starts; when the
-	// context ends meanwhile, the attempt fails at once with its error.
-	_ = c.limiter.Wait(req.Context())
-	if attempt > 0 {
-		fields := map[string]any{"api": info.api, "request_id": info.requestID, "attempt": attempt + 1}
-		if info.last != nil {
-			fields["previous_error"] = info.last.Error()
-		}
-		c.log.Warn(req.Context(), "retrying GSE API call", fields)
-	}
-}
-
-// redactingLogger removes the configured secrets from every message and string field.
-type redactingLogger struct {
-	next   Logger
-	redact redactor
-}
-
-func (l redactingLogger) clean(msg string, fields map[string]any) (string, map[string]any) {
-	for k, v := range fields {
-		if s, ok := v.(string); ok {
-			fields[k] = l.redact.String(s)
-		}
-	}
-	return l.redact.String(msg), fields
-}
-
-func (l redactingLogger) Debug(ctx context.Context, msg string, fields map[string]any) {
-	msg, fields = l.clean(msg, fields)
-	l.next.Debug(ctx, msg, fields)
-}
-
-func (l redactingLogger) Warn(ctx context.Context, msg string, fields map[string]any) {
-	msg, fields = l.clean(msg, fields)
-	l.next.Warn(ctx, msg, fields)
+	return e
 }

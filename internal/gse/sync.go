@@ -9,6 +9,8 @@ import "context"
 // (the list shifted while paging) is kept once. Through the gateway each
 // entry's host is its agent id (ProcStatus.Target): bk-bscp's SyncProcInfo
 // names it by bk_agent_id alone, and agent-id installations refuse {cloud}:{ip}.
+//
+// GSE API: sync_proc_status (ESB), /api/v2/proc/sync_proc_status (gateway).
 func (s *ProcService) ListProcStatus(ctx context.Context, namespace string) ([]ProcStatus, error) {
 	var all []ProcStatus
 	seen := map[string]bool{}

@@ -47,7 +47,7 @@ data "gse_job_process_status" "test" {
 		}, {
 			// An IP that never answers is reported as pending once the read timeout passes; the read does not hang.
 			PreConfig: func() {
-				e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.9", Ops: []int{2}, Code: 115})
+				e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.9", Ops: []int{2}, Code: 115, Times: simulator.Forever})
 			},
 			Config: strings.Replace(cfg, `ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `timeouts   = { read = "1s" }
   ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }`, 1),

@@ -159,11 +159,11 @@ func TestAccManagedProcessFaults_untilDeadline(t *testing.T) {
 				"10.0.0.1 (bk_cloud_id 0): still pending", "The endpoint kept failing"},
 		},
 		"host missing from the result map": {
-			hostFault: simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Missing: true},
+			hostFault: simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Missing: true, Times: simulator.Forever},
 			want:      []string{"did not finish on 1 of 1 hosts before the deadline (context deadline exceeded):", "10.0.0.1 (bk_cloud_id 0): still pending", "check the GSE agent"},
 		},
 		"host at 115": {
-			hostFault: simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Code: 115},
+			hostFault: simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Code: 115, Times: simulator.Forever},
 			want:      []string{"did not finish on 1 of 1 hosts before the deadline (context deadline exceeded):", "10.0.0.1 (bk_cloud_id 0): still pending", "check the GSE agent"},
 		},
 	} {

@@ -581,9 +581,9 @@ func TestAccManagedProcess_pendingRegisterKept(t *testing.T) {
 	t.Parallel()
 	inModes(t, func(t *testing.T, e *testEnv) {
 		// Through the gateway the register is the start carrying the spec.
-		registers := simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115}
+		registers := simulator.HostFault{API: "register_proc_info", IP: "10.0.0.2", Code: 115, Times: simulator.Forever}
 		if e.gateway {
-			registers = simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{0}, Code: 115}
+			registers = simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{0}, Code: 115, Times: simulator.Forever}
 		}
 		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true\n timeouts = { create = \"1s\" }"})
 		resource.Test(t, resource.TestCase{

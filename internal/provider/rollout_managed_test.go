@@ -160,7 +160,7 @@ func TestAccRollout_waitRunning(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	// The agent answers the start on 10.0.0.3 with success but never starts it.
-	e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.3", Ops: []int{int(gse.OpStart)}, Code: gse.HostOK, Message: "success"})
+	e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.3", Ops: []int{int(gse.OpStart)}, Code: gse.HostOK, Message: "success", Times: simulator.Forever})
 	var mark int
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),

@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Forever, as Fault.Times, keeps a fault armed until ClearFaults.
+// Forever, as the Times of a Fault or a HostFault, keeps it armed until
+// ClearFaults. Times 0 (the zero value) means once, for both.
 const Forever = -1
 
 // Fault makes whole requests to API ("" = any) misbehave Times times (0 =
@@ -36,10 +37,10 @@ type Fault struct {
 }
 
 // HostFault makes one host's result of API answer Code for Times requests
-// (0 = forever). For operate APIs it applies to tasks whose op_type is in Ops
+// (0 = once, Forever = until cleared). For operate APIs it applies to tasks whose op_type is in Ops
 // (nil = any); a Code of 115 there means the host never finishes that task.
 // Missing leaves the host out of the result map instead (GSE does so for a
-// while; with Times 0, until the deadline). A fault for operate_proc_v2 also
+// while; with Times Forever, until the deadline). A fault for operate_proc_v2 also
 // applies to the items of operate_proc_multi, which are operate_proc_v2 bodies.
 type HostFault struct {
 	API     string
@@ -56,9 +57,7 @@ func (s *Server) AddFault(f ...Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, x := range f {
-		if x.Times == 0 {
-			x.Times = 1
-		}
+		x.Times = armed(x.Times)
 		s.faults = append(s.faults, &x)
 	}
 }
@@ -68,11 +67,17 @@ func (s *Server) AddHostFault(f ...HostFault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, x := range f {
-		if x.Times == 0 {
-			x.Times = -1
-		}
+		x.Times = armed(x.Times)
 		s.hostFaults = append(s.hostFaults, &x)
 	}
+}
+
+// armed is how many times a fault given times fires: the zero value once.
+func armed(times int) int {
+	if times == 0 {
+		return 1
+	}
+	return times
 }
 
 // ClearFaults removes every injected fault.
@@ -101,7 +106,7 @@ func (s *Server) takeFault(api string) *Fault {
 // takeHostFault consumes a per-host fault for one of apis, ip and op (-1 = not an operation).
 func (s *Server) takeHostFault(api, ip string, op int, also ...string) *HostFault {
 	for _, f := range s.hostFaults {
-		if f.Times == 0 || (f.API != api && !slices.Contains(also, f.API)) || f.IP != ip || (op >= 0 && f.Ops != nil && !slices.Contains(f.Ops, op)) {
+		if f.Times == 0 /* spent */ || (f.API != api && !slices.Contains(also, f.API)) || f.IP != ip || (op >= 0 && f.Ops != nil && !slices.Contains(f.Ops, op)) {
 			continue
 		}
 		if f.Times > 0 {
