@@ -78,8 +78,10 @@ func TestDeadlineWhileThrottled(t *testing.T) {
 	if !errors.As(err, &ie) || ie.Throttling == nil || !errors.Is(err, context.DeadlineExceeded) || gse.KindOf(err) != gse.KindRateLimited {
 		t.Fatalf("err = %v", err)
 	}
+	// Every refusal received is counted; the last request may have been
+	// refused by the server after the deadline cut the client's wait short.
 	n := sim.Calls("get_proc_status_v2")
-	if n < 2 || ie.Throttling.Refused != n {
+	if n < 2 || (ie.Throttling.Refused != n && ie.Throttling.Refused != n-1) {
 		t.Fatalf("%d requests, throttling %+v: the refusals were not retried or not counted", n, ie.Throttling)
 	}
 	for _, want := range []string{"throttling the calls", "refused", "(code 1306429)", "Request rate exceeds the limit"} {
