@@ -15,7 +15,7 @@ type managedProcessModel struct {
 	ID              types.String   `tfsdk:"id"`
 	Meta            metaModel      `tfsdk:"meta"`
 	Hosts           hostList       `tfsdk:"hosts"`
-	Spec            *specModel     `tfsdk:"spec"` // null after import: GSE cannot read it back
+	Spec            specValue      `tfsdk:"spec"` // null after import: GSE cannot read it back
 	Managed         types.Bool     `tfsdk:"managed"`
 	Running         types.Bool     `tfsdk:"running"`
 	RestartTriggers types.Map      `tfsdk:"restart_triggers"`

@@ -95,7 +95,7 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 			},
 			"hosts": hostsSchema("Hosts the process is registered on, in any order (a reordered list plans no change). " +
 				"Adding a host registers and hosts it there; removing one unhosts and unregisters it there."),
-			"spec": specSchema("Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
+			"spec": packedSpec("Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
 				"A change is sent with `update_proc_info` and the process is hosted again. GSE cannot read it back."),
 			"managed": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
