@@ -21,11 +21,13 @@ var (
 
 // managedProcessResource is gse_managed_process: one process (meta) registered
 // with one spec on a list of hosts, hosted and running as configured. The
-// schema is in managed_process_schema.go, the model in managed_process_model.go,
-// the plan in managed_process_plan.go, the GSE steps of Create, Update and
-// Delete in managed_process_apply.go, import in managed_process_import.go and
-// managed_process_identity.go, `terraform query` in managed_process_list.go,
-// the configuration Terraform 1.14+ generates in managed_process_genconfig.go.
+// schema is in managed_process_schema.go, the model in managed_process_model.go
+// (spec's in common_spec_schema.go and common_spec_model.go, packed in
+// managed_process_spec.go), the plan in managed_process_plan.go, the GSE steps
+// of Create, Update and Delete in managed_process_apply.go, import in
+// managed_process_import.go and managed_process_identity.go, `terraform query`
+// in managed_process_list.go, the configuration Terraform 1.14+ generates in
+// managed_process_genconfig.go.
 type managedProcessResource struct{ client *gse.Client }
 
 func newManagedProcessResource() resource.Resource { return &managedProcessResource{} }
