@@ -29,14 +29,16 @@ func specWith(set map[string]any) map[string]any {
 	}
 	for at, v := range set {
 		obj, name, nested := strings.Cut(at, ".")
-		switch {
-		case !nested:
+		if !nested {
 			s[at] = v
-		case s[obj] == nil:
-			s[obj] = map[string]any{name: v}
-		default:
-			s[obj].(map[string]any)[name] = v
+			continue
 		}
+		m, ok := s[obj].(map[string]any)
+		if !ok {
+			m = map[string]any{}
+			s[obj] = m
+		}
+		m[name] = v
 	}
 	return s
 }

@@ -70,33 +70,49 @@ func (ck Check) Attribute(ctx context.Context, at path.Path, a schema.Attribute,
 	ck.required(at, a, v.IsNull())
 	switch a := a.(type) {
 	case schema.StringAttribute:
-		for _, vd := range a.Validators {
+		validate(ck, at, v, a.Validators, func(vd validator.String, v types.String) diag.Diagnostics {
 			r := &validator.StringResponse{}
-			vd.ValidateString(ctx, validator.StringRequest{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities, Path: at, PathExpression: at.Expression(), ConfigValue: v.(types.String)}, r)
-			ck.Diags.Append(r.Diagnostics...)
-		}
+			vd.ValidateString(ctx, validator.StringRequest{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities,
+				Path: at, PathExpression: at.Expression(), ConfigValue: v}, r)
+			return r.Diagnostics
+		})
 	case schema.Int64Attribute:
-		for _, vd := range a.Validators {
+		validate(ck, at, v, a.Validators, func(vd validator.Int64, v types.Int64) diag.Diagnostics {
 			r := &validator.Int64Response{}
-			vd.ValidateInt64(ctx, validator.Int64Request{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities, Path: at, PathExpression: at.Expression(), ConfigValue: v.(types.Int64)}, r)
-			ck.Diags.Append(r.Diagnostics...)
-		}
+			vd.ValidateInt64(ctx, validator.Int64Request{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities,
+				Path: at, PathExpression: at.Expression(), ConfigValue: v}, r)
+			return r.Diagnostics
+		})
 	case schema.Float64Attribute:
-		for _, vd := range a.Validators {
+		validate(ck, at, v, a.Validators, func(vd validator.Float64, v types.Float64) diag.Diagnostics {
 			r := &validator.Float64Response{}
-			vd.ValidateFloat64(ctx, validator.Float64Request{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities, Path: at, PathExpression: at.Expression(), ConfigValue: v.(types.Float64)}, r)
-			ck.Diags.Append(r.Diagnostics...)
-		}
+			vd.ValidateFloat64(ctx, validator.Float64Request{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities,
+				Path: at, PathExpression: at.Expression(), ConfigValue: v}, r)
+			return r.Diagnostics
+		})
 	case schema.ListNestedAttribute:
-		for _, vd := range a.Validators {
+		validate(ck, at, v, a.Validators, func(vd validator.List, v types.List) diag.Diagnostics {
 			r := &validator.ListResponse{}
-			vd.ValidateList(ctx, validator.ListRequest{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities, Path: at, PathExpression: at.Expression(), ConfigValue: v.(types.List)}, r)
-			ck.Diags.Append(r.Diagnostics...)
-		}
+			vd.ValidateList(ctx, validator.ListRequest{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities,
+				Path: at, PathExpression: at.Expression(), ConfigValue: v}, r)
+			return r.Diagnostics
+		})
 	case schema.BoolAttribute:
 		ck.unchecked(at, a, len(a.Validators))
 	default:
 		ck.Diags.AddAttributeError(at, "Attribute not checked", fmt.Sprintf("A packed value cannot check an attribute of type %T. This is a bug in the provider.", a))
+	}
+}
+
+// validate runs each validator of an attribute on its value v, a V.
+func validate[V attr.Value, T any](ck Check, at path.Path, v attr.Value, validators []T, run func(T, V) diag.Diagnostics) {
+	val, ok := v.(V)
+	if !ok {
+		ck.Diags.AddAttributeError(at, "Attribute not checked", fmt.Sprintf("A packed value holds a %T here, not a %T. This is a bug in the provider.", v, val))
+		return
+	}
+	for _, vd := range validators {
+		ck.Diags.Append(run(vd, val)...)
 	}
 }
 
