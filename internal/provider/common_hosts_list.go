@@ -141,19 +141,7 @@ func (l hostList) Hosts() []hostModel { return l.hosts }
 // Elements are the hosts as objects of hostObjectType, for the checks and plan
 // modifiers shared with the other host lists (checkHosts, hostFields).
 func (l hostList) Elements() []attr.Value {
-	out := make([]attr.Value, len(l.hosts))
-	for i := range l.hosts {
-		if l.unknown != nil && l.unknown[i] {
-			out[i] = types.ObjectUnknown(hostObjectType.AttrTypes)
-			continue
-		}
-		obj := make(map[string]attr.Value, len(hostCodec))
-		for _, f := range hostCodec {
-			obj[f.Name] = f.Get(&l.hosts[i])
-		}
-		out[i] = types.ObjectValueMust(hostObjectType.AttrTypes, obj)
-	}
-	return out
+	return hostCodec.Elements(l.hosts, l.unknown, hostObjectType)
 }
 
 // String is a summary: the packed bytes are no text.
@@ -178,22 +166,8 @@ func (hostList) Unpack(s basetypes.StringValue) (hostList, error) {
 	if d == nil {
 		return l, nil
 	}
-	n, err := d.DecodeArrayLen()
-	if err != nil || n < 0 {
-		return l, fmt.Errorf("hosts is not a list (%v)", err)
-	}
-	l.hosts = make([]hostModel, n)
-	for i := range l.hosts {
-		whole, err := hostCodec.Decode(d, &l.hosts[i])
-		if err != nil {
-			return l, fmt.Errorf("hosts[%d]: %w", i, err)
-		}
-		if whole {
-			if l.unknown == nil {
-				l.unknown = make([]bool, n)
-			}
-			l.unknown[i] = true
-		}
+	if _, err := hostCodec.DecodeList(d, &l.hosts, &l.unknown); err != nil {
+		return l, fmt.Errorf("hosts: %w", err)
 	}
 	return l, nil
 }

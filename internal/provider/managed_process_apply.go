@@ -67,7 +67,7 @@ func updatedStatus(planned, read hostStatusMap) hostStatusMap {
 func (r processSteps) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
 	u := &update{r: r, meta: meta, spec: plan.Spec.expand(), ro: plan.Rollout.expand(), plan: plan, prior: prior, applied: applied, pr: pr}
 	u.removed, u.added, u.kept = diffBy(each(prior.Hosts.Hosts(), hostModel.expand), each(plan.Hosts.Hosts(), hostModel.expand), gse.Host.Key)
-	u.specChanged = !sameSpec(prior.Spec, plan.Spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
+	u.specChanged = !sameSpec(prior.Spec.spec, plan.Spec.spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 	if err := reachable(ctx, r.client, slices.Concat(u.removed, u.added, u.kept)); err != nil {
 		return err // common_gateway.go: hosts need gateway_url, or their agent is down
 	}

@@ -24,12 +24,11 @@ var _ packed.ConfigGenerator = (*managedProcessResource)(nil)
 // plan anyway (managed = true, bk_supplier_id = 0) are left out: Terraform
 // writes no line for a null computed attribute.
 func (r *managedProcessResource) GeneratedConfig(ctx context.Context, v tftypes.Value) (tftypes.Value, error) {
-	spec, _ := managedProcessSchema(ctx).Attributes["spec"].(schema.SingleNestedAttribute)
 	return tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		steps := p.Steps()
 		switch {
 		case len(steps) == 1 && steps[0] == tftypes.AttributeName("spec") && v.IsNull():
-			return skeleton(v.Type(), spec.Attributes), nil
+			return skeleton(v.Type(), specAttribute.Attributes), nil
 		case len(steps) == 1 && steps[0] == tftypes.AttributeName("managed") && v.Equal(tftypes.NewValue(tftypes.Bool, true)):
 			return tftypes.NewValue(tftypes.Bool, nil), nil
 		case len(steps) == 3 && steps[0] == tftypes.AttributeName("hosts") && steps[2] == tftypes.AttributeName("bk_supplier_id") &&

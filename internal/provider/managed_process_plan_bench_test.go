@@ -101,7 +101,7 @@ func benchManagedProcess(typ tftypes.Object, n int) tftypes.Value {
 
 // benchServer is the provider's framework server, with the value type of the
 // resource typeName.
-func benchServer(ctx context.Context, b *testing.B, typeName string) (tfprotov6.ProviderServer, tftypes.Object) {
+func benchServer(ctx context.Context, b testing.TB, typeName string) (tfprotov6.ProviderServer, tftypes.Object) {
 	server, err := packed.NewProtocol6(New("bench")())()
 	if err != nil {
 		b.Fatal(err)

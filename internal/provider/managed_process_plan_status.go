@@ -26,7 +26,7 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (sta
 		managed, running                types.Bool
 		restartTriggers, reloadTriggers types.Map
 		labels                          types.Map
-		spec                            *specModel
+		spec                            specValue
 	}
 	var prior, next side
 	for _, s := range []struct {
@@ -48,14 +48,14 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (sta
 	}
 	diags.Append(state.GetAttribute(ctx, path.Root("host_status"), &prior.status)...)
 	if diags.HasError() || next.hosts.IsUnknown() || next.hosts.unknown != nil || next.managed.IsUnknown() || next.running.IsUnknown() ||
-		next.restartTriggers.IsUnknown() || next.reloadTriggers.IsUnknown() || next.labels.IsUnknown() {
+		next.restartTriggers.IsUnknown() || next.reloadTriggers.IsUnknown() || next.labels.IsUnknown() || next.spec.IsUnknown() || next.spec.partial {
 		return status, false, diags
 	}
 	changed := func(plan, prior types.Map) bool { return !plan.IsNull() && !plan.Equal(prior) }
 	settled := next.running.IsNull() || (!prior.running.IsNull() && prior.running.ValueBool() == next.running.ValueBool())
 	every := !settled || !next.managed.Equal(prior.managed) ||
 		changed(next.restartTriggers, prior.restartTriggers) || changed(next.reloadTriggers, prior.reloadTriggers)
-	rehost := !sameSpec(prior.spec, next.spec) || !prior.labels.Equal(next.labels)
+	rehost := !sameSpec(prior.spec.spec, next.spec.spec) || !prior.labels.Equal(next.labels)
 	unknown := hostStatusModel{LastStartTime: types.Int64Unknown(), Managed: types.BoolUnknown(), PID: types.Int64Unknown(),
 		Status: types.StringUnknown(), Version: types.StringUnknown()}
 	entries := make(map[string]hostStatusModel, len(next.hosts.Hosts()))

@@ -31,16 +31,18 @@ type refreshedModel struct {
 
 func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostics {
 	var diags diag.Diagnostics
+	var spec specValue
 	for _, f := range []struct {
 		at     path.Path
 		target any
 	}{
 		{path.Root("meta"), &m.Meta}, {path.Root("hosts"), &m.Hosts}, {path.Root("managed"), &m.Managed},
 		{path.Root("running"), &m.Running}, {path.Root("host_status"), &m.HostStatus}, {path.Root("timeouts"), &m.Timeouts},
-		{policyPath.AtName("auto_type"), &m.AutoType},
+		{path.Root("spec"), &spec},
 	} {
 		diags.Append(s.GetAttribute(ctx, f.at, f.target)...)
 	}
+	m.AutoType = spec.model().MonitorPolicy.AutoType
 	return diags
 }
 

@@ -130,10 +130,11 @@ func configuredBenchServer(ctx context.Context, b *testing.B) (tfprotov6.Provide
 }
 
 // benchValue builds a value of typ from Go values (maps for objects and maps,
-// slices for lists and sets); what v leaves out is null.
+// slices for lists and sets, tftypes.UnknownValue for an unknown); what v
+// leaves out is null.
 func benchValue(typ tftypes.Type, v any) tftypes.Value {
-	if v == nil {
-		return tftypes.NewValue(typ, nil)
+	if v == nil || v == tftypes.UnknownValue {
+		return tftypes.NewValue(typ, v)
 	}
 	switch t := typ.(type) {
 	case tftypes.Object:
@@ -174,7 +175,7 @@ func benchValue(typ tftypes.Type, v any) tftypes.Value {
 	return tftypes.NewValue(typ, v)
 }
 
-func benchDynamic(b *testing.B, v tftypes.Value) *tfprotov6.DynamicValue {
+func benchDynamic(b testing.TB, v tftypes.Value) *tfprotov6.DynamicValue {
 	d, err := tfprotov6.NewDynamicValue(v.Type(), v)
 	if err != nil {
 		b.Fatal(err)

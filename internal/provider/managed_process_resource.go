@@ -21,11 +21,13 @@ var (
 
 // managedProcessResource is gse_managed_process: one process (meta) registered
 // with one spec on a list of hosts, hosted and running as configured. The
-// schema is in managed_process_schema.go, the model in managed_process_model.go,
-// the plan in managed_process_plan.go, the GSE steps of Create, Update and
-// Delete in managed_process_apply.go, import in managed_process_import.go and
-// managed_process_identity.go, `terraform query` in managed_process_list.go,
-// the configuration Terraform 1.14+ generates in managed_process_genconfig.go.
+// schema is in managed_process_schema.go, the model in managed_process_model.go
+// (spec's in common_spec_schema.go and common_spec_model.go, packed in
+// managed_process_spec.go), the plan in managed_process_plan.go, the GSE steps
+// of Create, Update and Delete in managed_process_apply.go, import in
+// managed_process_import.go and managed_process_identity.go, `terraform query`
+// in managed_process_list.go, the configuration Terraform 1.14+ generates in
+// managed_process_genconfig.go.
 type managedProcessResource struct{ client *gse.Client }
 
 func newManagedProcessResource() resource.Resource { return &managedProcessResource{} }
@@ -55,9 +57,7 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 	var c struct {
 		managed, running                types.Bool
 		restartTriggers, reloadTriggers types.Map
-		startCmd, restartCmd, reloadCmd types.String
-		autoType                        types.Int64
-		crontabRule                     types.String
+		spec                            specValue
 	}
 	for _, a := range []struct {
 		at     path.Path
@@ -65,22 +65,22 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 	}{
 		{path.Root("managed"), &c.managed}, {path.Root("running"), &c.running},
 		{path.Root("restart_triggers"), &c.restartTriggers}, {path.Root("reload_triggers"), &c.reloadTriggers},
-		{controlPath.AtName("start_cmd"), &c.startCmd}, {controlPath.AtName("restart_cmd"), &c.restartCmd}, {controlPath.AtName("reload_cmd"), &c.reloadCmd},
-		{policyPath.AtName("auto_type"), &c.autoType}, {policyPath.AtName("crontab_rule"), &c.crontabRule},
+		{path.Root("spec"), &c.spec},
 	} {
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, a.at, a.target)...)
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	spec := c.spec.model()
 	validateRunState(c.managed, c.running, &resp.Diagnostics)
 	validateRolloutSize(ctx, req.Config, path.Root("rollout"), elementCount(ctx, req.Config, path.Root("hosts")), &resp.Diagnostics)
-	needsCommand(c.running.ValueBool(), "running = true", "starts the process (op_type 0)", c.startCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
-	needsCommand(!c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", c.restartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
-	needsCommand(!c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", c.reloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
+	needsCommand(c.running.ValueBool(), "running = true", "starts the process (op_type 0)", spec.Control.StartCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
+	needsCommand(!c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", spec.Control.RestartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
+	needsCommand(!c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", spec.Control.ReloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
 	// A warning, not an error: GSE accepts a periodic process without a rule
 	// (operate_proc_v2 documents crontab_rule as optional and reserved), but nothing will run it.
-	if !c.autoType.IsUnknown() && !c.autoType.IsNull() && c.autoType.ValueInt64() == 0 && c.crontabRule.IsNull() {
+	if p := spec.MonitorPolicy; !p.AutoType.IsUnknown() && !p.AutoType.IsNull() && p.AutoType.ValueInt64() == 0 && p.CrontabRule.IsNull() {
 		resp.Diagnostics.AddAttributeWarning(policyPath.AtName("crontab_rule"), "Periodic process without crontab_rule",
 			"auto_type = 0 makes the process periodic: the agent runs it on the schedule in crontab_rule, and without one it is never run. "+
 				"Set crontab_rule (for example \"*/5 * * * *\"), or auto_type = 1 for a resident process.")
@@ -266,7 +266,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
 	hosts := each(state.Hosts.Hosts(), hostModel.expand)
-	if state.Spec == nil && r.client.Gateway() {
+	if state.Spec.spec == nil && r.client.Gateway() {
 		refuseSpeclessDelete(&resp.Diagnostics, meta, hosts) // managed_process_replace.go
 		return
 	}

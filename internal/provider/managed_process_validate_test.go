@@ -8,7 +8,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
 // configWith is a gse_managed_process configuration that sets only the given
@@ -20,6 +23,7 @@ func configWith(t *testing.T, set map[string]tftypes.Value) tfsdk.Config {
 }
 
 // rawWith is the gse_managed_process schema and an object of its type with only set given.
+// A packed attribute (package packed) is built as Terraform sees it, then packed.
 func rawWith(set map[string]tftypes.Value) (schema.Schema, tftypes.Value) {
 	ctx := context.Background()
 	var sr resource.SchemaResponse
@@ -29,13 +33,27 @@ func rawWith(set map[string]tftypes.Value) (schema.Schema, tftypes.Value) {
 		if v, ok := set[at]; ok {
 			return v, true
 		}
+		if a, ok := sr.Schema.Attributes[at].(schema.StringAttribute); ok && a.CustomType != nil {
+			if pt, ok := a.CustomType.(packed.Type); ok {
+				ut := pt.UnpackedType(ctx)
+				v, anySet := build(ut, at+".") // the same path, no longer the packed attribute's name
+				if !anySet {
+					return tftypes.NewValue(typ, nil), false
+				}
+				dv, err := tfprotov6.NewDynamicValue(ut, v)
+				if err != nil {
+					panic(err)
+				}
+				return tftypes.NewValue(typ, string(dv.MsgPack)), true
+			}
+		}
 		obj, isObj := typ.(tftypes.Object)
 		if !isObj {
 			return tftypes.NewValue(typ, nil), false
 		}
 		attrs, anySet := map[string]tftypes.Value{}, false
 		for name, at2 := range obj.AttributeTypes {
-			v, ok := build(at2, strings.TrimPrefix(at+"."+name, "."))
+			v, ok := build(at2, strings.Trim(strings.TrimSuffix(at, ".")+"."+name, "."))
 			attrs[name], anySet = v, anySet || ok
 		}
 		if !anySet {

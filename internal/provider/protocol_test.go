@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -17,7 +18,9 @@ import (
 
 // Every attribute a resource declares packed (packed.Type) reaches Terraform
 // with the type the packed type names, hosts as a list nested attribute with
-// the element attributes of hostObjectType, and no other attribute is
+// the element attributes of hostObjectType, spec exactly as the framework
+// serves gse_process_operation's gse.spec (the same specSchema, not packed
+// there), and no other attribute is
 // rewritten: renaming the attribute, the resource or an element attribute on
 // one side only fails here.
 func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
@@ -62,6 +65,12 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 			if !framework.ValueType().Equal(tftypes.String) || !a.ValueType().Equal(pt.UnpackedType(ctx)) {
 				t.Errorf("%s.%s: the framework holds %v, Terraform sees %v, want %v", md.TypeName, a.Name, framework.ValueType(), a.ValueType(), pt.UnpackedType(ctx))
 			}
+			if a.Name == "spec" {
+				if want := frameworkSpec(t, got); !reflect.DeepEqual(a.NestedType, want) {
+					t.Errorf("%s.spec: Terraform sees %v, the framework serves specSchema as %v", md.TypeName, a.NestedType, want)
+				}
+				continue
+			}
 			if a.NestedType == nil {
 				continue
 			}
@@ -77,7 +86,24 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 			}
 		}
 	}
-	if slices.Sort(packedAttrs); !slices.Equal(packedAttrs, []string{"gse_managed_process.host_status", "gse_managed_process.hosts"}) {
-		t.Errorf("packed %v, want gse_managed_process.host_status and .hosts", packedAttrs)
+	if slices.Sort(packedAttrs); !slices.Equal(packedAttrs, []string{"gse_managed_process.host_status", "gse_managed_process.hosts", "gse_managed_process.spec"}) {
+		t.Errorf("packed %v, want gse_managed_process.host_status, .hosts and .spec", packedAttrs)
 	}
+}
+
+// frameworkSpec is the spec of gse_process_operation's gse as the framework serves it.
+func frameworkSpec(t *testing.T, schemas *tfprotov6.GetProviderSchemaResponse) *tfprotov6.SchemaObject {
+	t.Helper()
+	for _, a := range schemas.ResourceSchemas["gse_process_operation"].Block.Attributes {
+		if a.Name != "gse" {
+			continue
+		}
+		for _, e := range a.NestedType.Attributes {
+			if e.Name == "spec" {
+				return e.NestedType
+			}
+		}
+	}
+	t.Fatal("gse_process_operation has no gse.spec")
+	return nil
 }

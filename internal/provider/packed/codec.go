@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -95,7 +96,8 @@ func (t Of[V]) ValueFromTerraform(ctx context.Context, v tftypes.Value) (attr.Va
 }
 
 // Field is an attribute of the objects a packed value holds: its name
-// and where a T keeps it (*types.String, *types.Int64 or *types.Bool).
+// and where a T keeps it (*types.String, *types.Int64, *types.Float64 or
+// *types.Bool).
 type Field[T any] struct {
 	Name  string
 	Field func(v *T) any
@@ -107,6 +109,8 @@ func (f Field[T]) Get(v *T) attr.Value {
 	case *types.String:
 		return *p
 	case *types.Int64:
+		return *p
+	case *types.Float64:
 		return *p
 	case *types.Bool:
 		return *p
@@ -144,6 +148,8 @@ func (c ObjectCodec[T]) Encode(e *msgpack.Encoder, buf *bytes.Buffer, v *T) {
 				_ = e.EncodeString(a.ValueString())
 			case types.Int64:
 				_ = e.EncodeInt(a.ValueInt64())
+			case types.Float64:
+				encodeFloat(e, a.ValueFloat64())
 			case types.Bool:
 				_ = e.EncodeBool(a.ValueBool())
 			}
@@ -151,11 +157,21 @@ func (c ObjectCodec[T]) Encode(e *msgpack.Encoder, buf *bytes.Buffer, v *T) {
 	}
 }
 
+// encodeFloat writes f as Terraform writes a number: an integer when it is
+// one (go-cty cty/msgpack marshal.go).
+func encodeFloat(e *msgpack.Encoder, f float64) {
+	if i := int64(f); float64(i) == f && f >= math.MinInt64 && f < math.MaxInt64 {
+		_ = e.EncodeInt(i)
+		return
+	}
+	_ = e.EncodeFloat64(f)
+}
+
 // Decode reads an object into *v (zero: every attribute null); unknown reports
 // an object unknown as a whole.
 func (c ObjectCodec[T]) Decode(d *msgpack.Decoder, v *T) (unknown bool, err error) {
-	if null, unknown, err := peekState(d); err != nil || null || unknown {
-		return unknown, err
+	if st, err := ReadState(d); err != nil || st != Known {
+		return st == Unknown, err
 	}
 	n, err := d.DecodeMapLen()
 	if err != nil {
@@ -177,27 +193,37 @@ func (c ObjectCodec[T]) Decode(d *msgpack.Decoder, v *T) (unknown bool, err erro
 	return false, nil
 }
 
-// peekState reads a null or an unknown value, as Terraform encodes them, if
-// one is next.
-func peekState(d *msgpack.Decoder) (null, unknown bool, err error) {
+// State is whether a value is null, unknown or known.
+type State int
+
+const (
+	Known State = iota
+	Null
+	Unknown
+)
+
+// ReadState reads a null or an unknown value, as Terraform encodes them, if
+// one is next, and says which it read; Known reads nothing.
+func ReadState(d *msgpack.Decoder) (State, error) {
 	c, err := d.PeekCode()
 	switch {
 	case err != nil:
-		return false, false, err
+		return Known, err
 	case c == msgpcode.Nil:
-		return true, false, d.Skip()
+		return Null, d.Skip()
 	case msgpcode.IsExt(c):
-		return false, true, d.Skip()
+		return Unknown, d.Skip()
 	}
-	return false, false, nil
+	return Known, nil
 }
 
 // decodeScalar reads a string, number or bool into p.
 func decodeScalar(d *msgpack.Decoder, p any) error {
-	null, unknown, err := peekState(d)
-	if err != nil || null {
+	st, err := ReadState(d)
+	if err != nil || st == Null {
 		return err // p stays null
 	}
+	unknown := st == Unknown
 	switch p := p.(type) {
 	case *types.String:
 		*p = types.StringUnknown()
@@ -211,6 +237,13 @@ func decodeScalar(d *msgpack.Decoder, p any) error {
 		if !unknown {
 			i, err := decodeInt(d)
 			*p = types.Int64Value(i)
+			return err
+		}
+	case *types.Float64:
+		*p = types.Float64Unknown()
+		if !unknown {
+			f, err := decodeFloat(d)
+			*p = types.Float64Value(f)
 			return err
 		}
 	case *types.Bool:
@@ -236,6 +269,18 @@ func decodeInt(d *msgpack.Decoder) (int64, error) {
 		return strconv.ParseInt(s, 10, 64)
 	}
 	return d.DecodeInt64()
+}
+
+// decodeFloat reads a number, also one sent as its decimal text (see decodeInt).
+func decodeFloat(d *msgpack.Decoder) (float64, error) {
+	if c, err := d.PeekCode(); err == nil && msgpcode.IsString(c) {
+		s, err := d.DecodeString()
+		if err != nil {
+			return 0, err
+		}
+		return strconv.ParseFloat(s, 64)
+	}
+	return d.DecodeFloat64()
 }
 
 // String is the framework's string of a packed value: its bytes.

@@ -21,9 +21,12 @@
 //   - Of[V] is the attribute type: the CustomType of a schema.StringAttribute
 //     whose values are V (a Value: the string, what it decodes to, and the
 //     type Terraform sees).
-//   - ObjectCodec, Field, WriteUnknown, String and Decoder encode and decode
-//     such values as Terraform does, so that an unchanged value packs to the
-//     same bytes.
+//   - ObjectCodec, Field, CodecOf, WriteUnknown, String and Decoder encode
+//     and decode such values as Terraform does, so that an unchanged value
+//     packs to the same bytes.
+//   - SchemaAttribute and Check serve a packed value whose schema is written
+//     as a framework attribute: Terraform sees that attribute, and its
+//     validators run on the decoded value at the same paths.
 //   - ConfigGenerator is a resource that amends the configuration generated
 //     for an imported object.
 //
@@ -37,12 +40,14 @@
 // one when the version it names is no longer supported and its benchmark or
 // test no longer shows a difference.
 //
-//  1. The packed attribute (this package; gse_managed_process.hosts and
-//     host_status in internal/provider common_hosts_list.go and
-//     common_status.go). Framework v1.19 walks a nested attribute's value
-//     per element, several times per RPC: hashicorp/terraform-plugin-framework#775.
-//     Benchmark: BenchmarkManagedProcessPlan and BenchmarkManagedProcessApply
-//     (create/hosts=10000).
+//  1. The packed attribute (this package; gse_managed_process.hosts,
+//     host_status and spec in internal/provider common_hosts_list.go,
+//     common_status.go and managed_process_spec.go). Framework v1.19 walks a
+//     nested attribute's value per element, several times per RPC:
+//     hashicorp/terraform-plugin-framework#775; and per attribute, so that
+//     spec's 30 attributes were most of a refresh's allocations. Benchmark:
+//     BenchmarkManagedProcessPlan and BenchmarkManagedProcessApply
+//     (create/hosts=10000); for spec, BenchmarkManagedProcessRefresh.
 //  2. Types built once (internal/provider schema_types.go, withTypesBuilt).
 //     Framework v1.19 rebuilds a nested attribute's type from its attributes
 //     on every GetType call, for every step of every attribute path of every

@@ -1,0 +1,137 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+)
+
+// This file holds the schema of a process's spec, shared by
+// gse_managed_process (packed there, managed_process_spec.go) and
+// gse_process_operation, and the attribute helpers it is written with.
+
+// Documented defaults of the monitor policy (register_proc_info and operate_proc_v2).
+const (
+	defaultStartCheckSecs = 5
+	defaultStartRetries   = 4
+	defaultStartInterval  = 10
+	defaultOpTimeout      = 60
+)
+
+// autoTypes are GSE's hosting types, in the order of their numbers.
+var autoTypes = []string{"periodic", "resident", "one-shot"}
+
+func autoTypeDescription() string {
+	parts := make([]string, len(autoTypes))
+	for i, t := range autoTypes {
+		parts[i] = fmt.Sprintf("`%d` %s", i, t)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func optionalString(desc string, v ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, MarkdownDescription: desc, Validators: v}
+}
+
+func requiredString(desc string, v ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{Required: true, MarkdownDescription: desc, Validators: v}
+}
+
+// nonNegative is an optional count. A documented API default (def >= 0) is
+// applied when the spec is sent (specModel.expand), not with a schema Default:
+// defaults run on every plan of every resource, and the state keeps what the
+// configuration says.
+func nonNegative(desc string, def int64) schema.Int64Attribute {
+	a := schema.Int64Attribute{Optional: true, MarkdownDescription: desc, Validators: []validator.Int64{int64validator.AtLeast(0)}}
+	if def >= 0 {
+		a.MarkdownDescription += fmt.Sprintf(" When unset, `%d` is sent.", def)
+	}
+	return a
+}
+
+func nonEmpty() validator.String { return stringvalidator.LengthAtLeast(1) }
+
+// specSchema is spec as Terraform sees it.
+func specSchema(desc string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Required:            true,
+		MarkdownDescription: desc,
+		Attributes: map[string]schema.Attribute{
+			"identity": schema.SingleNestedAttribute{
+				Required: true, MarkdownDescription: "What the process is and where it lives.",
+				Attributes: map[string]schema.Attribute{
+					"index_key":   optionalString("Agent index key; leave unset to let GSE use `setup_path` + `proc_name`. Set it when two processes share both."),
+					"proc_name":   requiredString("Binary file name of the process, such as `nginx`; not empty.", nonEmpty()),
+					"setup_path":  requiredString("Working directory (absolute path).", absolutePath()),
+					"pid_path":    requiredString("PID file (absolute path); the agent reads it to find the process.", absolutePath()),
+					"config_path": optionalString("Configuration file (absolute path).", absolutePath()),
+					"log_path":    optionalString("Log directory (absolute path).", absolutePath()),
+					"user":        requiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", nonEmpty()),
+				},
+			},
+			"control": schema.SingleNestedAttribute{
+				Required: true, MarkdownDescription: "Commands the agent runs in `setup_path`. A command left unset makes its operation fail on the host.",
+				Attributes: map[string]schema.Attribute{
+					"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`. Required with `running = true`."),
+					"stop_cmd":    optionalString("Stop command (op_type 1)."),
+					"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change; required with `restart_triggers`."),
+					"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change; required with `reload_triggers`."),
+					"kill_cmd":    optionalString("Kill command (op_type 9)."),
+					"version_cmd": optionalString("Command printing the process version."),
+					"health_cmd":  optionalString("Health check command."),
+				},
+			},
+			"resource": schema.SingleNestedAttribute{
+				Required: true, MarkdownDescription: "Limits beyond which the agent kills a hosted process.",
+				Attributes: map[string]schema.Attribute{
+					"cpu": schema.Float64Attribute{
+						Required: true, MarkdownDescription: "CPU usage limit in percent of the whole machine (not of one core), 0 to 100; `30.0` means 30%.",
+						Validators: []validator.Float64{zeroTo(100)},
+					},
+					"mem": schema.Float64Attribute{
+						Required: true, MarkdownDescription: "Memory usage limit in percent, 0 to 100.",
+						Validators: []validator.Float64{zeroTo(100)},
+					},
+					"fd":   nonNegative("File descriptor limit (reserved by GSE).", -1),
+					"disk": nonNegative("Disk usage limit (reserved by GSE).", -1),
+					"net":  nonNegative("Network traffic limit (reserved by GSE).", -1),
+				},
+			},
+			"monitor_policy": schema.SingleNestedAttribute{
+				Required: true, MarkdownDescription: "How the agent watches the process (`alive_monitor_policy` in the v2 operation API).",
+				Attributes: map[string]schema.Attribute{
+					"auto_type": schema.Int64Attribute{
+						Required:            true,
+						MarkdownDescription: "Hosting type: " + autoTypeDescription() + ".",
+						Validators:          []validator.Int64{namedInts(autoTypes)},
+					},
+					"start_check_secs": nonNegative("Seconds after the start command before the agent checks the process is alive.", defaultStartCheckSecs),
+					"stop_check_secs":  nonNegative("Seconds after the stop command before the agent checks the process is gone.", -1),
+					"start_retries":    nonNegative("How many times the agent tries to pull the process up again.", defaultStartRetries),
+					"start_interval":   nonNegative("Seconds between the agent's attempts to pull the process up.", defaultStartInterval),
+					"crontab_rule":     optionalString("Schedule of a periodic process (`auto_type = 0`), in crontab syntax; ignored otherwise (reserved by GSE). A periodic process without it plans with a warning."),
+					"op_timeout":       nonNegative("Timeout of each command, in seconds.", defaultOpTimeout),
+				},
+			},
+			"warn_report_policy": schema.SingleNestedAttribute{
+				Optional: true, MarkdownDescription: "Alarm raised for the process.",
+				Attributes: map[string]schema.Attribute{
+					"report_id": nonNegative("Alarm id.", -1),
+				},
+			},
+			"configmap": schema.ListNestedAttribute{
+				Optional: true, MarkdownDescription: "Configuration files of the process (reserved by GSE).",
+				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"path": optionalString("Configuration file (absolute path).", absolutePath()),
+					"md5":  optionalString("MD5 of the file's content."),
+				}},
+			},
+		},
+	}
+}

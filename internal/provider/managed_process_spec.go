@@ -1,0 +1,210 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
+)
+
+// This file holds gse_managed_process.spec packed for the framework (see
+// package packed): Terraform sees specSchema, the framework one string, which
+// the provider decodes into a specModel, and checks with specSchema's own
+// validators (specChecks). Packed, a refresh no longer pays the framework's
+// walks of its 30 attributes.
+
+// specAttribute is spec as Terraform sees it: the type, the schema and the
+// validators of its attributes.
+var specAttribute = func() schema.SingleNestedAttribute {
+	attrs := map[string]schema.Attribute{"spec": specSchema("")}
+	withTypesBuilt(attrs)
+	a, _ := attrs["spec"].(schema.SingleNestedAttribute)
+	return a
+}()
+
+// packedSpec is spec as the framework holds it.
+func packedSpec(desc string) schema.StringAttribute {
+	a := specSchema(desc)
+	return schema.StringAttribute{Required: a.Required, MarkdownDescription: a.MarkdownDescription, CustomType: specType{},
+		Validators: []validator.String{specChecks{}}}
+}
+
+// specType is the framework's type of gse_managed_process.spec.
+type specType = packed.Of[specValue]
+
+func (specValue) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+	a.Type, a.NestedType = nil, packed.SchemaAttribute(ctx, a.Name, specAttribute).NestedType
+}
+
+func (specValue) UnpackedType(ctx context.Context) tftypes.Type {
+	return specAttribute.GetType().TerraformType(ctx)
+}
+
+// specValue is a packed spec: the wire bytes (the string), and the spec
+// decoded from them once.
+type specValue struct {
+	basetypes.StringValue
+	spec *specModel // nil when null or unknown
+	// partial: an object or list within is unknown as a whole. Its
+	// attributes read as null, as the framework reads them.
+	partial bool
+}
+
+var _ packed.Value[specValue] = specValue{}
+
+func (specValue) Type(context.Context) attr.Type { return specType{} }
+
+func (v specValue) Equal(o attr.Value) bool {
+	other, ok := o.(specValue)
+	return ok && v.StringValue.Equal(other.StringValue)
+}
+
+// String is a summary: the packed bytes are no text.
+func (v specValue) String() string {
+	if v.IsNull() || v.IsUnknown() {
+		return v.StringValue.String()
+	}
+	return "<spec>"
+}
+
+// model is the spec, every attribute null when it is null or unknown.
+func (v specValue) model() specModel {
+	if v.spec == nil {
+		return specModel{}
+	}
+	return *v.spec
+}
+
+// expand converts the spec; null stays nil (an imported resource before its first apply).
+func (v specValue) expand() *gse.Spec { return v.spec.expand() }
+
+// Unpack decodes a packed spec; null and unknown stay so.
+func (specValue) Unpack(s basetypes.StringValue) (specValue, error) {
+	return decodeSpec(context.Background(), s, nil, path.Empty())
+}
+
+// decodeSpec decodes s; with ck, it also checks each attribute within, s
+// being the spec at `at`.
+func decodeSpec(ctx context.Context, s basetypes.StringValue, ck *packed.Check, at path.Path) (specValue, error) {
+	v, d := specValue{StringValue: s}, packed.Decoder(s)
+	if d == nil {
+		return v, nil
+	}
+	v.spec = &specModel{}
+	n, err := d.DecodeMapLen()
+	if err != nil || n < 0 {
+		return v, fmt.Errorf("spec is not an object (%v)", err)
+	}
+	for range n {
+		k, err := d.DecodeString()
+		if err != nil {
+			return v, fmt.Errorf("spec: %w", err)
+		}
+		part := specParts[k]
+		if part == nil {
+			return v, fmt.Errorf("spec: unexpected attribute %q", k)
+		}
+		if err := part(ctx, d, &v, ck, at.AtName(k)); err != nil {
+			return v, fmt.Errorf("spec.%s: %w", k, err)
+		}
+	}
+	return v, nil
+}
+
+// specChecks runs on spec what the framework would run on its attributes,
+// were spec not packed (packed.Check).
+type specChecks struct{}
+
+func (specChecks) Description(context.Context) string {
+	return "each attribute of spec is as its schema says"
+}
+
+func (c specChecks) MarkdownDescription(ctx context.Context) string { return c.Description(ctx) }
+
+func (specChecks) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	ck := packed.Check{Config: req.Config, ClientCapabilities: req.ClientCapabilities, Diags: &resp.Diagnostics}
+	if _, err := decodeSpec(ctx, req.ConfigValue, &ck, req.Path); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid spec", err.Error())
+	}
+}
+
+// specPart decodes an attribute of spec, at `at`, into v, and with ck checks it.
+type specPart func(ctx context.Context, d *msgpack.Decoder, v *specValue, ck *packed.Check, at path.Path) error
+
+// specParts are the attributes of spec, by name: each an object, or a list
+// of objects, of specModel.
+var specParts = map[string]specPart{
+	"identity":           objectPart("identity", func(s *specModel) *identityModel { return &s.Identity }),
+	"control":            objectPart("control", func(s *specModel) *controlModel { return &s.Control }),
+	"resource":           objectPart("resource", func(s *specModel) *resourceLimitsModel { return &s.Resource }),
+	"monitor_policy":     objectPart("monitor_policy", func(s *specModel) *monitorPolicyModel { return &s.MonitorPolicy }),
+	"warn_report_policy": optionalPart("warn_report_policy", func(s *specModel) **warnReportPolicyModel { return &s.WarnReportPolicy }),
+	"configmap":          listPart("configmap", func(s *specModel) *[]configMapModel { return &s.Configmap }),
+}
+
+// objectPart is the attribute name of spec, an object that field holds.
+func objectPart[T any](name string, field func(s *specModel) *T) specPart {
+	c, a := packed.CodecOf[T](), nestedAt[schema.SingleNestedAttribute](name)
+	return func(ctx context.Context, d *msgpack.Decoder, v *specValue, ck *packed.Check, at path.Path) error {
+		st, err := packed.ReadState(d)
+		if err == nil && st == packed.Known {
+			_, err = c.Decode(d, field(v.spec))
+		}
+		v.partial = v.partial || st == packed.Unknown
+		if err == nil && ck != nil {
+			packed.CheckObject(ctx, *ck, at, a, st, c, field(v.spec))
+		}
+		return err
+	}
+}
+
+// optionalPart is the attribute name of spec, an object that field points
+// to, nil when it is null.
+func optionalPart[T any](name string, field func(s *specModel) **T) specPart {
+	c, a := packed.CodecOf[T](), nestedAt[schema.SingleNestedAttribute](name)
+	return func(ctx context.Context, d *msgpack.Decoder, v *specValue, ck *packed.Check, at path.Path) error {
+		st, err := packed.ReadState(d)
+		if err == nil && st == packed.Known {
+			*field(v.spec) = new(T)
+			_, err = c.Decode(d, *field(v.spec))
+		}
+		v.partial = v.partial || st == packed.Unknown
+		if err == nil && ck != nil {
+			packed.CheckObject(ctx, *ck, at, a, st, c, *field(v.spec))
+		}
+		return err
+	}
+}
+
+// listPart is the attribute name of spec, a list of objects that field holds.
+func listPart[T any](name string, field func(s *specModel) *[]T) specPart {
+	c, a := packed.CodecOf[T](), nestedAt[schema.ListNestedAttribute](name)
+	return func(ctx context.Context, d *msgpack.Decoder, v *specValue, ck *packed.Check, at path.Path) error {
+		var unknown []bool
+		st, err := c.DecodeList(d, field(v.spec), &unknown)
+		v.partial = v.partial || st == packed.Unknown || unknown != nil
+		if err == nil && ck != nil {
+			packed.CheckList(ctx, *ck, at, a, st, c, *field(v.spec), unknown)
+		}
+		return err
+	}
+}
+
+// nestedAt is the schema of spec's attribute name.
+func nestedAt[A schema.Attribute](name string) A {
+	a, ok := specAttribute.Attributes[name].(A)
+	if !ok {
+		panic(fmt.Sprintf("spec.%s is no %T", name, a))
+	}
+	return a
+}

@@ -1,0 +1,134 @@
+package packed
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Check runs, on the attributes within a packed value, what the framework
+// runs in ValidateResourceConfig on those of a nested attribute
+// (terraform-plugin-framework v1.19 internal/fwserver attribute_validation.go):
+// a required attribute must not be null, and each validator of an attribute
+// runs on its value at its path, null and unknown values included (the
+// validators skip those). The framework sees only a string, so the packed
+// attribute's own validator runs them, with the very validators of the
+// attributes' schema.
+type Check struct {
+	Config             tfsdk.Config
+	ClientCapabilities validator.ValidateSchemaClientCapabilities
+	Diags              *diag.Diagnostics
+}
+
+// CheckObject checks the object of a, at `at`, which st says is null, unknown or
+// known (then in v, decoded by c).
+func CheckObject[T any](ctx context.Context, ck Check, at path.Path, a schema.SingleNestedAttribute, st State, c ObjectCodec[T], v *T) {
+	ck.required(at, a, st == Null)
+	ck.unchecked(at, a, len(a.Validators))
+	if st == Known {
+		CheckFields(ctx, ck, at, a.Attributes, c, v)
+	}
+}
+
+// CheckList checks the list of a, at `at`: st says whether it is null or
+// unknown, elems are its elements decoded by c, unknown marks those unknown
+// as a whole (nil: none). The framework checks an unknown element's
+// attributes as null, and so does this: its zero T holds only nulls.
+func CheckList[T any](ctx context.Context, ck Check, at path.Path, a schema.ListNestedAttribute, st State, c ObjectCodec[T], elems []T, unknown []bool) {
+	t, _ := a.NestedObject.Type().(types.ObjectType)
+	l := types.ListNull(t)
+	switch st {
+	case Unknown:
+		l = types.ListUnknown(t)
+	case Known:
+		l = types.ListValueMust(t, c.Elements(elems, unknown, t))
+	}
+	ck.Attribute(ctx, at, a, l)
+	ck.unchecked(at, a, len(a.NestedObject.Validators))
+	for i := range elems {
+		CheckFields(ctx, ck, at.AtListIndex(i), a.NestedObject.Attributes, c, &elems[i])
+	}
+}
+
+// CheckFields checks each attribute of an object, at `at`: attrs are their
+// schemas, v holds their values, decoded by c.
+func CheckFields[T any](ctx context.Context, ck Check, at path.Path, attrs map[string]schema.Attribute, c ObjectCodec[T], v *T) {
+	for _, f := range c {
+		ck.Attribute(ctx, at.AtName(f.Name), attrs[f.Name], f.Get(v))
+	}
+}
+
+// Attribute checks v, the value of a at `at`.
+func (ck Check) Attribute(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value) {
+	ck.required(at, a, v.IsNull())
+	switch a := a.(type) {
+	case schema.StringAttribute:
+		validate(ck, at, v, a.Validators, func(vd validator.String, v types.String) diag.Diagnostics {
+			r := &validator.StringResponse{}
+			vd.ValidateString(ctx, validator.StringRequest{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities,
+				Path: at, PathExpression: at.Expression(), ConfigValue: v}, r)
+			return r.Diagnostics
+		})
+	case schema.Int64Attribute:
+		validate(ck, at, v, a.Validators, func(vd validator.Int64, v types.Int64) diag.Diagnostics {
+			r := &validator.Int64Response{}
+			vd.ValidateInt64(ctx, validator.Int64Request{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities,
+				Path: at, PathExpression: at.Expression(), ConfigValue: v}, r)
+			return r.Diagnostics
+		})
+	case schema.Float64Attribute:
+		validate(ck, at, v, a.Validators, func(vd validator.Float64, v types.Float64) diag.Diagnostics {
+			r := &validator.Float64Response{}
+			vd.ValidateFloat64(ctx, validator.Float64Request{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities,
+				Path: at, PathExpression: at.Expression(), ConfigValue: v}, r)
+			return r.Diagnostics
+		})
+	case schema.ListNestedAttribute:
+		validate(ck, at, v, a.Validators, func(vd validator.List, v types.List) diag.Diagnostics {
+			r := &validator.ListResponse{}
+			vd.ValidateList(ctx, validator.ListRequest{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities,
+				Path: at, PathExpression: at.Expression(), ConfigValue: v}, r)
+			return r.Diagnostics
+		})
+	case schema.BoolAttribute:
+		ck.unchecked(at, a, len(a.Validators))
+	default:
+		ck.Diags.AddAttributeError(at, "Attribute not checked", fmt.Sprintf("A packed value cannot check an attribute of type %T. This is a bug in the provider.", a))
+	}
+}
+
+// validate runs each validator of an attribute on its value v, a V.
+func validate[V attr.Value, T any](ck Check, at path.Path, v attr.Value, validators []T, run func(T, V) diag.Diagnostics) {
+	val, ok := v.(V)
+	if !ok {
+		ck.Diags.AddAttributeError(at, "Attribute not checked", fmt.Sprintf("A packed value holds a %T here, not a %T. This is a bug in the provider.", v, val))
+		return
+	}
+	for _, vd := range validators {
+		ck.Diags.Append(run(vd, val)...)
+	}
+}
+
+// required is the framework's check of a required attribute.
+func (ck Check) required(at path.Path, a schema.Attribute, null bool) {
+	if a.IsRequired() && null {
+		ck.Diags.AddAttributeError(at, "Missing Configuration for Required Attribute",
+			fmt.Sprintf("Must set a configuration value for the %s attribute as the provider has marked it as required.\n\n", at.String())+
+				"Refer to the provider documentation or contact the provider developers for additional information about configurable attributes that are required.")
+	}
+}
+
+// unchecked refuses validators Check does not run, so that none is
+// silently skipped.
+func (ck Check) unchecked(at path.Path, a schema.Attribute, validators int) {
+	if validators > 0 {
+		ck.Diags.AddAttributeError(at, "Validators not run", fmt.Sprintf("A packed value does not run the validators of a %T. This is a bug in the provider.", a))
+	}
+}
