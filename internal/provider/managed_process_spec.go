@@ -154,35 +154,40 @@ var specParts = map[string]specPart{
 
 // objectPart is the attribute name of spec, an object that field holds.
 func objectPart[T any](name string, field func(s *specModel) *T) specPart {
-	c, a := packed.CodecOf[T](), nestedAt[schema.SingleNestedAttribute](name)
-	return func(ctx context.Context, d *msgpack.Decoder, v *specValue, ck *packed.Check, at path.Path) error {
-		st, err := packed.ReadState(d)
-		if err == nil && st == packed.Known {
-			_, err = c.Decode(d, field(v.spec))
-		}
-		v.partial = v.partial || st == packed.Unknown
-		if err == nil && ck != nil {
-			packed.CheckObject(ctx, *ck, at, a, st, c, field(v.spec))
-		}
-		return err
-	}
+	return objectPartAt(name, func(s *specModel, _ packed.State) *T { return field(s) })
 }
 
 // optionalPart is the attribute name of spec, an object that field points
 // to, nil when it is null.
 func optionalPart[T any](name string, field func(s *specModel) **T) specPart {
+	return objectPartAt(name, func(s *specModel, st packed.State) *T {
+		if st == packed.Known {
+			*field(s) = new(T)
+		}
+		return *field(s)
+	})
+}
+
+// objectPartAt is the attribute name of spec, an object that place gives
+// the address of once its state is read.
+func objectPartAt[T any](name string, place func(s *specModel, st packed.State) *T) specPart {
 	c, a := packed.CodecOf[T](), nestedAt[schema.SingleNestedAttribute](name)
 	return func(ctx context.Context, d *msgpack.Decoder, v *specValue, ck *packed.Check, at path.Path) error {
 		st, err := packed.ReadState(d)
-		if err == nil && st == packed.Known {
-			*field(v.spec) = new(T)
-			_, err = c.Decode(d, *field(v.spec))
+		if err != nil {
+			return err
+		}
+		obj := place(v.spec, st)
+		if st == packed.Known {
+			if _, err := c.Decode(d, obj); err != nil {
+				return err
+			}
 		}
 		v.partial = v.partial || st == packed.Unknown
-		if err == nil && ck != nil {
-			packed.CheckObject(ctx, *ck, at, a, st, c, *field(v.spec))
+		if ck != nil {
+			packed.CheckObject(ctx, *ck, at, a, st, c, obj)
 		}
-		return err
+		return nil
 	}
 }
 
