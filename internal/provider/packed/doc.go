@@ -70,7 +70,10 @@
 //  6. The state-upgrade passthrough (upgrade.go). Framework v1.19 answers
 //     UpgradeResourceState for a state of the schema's own version by a walk
 //     that looks the schema up from its root for every value, a sixth of a
-//     refresh's CPU. Benchmark: BenchmarkManagedProcessRefresh/upgrade.
+//     refresh's CPU; and terraform-plugin-go v0.31 decodes the JSON again at
+//     every level of nesting (tftypes jsonUnmarshal), which statejson.go
+//     replaces by one pass. Benchmark: BenchmarkManagedProcessRefresh/upgrade;
+//     test: FuzzStateJSON, TestUpgradePassthroughIsTheFrameworks.
 //  7. Numbers as text on refresh (numbers.go). Terraform 1.10 to 1.14
 //     (fixed in 1.15) compare refreshed states with reflect.DeepEqual, so
 //     a number from a provider differed from the same number read from the

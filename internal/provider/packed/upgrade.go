@@ -18,7 +18,8 @@ import (
 // framework, for schemas without blocks, where that last step changes
 // nothing: the framework's walk looks the schema up from its root for every
 // value in the state, a sixth of a refresh's CPU. It also needs no packing: it
-// reads the state with the type Terraform sees.
+// reads the state with the type Terraform sees, and from JSON to MessagePack
+// in one pass (statejson.go) where tftypes would take most of the rest.
 
 // stateTypes are, per resource type, what passthrough needs of its schema as
 // Terraform sees it; read from the first GetProviderSchema answer.
@@ -29,6 +30,7 @@ type stateTypes struct {
 
 type stateType struct {
 	typ     tftypes.Type
+	json    *jsonType // nil: the state is read through tftypes
 	version int64
 	blocks  bool // the schema has blocks: only the framework may pass its state through
 }
@@ -44,7 +46,9 @@ func (st *stateTypes) load(ctx context.Context, s tfprotov6.ProviderServer) map[
 			if sch == nil || sch.Block == nil {
 				continue
 			}
-			st.types[name] = stateType{typ: sch.ValueType(), version: sch.Version, blocks: len(sch.Block.BlockTypes) > 0}
+			t := stateType{typ: sch.ValueType(), version: sch.Version, blocks: len(sch.Block.BlockTypes) > 0}
+			t.json, _ = compileJSON(t.typ)
+			st.types[name] = t
 		}
 	})
 	return st.types
@@ -57,6 +61,11 @@ func (st *stateTypes) passthrough(ctx context.Context, s tfprotov6.ProviderServe
 	t, ok := st.load(ctx, s)[req.TypeName]
 	if !ok || t.blocks || req.Version != t.version || req.RawState == nil || len(req.RawState.JSON) == 0 || len(req.RawState.Flatmap) > 0 {
 		return nil, false
+	}
+	if t.json != nil {
+		if b, err := t.json.msgpack(req.RawState.JSON); err == nil {
+			return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &tfprotov6.DynamicValue{MsgPack: b}}, true
+		}
 	}
 	v, err := req.RawState.UnmarshalWithOpts(t.typ, tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
 	if err != nil {
