@@ -23,7 +23,10 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
-	quietUnlessAsked()
+	var packedOpts []packed.Option
+	if quietUnlessAsked() {
+		packedOpts = append(packedOpts, packed.Quiet())
+	}
 	tuneGC() // memory.go
 	stopProfiling := startProfiling()
 	var opts []tf6server.ServeOpt
@@ -33,7 +36,7 @@ func main() {
 	// packed.NewProtocol6, not providerserver.Serve: it packs the
 	// attributes that hold a value per host for the framework.
 	err := tf6server.Serve("registry.terraform.io/bk-gse/gse", func() tfprotov6.ProviderServer {
-		s, err := packed.NewProtocol6(provider.New(version)())()
+		s, err := packed.NewProtocol6(provider.New(version)(), packedOpts...)()
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -54,15 +57,17 @@ var logLevelVars = []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEW
 // of TF_LOG, TF_LOG_PROVIDER*, TF_LOG_SDK*, TF_LOG_PATH* is set). Terraform then
 // discards every plugin log line, but the SDK would still format them: a
 // trace line per attribute and element, most of the provider's CPU on a plan
-// of thousands of hosts. With any of those set, nothing changes.
-func quietUnlessAsked() {
+// of thousands of hosts. With any of those set, nothing changes. It says
+// whether it turned them off.
+func quietUnlessAsked() bool {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if name == "TF_LOG" || strings.HasPrefix(name, "TF_LOG_PROVIDER") || strings.HasPrefix(name, "TF_LOG_SDK") || strings.HasPrefix(name, "TF_LOG_PATH") {
-			return
+			return false
 		}
 	}
 	for _, name := range logLevelVars {
 		_ = os.Setenv(name, "off")
 	}
+	return true
 }

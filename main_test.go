@@ -32,7 +32,9 @@ func TestQuietUnlessAsked(t *testing.T) {
 			if tc.set != "" {
 				t.Setenv(tc.set, "trace")
 			}
-			quietUnlessAsked()
+			if off := quietUnlessAsked(); off != tc.wantOff {
+				t.Errorf("with %q set, quietUnlessAsked() = %v", tc.set, off)
+			}
 			for _, name := range logLevelVars {
 				if name == tc.set {
 					continue

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -78,7 +79,15 @@ func (*thing) Create(_ context.Context, req resource.CreateRequest, resp *resour
 	resp.State.Raw = req.Plan.Raw
 }
 
-func (*thing) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+// Read logs, and says what its context holds (quiet_test.go).
+func (*thing) Read(ctx context.Context, _ resource.ReadRequest, resp *resource.ReadResponse) {
+	tflog.Info(ctx, "test_thing read")
+	_, deadline := ctx.Deadline()
+	resp.Diagnostics.AddWarning("Read's context", fmt.Sprintf("deadline %v, value %v, err %v", deadline, ctx.Value(testKey{}), ctx.Err()))
+}
+
+// testKey is a value of a test's context.
+type testKey struct{}
 
 func (*thing) Update(_ context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	resp.State.Raw = req.Plan.Raw

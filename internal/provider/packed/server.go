@@ -15,7 +15,7 @@ import (
 // the attributes its resources declare packed (Of) packed for the framework
 // (server): hand it to tf6server.Serve, or to ProtoV6ProviderFactories in
 // tests.
-func NewProtocol6(p provider.Provider) func() (tfprotov6.ProviderServer, error) {
+func NewProtocol6(p provider.Provider, opts ...Option) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		s, err := providerserver.NewProtocol6WithError(p)()
 		if err != nil {
@@ -26,7 +26,11 @@ func NewProtocol6(p provider.Provider) func() (tfprotov6.ProviderServer, error) 
 			return nil, fmt.Errorf("the framework's server %T lacks list resource, action or state store RPCs", s)
 		}
 		ctx := context.Background()
-		return server{fs, findAttrs(ctx, p), &stateTypes{}, findConfigGenerators(ctx, p)}, nil
+		srv := server{frameworkServer: fs, packed: findAttrs(ctx, p), states: &stateTypes{}, generators: findConfigGenerators(ctx, p)}
+		for _, o := range opts {
+			o(&srv)
+		}
+		return srv, nil
 	}
 }
 
@@ -51,6 +55,7 @@ type server struct {
 	packed     attrsByType
 	states     *stateTypes
 	generators map[string]ConfigGenerator // by resource type
+	quiet      bool                       // the framework gets contexts without loggers (Quiet)
 }
 
 // ConfigGenerator is a resource that amends the configuration the framework
@@ -120,7 +125,7 @@ func (s server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Valid
 	if err := s.packed.pack(req.TypeName, &req.Config); err != nil {
 		return nil, err
 	}
-	return s.frameworkServer.ValidateResourceConfig(ctx, req)
+	return s.frameworkServer.ValidateResourceConfig(s.forFramework(ctx), req)
 }
 
 func (s server) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
@@ -132,14 +137,14 @@ func (s server) UpgradeResourceState(ctx context.Context, req *tfprotov6.Upgrade
 
 // upgradeByFramework is the framework's answer to req, packed attributes included.
 func (s server) upgradeByFramework(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	return s.packed.upgradeState(ctx, req, s.frameworkServer.UpgradeResourceState)
+	return s.packed.upgradeState(s.forFramework(ctx), req, s.frameworkServer.UpgradeResourceState)
 }
 
 func (s server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	if err := s.packed.pack(req.TypeName, &req.CurrentState); err != nil {
 		return nil, err
 	}
-	resp, err := s.frameworkServer.ReadResource(ctx, req)
+	resp, err := s.frameworkServer.ReadResource(s.forFramework(ctx), req)
 	if err != nil || resp == nil {
 		return resp, err
 	}
@@ -155,7 +160,7 @@ func (s server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResou
 			return nil, err
 		}
 	}
-	resp, err := s.frameworkServer.PlanResourceChange(ctx, req)
+	resp, err := s.frameworkServer.PlanResourceChange(s.forFramework(ctx), req)
 	if err != nil || resp == nil {
 		return resp, err
 	}
@@ -168,7 +173,7 @@ func (s server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyRes
 			return nil, err
 		}
 	}
-	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
+	resp, err := s.frameworkServer.ApplyResourceChange(s.forFramework(ctx), req)
 	if err != nil || resp == nil {
 		return resp, err
 	}
@@ -176,7 +181,7 @@ func (s server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyRes
 }
 
 func (s server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
-	resp, err := s.frameworkServer.ImportResourceState(ctx, req)
+	resp, err := s.frameworkServer.ImportResourceState(s.forFramework(ctx), req)
 	if err != nil || resp == nil {
 		return resp, err
 	}
@@ -189,7 +194,7 @@ func (s server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportRe
 }
 
 func (s server) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
-	resp, err := s.frameworkServer.MoveResourceState(ctx, req)
+	resp, err := s.frameworkServer.MoveResourceState(s.forFramework(ctx), req)
 	if err != nil || resp == nil {
 		return resp, err
 	}
