@@ -220,16 +220,7 @@ func newTestServer(t testing.TB) server {
 // number beyond int64's text) beside attributes that are not packed.
 func thingFixture(t *testing.T) (tftypes.Object, tftypes.Value) {
 	t.Helper()
-	s := newTestServer(t)
-	schemas, err := s.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	typ, _ := schemas.ResourceSchemas["test_thing"].ValueType().(tftypes.Object)
-	attrs := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		attrs[name] = tftypes.NewValue(at, nil)
-	}
+	typ, attrs := nullThing(t, newTestServer(t))
 	itemsType, _ := typ.AttributeTypes["items"].(tftypes.List)
 	itemType, _ := itemsType.ElementType.(tftypes.Object)
 	it := func(name, n any) tftypes.Value {
@@ -242,4 +233,20 @@ func thingFixture(t *testing.T) (tftypes.Object, tftypes.Value) {
 		tftypes.NewValue(itemType, tftypes.UnknownValue),
 	})
 	return typ, tftypes.NewValue(typ, attrs)
+}
+
+// nullThing is test_thing's type as Terraform sees it, and its attributes,
+// all null.
+func nullThing(t *testing.T, s server) (tftypes.Object, map[string]tftypes.Value) {
+	t.Helper()
+	schemas, err := s.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, _ := schemas.ResourceSchemas["test_thing"].ValueType().(tftypes.Object)
+	attrs := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		attrs[name] = tftypes.NewValue(at, nil)
+	}
+	return typ, attrs
 }

@@ -51,15 +51,7 @@ func TestQuietDropsOnlyTheLoggers(t *testing.T) {
 // thingState is a stored test_thing: a name, all else null.
 func thingState(t *testing.T, s server) *tfprotov6.DynamicValue {
 	t.Helper()
-	schemas, err := s.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	typ, _ := schemas.ResourceSchemas["test_thing"].ValueType().(tftypes.Object)
-	attrs := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		attrs[name] = tftypes.NewValue(at, nil)
-	}
+	typ, attrs := nullThing(t, s)
 	attrs["name"] = tftypes.NewValue(tftypes.String, "t")
 	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
 	if err != nil {

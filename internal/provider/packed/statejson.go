@@ -21,9 +21,10 @@ import (
 // JSON again at every level of nesting (jsonUnmarshal reads each attribute
 // into a json.RawMessage and starts a new json.Decoder on it) and allocating a
 // Value and an attribute path per element: most of an upgrade's cost.
-// jsonType transcodes in one pass, to the bytes tftypes.Value.MarshalMsgPack
+// jsonType reads the JSON once and writes what tftypes.Value.MarshalMsgPack
 // writes for the value tftypes.ValueFromJSONWithOpts reads (attributes the
-// type lacks ignored, as passthrough asks). Where the two could differ (a
+// type lacks ignored, as passthrough asks): the same bytes, but that a map's
+// keys come sorted, not in Go's map order. Where the two could differ (a
 // dynamic or tuple type), compileJSON declines and the caller keeps the
 // tftypes path; so does any error, which the tftypes path then reports.
 type jsonType struct {
@@ -196,7 +197,7 @@ func (t *jsonType) encode(enc *msgpack.Encoder, v any) error {
 			return t.encodeObject(enc, o)
 		}
 	}
-	return fmt.Errorf("%T where the type wants %d", v, t.kind)
+	return fmt.Errorf("a JSON %T where the state's type has no room for it", v)
 }
 
 func jsonBoolean(v any) (bool, bool) {
