@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"golang.org/x/sync/errgroup"
 )
 
 const familyGSE = "gse"
@@ -253,7 +255,8 @@ type statusReply struct {
 }
 
 // GetProcStatusV2 reads the runtime state of a process on hosts
-// (get_proc_status_v2), in chunks of 1000 hosts. A host absent from the
+// (get_proc_status_v2), in chunks of 1000 hosts, up to statusParallel of them
+// at once (the limiter paces them as any request). A host absent from the
 // result does not have the process registered. Through the gateway it sends
 // agent_id_list; a host whose agent is down may be absent too, so check
 // Cluster.ListAgentState before taking an absence for "not registered".
@@ -261,21 +264,39 @@ type statusReply struct {
 // GSE API: get_proc_status_v2 (ESB), /api/v2/proc/get_proc_status_v2 (gateway).
 func (s *ProcService) GetProcStatusV2(ctx context.Context, meta Meta, hosts []Host) ([]ProcStatus, error) {
 	m := Meta{Namespace: meta.Namespace, Name: meta.Name}
-	var all []ProcStatus
-	for chunk := range slices.Chunk(hosts, chunkSize) {
-		if s.client.gateway != nil {
-			got, err := s.gatewayStatus(ctx, m, chunk)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, got...)
-			continue
-		}
-		var out statusReply
-		if err := s.client.call(ctx, familyGSE, "get_proc_status_v2", statusBody{Meta: m, Hosts: toV2(chunk)}, &out, true); err != nil {
-			return nil, err
-		}
-		all = append(all, out.ProcInfos...)
+	chunks := slices.Collect(slices.Chunk(hosts, chunkSize))
+	if len(chunks) <= 1 {
+		return s.statusChunk(ctx, m, hosts)
 	}
-	return all, nil
+	parts := make([][]ProcStatus, len(chunks))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(statusParallel)
+	for i, chunk := range chunks {
+		g.Go(func() error {
+			var err error
+			parts[i], err = s.statusChunk(gctx, m, chunk)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return slices.Concat(parts...), nil
+}
+
+// statusParallel bounds the chunks of one GetProcStatusV2 read at once: the
+// chunks of 10,000 hosts were read one after the other, most of the status
+// read after an apply to them.
+const statusParallel = 4
+
+// statusChunk is GetProcStatusV2 for at most chunkSize hosts.
+func (s *ProcService) statusChunk(ctx context.Context, m Meta, hosts []Host) ([]ProcStatus, error) {
+	if s.client.gateway != nil {
+		return s.gatewayStatus(ctx, m, hosts)
+	}
+	var out statusReply
+	if err := s.client.call(ctx, familyGSE, "get_proc_status_v2", statusBody{Meta: m, Hosts: toV2(hosts)}, &out, true); err != nil {
+		return nil, err
+	}
+	return out.ProcInfos, nil
 }
