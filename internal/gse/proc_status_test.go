@@ -50,4 +50,3 @@ func TestGetProcStatusV2ChunkFails(t *testing.T) {
 		t.Fatalf("%d entries, no error", len(st))
 	}
 }
-

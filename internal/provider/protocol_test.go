@@ -38,7 +38,8 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 		}
 		return resp
 	}
-	got, plain := schemas(packed.NewProtocol6), schemas(providerserver.NewProtocol6WithError)
+	packedServer := func(p provider.Provider) func() (tfprotov6.ProviderServer, error) { return packed.NewProtocol6(p) }
+	got, plain := schemas(packedServer), schemas(providerserver.NewProtocol6WithError)
 	var elementNames []string
 	for name := range hostObjectType.AttrTypes {
 		elementNames = append(elementNames, name)

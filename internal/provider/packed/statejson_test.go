@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -118,13 +119,16 @@ func FuzzStateJSON(f *testing.F) {
 
 var hugeExponent = regexp.MustCompile(`[eE][+-]?0*[0-9]{4,}`)
 
-// tftypesMsgpack is what the framework's upgrade writes for a state of typ.
+// tftypesMsgpack is what the framework's upgrade writes for a state of typ
+// (as passthrough did before the transcoder).
 func tftypesMsgpack(in []byte, typ tftypes.Type) ([]byte, error) {
-	v, err := tftypes.ValueFromJSONWithOpts(in, typ, tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true})
+	raw := tfprotov6.RawState{JSON: in}
+	v, err := raw.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
 	if err != nil {
 		return nil, err
 	}
-	return v.MarshalMsgPack(typ)
+	dv, err := tfprotov6.NewDynamicValue(typ, v)
+	return dv.MsgPack, err
 }
 
 // decodedMsgpack is b as Go values: integers keep the width they were
