@@ -1,10 +1,12 @@
 package gse_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -12,12 +14,7 @@ import (
 // the entries come back chunk by chunk, in the order of the hosts' chunks.
 func TestGetProcStatusV2Chunks(t *testing.T) {
 	t.Parallel()
-	c, sim, _ := newClient(t, simulator.Options{})
-	hosts := manyHosts(2500)
-	ctx := ctxTimeout(t, time.Minute)
-	if _, err := c.Proc.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
-		t.Fatal(err)
-	}
+	c, sim, ctx, hosts := registeredOn(t, 2500)
 	st, err := c.Proc.GetProcStatusV2(ctx, meta, hosts)
 	if err != nil || len(st) != len(hosts) {
 		t.Fatalf("%d entries, %v", len(st), err)
@@ -39,14 +36,22 @@ func TestGetProcStatusV2Chunks(t *testing.T) {
 // One chunk refused fails the read.
 func TestGetProcStatusV2ChunkFails(t *testing.T) {
 	t.Parallel()
-	c, sim, _ := newClient(t, simulator.Options{})
-	hosts := manyHosts(2500)
-	ctx := ctxTimeout(t, time.Minute)
-	if _, err := c.Proc.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
-		t.Fatal(err)
-	}
+	c, sim, ctx, hosts := registeredOn(t, 2500)
 	sim.AddFault(simulator.Fault{API: "get_proc_status_v2", HTTPStatus: http.StatusBadRequest, Message: "refused"})
 	if st, err := c.Proc.GetProcStatusV2(ctx, meta, hosts); err == nil {
 		t.Fatalf("%d entries, no error", len(st))
 	}
+}
+
+// registeredOn is a client, its simulator and a context, with the process
+// registered on n hosts.
+func registeredOn(t *testing.T, n int) (*gse.Client, *simulator.Server, context.Context, []gse.Host) {
+	t.Helper()
+	c, sim, _ := newClient(t, simulator.Options{})
+	hosts := manyHosts(n)
+	ctx := ctxTimeout(t, time.Minute)
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
+		t.Fatal(err)
+	}
+	return c, sim, ctx, hosts
 }
