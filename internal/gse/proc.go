@@ -265,7 +265,10 @@ type statusReply struct {
 func (s *ProcService) GetProcStatusV2(ctx context.Context, meta Meta, hosts []Host) ([]ProcStatus, error) {
 	m := Meta{Namespace: meta.Namespace, Name: meta.Name}
 	chunks := slices.Collect(slices.Chunk(hosts, chunkSize))
-	if len(chunks) <= 1 {
+	switch len(chunks) {
+	case 0:
+		return nil, nil // nothing to ask
+	case 1:
 		return s.statusChunk(ctx, m, hosts)
 	}
 	parts := make([][]ProcStatus, len(chunks))

@@ -33,6 +33,18 @@ func TestGetProcStatusV2Chunks(t *testing.T) {
 	}
 }
 
+// No hosts, no request.
+func TestGetProcStatusV2NoHosts(t *testing.T) {
+	t.Parallel()
+	c, sim, _ := newClient(t, simulator.Options{})
+	if st, err := c.Proc.GetProcStatusV2(ctxTimeout(t, time.Minute), meta, nil); err != nil || len(st) != 0 {
+		t.Fatalf("%v, %v", st, err)
+	}
+	if n := sim.Calls("get_proc_status_v2"); n != 0 {
+		t.Errorf("calls = %d, want 0", n)
+	}
+}
+
 // One chunk refused fails the read.
 func TestGetProcStatusV2ChunkFails(t *testing.T) {
 	t.Parallel()
