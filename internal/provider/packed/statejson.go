@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/big"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -49,6 +48,10 @@ type jsonAttr struct {
 	typ  *jsonType
 }
 
+// byName orders attributes as tftypes encodes them; compileJSON sorts by it
+// and encodeObject searches by it.
+func byName(a jsonAttr, name string) int { return strings.Compare(a.name, name) }
+
 // compileJSON is t as the transcoder walks it; false for a type holding a
 // dynamic value or a tuple.
 func compileJSON(t tftypes.Type) (*jsonType, bool) {
@@ -76,7 +79,7 @@ func compileJSON(t tftypes.Type) (*jsonType, bool) {
 			}
 			out.attrs = append(out.attrs, jsonAttr{name: name, typ: c})
 		}
-		sort.Slice(out.attrs, func(i, j int) bool { return out.attrs[i].name < out.attrs[j].name })
+		slices.SortFunc(out.attrs, func(a, b jsonAttr) int { return byName(a, b.name) })
 		return out, true
 	}
 	return nil, false
@@ -269,7 +272,7 @@ func (t *jsonType) encodeMap(enc *msgpack.Encoder, o jsonMembers) error {
 func (t *jsonType) encodeObject(enc *msgpack.Encoder, o jsonMembers) error {
 	values := make([]any, len(t.attrs))
 	for _, m := range o {
-		i, found := slices.BinarySearchFunc(t.attrs, m.name, func(a jsonAttr, name string) int { return strings.Compare(a.name, name) })
+		i, found := slices.BinarySearchFunc(t.attrs, m.name, byName)
 		if !found {
 			continue
 		}
