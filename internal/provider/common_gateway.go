@@ -88,17 +88,6 @@ func planNeedsGateway(ctx context.Context, c *gse.Client, plan tfsdk.Plan, at pa
 	}
 }
 
-// needsESB reports, for a JOB resource (what) used with a provider that has
-// only gateway_url, that the JOB APIs need endpoint: ESB serves them, the
-// GSE gateway does not.
-func needsESB(c *gse.Client, what string, diags *diag.Diagnostics) {
-	if c != nil && !c.ESB() {
-		diags.AddError("JOB needs the provider's endpoint",
-			what+" calls the JOB platform's APIs, which BlueKing ESB serves; gateway_url serves only GSE's process APIs. "+
-				"Set endpoint in the provider block (or BK_COMPONENT_API_URL) to the ESB root, such as https://paas.example.com.")
-	}
-}
-
 // agentsDownError names the hosts whose GSE agent is not running.
 type agentsDownError struct{ down []gse.AgentState }
 

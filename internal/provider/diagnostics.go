@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -152,24 +151,4 @@ func hostsWith(he *gse.HostsError, code int) string {
 		}
 	}
 	return strings.Join(ips, ", ")
-}
-
-// clientFrom takes the client the provider configured; nil before configuration.
-func clientFrom(data any, diags *diag.Diagnostics) *gse.Client {
-	if data == nil {
-		return nil
-	}
-	c, ok := data.(*gse.Client)
-	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *gse.Client, got %T. Please report this issue to the provider developers.", data))
-	}
-	return c
-}
-
-// deadline bounds ctx by an operation's timeout from the timeouts block
-// (defaultTimeout when unset). Check diags before using the context.
-func deadline(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), diags *diag.Diagnostics) (context.Context, context.CancelFunc) {
-	d, ds := timeout(ctx, defaultTimeout)
-	diags.Append(ds...)
-	return context.WithTimeout(ctx, d)
 }

@@ -24,3 +24,6 @@ func quotaAdvice(err error) string {
 	}
 	return ""
 }
+
+// rateLimitEnv is rate_limit's environment fallback.
+const rateLimitEnv = "GSE_RATE_LIMIT"

@@ -171,3 +171,40 @@ func operateProcessOnly(attrs map[string]attr.Value) []string {
 	}
 	return out
 }
+
+// jobHosts are the distinct IPs of procs, as hosts to roll out over.
+func jobHosts(procs []gse.JobProcess) []gse.Host {
+	seen := map[string]bool{}
+	var ips []gse.JobIP
+	for _, p := range procs {
+		for _, ip := range p.IPList {
+			if !seen[ip.Key()] {
+				seen[ip.Key()] = true
+				ips = append(ips, ip)
+			}
+		}
+	}
+	return each(ips, gse.JobIP.Host)
+}
+
+// jobProcsOn narrows procs to the IPs of batch, dropping processes left without any.
+func jobProcsOn(procs []gse.JobProcess, batch []gse.Host) []gse.JobProcess {
+	in := map[string]bool{}
+	for _, ip := range each(batch, gse.Host.JobIP) {
+		in[ip.Key()] = true
+	}
+	var out []gse.JobProcess
+	for _, p := range procs {
+		var ips []gse.JobIP
+		for _, ip := range p.IPList {
+			if in[ip.Key()] {
+				ips = append(ips, ip)
+			}
+		}
+		if len(ips) > 0 {
+			p.IPList = ips
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -320,7 +320,7 @@ func (r processSteps) rollOperate(ctx context.Context, ro *rollout, meta gse.Met
 		return err
 	}}
 	if op.Info().Starts && !spec.OneShot() { // a one-shot exits by design
-		st.notRunning = gseNotRunning(r.client, meta)
+		st.notRunning = &runningCheck{client: r.client, query: gseNotRunning(r.client, meta)}
 	}
 	return ro.run(ctx, hosts, st)
 }
@@ -408,7 +408,7 @@ func (r processSteps) createInBatches(ctx context.Context, meta gse.Meta, spec *
 		return r.converge(ctx, meta, spec, plan, got, pr)
 	}}
 	if plan.Running.ValueBool() && !spec.OneShot() {
-		st.notRunning = gseNotRunning(r.client, meta)
+		st.notRunning = &runningCheck{client: r.client, query: gseNotRunning(r.client, meta)}
 	}
 	_, err := plan.Rollout.expand().run(ctx, hosts, st)
 	return registered, err

@@ -25,22 +25,6 @@ type managedProcessModel struct {
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 
-type metaModel struct {
-	Namespace types.String `tfsdk:"namespace"`
-	Name      types.String `tfsdk:"name"`
-	Labels    types.Map    `tfsdk:"labels"`
-}
-
-// expand is the meta as GSE takes it, labels included.
-func (m metaModel) expand(ctx context.Context) (gse.Meta, diag.Diagnostics) {
-	out := gse.Meta{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString()}
-	var diags diag.Diagnostics
-	if !m.Labels.IsNull() && !m.Labels.IsUnknown() {
-		diags = m.Labels.ElementsAs(ctx, &out.Labels, false)
-	}
-	return out, diags
-}
-
 // hostStatusValue builds host_status for hosts from their status entries (see findProcessHosts).
 func hostStatusValue(hosts []hostModel, byKey map[string]gse.ProcStatus) hostStatusMap {
 	entries := make(map[string]hostStatusModel, len(hosts))
@@ -189,23 +173,4 @@ func observedFlag(want bool, n, total int) bool {
 		return n == total
 	}
 	return n > 0
-}
-
-// findProcessHosts reads the status of a process on hosts (get_proc_status_v2)
-// and indexes the hosts where it is registered by host identity
-// (gse.Host.Key): a host missing from the index does not have the process.
-// Every reader of GSE status goes through it: Read, the teardown of hosts
-// whose unregister failed, and the gse_process_status data source.
-func findProcessHosts(ctx context.Context, c *gse.Client, meta gse.Meta, hosts []gse.Host) (map[string]gse.ProcStatus, error) {
-	entries, err := c.Proc.GetProcStatusV2(ctx, meta, hosts)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]gse.ProcStatus, len(entries))
-	for _, e := range entries {
-		if e.Status != gse.StateUnregistered {
-			out[e.Host.Key()] = e
-		}
-	}
-	return out, nil
 }

@@ -227,17 +227,6 @@ func operationTargetAttributes() map[string]schema.Attribute {
 	}
 }
 
-func quoted(names []string) string {
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += ", "
-		}
-		s += "`" + n + "`"
-	}
-	return s
-}
-
 // ValidateConfig: one JOB operation goes through one API. With cmd_shell_ext
 // that is operate_proc, which would drop operate_process's other fields.
 func (r *processOperationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -336,7 +325,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			return err
 		}
 		if !g.Spec.expand().OneShot() { // a one-shot exits by design: nothing to wait for
-			st.notRunning = gseNotRunning(c, meta)
+			st.notRunning = &runningCheck{client: c, query: gseNotRunning(c, meta)}
 		}
 	} else {
 		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(t.JOB.BkBizID.ValueInt64(), 10)}
@@ -353,7 +342,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			}
 			return err
 		}
-		st.notRunning = jobProcsNotRunning(c, scope, procs)
+		st.notRunning = &runningCheck{client: c, query: jobProcsNotRunning(c, scope, procs)}
 	}
 	if !op.Info().Starts {
 		st.notRunning = nil

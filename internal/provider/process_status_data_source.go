@@ -28,11 +28,6 @@ type processStatusModel struct {
 	Timeouts   timeouts.Value    `tfsdk:"timeouts"`
 }
 
-type metaRefModel struct {
-	Namespace types.String `tfsdk:"namespace"`
-	Name      types.String `tfsdk:"name"`
-}
-
 type procInfoModel struct {
 	IP             types.String  `tfsdk:"ip"`
 	BkCloudID      types.Int64   `tfsdk:"bk_cloud_id"`

@@ -12,9 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// rateLimitEnv is rate_limit's environment fallback.
-const rateLimitEnv = "GSE_RATE_LIMIT"
-
 func rateLimitAttribute() schema.Attribute {
 	return schema.Float64Attribute{
 		Optional: true,

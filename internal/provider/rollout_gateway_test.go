@@ -42,7 +42,7 @@ func TestRolloutThroughGateway(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	step := rolloutStep{what: "start", target: meta, notRunning: gseNotRunning(c, meta), run: func(ctx context.Context, batch []gse.Host) error {
+	step := rolloutStep{what: "start", target: meta, notRunning: &runningCheck{client: c, query: gseNotRunning(c, meta)}, run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: gse.OpStart, Spec: spec})
 		return err
 	}}

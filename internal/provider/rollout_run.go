@@ -215,14 +215,6 @@ func waitRunning(ctx context.Context, hosts []gse.Host, check *runningCheck) ([]
 	}
 }
 
-// hostCount is "1 host" or "n hosts".
-func hostCount(n int) string {
-	if n == 1 {
-		return "1 host"
-	}
-	return fmt.Sprintf("%d hosts", n)
-}
-
 // report logs a finished batch at INFO and, in the action, sends it as progress.
 func (r *rollout) report(ctx context.Context, st rolloutStep, i, n int, batch []gse.Host, failed []rolloutFailure) {
 	result := "ok"
@@ -242,99 +234,4 @@ func (r *rollout) report(ctx context.Context, st rolloutStep, i, n int, batch []
 	if st.progress != nil {
 		st.progress(msg)
 	}
-}
-
-// gseNotRunning is wait_running's check of a GSE process: the hosts whose
-// status is not running with a pid, with what GSE reported.
-func gseNotRunning(c *gse.Client, meta gse.Meta) *runningCheck {
-	return &runningCheck{client: c, query: func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
-		byKey, err := findProcessHosts(ctx, c, meta, hosts)
-		if err != nil {
-			return nil, err
-		}
-		bad := map[string]string{}
-		for _, h := range hosts {
-			e, ok := byKey[h.Key()]
-			switch {
-			case !ok:
-				bad[h.Key()] = "the process is not registered"
-			case e.Status != gse.StateRunning || e.PID <= 0:
-				bad[h.Key()] = fmt.Sprintf("status %s (%d), pid %d", statusName(e.Status), e.Status, e.PID)
-			}
-		}
-		return bad, nil
-	}}
-}
-
-// jobNotRunning is wait_running's check of a JOB process (a status query of
-// proc on its IPs): the IPs, by gse.Host.Key, where no instance has a pid,
-// with what the agent reported.
-func jobNotRunning(ctx context.Context, c *gse.Client, scope gse.JobScope, proc gse.JobProcess) (map[string]string, error) {
-	states, err := findJobIPStates(ctx, c, scope, proc)
-	if len(states) == 0 && err != nil {
-		return nil, err
-	}
-	bad := map[string]string{}
-	for _, ip := range proc.IPList {
-		o, ok := states[ip.Key()]
-		if st := jobIPStatusOf(o, ok); st.status != "running" {
-			bad[ip.Host().Key()] = fmt.Sprintf("%s, pid %d", st.status, st.pid)
-		}
-	}
-	return bad, nil
-}
-
-// jobHosts are the distinct IPs of procs, as hosts to roll out over.
-func jobHosts(procs []gse.JobProcess) []gse.Host {
-	seen := map[string]bool{}
-	var ips []gse.JobIP
-	for _, p := range procs {
-		for _, ip := range p.IPList {
-			if !seen[ip.Key()] {
-				seen[ip.Key()] = true
-				ips = append(ips, ip)
-			}
-		}
-	}
-	return each(ips, gse.JobIP.Host)
-}
-
-// jobProcsOn narrows procs to the IPs of batch, dropping processes left without any.
-func jobProcsOn(procs []gse.JobProcess, batch []gse.Host) []gse.JobProcess {
-	in := map[string]bool{}
-	for _, ip := range each(batch, gse.Host.JobIP) {
-		in[ip.Key()] = true
-	}
-	var out []gse.JobProcess
-	for _, p := range procs {
-		var ips []gse.JobIP
-		for _, ip := range p.IPList {
-			if in[ip.Key()] {
-				ips = append(ips, ip)
-			}
-		}
-		if len(ips) > 0 {
-			p.IPList = ips
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// jobProcsNotRunning is wait_running's check over several JOB processes: an
-// IP is not running while any of its processes is not.
-func jobProcsNotRunning(c *gse.Client, scope gse.JobScope, procs []gse.JobProcess) *runningCheck {
-	return &runningCheck{client: c, query: func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
-		bad := map[string]string{}
-		for _, p := range jobProcsOn(procs, hosts) {
-			sick, err := jobNotRunning(ctx, c, scope, p)
-			if err != nil {
-				return nil, err
-			}
-			for k, v := range sick {
-				bad[k] = p.Path() + ": " + v
-			}
-		}
-		return bad, nil
-	}}
 }

@@ -1,0 +1,31 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+type metaModel struct {
+	Namespace types.String `tfsdk:"namespace"`
+	Name      types.String `tfsdk:"name"`
+	Labels    types.Map    `tfsdk:"labels"`
+}
+
+// expand is the meta as GSE takes it, labels included.
+func (m metaModel) expand(ctx context.Context) (gse.Meta, diag.Diagnostics) {
+	out := gse.Meta{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString()}
+	var diags diag.Diagnostics
+	if !m.Labels.IsNull() && !m.Labels.IsUnknown() {
+		diags = m.Labels.ElementsAs(ctx, &out.Labels, false)
+	}
+	return out, diags
+}
+
+type metaRefModel struct {
+	Namespace types.String `tfsdk:"namespace"`
+	Name      types.String `tfsdk:"name"`
+}

@@ -1,0 +1,70 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// notRunning reads which of hosts are not running, by gse.Host.Key, each
+// with what GSE or JOB reported: what wait_running polls after each batch.
+type notRunning = func(ctx context.Context, hosts []gse.Host) (map[string]string, error)
+
+// gseNotRunning is wait_running's check of a GSE process: the hosts whose
+// status is not running with a pid, with what GSE reported.
+func gseNotRunning(c *gse.Client, meta gse.Meta) notRunning {
+	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
+		byKey, err := findProcessHosts(ctx, c, meta, hosts)
+		if err != nil {
+			return nil, err
+		}
+		bad := map[string]string{}
+		for _, h := range hosts {
+			e, ok := byKey[h.Key()]
+			switch {
+			case !ok:
+				bad[h.Key()] = "the process is not registered"
+			case e.Status != gse.StateRunning || e.PID <= 0:
+				bad[h.Key()] = fmt.Sprintf("status %s (%d), pid %d", statusName(e.Status), e.Status, e.PID)
+			}
+		}
+		return bad, nil
+	}
+}
+
+// jobNotRunning is wait_running's check of a JOB process (a status query of
+// proc on its IPs): the IPs, by gse.Host.Key, where no instance has a pid,
+// with what the agent reported.
+func jobNotRunning(ctx context.Context, c *gse.Client, scope gse.JobScope, proc gse.JobProcess) (map[string]string, error) {
+	states, err := findJobIPStates(ctx, c, scope, proc)
+	if len(states) == 0 && err != nil {
+		return nil, err
+	}
+	bad := map[string]string{}
+	for _, ip := range proc.IPList {
+		o, ok := states[ip.Key()]
+		if st := jobIPStatusOf(o, ok); st.status != "running" {
+			bad[ip.Host().Key()] = fmt.Sprintf("%s, pid %d", st.status, st.pid)
+		}
+	}
+	return bad, nil
+}
+
+// jobProcsNotRunning is wait_running's check over several JOB processes: an
+// IP is not running while any of its processes is not.
+func jobProcsNotRunning(c *gse.Client, scope gse.JobScope, procs []gse.JobProcess) notRunning {
+	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
+		bad := map[string]string{}
+		for _, p := range jobProcsOn(procs, hosts) {
+			sick, err := jobNotRunning(ctx, c, scope, p)
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range sick {
+				bad[k] = p.Path() + ": " + v
+			}
+		}
+		return bad, nil
+	}
+}
