@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 var _ datasource.DataSourceWithConfigure = (*cmdbHostsDataSource)(nil)
@@ -41,7 +42,7 @@ func (d *cmdbHostsDataSource) Metadata(_ context.Context, req datasource.Metadat
 }
 
 func (d *cmdbHostsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	d.client = plumbing.ClientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *cmdbHostsDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -80,7 +81,7 @@ func (d *cmdbHostsDataSource) Schema(ctx context.Context, _ datasource.SchemaReq
 				MarkdownDescription: "CMDB ids of the selected hosts left out of `hosts`: without an address this mode can use (no address at all; through ESB, only an IPv6 one), " +
 					"or the same host as an earlier one. A warning says which and why.",
 			},
-			"timeouts": dataSourceTimeouts(ctx),
+			"timeouts": plumbing.DataSourceTimeouts(ctx),
 		},
 	}
 }
@@ -91,7 +92,7 @@ func (d *cmdbHostsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -238,7 +239,7 @@ func (c expectHostsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 			continue
 		}
 		before, after := plannedHostKeys(rc.Change.Before), plannedHostKeys(rc.Change.After)
-		removed, added, _ := diffBy(before, after, func(s string) string { return s })
+		removed, added, _ := plumbing.DiffBy(before, after, func(s string) string { return s })
 		sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
 		if !slices.Equal(sorted(removed), sorted(c.removed)) || !slices.Equal(sorted(added), sorted(c.added)) {
 			resp.Error = fmt.Errorf("%s: the plan removes hosts %v and adds %v; want removed %v, added %v", c.addr, removed, added, c.removed, c.added)

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // hostSelection is what gse_cmdb_hosts makes of CMDB's hosts.
@@ -114,5 +115,5 @@ func cmdbAdvice(c *gse.Client, err error) string {
 	case gse.KindOf(err) == gse.KindParams || errors.As(err, &ae) && ae.Code == gse.CodeCMDBParams:
 		return "CMDB refused the query: check bk_biz_id, bk_set_ids, bk_module_ids and the fields and operators of filter against the message."
 	}
-	return callAdvice(err)
+	return plumbing.CallAdvice(err)
 }

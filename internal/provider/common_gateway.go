@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // Hosts that only GSE 2.0 can address (an agent id, an IPv6 address) need
@@ -74,7 +75,7 @@ func planNeedsGateway(ctx context.Context, c *gse.Client, plan tfsdk.Plan, at pa
 		return
 	}
 	var els []attr.Value
-	if l, ok := v.(elementsValue); ok {
+	if l, ok := v.(plumbing.ElementsValue); ok {
 		els = l.Elements()
 	}
 	hosts := make([]gse.Host, 0, len(els))
@@ -135,7 +136,7 @@ func upHosts(hosts []gse.Host, down map[string]gse.AgentState) []gse.Host {
 	if len(down) == 0 {
 		return hosts
 	}
-	return selectBy(hosts, gse.Host.Key, slices.Collect(maps.Keys(down)), false)
+	return plumbing.SelectBy(hosts, gse.Host.Key, slices.Collect(maps.Keys(down)), false)
 }
 
 // agentsUp fails at once, naming them, when the agent of any of hosts is not

@@ -14,6 +14,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // This file holds gse_managed_process.hosts as a value: its element (the
@@ -104,7 +105,7 @@ func (l hostList) Equal(o attr.Value) bool {
 	return ok && l.StringValue.Equal(other.StringValue)
 }
 
-var _ elementsValue = hostList{}
+var _ plumbing.ElementsValue = hostList{}
 
 // newHostList packs known hosts.
 func newHostList(hosts []hostModel) hostList {

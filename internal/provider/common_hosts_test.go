@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 func TestParseImportHosts(t *testing.T) {
@@ -78,7 +79,7 @@ func TestDiffBy(t *testing.T) {
 		{[]string{"a", "b"}, []string{"b", "a"}, nil, nil, []string{"b", "a"}},
 		{[]string{"a"}, nil, []string{"a"}, nil, nil},
 	} {
-		removed, added, kept := diffBy(tc.prior, tc.plan, id)
+		removed, added, kept := plumbing.DiffBy(tc.prior, tc.plan, id)
 		if !slices.Equal(removed, tc.removed) || !slices.Equal(added, tc.added) || !slices.Equal(kept, tc.kept) {
 			t.Errorf("diffBy(%v, %v) = %v, %v, %v; want %v, %v, %v", tc.prior, tc.plan, removed, added, kept, tc.removed, tc.added, tc.kept)
 		}

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // This file holds the schema of a process's spec, shared by
@@ -67,10 +69,10 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 				Attributes: map[string]schema.Attribute{
 					"index_key":   optionalString("Agent index key; leave unset to let GSE use `setup_path` + `proc_name`. Set it when two processes share both."),
 					"proc_name":   requiredString("Binary file name of the process, such as `nginx`; not empty.", nonEmpty()),
-					"setup_path":  requiredString("Working directory (absolute path).", absolutePath()),
-					"pid_path":    requiredString("PID file (absolute path); the agent reads it to find the process.", absolutePath()),
-					"config_path": optionalString("Configuration file (absolute path).", absolutePath()),
-					"log_path":    optionalString("Log directory (absolute path).", absolutePath()),
+					"setup_path":  requiredString("Working directory (absolute path).", plumbing.AbsolutePath()),
+					"pid_path":    requiredString("PID file (absolute path); the agent reads it to find the process.", plumbing.AbsolutePath()),
+					"config_path": optionalString("Configuration file (absolute path).", plumbing.AbsolutePath()),
+					"log_path":    optionalString("Log directory (absolute path).", plumbing.AbsolutePath()),
 					"user":        requiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", nonEmpty()),
 				},
 			},
@@ -91,11 +93,11 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 				Attributes: map[string]schema.Attribute{
 					"cpu": schema.Float64Attribute{
 						Required: true, MarkdownDescription: "CPU usage limit in percent of the whole machine (not of one core), 0 to 100; `30.0` means 30%.",
-						Validators: []validator.Float64{zeroTo(100)},
+						Validators: []validator.Float64{plumbing.ZeroTo(100)},
 					},
 					"mem": schema.Float64Attribute{
 						Required: true, MarkdownDescription: "Memory usage limit in percent, 0 to 100.",
-						Validators: []validator.Float64{zeroTo(100)},
+						Validators: []validator.Float64{plumbing.ZeroTo(100)},
 					},
 					"fd":   nonNegative("File descriptor limit (reserved by GSE).", -1),
 					"disk": nonNegative("Disk usage limit (reserved by GSE).", -1),
@@ -108,7 +110,7 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 					"auto_type": schema.Int64Attribute{
 						Required:            true,
 						MarkdownDescription: "Hosting type: " + autoTypeDescription() + ".",
-						Validators:          []validator.Int64{namedInts(autoTypes)},
+						Validators:          []validator.Int64{plumbing.NamedInts(autoTypes)},
 					},
 					"start_check_secs": nonNegative("Seconds after the start command before the agent checks the process is alive.", defaultStartCheckSecs),
 					"stop_check_secs":  nonNegative("Seconds after the stop command before the agent checks the process is gone.", -1),
@@ -128,7 +130,7 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 				Optional: true, MarkdownDescription: "Configuration files of the process (reserved by GSE).",
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"path": optionalString("Configuration file (absolute path).", absolutePath()),
+					"path": optionalString("Configuration file (absolute path).", plumbing.AbsolutePath()),
 					"md5":  optionalString("MD5 of the file's content."),
 				}},
 			},

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // jobField is one process_infos field of the JOB APIs (operate_proc, operate_process),
@@ -27,7 +28,7 @@ type jobField struct {
 var cmdShellExts = []string{"sh", "bat", "ps1"}
 
 // absPath is the check of every path field: JOB joins setup_path and proc_name, and the agent runs from it.
-var absPath = []validator.String{stringvalidator.RegexMatches(absPathRE, `must be an absolute path, such as /data/app or C:\app`)}
+var absPath = []validator.String{stringvalidator.RegexMatches(plumbing.AbsPathRE, `must be an absolute path, such as /data/app or C:\app`)}
 
 var jobFields = map[string]jobField{
 	"setup_path": {desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", strs: absPath},
@@ -53,9 +54,9 @@ var jobFields = map[string]jobField{
 	"instance_id": {desc: "Process instance id defined in CMDB (internal; may stay unset)."},
 	"value_key":   {desc: "Index of the process in the agent; unset means `setup_path` + `proc_name`. Set it when two hosted processes share both."},
 	"type": {desc: "Hosting type: " + autoTypeDescription() + ". A periodic process needs `cycle_time`; " +
-		"`operate_process` sends `0` (periodic) when unset.", integer: true, ints: []validator.Int64{namedInts(autoTypes)}},
-	"cpu_lmt":                {desc: "CPU limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{zeroTo(100)}},
-	"mem_lmt":                {desc: "Memory limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{zeroTo(100)}},
+		"`operate_process` sends `0` (periodic) when unset.", integer: true, ints: []validator.Int64{plumbing.NamedInts(autoTypes)}},
+	"cpu_lmt":                {desc: "CPU limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{plumbing.ZeroTo(100)}},
+	"mem_lmt":                {desc: "Memory limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{plumbing.ZeroTo(100)}},
 	"cycle_time":             {desc: "Period, in seconds, of a periodic process (`type = 0`).", integer: true, ints: []validator.Int64{int64validator.AtLeast(1)}},
 	"instance_num":           {desc: "Number of instances of the process.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
 	"op_timeout":             {desc: "Timeout of each command, in seconds.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
@@ -184,13 +185,13 @@ func jobHosts(procs []gse.JobProcess) []gse.Host {
 			}
 		}
 	}
-	return each(ips, gse.JobIP.Host)
+	return plumbing.Each(ips, gse.JobIP.Host)
 }
 
 // jobProcsOn narrows procs to the IPs of batch, dropping processes left without any.
 func jobProcsOn(procs []gse.JobProcess, batch []gse.Host) []gse.JobProcess {
 	in := map[string]bool{}
-	for _, ip := range each(batch, gse.Host.JobIP) {
+	for _, ip := range plumbing.Each(batch, gse.Host.JobIP) {
 		in[ip.Key()] = true
 	}
 	var out []gse.JobProcess

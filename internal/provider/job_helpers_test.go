@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 func TestParseJobImportID(t *testing.T) {
@@ -130,7 +131,7 @@ func TestJobIPDiff(t *testing.T) {
 	t.Parallel()
 	prior := []gse.JobIP{{IP: "10.0.0.1"}, {IP: "2001:DB8::1"}, {BkCloudID: 1, IP: "10.0.0.2"}}
 	plan := []gse.JobIP{{IP: "::ffff:10.0.0.1"}, {IP: "2001:db8::1"}, {IP: "10.0.0.3"}}
-	removed, added, kept := diffBy(prior, plan, gse.JobIP.Key)
+	removed, added, kept := plumbing.DiffBy(prior, plan, gse.JobIP.Key)
 	if !reflect.DeepEqual(removed, []gse.JobIP{{BkCloudID: 1, IP: "10.0.0.2"}}) || !reflect.DeepEqual(added, []gse.JobIP{{IP: "10.0.0.3"}}) ||
 		!reflect.DeepEqual(kept, []gse.JobIP{{IP: "::ffff:10.0.0.1"}, {IP: "2001:db8::1"}}) {
 		t.Errorf("removed %v added %v kept %v", removed, added, kept)

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // jobSteps are the operate_process calls that gse_job_managed_process's
@@ -41,7 +42,7 @@ func (r jobSteps) ipStatus(ctx context.Context, m *jobManagedProcessModel, hoste
 	states, err := findJobIPStates(ctx, r.client, m.scope(), m.process(m.ips()))
 	switch {
 	case gse.KindOf(err) == gse.KindRemoved:
-		addAPIError(diags, "query the status of", m.target(), err, forgetWithoutJOB)
+		plumbing.AddAPIError(diags, "query the status of", m.target(), err, forgetWithoutJOB)
 	case err != nil:
 		diags.AddWarning("Could not query the process status on every IP", err.Error()+"\n\nIPs whose status is unknown are kept as they are.")
 	}
@@ -60,7 +61,7 @@ func (r jobSteps) ipStatus(ctx context.Context, m *jobManagedProcessModel, hoste
 // converge unregisters removed IPs, re-registers kept ones when the definition
 // changed, then registers new ones, recording each step in applied.
 func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManagedProcessModel) error {
-	removed, added, kept := diffBy(prior.ips(), plan.ips(), gse.JobIP.Key)
+	removed, added, kept := plumbing.DiffBy(prior.ips(), plan.ips(), gse.JobIP.Key)
 	// Framework values compare by state and value, so == is Equal field by field.
 	changed := prior.jobDefinitionModel != plan.jobDefinitionModel || !prior.Contact.Equal(plan.Contact) || !prior.Account.Equal(plan.Account)
 
@@ -69,7 +70,7 @@ func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManaged
 	withRollout.Rollout = plan.Rollout
 	if len(removed) > 0 {
 		err := r.hostInBatches(ctx, &withRollout, gse.OpUnhost, removed, func(out *gse.JobOutcome, _ error) {
-			applied.IPList = selectBy(applied.IPList, keyOf(hostRefModel.expand), each(out.Succeeded(), gse.JobIP.Key), false)
+			applied.IPList = plumbing.SelectBy(applied.IPList, plumbing.KeyOf(hostRefModel.expand), plumbing.Each(out.Succeeded(), gse.JobIP.Key), false)
 		})
 		if err != nil {
 			return err
@@ -86,7 +87,7 @@ func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManaged
 	}
 	if len(added) > 0 {
 		err := r.hostInBatches(ctx, plan, gse.OpHost, added, func(out *gse.JobOutcome, err error) {
-			applied.IPList = append(applied.IPList, selectBy(plan.IPList, keyOf(hostRefModel.expand), each(jobMayExist(out, err), gse.JobIP.Key), true)...)
+			applied.IPList = append(applied.IPList, plumbing.SelectBy(plan.IPList, plumbing.KeyOf(hostRefModel.expand), plumbing.Each(jobMayExist(out, err), gse.JobIP.Key), true)...)
 		})
 		if err != nil {
 			return err
@@ -102,15 +103,15 @@ func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManaged
 func (r jobSteps) hostInBatches(ctx context.Context, m *jobManagedProcessModel, op gse.OpType, ips []gse.JobIP, acted func(*gse.JobOutcome, error)) error {
 	scope := m.scope()
 	st := rolloutStep{what: op.Info().API, target: m.target(), run: func(ctx context.Context, batch []gse.Host) error {
-		out, err := r.client.Job.Operate(ctx, scope, op, []gse.JobProcess{m.process(each(batch, gse.Host.JobIP))})
+		out, err := r.client.Job.Operate(ctx, scope, op, []gse.JobProcess{m.process(plumbing.Each(batch, gse.Host.JobIP))})
 		acted(out, err)
 		return err
 	}}
 	if op == gse.OpHost {
 		st.notRunning = &runningCheck{client: r.client, query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
-			return jobNotRunning(ctx, r.client, scope, m.process(each(batch, gse.Host.JobIP)))
+			return jobNotRunning(ctx, r.client, scope, m.process(plumbing.Each(batch, gse.Host.JobIP)))
 		}}
 	}
-	_, err := m.Rollout.expand().run(ctx, each(ips, gse.JobIP.Host), st)
+	_, err := m.Rollout.expand().run(ctx, plumbing.Each(ips, gse.JobIP.Host), st)
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 var (
@@ -37,8 +38,8 @@ func (r *jobManagedProcessResource) Metadata(_ context.Context, req resource.Met
 }
 
 func (r *jobManagedProcessResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
-	needsESB(r.client, "gse_job_managed_process", &resp.Diagnostics)
+	r.client = plumbing.ClientFrom(req.ProviderData, &resp.Diagnostics)
+	plumbing.NeedsESB(r.client, "gse_job_managed_process", &resp.Diagnostics)
 }
 
 func (r *jobManagedProcessResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -92,7 +93,7 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
@@ -103,9 +104,9 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 		registered = append(registered, jobMayExist(out, err)...)
 	})
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "create", plan.target(), err,
+		plumbing.AddAPIError(&resp.Diagnostics, "create", plan.target(), err,
 			"The IPs where hosting may be registered are kept in the state, and the resource is tainted: the next apply unregisters and registers it again.")
-		plan.IPList = selectBy(plan.IPList, keyOf(hostRefModel.expand), each(registered, gse.JobIP.Key), true)
+		plan.IPList = plumbing.SelectBy(plan.IPList, plumbing.KeyOf(hostRefModel.expand), plumbing.Each(registered, gse.JobIP.Key), true)
 		if len(plan.IPList) == 0 {
 			return
 		}
@@ -120,7 +121,7 @@ func (r *jobManagedProcessResource) Read(ctx context.Context, req resource.ReadR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() || m.PidPath.ValueString() == "" {
 		// Imported without pid_path: operate_process cannot query without it.
@@ -157,7 +158,7 @@ func (r *jobManagedProcessResource) Update(ctx context.Context, req resource.Upd
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
@@ -166,7 +167,7 @@ func (r *jobManagedProcessResource) Update(ctx context.Context, req resource.Upd
 	applied := prior
 	applied.Timeouts = plan.Timeouts
 	if err := r.steps().converge(ctx, &plan, &prior, &applied); err != nil {
-		addAPIError(&resp.Diagnostics, "update", plan.target(), err,
+		plumbing.AddAPIError(&resp.Diagnostics, "update", plan.target(), err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
 	} else {
 		applied = plan
@@ -181,7 +182,7 @@ func (r *jobManagedProcessResource) Delete(ctx context.Context, req resource.Del
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := deadline(ctx, m.Timeouts.Delete, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, m.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
@@ -198,7 +199,7 @@ func (r *jobManagedProcessResource) Delete(ctx context.Context, req resource.Del
 		if gse.KindOf(err) == gse.KindRemoved {
 			next = forgetWithoutJOB
 		}
-		addAPIError(&resp.Diagnostics, "delete", m.target(), err, next)
+		plumbing.AddAPIError(&resp.Diagnostics, "delete", m.target(), err, next)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 var scopeTypes = []string{"biz", "biz_set"}
@@ -54,7 +56,7 @@ func jobManagedProcessSchema(ctx context.Context) schema.Schema {
 		"and suits resident processes (`type = 1`), which the agent pulls up. What a stopped rollout leaves in the state: " +
 		"removed IPs that were unregistered leave `ip_list`, added IPs that were registered join it, and a definition change stays unapplied " +
 		"(the prior definition is kept, so the next apply registers every kept IP again). A create that stops keeps the registered batches, tainted.")
-	attrs["timeouts"] = resourceTimeouts(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
+	attrs["timeouts"] = plumbing.ResourceTimeouts(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
 	return schema.Schema{
 		Version: 1,
 		MarkdownDescription: "A process definition hosted (托管) on a set of IPs through the JOB platform's `operate_process`: op_type 3 registers hosting, " +

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 var _ datasource.DataSourceWithConfigure = (*jobProcessStatusDataSource)(nil)
@@ -53,8 +54,8 @@ func (d *jobProcessStatusDataSource) Metadata(_ context.Context, req datasource.
 }
 
 func (d *jobProcessStatusDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
-	needsESB(d.client, "gse_job_process_status", &resp.Diagnostics)
+	d.client = plumbing.ClientFrom(req.ProviderData, &resp.Diagnostics)
+	plumbing.NeedsESB(d.client, "gse_job_process_status", &resp.Diagnostics)
 }
 
 func (d *jobProcessStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -88,7 +89,7 @@ func (d *jobProcessStatusDataSource) Schema(ctx context.Context, _ datasource.Sc
 				}},
 			},
 			"all_running": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the process runs (at least one instance) on every IP."},
-			"timeouts":    dataSourceTimeouts(ctx),
+			"timeouts":    plumbing.DataSourceTimeouts(ctx),
 		},
 	}
 }
@@ -100,7 +101,7 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	// The query is a task that is polled: without a deadline a host that never answers would hang the plan.
-	ctx, cancel := deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
@@ -115,7 +116,7 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 	case errors.As(err, &hostsErr):
 		resp.Diagnostics.AddWarning("The status query failed on some IPs", err.Error())
 	case err != nil:
-		addAPIError(&resp.Diagnostics, "query the status of", gse.TargetOf(scope, proc), err, "Check the provider configuration, bk_biz_id and the process fields.")
+		plumbing.AddAPIError(&resp.Diagnostics, "query the status of", gse.TargetOf(scope, proc), err, "Check the provider configuration, bk_biz_id and the process fields.")
 		return
 	}
 	slices.SortStableFunc(ips, func(a, b gse.JobIP) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // processSteps are the GSE calls that gse_managed_process's Create, Update and
@@ -32,7 +33,7 @@ func (r processSteps) appliedStatus(ctx context.Context, meta gse.Meta, hosts []
 	if len(read) == 0 {
 		return status
 	}
-	byKey, err := findProcessHosts(ctx, r.client, meta, each(read, hostModel.expand))
+	byKey, err := findProcessHosts(ctx, r.client, meta, plumbing.Each(read, hostModel.expand))
 	if err != nil {
 		diags.AddWarning(fmt.Sprintf("Status of process %s not read after the apply", meta),
 			fmt.Sprintf("The apply succeeded; reading the status of the hosts it changed (get_proc_status_v2) failed: %v. "+
@@ -66,7 +67,7 @@ func updatedStatus(planned, read hostStatusMap) hostStatusMap {
 // that reaches only some hosts is finished by the next apply (triggers).
 func (r processSteps) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
 	u := &update{r: r, meta: meta, spec: plan.Spec.expand(), ro: plan.Rollout.expand(), plan: plan, prior: prior, applied: applied, pr: pr}
-	u.removed, u.added, u.kept = diffBy(each(prior.Hosts.Hosts(), hostModel.expand), each(plan.Hosts.Hosts(), hostModel.expand), gse.Host.Key)
+	u.removed, u.added, u.kept = plumbing.DiffBy(plumbing.Each(prior.Hosts.Hosts(), hostModel.expand), plumbing.Each(plan.Hosts.Hosts(), hostModel.expand), gse.Host.Key)
 	u.specChanged = !sameSpec(prior.Spec.spec, plan.Spec.spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 	if err := reachable(ctx, r.client, slices.Concat(u.removed, u.added, u.kept)); err != nil {
 		return err // common_gateway.go: hosts need gateway_url, or their agent is down
@@ -103,7 +104,7 @@ func (u *update) removeHosts(ctx context.Context) error {
 		gone = append(gone, g...)
 		return err
 	}})
-	u.applied.Hosts = newHostList(selectBy(u.applied.Hosts.Hosts(), keyOf(hostModel.expand), each(gone, gse.Host.Key), false))
+	u.applied.Hosts = newHostList(plumbing.SelectBy(u.applied.Hosts.Hosts(), plumbing.KeyOf(hostModel.expand), plumbing.Each(gone, gse.Host.Key), false))
 	return err
 }
 
@@ -134,7 +135,7 @@ func (u *update) addHosts(ctx context.Context) error {
 		}
 	}
 	done, err := register(ctx, u.meta, u.spec, u.plan, u.added, u.pr)
-	u.applied.Hosts = newHostList(slices.Concat(u.applied.Hosts.Hosts(), selectBy(u.plan.Hosts.Hosts(), keyOf(hostModel.expand), each(done, gse.Host.Key), true)))
+	u.applied.Hosts = newHostList(slices.Concat(u.applied.Hosts.Hosts(), plumbing.SelectBy(u.plan.Hosts.Hosts(), plumbing.KeyOf(hostModel.expand), plumbing.Each(done, gse.Host.Key), true)))
 	if err != nil {
 		return err
 	}
@@ -194,7 +195,7 @@ func (u *update) setRunning(ctx context.Context) error {
 // runTriggers runs restart and reload on every planned host when their
 // triggers changed.
 func (u *update) runTriggers(ctx context.Context, triggers triggerProgresses) error {
-	all := each(u.plan.Hosts.Hosts(), hostModel.expand)
+	all := plumbing.Each(u.plan.Hosts.Hosts(), hostModel.expand)
 	for _, t := range []struct {
 		name        string
 		op          gse.OpType
@@ -286,7 +287,7 @@ func createdMayExist(hosts []gse.Host, err error) []gse.Host {
 				refused = append(refused, f.Host)
 			}
 		}
-		return selectBy(hosts, gse.Host.Key, each(refused, gse.Host.Key), false)
+		return plumbing.SelectBy(hosts, gse.Host.Key, plumbing.Each(refused, gse.Host.Key), false)
 	case errors.As(err, &ae) && (ae.HTTPStatus == 200 || ae.GatewayRefused()), errors.As(err, new(*agentsDownError)):
 		return nil
 	}
@@ -379,13 +380,13 @@ func (r processSteps) runTrigger(ctx context.Context, ro *rollout, meta gse.Meta
 	prev, resumed := progress[name]
 	hosts := all
 	if resumed && prev.Want == want {
-		hosts = selectBy(all, gse.Host.Key, prev.Done, false)
+		hosts = plumbing.SelectBy(all, gse.Host.Key, prev.Done, false)
 	} else {
 		prev = triggerProgress{Want: want}
 	}
 	done, err := r.rollOperate(ctx, ro, meta, spec, op, hosts, pr)
 	if err != nil {
-		prev.Done = append(prev.Done, each(done, gse.Host.Key)...)
+		prev.Done = append(prev.Done, plumbing.Each(done, gse.Host.Key)...)
 		progress[name] = prev
 		return err
 	}
@@ -471,7 +472,7 @@ func (r processSteps) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spe
 		if len(gone) < len(failed) {
 			return gone, err
 		}
-		present = selectBy(hosts, gse.Host.Key, each(gone, gse.Host.Key), false)
+		present = plumbing.SelectBy(hosts, gse.Host.Key, plumbing.Each(gone, gse.Host.Key), false)
 	}
 	if stop {
 		var notRunning []gse.Host
@@ -480,7 +481,7 @@ func (r processSteps) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spe
 				notRunning = append(notRunning, o.Host)
 			}
 		}
-		if _, err := r.operate(ctx, meta, spec, gse.OpUnhost, selectBy(present, gse.Host.Key, each(notRunning, gse.Host.Key), true), &pr); err != nil {
+		if _, err := r.operate(ctx, meta, spec, gse.OpUnhost, plumbing.SelectBy(present, gse.Host.Key, plumbing.Each(notRunning, gse.Host.Key), true), &pr); err != nil {
 			return gone, err
 		}
 	}
@@ -504,7 +505,7 @@ func mayExist(hosts, done []gse.Host, err error) []gse.Host {
 		for i, f := range he.Failures {
 			refused[i] = f.Host
 		}
-		return selectBy(hosts, gse.Host.Key, each(refused, gse.Host.Key), false)
+		return plumbing.SelectBy(hosts, gse.Host.Key, plumbing.Each(refused, gse.Host.Key), false)
 	case errors.As(err, &ae) && ae.HTTPStatus == 200:
 		return done
 	}

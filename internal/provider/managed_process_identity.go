@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // gse_managed_process has a resource identity, { namespace, name } (Terraform
@@ -64,7 +65,7 @@ func importByIdentity(ctx context.Context, c *gse.Client, req resource.ImportSta
 		name string
 		val  types.String
 	}{{"namespace", id.Namespace}, {"name", id.Name}} {
-		if !metaNameRE.MatchString(v.val.ValueString()) {
+		if !plumbing.MetaNameRE.MatchString(v.val.ValueString()) {
 			resp.Diagnostics.AddAttributeError(path.Root(v.name), "Invalid identity for gse_managed_process",
 				fmt.Sprintf("identity.%s must be non-empty and hold none of ':', '/', '@', ',' or whitespace; got %q.", v.name, v.val.ValueString()))
 		}
@@ -75,7 +76,7 @@ func importByIdentity(ctx context.Context, c *gse.Client, req resource.ImportSta
 	meta := gse.Meta{Namespace: id.Namespace.ValueString(), Name: id.Name.ValueString()}
 	found, err := discoverProcesses(ctx, c, meta.Namespace, func(m gse.Meta) bool { return m.Name == meta.Name })
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "discover the hosts of", meta, err, "Nothing was imported; run the import again once GSE answers.")
+		plumbing.AddAPIError(&resp.Diagnostics, "discover the hosts of", meta, err, "Nothing was imported; run the import again once GSE answers.")
 		return
 	}
 	if len(found) == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 const importIDFormat = "namespace/name@host[,host...], each host bk_cloud_id:bk_supplier_id:ip or bk_cloud_id:ip (the spelling of provider::gse::agent_id; " +
@@ -30,7 +31,7 @@ func importByID(ctx context.Context, c *gse.Client, req resource.ImportStateRequ
 			fmt.Sprintf("%s. Expected %s; got %q.", err, importIDFormat, req.ID))
 		return
 	}
-	apiHosts := each(hosts, hostModel.expand)
+	apiHosts := plumbing.Each(hosts, hostModel.expand)
 	if err := needsGateway(c, apiHosts); err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for gse_managed_process", err.Error()+".")
 		return
@@ -38,15 +39,15 @@ func importByID(ctx context.Context, c *gse.Client, req resource.ImportStateRequ
 	apiMeta, _ := meta.expand(ctx)
 	found, err := findProcessHosts(ctx, c, apiMeta, apiHosts)
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "import", apiMeta, err, "Nothing was imported; run the import again once GSE answers.")
+		plumbing.AddAPIError(&resp.Diagnostics, "import", apiMeta, err, "Nothing was imported; run the import again once GSE answers.")
 		return
 	}
-	if missing := selectBy(apiHosts, gse.Host.Key, slices.Collect(maps.Keys(found)), false); len(missing) > 0 {
+	if missing := plumbing.SelectBy(apiHosts, gse.Host.Key, slices.Collect(maps.Keys(found)), false); len(missing) > 0 {
 		resp.Diagnostics.AddError(fmt.Sprintf("Process %s not found on %d of %d hosts", apiMeta, len(missing), len(apiHosts)),
 			fmt.Sprintf("get_proc_status_v2 finds process %s not registered on %s. Check the namespace, name and hosts of the import ID "+
 				"(through the gateway, also that the GSE agent runs there), or leave these hosts out of it; terraform query with the "+
 				"gse_managed_process list resource (Terraform 1.14+) lists where the namespace's processes are.",
-				apiMeta, strings.Join(each(missing, gse.Host.Address), ", ")))
+				apiMeta, strings.Join(plumbing.Each(missing, gse.Host.Address), ", ")))
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), meta.Namespace.ValueString()+"/"+meta.Name.ValueString())...)
@@ -61,7 +62,7 @@ func parseImportID(id string) (metaModel, []hostModel, error) {
 		return meta, nil, fmt.Errorf("missing '@' between the process and its hosts")
 	}
 	ns, name, ok := strings.Cut(target, "/")
-	if !ok || ns == "" || name == "" || !metaNameRE.MatchString(ns) || !metaNameRE.MatchString(name) {
+	if !ok || ns == "" || name == "" || !plumbing.MetaNameRE.MatchString(ns) || !plumbing.MetaNameRE.MatchString(name) {
 		return meta, nil, fmt.Errorf("the process %q is not namespace/name", target)
 	}
 	meta = metaModel{Namespace: types.StringValue(ns), Name: types.StringValue(name), Labels: types.MapNull(types.StringType)}

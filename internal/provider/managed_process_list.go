@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 var _ list.ListResourceWithConfigure = (*managedProcessList)(nil)
@@ -34,7 +35,7 @@ func (l *managedProcessList) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (l *managedProcessList) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	l.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	l.client = plumbing.ClientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (l *managedProcessList) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -49,7 +50,7 @@ func (l *managedProcessList) ListResourceConfigSchema(_ context.Context, _ list.
 			"namespace": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Namespace to list (`meta.namespace`).",
-				Validators:          []validator.String{metaName()},
+				Validators:          []validator.String{plumbing.MetaName()},
 			},
 			"name_prefix": schema.StringAttribute{
 				Optional:            true,
@@ -80,7 +81,7 @@ func (l *managedProcessList) List(ctx context.Context, req list.ListRequest, str
 		return strings.HasPrefix(m.Name, prefix) && labelsMatch(m.Labels, labels)
 	})
 	if err != nil {
-		addAPIError(&diags, "list", namespaceTarget(namespace), err, "Check the provider configuration and the ESB endpoint, then run the query again.")
+		plumbing.AddAPIError(&diags, "list", namespaceTarget(namespace), err, "Check the provider configuration and the ESB endpoint, then run the query again.")
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}

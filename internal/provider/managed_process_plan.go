@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // sameExcept reports whether two objects hold equal values in every attribute but skip.
@@ -38,13 +40,13 @@ func sayHostsMoving(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, dia
 		planned.IsUnknown() || planned.unknown != nil {
 		return
 	}
-	removed, added, _ := diffBy(prior.Hosts(), planned.Hosts(), keyOf(hostModel.expand))
+	removed, added, _ := plumbing.DiffBy(prior.Hosts(), planned.Hosts(), plumbing.KeyOf(hostModel.expand))
 	if len(removed) == 0 && len(added) == 0 {
 		return
 	}
 	names := func(hs []hostModel) string {
 		const most = 20
-		out := each(hs[:min(len(hs), most)], statusKey)
+		out := plumbing.Each(hs[:min(len(hs), most)], statusKey)
 		if len(hs) > most {
 			out = append(out, fmt.Sprintf("and %d more", len(hs)-most))
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -167,7 +168,7 @@ func TestDiscoverWithoutSyncProcStatus(t *testing.T) {
 		e.sim.RemoveAPIs("sync_proc_status")
 		_, err := discoverProcesses(context.Background(), e.client(t), "gse", func(gse.Meta) bool { return true })
 		var diags diag.Diagnostics
-		addAPIError(&diags, "list", namespaceTarget("gse"), err, "")
+		plumbing.AddAPIError(&diags, "list", namespaceTarget("gse"), err, "")
 		if !diags.HasError() || !wordsRegexp("sync_proc_status", "This installation has no sync_proc_status", "terraform import gse_managed_process.NAME").MatchString(diags[0].Detail()) {
 			t.Errorf("gateway %v: %v", gateway, diags)
 		}

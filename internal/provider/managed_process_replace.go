@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // liveElsewhereError names the hosts where a gateway create found the
@@ -23,7 +24,7 @@ func (e *liveElsewhereError) Error() string {
 		names[i] = h.Address()
 	}
 	return fmt.Sprintf("get_proc_status_v2: process %s is already hosted on %s; nothing was sent. %s.",
-		e.meta, strings.Join(names, ", "), registeredElsewhere)
+		e.meta, strings.Join(names, ", "), plumbing.RegisteredElsewhere)
 }
 
 // refuseLive is, through the gateway, the check an ESB register makes with
@@ -66,7 +67,7 @@ func warnRecordsLeft(diags *diag.Diagnostics, c *gse.Client, meta gse.Meta, host
 	diags.AddWarning(fmt.Sprintf("Process %s stays registered on GSE 2.0, %s", meta, state),
 		fmt.Sprintf("The GSE 2.0 API gateway has no API that removes a process, so destroy %s it and GSE keeps its record on %s; "+
 			"get_proc_status_v2 still reports it there. A later gse_managed_process with namespace %q and name %q creates it again over that record.",
-			map[bool]string{true: "stopped", false: "unhosted"}[stopped], strings.Join(each(hosts, gse.Host.Address), ", "), meta.Namespace, meta.Name))
+			map[bool]string{true: "stopped", false: "unhosted"}[stopped], strings.Join(plumbing.Each(hosts, gse.Host.Address), ", "), meta.Namespace, meta.Name))
 }
 
 // refuseSpeclessDelete fails, before any call, the destroy of a process
@@ -80,5 +81,5 @@ func refuseSpeclessDelete(diags *diag.Diagnostics, meta gse.Meta, hosts []gse.Ho
 			"API gateway stops or unhosts a process only with operate_proc_v2, which carries the full spec. Nothing was changed on %s.\n\n"+
 			"Write the process's spec in the configuration and apply once (the apply sends it), then destroy; or run "+
 			"`terraform state rm` on the resource to forget it and leave the process as it is.",
-			strings.Join(each(hosts, gse.Host.Address), ", ")))
+			strings.Join(plumbing.Each(hosts, gse.Host.Address), ", ")))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 var (
@@ -44,7 +45,7 @@ func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRe
 }
 
 func (r *managedProcessResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	r.client = plumbing.ClientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *managedProcessResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -120,7 +121,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	defer withdraw()
 	var plan managedProcessModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	ctx, cancel := deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
 	meta, d := plan.Meta.expand(ctx)
 	resp.Diagnostics.Append(d...)
@@ -129,7 +130,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	}
 	spec := plan.Spec.expand()
 	plan.ID = types.StringValue(meta.String())
-	hosts := each(plan.Hosts.Hosts(), hostModel.expand)
+	hosts := plumbing.Each(plan.Hosts.Hosts(), hostModel.expand)
 	var pr proven // no prior host_status
 
 	err := reachable(ctx, r.client, hosts) // common_gateway.go
@@ -142,13 +143,13 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	}
 	if err != nil {
 		if len(registered) == 0 {
-			addAPIError(&resp.Diagnostics, "create", meta, err, "Nothing was registered by this create, so the resource is not in the state.")
+			plumbing.AddAPIError(&resp.Diagnostics, "create", meta, err, "Nothing was registered by this create, so the resource is not in the state.")
 			return // nothing exists remotely: no state
 		}
-		addAPIError(&resp.Diagnostics, "create", meta, err, fmt.Sprintf(
+		plumbing.AddAPIError(&resp.Diagnostics, "create", meta, err, fmt.Sprintf(
 			"The %d hosts where the process may be registered are kept in the state, and the resource is tainted: "+
 				"the next apply removes it there and creates it again. Fix the cause above first.", len(registered)))
-		plan.Hosts = newHostList(selectBy(plan.Hosts.Hosts(), keyOf(hostModel.expand), each(registered, gse.Host.Key), true))
+		plan.Hosts = newHostList(plumbing.SelectBy(plan.Hosts.Hosts(), plumbing.KeyOf(hostModel.expand), plumbing.Each(registered, gse.Host.Key), true))
 	}
 	if err == nil {
 		plan.HostStatus = r.steps().appliedStatus(ctx, meta, plan.Hosts.Hosts(), &pr, &resp.Diagnostics)
@@ -169,7 +170,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	defer appendIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics)
 	var state refreshedModel
 	resp.Diagnostics.Append(state.get(ctx, req.State)...)
-	ctx, cancel := deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
 	prior := state
 	meta, d := state.Meta.expand(ctx)
@@ -177,14 +178,14 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	hosts := each(state.Hosts.Hosts(), hostModel.expand)
+	hosts := plumbing.Each(state.Hosts.Hosts(), hostModel.expand)
 	var byKey map[string]gse.ProcStatus
 	down, err := downAgents(ctx, r.client, hosts) // gateway: hosts whose status is unknown
 	if err == nil {
 		byKey, err = findProcessHosts(ctx, r.client, meta, upHosts(hosts, down))
 	}
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint or gateway, then refresh again.")
+		plumbing.AddAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint or gateway, then refresh again.")
 		return
 	}
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
@@ -225,7 +226,7 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	var plan, prior managedProcessModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	ctx, cancel := deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
 	defer cancel()
 	meta, d := plan.Meta.expand(ctx)
 	resp.Diagnostics.Append(d...)
@@ -238,7 +239,7 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	pr := proven{prior: prior.HostStatus}
 	triggers := loadTriggerProgress(ctx, req.Private, &resp.Diagnostics)
 	if err := r.steps().updateInSteps(ctx, meta, &plan, &prior, &applied, &pr, triggers); err != nil {
-		addAPIError(&resp.Diagnostics, "update", meta, err,
+		plumbing.AddAPIError(&resp.Diagnostics, "update", meta, err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
 		applied.HostStatus = pr.value(applied.Hosts.Hosts())
 	} else {
@@ -255,7 +256,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	defer withdraw()
 	var state managedProcessModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	ctx, cancel := deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
 	meta, d := state.Meta.expand(ctx)
 	resp.Diagnostics.Append(d...)
@@ -265,7 +266,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	// Stop when the process is, or was asked to be, running: a stop also unhosts.
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
-	hosts := each(state.Hosts.Hosts(), hostModel.expand)
+	hosts := plumbing.Each(state.Hosts.Hosts(), hostModel.expand)
 	if state.Spec.spec == nil && r.client.Gateway() {
 		refuseSpeclessDelete(&resp.Diagnostics, meta, hosts) // managed_process_replace.go
 		return
@@ -275,7 +276,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 		_, err = r.steps().teardown(ctx, meta, state.Spec.expand(), hosts, stop)
 	}
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "delete", meta, err,
+		plumbing.AddAPIError(&resp.Diagnostics, "delete", meta, err,
 			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")
 		return
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // managedProcessSchema is the schema of gse_managed_process.
@@ -34,12 +36,12 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 				Attributes: map[string]schema.Attribute{
 					"namespace": schema.StringAttribute{
 						Required: true, MarkdownDescription: "Namespace grouping processes, such as `gse` or `nodeman`. No `:`, `/`, `@`, `,` or spaces.",
-						Validators:    []validator.String{metaName()},
+						Validators:    []validator.String{plumbing.MetaName()},
 						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 					},
 					"name": schema.StringAttribute{
 						Required: true, MarkdownDescription: "Name of the process within the namespace, chosen by you. No `:`, `/`, `@`, `,` or spaces.",
-						Validators:    []validator.String{metaName()},
+						Validators:    []validator.String{plumbing.MetaName()},
 						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 					},
 					"labels": schema.MapAttribute{
@@ -98,13 +100,13 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 			"timeouts": timeoutsSchema(ctx),
 		},
 	}
-	withTypesBuilt(s.Attributes)
+	plumbing.WithTypesBuilt(s.Attributes)
 	return s
 }
 
 func timeoutsSchema(ctx context.Context) schema.Attribute {
 	d := "How long %s may take, as a positive duration such as `30s` or `15m`. Defaults to `10m`; tasks still pending then fail the apply, naming each host."
-	t := resourceTimeouts(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true,
+	t := plumbing.ResourceTimeouts(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true,
 		CreateDescription: fmt.Sprintf(d, "create (register, host or start, poll)"),
 		ReadDescription: "How long a refresh (`list_agent_state` through the gateway, `get_proc_status_v2`) may take, as a positive duration such as `30s` or `2m`. " +
 			"Defaults to `10m`; a refresh still retrying then (an installation throttling the calls) fails naming the API, and the state stays as it was.",

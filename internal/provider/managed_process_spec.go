@@ -15,6 +15,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // This file holds gse_managed_process.spec packed for the framework (see
@@ -27,7 +28,7 @@ import (
 // validators of its attributes.
 var specAttribute = func() schema.SingleNestedAttribute {
 	attrs := map[string]schema.Attribute{"spec": specSchema("")}
-	withTypesBuilt(attrs)
+	plumbing.WithTypesBuilt(attrs)
 	a, _ := attrs["spec"].(schema.SingleNestedAttribute)
 	return a
 }()

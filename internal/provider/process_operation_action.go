@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 var (
@@ -36,19 +37,19 @@ func (a *processOperationAction) Metadata(_ context.Context, req action.Metadata
 }
 
 func (a *processOperationAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	a.client = plumbing.ClientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *processOperationAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attrs := actionAttributes(operationTargetAttributes())
+	attrs := plumbing.ActionAttributes(operationTargetAttributes())
 	attrs["timeout"] = schema.StringAttribute{
 		Optional: true,
 		MarkdownDescription: "How long the operation may take, as a positive duration such as `30s` or `15m`. Defaults to `10m`; " +
 			"hosts still pending then fail the action, named.",
-		Validators: []validator.String{duration()},
+		Validators: []validator.String{plumbing.Duration()},
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Runs a process operation (" + quoted(operationNames()) + ") on a GSE process (`gse`, sent with `operate_proc_v2`) " +
+		MarkdownDescription: "Runs a process operation (" + plumbing.Quoted(operationNames()) + ") on a GSE process (`gse`, sent with `operate_proc_v2`) " +
 			"or on JOB processes (`job`, sent with `operate_process`, or `operate_proc` when `cmd_shell_ext` is set), and waits for every host. " +
 			"Each host's result is reported as it arrives; a failed host fails the action, and the error names every failed host with its GSE code. " +
 			"Start answering 828 (already running) and stop or kill answering 829 (not running) count as success. Nothing is kept in the state.\n\n" +
@@ -69,7 +70,7 @@ func (a *processOperationAction) Invoke(ctx context.Context, req action.InvokeRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout := defaultTimeout
+	timeout := plumbing.DefaultTimeout
 	if d, err := time.ParseDuration(cfg.Timeout.ValueString()); err == nil && d > 0 {
 		timeout = d
 	}
@@ -90,7 +91,7 @@ func (a *processOperationAction) Invoke(ctx context.Context, req action.InvokeRe
 		resp.SendProgress(action.InvokeProgressEvent{Message: msg})
 	})
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "run "+op+" on", target, err, "Invoke the action again once the cause is fixed; hosts where it succeeded run it again too.")
+		plumbing.AddAPIError(&resp.Diagnostics, "run "+op+" on", target, err, "Invoke the action again once the cause is fixed; hosts where it succeeded run it again too.")
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s %s: done on %d hosts (task %s)", op, target, len(results), taskID)})

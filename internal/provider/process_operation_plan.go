@@ -6,6 +6,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 var _ resource.ResourceWithModifyPlan = (*processOperationResource)(nil)
@@ -21,6 +23,6 @@ func (r *processOperationResource) ModifyPlan(ctx context.Context, req resource.
 	var job types.Object
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("job"), &job)...)
 	if !job.IsNull() {
-		needsESB(r.client, "gse_process_operation with a job target", &resp.Diagnostics)
+		plumbing.NeedsESB(r.client, "gse_process_operation with a job target", &resp.Diagnostics)
 	}
 }

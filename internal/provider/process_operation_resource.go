@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 var (
@@ -134,7 +135,7 @@ func (r *processOperationResource) Metadata(_ context.Context, req resource.Meta
 }
 
 func (r *processOperationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	r.client = plumbing.ClientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *processOperationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -165,7 +166,7 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 				"version":     schema.StringAttribute{Computed: true, MarkdownDescription: "From a `status` answer: the process version; null otherwise."},
 			}},
 		},
-		"timeouts": resourceTimeouts(ctx, timeouts.Opts{Create: true}),
+		"timeouts": plumbing.ResourceTimeouts(ctx, timeouts.Opts{Create: true}),
 	} {
 		attrs[name] = a
 	}
@@ -189,7 +190,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"op": schema.StringAttribute{
 			Required:            true,
-			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type " + opTypeNumbers() + "). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid. A `start` or `restart` of a one-shot GSE process (`gse.spec.monitor_policy.auto_type = 2`) that GSE answers with 836 (post-check failed: it ran and has already exited) counts as done, with `error_code` 836 in `results`.",
+			MarkdownDescription: "Operation: " + plumbing.Quoted(operationNames()) + " (op_type " + opTypeNumbers() + "). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid. A `start` or `restart` of a one-shot GSE process (`gse.spec.monitor_policy.auto_type = 2`) that GSE answers with 836 (post-check failed: it ran and has already exited) counts as done, with `error_code` 836 in `results`.",
 			Validators:          []validator.String{stringvalidator.OneOf(operationNames()...)},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
@@ -199,8 +200,8 @@ func operationTargetAttributes() map[string]schema.Attribute {
 			PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 			Attributes: map[string]schema.Attribute{
 				"meta": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The process.", Attributes: map[string]schema.Attribute{
-					"namespace": requiredString("Namespace of the process.", metaName()),
-					"name":      requiredString("Name of the process.", metaName()),
+					"namespace": requiredString("Namespace of the process.", plumbing.MetaName()),
+					"name":      requiredString("Name of the process.", plumbing.MetaName()),
 				}},
 				"hosts": gseHostRefSetAttribute("Hosts to run the operation on."),
 				"spec":  specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
@@ -273,7 +274,7 @@ func validateOperationTarget(ctx context.Context, config tfsdk.Config, diags *di
 		}
 		if extra := operateProcessOnly(obj.Attributes()); len(extra) > 0 {
 			diags.AddAttributeError(at, "Fields operate_proc does not take",
-				fmt.Sprintf("With cmd_shell_ext the operation is sent with operate_proc, which takes only %s; unset %s or cmd_shell_ext.", quoted(operateProcFields), quoted(extra)))
+				fmt.Sprintf("With cmd_shell_ext the operation is sent with operate_proc, which takes only %s; unset %s or cmd_shell_ext.", plumbing.Quoted(operateProcFields), plumbing.Quoted(extra)))
 		}
 	}
 }
@@ -281,14 +282,14 @@ func validateOperationTarget(ctx context.Context, config tfsdk.Config, diags *di
 func (r *processOperationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan processOperationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	ctx, cancel := deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	taskID, results, target, err := plan.run(ctx, r.client, nil)
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "run "+plan.Op.ValueString()+" on", target, err, "Nothing is saved: the next apply runs the operation again.")
+		plumbing.AddAPIError(&resp.Diagnostics, "run "+plan.Op.ValueString()+" on", target, err, "Nothing is saved: the next apply runs the operation again.")
 		return
 	}
 	plan.ID, plan.TaskID = types.StringValue(taskID), types.StringValue(taskID)

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 var _ datasource.DataSourceWithConfigure = (*processStatusDataSource)(nil)
@@ -49,7 +50,7 @@ func (d *processStatusDataSource) Metadata(_ context.Context, req datasource.Met
 }
 
 func (d *processStatusDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	d.client = plumbing.ClientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *processStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -60,8 +61,8 @@ func (d *processStatusDataSource) Schema(ctx context.Context, _ datasource.Schem
 			"meta": schema.SingleNestedAttribute{
 				Required: true, MarkdownDescription: "The process to look up.",
 				Attributes: map[string]schema.Attribute{
-					"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "Namespace of the process.", Validators: []validator.String{metaName()}},
-					"name":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the process.", Validators: []validator.String{metaName()}},
+					"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "Namespace of the process.", Validators: []validator.String{plumbing.MetaName()}},
+					"name":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the process.", Validators: []validator.String{plumbing.MetaName()}},
 				},
 			},
 			"hosts": schema.ListNestedAttribute{
@@ -89,7 +90,7 @@ func (d *processStatusDataSource) Schema(ctx context.Context, _ datasource.Schem
 				}},
 			},
 			"all_running": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the process is running on every requested host."},
-			"timeouts":    dataSourceTimeouts(ctx),
+			"timeouts":    plumbing.DataSourceTimeouts(ctx),
 		},
 	}
 }
@@ -100,7 +101,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
+	ctx, cancel := plumbing.Deadline(ctx, m.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
@@ -121,7 +122,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		byKey, err = findProcessHosts(ctx, d.client, meta, upHosts(hosts, down))
 	}
 	if err != nil {
-		addAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
+		plumbing.AddAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
 		return
 	}
 	allRunning := true

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 const defaultMaxRetries = 5
@@ -77,21 +78,21 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional: true,
 				MarkdownDescription: "ESB root URL, such as `https://paas.example.com`; GSE calls go to `{endpoint}/api/c/compapi/v2/gse/{api}/` and JOB calls to `{endpoint}/api/c/compapi/v2/job/{api}/`. " +
 					"Falls back to `BK_COMPONENT_API_URL`. Required (here or in the environment) unless `gateway_url` is set; with `gateway_url`, only the JOB resources and data source need it.",
-				Validators: []validator.String{endpointURL()},
+				Validators: []validator.String{plumbing.EndpointURL()},
 			},
 			"gateway_url": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "GSE 2.0 root on the BlueKing API gateway, such as `https://bkapi.example.com/api/bk-gse/prod`. When set, every GSE process call goes to " +
 					"`{gateway_url}/api/v2/proc/{api}` (agent state: `/api/v2/cluster/list_agent_state`), hosts are addressed by agent id (`{bk_cloud_id}:{ip}` for a host given by ip), " +
 					"credentials travel only in the `X-Bkapi-Authorization` header, and hosts given by `agent_id` or an IPv6 address become possible. Falls back to `BKAPP_BK_GSE_APIGATEWAY`.",
-				Validators: []validator.String{gatewayURL()},
+				Validators: []validator.String{plumbing.GatewayURL()},
 			},
 			"cmdb_gateway_url": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "bk-cmdb root on the BlueKing API gateway, such as `https://bkapi.example.com/api/bk-cmdb/prod`, for `gse_cmdb_hosts`: hosts are listed with " +
 					"`{cmdb_gateway_url}/api/v3/hosts/app/{bk_biz_id}/list_hosts`, with the same credentials (in `X-Bkapi-Authorization`) and `tenant_id`. " +
 					"Unset, `gse_cmdb_hosts` calls ESB's `cc/list_biz_hosts` under `endpoint`. Falls back to `BKAPP_BK_CC_APIGATEWAY`.",
-				Validators: []validator.String{gatewayURL()},
+				Validators: []validator.String{plumbing.GatewayURL()},
 			},
 			"tenant_id": schema.StringAttribute{
 				Optional:            true,
@@ -129,14 +130,14 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			"request_timeout": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "Timeout of one HTTP attempt, as a Go duration such as `30s` or `2m`. Defaults to `30s`. Waiting for asynchronous tasks is bounded by each resource's `timeouts` instead.",
-				Validators:          []validator.String{duration()},
+				Validators:          []validator.String{plumbing.Duration()},
 			},
 			"max_retries": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: fmt.Sprintf("How many times a request is retried after a transient failure (connection error, HTTP 5xx), "+
 					"with jittered exponential backoff that honours `Retry-After`. 0 to 20; defaults to %d. Operation submits are retried only when the request cannot have started a task. "+
 					"A request refused for the app's rate limit (HTTP 429, `1306429`, `1642901`-`1642904`) is not a failure: it waits and is sent again until the resource's or data source's timeout, whatever `max_retries` says.", defaultMaxRetries),
-				Validators: []validator.Int64{zeroTo(20)},
+				Validators: []validator.Int64{plumbing.ZeroTo(20)},
 			},
 			"rate_limit": rateLimitAttribute(),
 			"insecure_skip_verify": schema.BoolAttribute{
@@ -146,7 +147,7 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			"ca_cert_pem": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "PEM-encoded CA certificate(s) trusted in addition to the system roots, for an ESB behind a private CA.",
-				Validators:          []validator.String{caCertPEM()},
+				Validators:          []validator.String{plumbing.CACertPEM()},
 			},
 		},
 	}

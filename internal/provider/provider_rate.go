@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 func rateLimitAttribute() schema.Attribute {
@@ -19,8 +21,8 @@ func rateLimitAttribute() schema.Attribute {
 			"shared by every provider configuration of the process with the same endpoint, gateway and app. " +
 			"Unset or `0`: adaptive, the rate slows down when ESB or the gateway answers that the app is rate limited (`1306429`, HTTP 429) and speeds up slowly after, " +
 			"so several Terraform runs at once share the app's quota without being configured for it. " +
-			"Set it below the app's quota divided by the runs you start at once to never be refused. Falls back to `" + rateLimitEnv + "`.",
-		Validators: []validator.Float64{zeroOrMore()},
+			"Set it below the app's quota divided by the runs you start at once to never be refused. Falls back to `" + plumbing.RateLimitEnv + "`.",
+		Validators: []validator.Float64{plumbing.ZeroOrMore()},
 	}
 }
 
@@ -29,14 +31,14 @@ func rateLimit(v types.Float64, diags *diag.Diagnostics) float64 {
 	if !v.IsNull() {
 		return v.ValueFloat64()
 	}
-	s := os.Getenv(rateLimitEnv)
+	s := os.Getenv(plumbing.RateLimitEnv)
 	if s == "" {
 		return 0
 	}
 	r, err := strconv.ParseFloat(s, 64)
 	if err != nil || r < 0 {
 		diags.AddAttributeError(path.Root("rate_limit"), "Invalid GSE rate limit",
-			fmt.Sprintf("%s=%q is not a number of requests per second at least 0: set it to, for example, 5, or to 0 (or unset it) for the adaptive rate.", rateLimitEnv, s))
+			fmt.Sprintf("%s=%q is not a number of requests per second at least 0: set it to, for example, 5, or to 0 (or unset it) for the adaptive rate.", plumbing.RateLimitEnv, s))
 	}
 	return r
 }

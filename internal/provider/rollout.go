@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // rolloutModel is the rollout attribute of gse_managed_process,
@@ -53,7 +54,7 @@ func rolloutAttribute(steps string) schema.SingleNestedAttribute {
 				Optional: true,
 				MarkdownDescription: "Share of all the step's hosts, `0` to `100`, that may fail before no further batch starts. Defaults to `0`: " +
 					"the first failed host stops the rollout after its batch. Failures within the share still fail the apply once every batch ran.",
-				Validators: []validator.Int64{zeroTo(100)},
+				Validators: []validator.Int64{plumbing.ZeroTo(100)},
 			},
 			"wait_running": schema.BoolAttribute{
 				Optional: true,
@@ -119,7 +120,7 @@ func parseBatchSize(s string) (n int, percent bool, err error) {
 }
 
 func batchSizeFormat() validator.String {
-	return stringCheck{"a host count from 1 to the number of hosts, or a percentage from 1% to 100%", func(s string) error {
+	return plumbing.StringCheck{Desc: "a host count from 1 to the number of hosts, or a percentage from 1% to 100%", Check: func(s string) error {
 		_, _, err := parseBatchSize(s)
 		return err
 	}}
@@ -128,7 +129,7 @@ func batchSizeFormat() validator.String {
 // nonNegativeDuration accepts a Go duration of 0s or more, and says which
 // attribute is wrong when it is not (timetypes.GoDuration's own check did not).
 func nonNegativeDuration() validator.String {
-	return stringCheck{"a duration of 0s or more, such as 30s", func(s string) error {
+	return plumbing.StringCheck{Desc: "a duration of 0s or more, such as 30s", Check: func(s string) error {
 		if d, err := time.ParseDuration(s); err != nil || d < 0 {
 			return fmt.Errorf("must be a duration of 0s or more, such as \"30s\" or \"2m\"")
 		}
@@ -158,7 +159,7 @@ func elementCount(ctx context.Context, config tfsdk.Config, p path.Path) int {
 	if d := config.GetAttribute(ctx, p, &v); d.HasError() || v == nil || v.IsNull() || v.IsUnknown() {
 		return -1
 	}
-	l, ok := v.(elementsValue)
+	l, ok := v.(plumbing.ElementsValue)
 	if !ok {
 		return -1
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // rolloutStep is one disruptive step to roll out over hosts.
@@ -65,13 +66,13 @@ func (e *rolloutError) Error() string {
 	}
 	fmt.Fprintf(&b, "\nDone on %d of %d hosts.", e.done, e.total)
 	if len(e.failed) > 0 {
-		fmt.Fprintf(&b, "\nFailed (%s):", hostCount(len(e.failed)))
+		fmt.Fprintf(&b, "\nFailed (%s):", plumbing.HostCount(len(e.failed)))
 		for _, f := range e.failed {
 			fmt.Fprintf(&b, "\n  - %s: %s", f.host, f.reason)
 		}
 	}
 	if len(e.untouched) > 0 {
-		fmt.Fprintf(&b, "\nUntouched (%s, not reached by the rollout):", hostCount(len(e.untouched)))
+		fmt.Fprintf(&b, "\nUntouched (%s, not reached by the rollout):", plumbing.HostCount(len(e.untouched)))
 		for _, h := range e.untouched {
 			b.WriteString("\n  - " + h.String())
 		}
@@ -229,7 +230,7 @@ func (r *rollout) report(ctx context.Context, st rolloutStep, i, n int, batch []
 	for j, h := range batch {
 		hosts[j] = h.String()
 	}
-	msg := fmt.Sprintf("rolling %s of %s: batch %d/%d (%s) %s", st.what, st.target, i, n, hostCount(len(batch)), result)
+	msg := fmt.Sprintf("rolling %s of %s: batch %d/%d (%s) %s", st.what, st.target, i, n, plumbing.HostCount(len(batch)), result)
 	tflog.Info(ctx, msg, map[string]any{"batch": fmt.Sprintf("%d/%d", i, n), "hosts": strings.Join(hosts, ", "), "result": result})
 	if st.progress != nil {
 		st.progress(msg)

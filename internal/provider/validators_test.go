@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // TestTimeoutsOneErrorEach: in every resource and data source with
@@ -76,22 +78,22 @@ func TestNumberMessages(t *testing.T) {
 		want string
 	}{
 		{func(f *validator.Float64Response, _ *validator.Int64Response) {
-			zeroTo(100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(150)}, f)
+			plumbing.ZeroTo(100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(150)}, f)
 		}, "spec.resource.cpu must be 0 to 100, got 150."},
 		{func(f *validator.Float64Response, _ *validator.Int64Response) {
-			zeroTo(100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(100.5)}, f)
+			plumbing.ZeroTo(100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(100.5)}, f)
 		}, "spec.resource.cpu must be 0 to 100, got 100.5."},
 		{func(f *validator.Float64Response, _ *validator.Int64Response) {
-			zeroTo(100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(99.5)}, f)
+			plumbing.ZeroTo(100).ValidateFloat64(ctx, validator.Float64Request{Path: p, ConfigValue: types.Float64Value(99.5)}, f)
 		}, ""},
 		{func(f *validator.Float64Response, _ *validator.Int64Response) {
-			zeroOrMore().ValidateFloat64(ctx, validator.Float64Request{Path: path.Root("rate_limit"), ConfigValue: types.Float64Value(-0.5)}, f)
+			plumbing.ZeroOrMore().ValidateFloat64(ctx, validator.Float64Request{Path: path.Root("rate_limit"), ConfigValue: types.Float64Value(-0.5)}, f)
 		}, "rate_limit must be 0 or more, got -0.5."},
 		{func(_ *validator.Float64Response, i *validator.Int64Response) {
-			namedInts(autoTypes).ValidateInt64(ctx, validator.Int64Request{Path: path.Root("type"), ConfigValue: types.Int64Value(-1)}, i)
+			plumbing.NamedInts(autoTypes).ValidateInt64(ctx, validator.Int64Request{Path: path.Root("type"), ConfigValue: types.Int64Value(-1)}, i)
 		}, "type must be 0 (periodic), 1 (resident) or 2 (one-shot), got -1."},
 		{func(_ *validator.Float64Response, i *validator.Int64Response) {
-			namedInts(autoTypes).ValidateInt64(ctx, validator.Int64Request{Path: path.Root("type"), ConfigValue: types.Int64Value(2)}, i)
+			plumbing.NamedInts(autoTypes).ValidateInt64(ctx, validator.Int64Request{Path: path.Root("type"), ConfigValue: types.Int64Value(2)}, i)
 		}, ""},
 	} {
 		var f validator.Float64Response

@@ -1,4 +1,4 @@
-package provider
+package plumbing
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// needsESB reports, for a JOB resource (what) used with a provider that has
+// NeedsESB reports, for a JOB resource (what) used with a provider that has
 // only gateway_url, that the JOB APIs need endpoint: ESB serves them, the
 // GSE gateway does not.
-func needsESB(c *gse.Client, what string, diags *diag.Diagnostics) {
+func NeedsESB(c *gse.Client, what string, diags *diag.Diagnostics) {
 	if c != nil && !c.ESB() {
 		diags.AddError("JOB needs the provider's endpoint",
 			what+" calls the JOB platform's APIs, which BlueKing ESB serves; gateway_url serves only GSE's process APIs. "+
@@ -21,8 +21,8 @@ func needsESB(c *gse.Client, what string, diags *diag.Diagnostics) {
 	}
 }
 
-// clientFrom takes the client the provider configured; nil before configuration.
-func clientFrom(data any, diags *diag.Diagnostics) *gse.Client {
+// ClientFrom takes the client the provider configured; nil before configuration.
+func ClientFrom(data any, diags *diag.Diagnostics) *gse.Client {
 	if data == nil {
 		return nil
 	}
@@ -33,10 +33,10 @@ func clientFrom(data any, diags *diag.Diagnostics) *gse.Client {
 	return c
 }
 
-// deadline bounds ctx by an operation's timeout from the timeouts block
+// Deadline bounds ctx by an operation's timeout from the timeouts block
 // (defaultTimeout when unset). Check diags before using the context.
-func deadline(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), diags *diag.Diagnostics) (context.Context, context.CancelFunc) {
-	d, ds := timeout(ctx, defaultTimeout)
+func Deadline(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), diags *diag.Diagnostics) (context.Context, context.CancelFunc) {
+	d, ds := timeout(ctx, DefaultTimeout)
 	diags.Append(ds...)
 	return context.WithTimeout(ctx, d)
 }

@@ -1,4 +1,4 @@
-package provider
+package plumbing
 
 import (
 	"cmp"
@@ -14,11 +14,11 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// addAPIError reports a failed GSE or JOB call: what could not be done to which
+// AddAPIError reports a failed GSE or JOB call: what could not be done to which
 // process (a gse.Meta or a gse.JobTarget), the client's account of it (API, hosts, GSE codes and messages,
 // task and request ids), advice keyed on what the client says went wrong,
 // and what the user can do next.
-func addAPIError(diags *diag.Diagnostics, action string, meta fmt.Stringer, err error, next string) {
+func AddAPIError(diags *diag.Diagnostics, action string, meta fmt.Stringer, err error, next string) {
 	detail := err.Error()
 	if a := advice(err); a != "" {
 		detail += "\n\n" + a
@@ -34,7 +34,7 @@ func addAPIError(diags *diag.Diagnostics, action string, meta fmt.Stringer, err 
 func advice(err error) string {
 	var he *gse.HostsError
 	if !errors.As(err, &he) {
-		return callAdvice(err)
+		return CallAdvice(err)
 	}
 	var lines []string
 	for _, code := range he.Codes() {
@@ -43,7 +43,7 @@ func advice(err error) string {
 		}
 	}
 	if len(he.Pending) > 0 {
-		if a := callAdvice(he.Cause); a != "" && !isPlainDeadline(he.Cause) {
+		if a := CallAdvice(he.Cause); a != "" && !isPlainDeadline(he.Cause) {
 			lines = append(lines, a)
 		} else {
 			lines = append(lines, "GSE had not finished on the pending hosts when the timeout passed: check the GSE agent on them, "+
@@ -59,8 +59,8 @@ func isPlainDeadline(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &ie)
 }
 
-// callAdvice advises on a call that failed as a whole.
-func callAdvice(err error) string {
+// CallAdvice advises on a call that failed as a whole.
+func CallAdvice(err error) string {
 	var re *gse.ReplyError
 	var ie *gse.InterruptedError
 	var unknownCA x509.UnknownAuthorityError
@@ -119,7 +119,7 @@ func callAdvice(err error) string {
 // The provider does not see lifecycle blocks, at plan or apply, and cannot
 // tell the old object from any other owner, so it refuses the create before
 // acting, with this advice (also that of 850; the gateway's check is refuseLive).
-const registeredElsewhere = "The process is already registered on these hosts outside this resource: GSE allows one registration per " +
+const RegisteredElsewhere = "The process is already registered on these hosts outside this resource: GSE allows one registration per " +
 	"namespace, name and host. If this create is a replacement with lifecycle { create_before_destroy = true }, the registration is the " +
 	"object being replaced: remove create_before_destroy (Terraform then destroys the old object first) and run " +
 	"terraform apply -replace=<address>, because the next plan no longer shows the replacement. " +
@@ -135,7 +135,7 @@ func hostAdvice(code int) string {
 	case gse.HostPostCheck:
 		return "The command ran but the process is not in the expected state: check the commands, pid_path and the process log"
 	case gse.HostRegistered:
-		return registeredElsewhere
+		return RegisteredElsewhere
 	case gse.HostCommandFailed:
 		return "The command failed on the host; its output is in the message"
 	}

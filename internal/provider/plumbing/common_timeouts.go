@@ -1,4 +1,4 @@
-package provider
+package plumbing
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
-// defaultTimeout bounds each operation of a resource, data source or action
+// DefaultTimeout bounds each operation of a resource, data source or action
 // whose timeouts leave it unset.
-const defaultTimeout = 10 * time.Minute
+const DefaultTimeout = 10 * time.Minute
 
 const (
 	timeoutsDescription = "How long each operation may take, as a positive Go duration such as `30s` or `5m` (default `%s`). " +
@@ -24,7 +24,7 @@ const (
 )
 
 // defaultTimeoutText is defaultTimeout as a user writes it: 10m, not 10m0s.
-var defaultTimeoutText = shortDuration(defaultTimeout)
+var defaultTimeoutText = shortDuration(DefaultTimeout)
 
 func shortDuration(d time.Duration) string {
 	s := d.String()
@@ -37,11 +37,11 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// resourceTimeouts is the timeouts attribute of a resource, described, with
+// ResourceTimeouts is the timeouts attribute of a resource, described, with
 // each duration required to be positive: "-5m" parses as a duration, and would
 // otherwise fail at apply as a task that never finished. A description given
 // in opts (CreateDescription, ...) replaces the generic one of that operation.
-func resourceTimeouts(ctx context.Context, opts timeouts.Opts) schema.SingleNestedAttribute {
+func ResourceTimeouts(ctx context.Context, opts timeouts.Opts) schema.SingleNestedAttribute {
 	a, ok := timeouts.Attributes(ctx, opts).(schema.SingleNestedAttribute)
 	if !ok {
 		panic("timeouts.Attributes is not a SingleNestedAttribute")
@@ -61,14 +61,14 @@ func resourceTimeouts(ctx context.Context, opts timeouts.Opts) schema.SingleNest
 		// duration() alone: the library's own check would add a second error
 		// for one mistake ("10" lacks a unit) that quotes the value but names
 		// no attribute.
-		s.Validators = []validator.String{duration()}
+		s.Validators = []validator.String{Duration()}
 		a.Attributes[name] = s
 	}
 	return a
 }
 
-// dataSourceTimeouts is resourceTimeouts for a data source (read only).
-func dataSourceTimeouts(ctx context.Context) dschema.SingleNestedAttribute {
+// DataSourceTimeouts is resourceTimeouts for a data source (read only).
+func DataSourceTimeouts(ctx context.Context) dschema.SingleNestedAttribute {
 	a, ok := dstimeouts.Attributes(ctx).(dschema.SingleNestedAttribute)
 	if !ok {
 		panic("timeouts.Attributes is not a SingleNestedAttribute")
@@ -77,7 +77,7 @@ func dataSourceTimeouts(ctx context.Context) dschema.SingleNestedAttribute {
 	for name, nested := range a.Attributes {
 		if s, ok := nested.(dschema.StringAttribute); ok {
 			s.MarkdownDescription = fmt.Sprintf(timeoutDescription, name, defaultTimeoutText)
-			s.Validators = []validator.String{duration()} // alone, as in resourceTimeouts
+			s.Validators = []validator.String{Duration()} // alone, as in resourceTimeouts
 			a.Attributes[name] = s
 		}
 	}

@@ -1,4 +1,4 @@
-package provider
+package plumbing
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
-// withTypesBuilt gives every nested attribute in attrs, at any depth, the
+// WithTypesBuilt gives every nested attribute in attrs, at any depth, the
 // type the framework would derive from its attributes, as its CustomType. The types are the framework's own (types.ObjectType,
 // types.ListType, …), so values, plans and state are unchanged.
 //
@@ -18,12 +18,12 @@ import (
 // modification, path conversion). For the spec of gse_managed_process that
 // was a quarter of what a refresh allocates per resource
 // (BenchmarkManagedProcessRefresh).
-func withTypesBuilt(attrs map[string]schema.Attribute) {
+func WithTypesBuilt(attrs map[string]schema.Attribute) {
 	for name, a := range attrs {
 		switch a := a.(type) {
 		case schema.SingleNestedAttribute:
 			if a.CustomType == nil {
-				withTypesBuilt(a.Attributes)
+				WithTypesBuilt(a.Attributes)
 				a.CustomType = objectTypeOf(a.Attributes)
 			}
 			attrs[name] = a
@@ -50,7 +50,7 @@ func withTypesBuilt(attrs map[string]schema.Attribute) {
 }
 
 func nestedObjectBuilt(o schema.NestedAttributeObject) schema.NestedAttributeObject {
-	withTypesBuilt(o.Attributes)
+	WithTypesBuilt(o.Attributes)
 	if o.CustomType == nil {
 		o.CustomType = objectTypeOf(o.Attributes)
 	}

@@ -1,4 +1,4 @@
-package provider
+package plumbing
 
 import (
 	"fmt"
@@ -19,11 +19,11 @@ func quotaAdvice(err error) string {
 	}
 	if gse.KindOf(err) == gse.KindRateLimited {
 		return "The installation refused this app's requests for its rate limit until the timeout passed. Run fewer Terraform runs with this app at once, " +
-			"set rate_limit (or " + rateLimitEnv + ") in the provider block below the app's quota divided by the runs started at once, " +
+			"set rate_limit (or " + RateLimitEnv + ") in the provider block below the app's quota divided by the runs started at once, " +
 			"or raise the timeout in the resource's timeouts block."
 	}
 	return ""
 }
 
-// rateLimitEnv is rate_limit's environment fallback.
-const rateLimitEnv = "GSE_RATE_LIMIT"
+// RateLimitEnv is rate_limit's environment fallback.
+const RateLimitEnv = "GSE_RATE_LIMIT"

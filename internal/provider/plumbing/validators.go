@@ -1,4 +1,4 @@
-package provider
+package plumbing
 
 import (
 	"context"
@@ -17,20 +17,20 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// stringCheck turns a check of a known string into a plan-time validator.
-type stringCheck struct {
-	desc  string
-	check func(string) error
+// StringCheck turns a check of a known string into a plan-time validator.
+type StringCheck struct {
+	Desc  string
+	Check func(string) error
 }
 
-func (v stringCheck) Description(context.Context) string         { return v.desc }
-func (v stringCheck) MarkdownDescription(context.Context) string { return v.desc }
+func (v StringCheck) Description(context.Context) string         { return v.Desc }
+func (v StringCheck) MarkdownDescription(context.Context) string { return v.Desc }
 
-func (v stringCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v StringCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if err := v.check(req.ConfigValue.ValueString()); err != nil {
+	if err := v.Check(req.ConfigValue.ValueString()); err != nil {
 		name := attrName(req.Path)
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+name,
 			fmt.Sprintf("%s %s, got %q.", name, err, req.ConfigValue.ValueString()))
@@ -49,21 +49,21 @@ func attrName(p path.Path) string {
 	return s
 }
 
-var absPathRE = regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`)
+var AbsPathRE = regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`)
 
-func absolutePath() validator.String {
-	return stringvalidator.RegexMatches(absPathRE, `must be an absolute path, such as /data/app or C:\app`)
+func AbsolutePath() validator.String {
+	return stringvalidator.RegexMatches(AbsPathRE, `must be an absolute path, such as /data/app or C:\app`)
 }
 
 // GSE joins names into result keys with ':', and import IDs use '/', '@' and ','.
-var metaNameRE = regexp.MustCompile(`^[^:/@,\s]+$`)
+var MetaNameRE = regexp.MustCompile(`^[^:/@,\s]+$`)
 
-func metaName() validator.String {
-	return stringvalidator.RegexMatches(metaNameRE, "must be non-empty and hold none of ':', '/', '@', ',' or whitespace")
+func MetaName() validator.String {
+	return stringvalidator.RegexMatches(MetaNameRE, "must be non-empty and hold none of ':', '/', '@', ',' or whitespace")
 }
 
-func duration() validator.String {
-	return stringCheck{"must be a positive Go duration such as 30s", func(s string) error {
+func Duration() validator.String {
+	return StringCheck{Desc: "must be a positive Go duration such as 30s", Check: func(s string) error {
 		if _, err := strconv.ParseFloat(s, 64); err == nil {
 			return fmt.Errorf("must be a duration with a unit, such as %ss or %sm", s, s)
 		}
@@ -74,8 +74,8 @@ func duration() validator.String {
 	}}
 }
 
-func endpointURL() validator.String {
-	return stringCheck{"must be an http:// or https:// URL", func(s string) error {
+func EndpointURL() validator.String {
+	return StringCheck{Desc: "must be an http:// or https:// URL", Check: func(s string) error {
 		if _, err := gse.ParseEndpoint(s); err != nil {
 			return fmt.Errorf("must be an http:// or https:// URL with a host and no query, such as https://paas.example.com")
 		}
@@ -83,9 +83,9 @@ func endpointURL() validator.String {
 	}}
 }
 
-// gatewayURL checks gateway_url as the client will (gse.ParseGatewayURL).
-func gatewayURL() validator.String {
-	return stringCheck{"must be an http:// or https:// URL", func(s string) error {
+// GatewayURL checks gateway_url as the client will (gse.ParseGatewayURL).
+func GatewayURL() validator.String {
+	return StringCheck{Desc: "must be an http:// or https:// URL", Check: func(s string) error {
 		if _, err := gse.ParseGatewayURL(s); err != nil {
 			return fmt.Errorf("must be an http:// or https:// URL with a host and no query, such as https://bkapi.example.com/api/bk-gse/prod")
 		}
@@ -94,8 +94,8 @@ func gatewayURL() validator.String {
 }
 
 // caCertPEM checks ca_cert_pem as the client will (gse.CACertPool).
-func caCertPEM() validator.String {
-	return stringCheck{"must hold PEM-encoded certificates", func(s string) error {
+func CACertPEM() validator.String {
+	return StringCheck{Desc: "must hold PEM-encoded certificates", Check: func(s string) error {
 		if _, err := gse.CACertPool(s); err != nil {
 			return fmt.Errorf("must hold at least one PEM-encoded certificate (-----BEGIN CERTIFICATE-----)")
 		}
@@ -108,9 +108,9 @@ func caCertPEM() validator.String {
 // own validators print 0.000000 and say "value" where this names the attribute.
 type numberRange struct{ min, max float64 }
 
-// zeroTo accepts 0 to hi inclusive; zeroOrMore 0 or more.
-func zeroTo(hi float64) numberRange { return numberRange{0, hi} }
-func zeroOrMore() numberRange       { return numberRange{0, math.Inf(1)} }
+// ZeroTo accepts 0 to hi inclusive; zeroOrMore 0 or more.
+func ZeroTo(hi float64) numberRange { return numberRange{0, hi} }
+func ZeroOrMore() numberRange       { return numberRange{0, math.Inf(1)} }
 
 func (v numberRange) Description(context.Context) string {
 	if math.IsInf(v.max, 1) {
@@ -142,20 +142,20 @@ func (v numberRange) check(ctx context.Context, p path.Path, x float64, diags *d
 // numText is a number as a user writes it: 100, 0.5.
 func numText(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
-// namedInts checks that an Int64 attribute is one of 0 to len-1, the names
+// NamedInts checks that an Int64 attribute is one of 0 to len-1, the names
 // saying what each means: "must be 0 (periodic), 1 (resident) or 2 (one-shot)".
-type namedInts []string
+type NamedInts []string
 
-func (v namedInts) Description(context.Context) string {
+func (v NamedInts) Description(context.Context) string {
 	parts := make([]string, len(v))
 	for i, name := range v {
 		parts[i] = fmt.Sprintf("%d (%s)", i, name)
 	}
 	return "must be " + strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
-func (v namedInts) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v NamedInts) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
-func (v namedInts) ValidateInt64(ctx context.Context, req validator.Int64Request, resp *validator.Int64Response) {
+func (v NamedInts) ValidateInt64(ctx context.Context, req validator.Int64Request, resp *validator.Int64Response) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}

@@ -1,15 +1,15 @@
-package provider
+package plumbing
 
 import "github.com/hashicorp/terraform-plugin-framework/attr"
 
-// elementsValue is a list or a set: types.List, types.Set, hostList.
-type elementsValue interface {
+// ElementsValue is a list or a set: types.List, types.Set, hostList.
+type ElementsValue interface {
 	attr.Value
 	Elements() []attr.Value
 }
 
-// diffBy splits items into those only in prior, only in plan, and in both, comparing their keys.
-func diffBy[T any, K comparable](prior, plan []T, key func(T) K) (removed, added, kept []T) {
+// DiffBy splits items into those only in prior, only in plan, and in both, comparing their keys.
+func DiffBy[T any, K comparable](prior, plan []T, key func(T) K) (removed, added, kept []T) {
 	inPrior, inPlan := map[K]bool{}, map[K]bool{}
 	for _, x := range prior {
 		inPrior[key(x)] = true
@@ -30,9 +30,9 @@ func diffBy[T any, K comparable](prior, plan []T, key func(T) K) (removed, added
 	return removed, added, kept
 }
 
-// each is f of every item, in order: how hosts change form (gse.JobIP.Host,
+// Each is f of every item, in order: how hosts change form (gse.JobIP.Host,
 // gse.Host.JobIP, hostModel.expand) or become keys (gse.Host.Key).
-func each[T, U any](items []T, f func(T) U) []U {
+func Each[T, U any](items []T, f func(T) U) []U {
 	out := make([]U, len(items))
 	for i, x := range items {
 		out[i] = f(x)
@@ -40,14 +40,14 @@ func each[T, U any](items []T, f func(T) U) []U {
 	return out
 }
 
-// keyOf is the key of an item through the client type it converts to, such
+// KeyOf is the key of an item through the client type it converts to, such
 // as keyOf(hostRefModel.expand): hosts are compared by the client's Key alone.
-func keyOf[T any, H interface{ Key() string }](api func(T) H) func(T) string {
+func KeyOf[T any, H interface{ Key() string }](api func(T) H) func(T) string {
 	return func(x T) string { return api(x).Key() }
 }
 
-// selectBy keeps the items whose key is among keys (keep) or is not (!keep).
-func selectBy[T any, K comparable](items []T, key func(T) K, keys []K, keep bool) []T {
+// SelectBy keeps the items whose key is among keys (keep) or is not (!keep).
+func SelectBy[T any, K comparable](items []T, key func(T) K, keys []K, keep bool) []T {
 	in := make(map[K]bool, len(keys))
 	for _, k := range keys {
 		in[k] = true
