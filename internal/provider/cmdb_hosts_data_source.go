@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -65,13 +66,13 @@ func (d *cmdbHostsDataSource) Schema(ctx context.Context, _ datasource.SchemaReq
 			"bk_module_ids": ids("modules", gse.MaxCMDBModuleIDs),
 			"filter":        cmdbFilterAttribute(),
 			"hosts": schema.ListAttribute{
-				Computed: true, ElementType: hostObjectType,
+				Computed: true, ElementType: hosts.ObjectType,
 				MarkdownDescription: "The hosts in the form of `gse_managed_process.hosts` (assign it as is): through the GSE 2.0 gateway (`gateway_url` set), by `agent_id` where CMDB has one, " +
 					"else by `ip` (the first IPv4 address, else the IPv6 one) and `bk_cloud_id`; through ESB by the first IPv4 address and `bk_cloud_id` (GSE 1.0 cannot address IPv6). " +
 					"Each element holds `ip`, `bk_cloud_id`, `bk_supplier_id` (0) and `agent_id`, null where the other form is used.",
 			},
 			"ip_list": schema.ListAttribute{
-				Computed: true, ElementType: jobIPObjectType,
+				Computed: true, ElementType: hosts.JobIPObjectType,
 				MarkdownDescription: "The hosts as the JOB resources' `ip_list`: `ip` (the first IPv4 address, else the IPv6 one) and `bk_cloud_id`, every host with an address.",
 			},
 			"bk_host_ids": schema.ListAttribute{Computed: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB ids of the hosts in `hosts`, in the same order."},

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -389,10 +390,10 @@ func TestSelectHosts(t *testing.T) {
 	if got, want := ids(gw), "[1 2 5] [3 4]"; got != want {
 		t.Errorf("gateway: host ids and skipped %s, want %s", got, want)
 	}
-	if h, _ := hostFields(esb.hosts.Elements()[0]); h.ip != "10.0.0.1" || h.agentID != "" {
+	if h, _ := hosts.Fields(esb.hosts.Elements()[0]); h.IP != "10.0.0.1" || h.AgentID != "" {
 		t.Errorf("ESB: host 1 is %+v, want its first IPv4 address", h)
 	}
-	if h, _ := hostFields(gw.hosts.Elements()[0]); h.agentID != cmdbAgent(1) {
+	if h, _ := hosts.Fields(gw.hosts.Elements()[0]); h.AgentID != cmdbAgent(1) {
 		t.Errorf("gateway: host 1 is %+v, want its agent id", h)
 	}
 	if n := len(esb.ipList.Elements()); n != 3 {

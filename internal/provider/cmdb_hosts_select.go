@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -28,7 +29,7 @@ type skippedHost struct {
 // order. A host uses its first IPv4 address, else its IPv6 one; a host
 // without an address the mode can use, or already listed, is skipped.
 func selectHosts(found []gse.CMDBHost, gateway bool) hostSelection {
-	hosts := make([]attr.Value, 0, len(found))
+	objects := make([]attr.Value, 0, len(found))
 	ipList := make([]attr.Value, 0, len(found))
 	ids := make([]attr.Value, 0, len(found))
 	var skipped []skippedHost
@@ -50,7 +51,7 @@ func selectHosts(found []gse.CMDBHost, gateway bool) hostSelection {
 			continue
 		}
 		seen[key] = h.BkHostID
-		ipList = append(ipList, types.ObjectValueMust(jobIPObjectType.AttrTypes, map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": cloud}))
+		ipList = append(ipList, types.ObjectValueMust(hosts.JobIPObjectType.AttrTypes, map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": cloud}))
 		el := map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": cloud, "bk_supplier_id": supplier, "agent_id": types.StringNull()}
 		switch {
 		case gateway && h.AgentID != "":
@@ -59,12 +60,12 @@ func selectHosts(found []gse.CMDBHost, gateway bool) hostSelection {
 			skipped = append(skipped, skippedHost{h.BkHostID, "only an IPv6 address"})
 			continue
 		}
-		hosts = append(hosts, types.ObjectValueMust(hostObjectType.AttrTypes, el))
+		objects = append(objects, types.ObjectValueMust(hosts.ObjectType.AttrTypes, el))
 		ids = append(ids, types.Int64Value(h.BkHostID))
 	}
 	return hostSelection{
-		hosts:   types.ListValueMust(hostObjectType, hosts),
-		ipList:  types.ListValueMust(jobIPObjectType, ipList),
+		hosts:   types.ListValueMust(hosts.ObjectType, objects),
+		ipList:  types.ListValueMust(hosts.JobIPObjectType, ipList),
 		ids:     types.ListValueMust(types.Int64Type, ids),
 		skipped: skipped,
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -144,19 +145,19 @@ func (d jobDefinitionModel) expand(ips []gse.JobIP) gse.JobProcess {
 }
 
 // flattenJobIPs is ips as ip_list holds them, the inverse of expandJobIPs.
-func flattenJobIPs(ips []gse.JobIP) []hostRefModel {
-	out := make([]hostRefModel, len(ips))
+func flattenJobIPs(ips []gse.JobIP) []hosts.Ref {
+	out := make([]hosts.Ref, len(ips))
 	for i, ip := range ips {
-		out[i] = hostRefModel{BkCloudID: types.Int64Value(ip.BkCloudID), IP: types.StringValue(ip.IP)}
+		out[i] = hosts.Ref{BkCloudID: types.Int64Value(ip.BkCloudID), IP: types.StringValue(ip.IP)}
 	}
 	return out
 }
 
 // expandJobIPs is ip_list as JOB addresses it.
-func expandJobIPs(ms []hostRefModel) []gse.JobIP {
+func expandJobIPs(ms []hosts.Ref) []gse.JobIP {
 	out := make([]gse.JobIP, len(ms))
 	for i, m := range ms {
-		out[i] = m.expand()
+		out[i] = m.Expand()
 	}
 	return out
 }

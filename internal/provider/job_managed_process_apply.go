@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -70,7 +71,7 @@ func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManaged
 	withRollout.Rollout = plan.Rollout
 	if len(removed) > 0 {
 		err := r.hostInBatches(ctx, &withRollout, gse.OpUnhost, removed, func(out *gse.JobOutcome, _ error) {
-			applied.IPList = plumbing.SelectBy(applied.IPList, plumbing.KeyOf(hostRefModel.expand), plumbing.Each(out.Succeeded(), gse.JobIP.Key), false)
+			applied.IPList = plumbing.SelectBy(applied.IPList, plumbing.KeyOf(hosts.Ref.Expand), plumbing.Each(out.Succeeded(), gse.JobIP.Key), false)
 		})
 		if err != nil {
 			return err
@@ -87,7 +88,7 @@ func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManaged
 	}
 	if len(added) > 0 {
 		err := r.hostInBatches(ctx, plan, gse.OpHost, added, func(out *gse.JobOutcome, err error) {
-			applied.IPList = append(applied.IPList, plumbing.SelectBy(plan.IPList, plumbing.KeyOf(hostRefModel.expand), plumbing.Each(jobMayExist(out, err), gse.JobIP.Key), true)...)
+			applied.IPList = append(applied.IPList, plumbing.SelectBy(plan.IPList, plumbing.KeyOf(hosts.Ref.Expand), plumbing.Each(jobMayExist(out, err), gse.JobIP.Key), true)...)
 		})
 		if err != nil {
 			return err

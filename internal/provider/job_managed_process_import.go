@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 )
 
 const jobImportIDFormat = "bk_scope_type:bk_scope_id/setup_path/proc_name@bk_cloud_id:ip[,bk_cloud_id:ip...]?pid_path=...[&value_key=...][&account=...][&contact=...], " +
@@ -84,12 +85,12 @@ func parseJobImportID(id string) (jobImport, error) {
 		return im, fmt.Errorf("%q is not setup_path/proc_name", proc)
 	}
 	im.setupPath, im.procName = proc[:i], proc[i+1:]
-	hosts, err := parseImportHosts(list, false, "IP")
+	hosts, err := hosts.ParseImport(list, false, "IP")
 	if err != nil {
 		return im, err
 	}
 	for _, h := range hosts {
-		im.ips = append(im.ips, gse.JobIP{BkCloudID: h.cloud, IP: h.ip})
+		im.ips = append(im.ips, gse.JobIP{BkCloudID: h.Cloud, IP: h.IP})
 	}
 	q, err := url.ParseQuery(query)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 )
 
 // jobManagedProcessModel is the resource's state and plan.
@@ -18,7 +19,7 @@ type jobManagedProcessModel struct {
 	Contact     types.String `tfsdk:"contact"`
 	Account     types.String `tfsdk:"account"`
 	jobDefinitionModel
-	IPList   []hostRefModel `tfsdk:"ip_list"`
+	IPList   []hosts.Ref    `tfsdk:"ip_list"`
 	IPStatus types.Map      `tfsdk:"ip_status"`
 	Rollout  *rolloutModel  `tfsdk:"rollout"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -106,7 +107,7 @@ func (r *jobManagedProcessResource) Create(ctx context.Context, req resource.Cre
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "create", plan.target(), err,
 			"The IPs where hosting may be registered are kept in the state, and the resource is tainted: the next apply unregisters and registers it again.")
-		plan.IPList = plumbing.SelectBy(plan.IPList, plumbing.KeyOf(hostRefModel.expand), plumbing.Each(registered, gse.JobIP.Key), true)
+		plan.IPList = plumbing.SelectBy(plan.IPList, plumbing.KeyOf(hosts.Ref.Expand), plumbing.Each(registered, gse.JobIP.Key), true)
 		if len(plan.IPList) == 0 {
 			return
 		}
@@ -134,7 +135,7 @@ func (r *jobManagedProcessResource) Read(ctx context.Context, req resource.ReadR
 	}
 	kept := m.IPList[:0:0]
 	for _, ip := range m.IPList {
-		if hosted[ip.expand().Key()] {
+		if hosted[ip.Expand().Key()] {
 			kept = append(kept, ip)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -36,7 +37,7 @@ func jobManagedProcessSchema(ctx context.Context) schema.Schema {
 		MarkdownDescription: "Id of the business or business set, as a string such as `\"2\"`. Changing it replaces the resource.",
 		Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[0-9]+$`), "must be a number written as a string, such as \"2\"")},
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}}
-	attrs["ip_list"] = jobIPListAttribute("Hosts the process is hosted on. Adding an IP registers hosting there; removing one unregisters it there.")
+	attrs["ip_list"] = hosts.JobIPListAttribute("Hosts the process is hosted on. Adding an IP registers hosting there; removing one unregisters it there.")
 	attrs["ip_status"] = schema.MapNestedAttribute{
 		Computed: true,
 		MarkdownDescription: "Runtime state per IP, keyed `bk_cloud_id:ip`, from the status query (op_type 2 through `operate_process`) of the last apply or refresh. " +

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -31,7 +32,7 @@ type jobProcessStatusModel struct {
 	ProcName   types.String       `tfsdk:"proc_name"`
 	PidPath    types.String       `tfsdk:"pid_path"`
 	Account    types.String       `tfsdk:"account"`
-	IPList     []hostRefModel     `tfsdk:"ip_list"`
+	IPList     []hosts.Ref        `tfsdk:"ip_list"`
 	IPStatus   []jobIPStatusModel `tfsdk:"ip_status"`
 	AllRunning types.Bool         `tfsdk:"all_running"`
 	Timeouts   timeouts.Value     `tfsdk:"timeouts"`
@@ -72,7 +73,7 @@ func (d *jobProcessStatusDataSource) Schema(ctx context.Context, _ datasource.Sc
 			"proc_name":  str("proc_name", true),
 			"pid_path":   str("pid_path", true),
 			"account":    str("account", false),
-			"ip_list":    jobIPListDataSourceAttribute("IPs to query."),
+			"ip_list":    hosts.JobIPListDataSourceAttribute("IPs to query."),
 			"ip_status": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "One entry per IP, ordered by `bk_cloud_id` then `ip`.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -119,7 +120,7 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 		plumbing.AddAPIError(&resp.Diagnostics, "query the status of", gse.TargetOf(scope, proc), err, "Check the provider configuration, bk_biz_id and the process fields.")
 		return
 	}
-	slices.SortStableFunc(ips, func(a, b gse.JobIP) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
+	slices.SortStableFunc(ips, func(a, b gse.JobIP) int { return hosts.Compare(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
 	all := true
 	m.IPStatus = make([]jobIPStatusModel, 0, len(ips))
 	for _, ip := range ips {

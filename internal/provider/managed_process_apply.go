@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -27,13 +28,13 @@ type processSteps struct{ client *gse.Client }
 // after an apply reports no change; the others keep their entries. When that
 // read fails, the apply still stands: the facts its tasks proved are recorded
 // (proven.value), with a warning, and the next refresh reads the rest.
-func (r processSteps) appliedStatus(ctx context.Context, meta gse.Meta, hosts []hostModel, pr *proven, diags *diag.Diagnostics) hostStatusMap {
-	status := pr.value(hosts)
-	read := pr.touchedOrNew(hosts)
+func (r processSteps) appliedStatus(ctx context.Context, meta gse.Meta, list []hosts.Model, pr *proven, diags *diag.Diagnostics) hostStatusMap {
+	status := pr.value(list)
+	read := pr.touchedOrNew(list)
 	if len(read) == 0 {
 		return status
 	}
-	byKey, err := findProcessHosts(ctx, r.client, meta, plumbing.Each(read, hostModel.expand))
+	byKey, err := findProcessHosts(ctx, r.client, meta, plumbing.Each(read, hosts.Model.Expand))
 	if err != nil {
 		diags.AddWarning(fmt.Sprintf("Status of process %s not read after the apply", meta),
 			fmt.Sprintf("The apply succeeded; reading the status of the hosts it changed (get_proc_status_v2) failed: %v. "+
@@ -67,9 +68,9 @@ func updatedStatus(planned, read hostStatusMap) hostStatusMap {
 // that reaches only some hosts is finished by the next apply (triggers).
 func (r processSteps) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
 	u := &update{r: r, meta: meta, spec: plan.Spec.expand(), ro: plan.Rollout.expand(), plan: plan, prior: prior, applied: applied, pr: pr}
-	u.removed, u.added, u.kept = plumbing.DiffBy(plumbing.Each(prior.Hosts.Hosts(), hostModel.expand), plumbing.Each(plan.Hosts.Hosts(), hostModel.expand), gse.Host.Key)
+	u.removed, u.added, u.kept = plumbing.DiffBy(plumbing.Each(prior.Hosts.Hosts(), hosts.Model.Expand), plumbing.Each(plan.Hosts.Hosts(), hosts.Model.Expand), gse.Host.Key)
 	u.specChanged = !sameSpec(prior.Spec.spec, plan.Spec.spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
-	if err := reachable(ctx, r.client, slices.Concat(u.removed, u.added, u.kept)); err != nil {
+	if err := hosts.Reachable(ctx, r.client, slices.Concat(u.removed, u.added, u.kept)); err != nil {
 		return err // common_gateway.go: hosts need gateway_url, or their agent is down
 	}
 	for _, step := range []func(context.Context) error{u.removeHosts, u.sendSpec, u.addHosts, u.setHosting, u.setRunning} {
@@ -104,7 +105,7 @@ func (u *update) removeHosts(ctx context.Context) error {
 		gone = append(gone, g...)
 		return err
 	}})
-	u.applied.Hosts = newHostList(plumbing.SelectBy(u.applied.Hosts.Hosts(), plumbing.KeyOf(hostModel.expand), plumbing.Each(gone, gse.Host.Key), false))
+	u.applied.Hosts = hosts.NewList(plumbing.SelectBy(u.applied.Hosts.Hosts(), plumbing.KeyOf(hosts.Model.Expand), plumbing.Each(gone, gse.Host.Key), false))
 	return err
 }
 
@@ -135,7 +136,7 @@ func (u *update) addHosts(ctx context.Context) error {
 		}
 	}
 	done, err := register(ctx, u.meta, u.spec, u.plan, u.added, u.pr)
-	u.applied.Hosts = newHostList(slices.Concat(u.applied.Hosts.Hosts(), plumbing.SelectBy(u.plan.Hosts.Hosts(), plumbing.KeyOf(hostModel.expand), plumbing.Each(done, gse.Host.Key), true)))
+	u.applied.Hosts = hosts.NewList(slices.Concat(u.applied.Hosts.Hosts(), plumbing.SelectBy(u.plan.Hosts.Hosts(), plumbing.KeyOf(hosts.Model.Expand), plumbing.Each(done, gse.Host.Key), true)))
 	if err != nil {
 		return err
 	}
@@ -195,7 +196,7 @@ func (u *update) setRunning(ctx context.Context) error {
 // runTriggers runs restart and reload on every planned host when their
 // triggers changed.
 func (u *update) runTriggers(ctx context.Context, triggers triggerProgresses) error {
-	all := plumbing.Each(u.plan.Hosts.Hosts(), hostModel.expand)
+	all := plumbing.Each(u.plan.Hosts.Hosts(), hosts.Model.Expand)
 	for _, t := range []struct {
 		name        string
 		op          gse.OpType
@@ -276,7 +277,7 @@ func (r processSteps) register(ctx context.Context, meta gse.Meta, spec *gse.Spe
 // abnormal (117) or the request was refused as a whole (by GSE, or by the
 // gateway before GSE saw it). Any other per-host
 // failure (a start command that failed) comes after the spec was taken.
-func createdMayExist(hosts []gse.Host, err error) []gse.Host {
+func createdMayExist(targets []gse.Host, err error) []gse.Host {
 	var he *gse.HostsError
 	var ae *gse.APIError
 	switch {
@@ -287,22 +288,22 @@ func createdMayExist(hosts []gse.Host, err error) []gse.Host {
 				refused = append(refused, f.Host)
 			}
 		}
-		return plumbing.SelectBy(hosts, gse.Host.Key, plumbing.Each(refused, gse.Host.Key), false)
-	case errors.As(err, &ae) && (ae.HTTPStatus == 200 || ae.GatewayRefused()), errors.As(err, new(*agentsDownError)):
+		return plumbing.SelectBy(targets, gse.Host.Key, plumbing.Each(refused, gse.Host.Key), false)
+	case errors.As(err, &ae) && (ae.HTTPStatus == 200 || ae.GatewayRefused()), errors.As(err, new(*hosts.AgentsDownError)):
 		return nil
 	}
-	return hosts
+	return targets
 }
 
 // keepDownStatus carries the prior host_status of hosts whose agent is down
 // into status: what GSE cannot say now is not drift.
-func keepDownStatus(status, prior hostStatusMap, hosts []hostModel, down map[string]gse.AgentState) hostStatusMap {
+func keepDownStatus(status, prior hostStatusMap, hosts []hosts.Model, down map[string]gse.AgentState) hostStatusMap {
 	if len(down) == 0 {
 		return status
 	}
 	entries := maps.Clone(status.entries)
 	for _, h := range hosts {
-		if _, isDown := down[h.expand().Key()]; isDown {
+		if _, isDown := down[h.Expand().Key()]; isDown {
 			if old, ok := prior.entries[statusKey(h)]; ok {
 				entries[statusKey(h)] = old
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -29,26 +30,26 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta := gse.Meta{Namespace: "gse", Name: "proc-test"}
-	hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
+	targets := []gse.Host{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
 	spec := &gse.Spec{Identity: gse.Identity{ProcName: "proc-test", SetupPath: "/data/gsetest", PidPath: "/data/gsetest/proc-test.pid", User: "root"},
 		Control: gse.Control{StartCmd: "./start.sh", StopCmd: "./stop.sh"}, Resource: &gse.Resource{CPU: 10, Mem: 10}, MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}
-	if _, err := c.Proc.RegisterProcInfo(ctx, meta, hosts, spec); err != nil {
+	if _, err := c.Proc.RegisterProcInfo(ctx, meta, targets, spec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStart, Spec: spec}); err != nil {
+	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: targets, Op: gse.OpStart, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.sim.Drift(simulator.DriftUnregister, "gse", "proc-test", 0, "10.0.0.2"); err != nil {
 		t.Fatal(err)
 	}
 
-	host := func(ip string) hostModel {
-		return hostModel{IP: types.StringValue(ip), BkCloudID: types.Int64Value(0), BkSupplierID: types.Int64Value(0)}
+	host := func(ip string) hosts.Model {
+		return hosts.Model{IP: types.StringValue(ip), BkCloudID: types.Int64Value(0), BkSupplierID: types.Int64Value(0)}
 	}
 	s, raw := rawWith(map[string]tftypes.Value{
 		"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
 		"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
-		"hosts":          tftypes.NewValue(tftypes.String, newHostList([]hostModel{host("10.0.0.1"), host("10.0.0.2")}).ValueString()),
+		"hosts":          tftypes.NewValue(tftypes.String, hosts.NewList([]hosts.Model{host("10.0.0.1"), host("10.0.0.2")}).ValueString()),
 		"running":        tftypes.NewValue(tftypes.Bool, true),
 		"managed":        tftypes.NewValue(tftypes.Bool, true),
 	})
@@ -84,13 +85,13 @@ func TestDeleteWarnsOfRecordsLeftOnGSE2(t *testing.T) {
 			meta := gse.Meta{Namespace: "gse", Name: "proc-test"}
 			start := gse.OpStart
 			e.register(t, meta, []string{"0:10.0.0.1", "1:10.0.0.2"}, &start)
-			host := func(cloud int64, ip string) hostModel {
-				return hostModel{IP: types.StringValue(ip), BkCloudID: types.Int64Value(cloud), BkSupplierID: types.Int64Value(0)}
+			host := func(cloud int64, ip string) hosts.Model {
+				return hosts.Model{IP: types.StringValue(ip), BkCloudID: types.Int64Value(cloud), BkSupplierID: types.Int64Value(0)}
 			}
 			s, raw := rawWith(map[string]tftypes.Value{
 				"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
 				"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
-				"hosts":          tftypes.NewValue(tftypes.String, newHostList([]hostModel{host(0, "10.0.0.1"), host(1, "10.0.0.2")}).ValueString()),
+				"hosts":          tftypes.NewValue(tftypes.String, hosts.NewList([]hosts.Model{host(0, "10.0.0.1"), host(1, "10.0.0.2")}).ValueString()),
 				"running":        tftypes.NewValue(tftypes.Bool, true),
 				"managed":        tftypes.NewValue(tftypes.Bool, true),
 				// The gateway's operations carry the spec.
@@ -150,7 +151,7 @@ func TestDeleteWithoutSpec(t *testing.T) {
 			s, raw := rawWith(map[string]tftypes.Value{
 				"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
 				"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
-				"hosts": tftypes.NewValue(tftypes.String, newHostList([]hostModel{
+				"hosts": tftypes.NewValue(tftypes.String, hosts.NewList([]hosts.Model{
 					{IP: types.StringValue("10.0.0.1"), BkCloudID: types.Int64Value(0), BkSupplierID: types.Int64Value(0)},
 				}).ValueString()),
 				"running": tftypes.NewValue(tftypes.Bool, true),

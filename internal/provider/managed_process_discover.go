@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 )
 
 // namespaceTarget names a whole namespace in an error ("process namespace gse/*").
@@ -60,7 +61,7 @@ func discoverProcesses(ctx context.Context, c *gse.Client, namespace string, kee
 			continue
 		}
 		entries := slices.Collect(maps.Values(byKey))
-		slices.SortFunc(entries, func(a, b gse.ProcStatus) int { return compareByAddress(addressOf(a), addressOf(b)) })
+		slices.SortFunc(entries, func(a, b gse.ProcStatus) int { return hosts.CompareByAddress(addressOf(a), addressOf(b)) })
 		meta.Labels = entries[0].Meta.Labels
 		if keep(meta) {
 			out = append(out, discoveredProcess{Meta: meta, Entries: entries})
@@ -70,13 +71,13 @@ func discoverProcesses(ctx context.Context, c *gse.Client, namespace string, kee
 }
 
 // flattenHosts are the process's hosts as gse_managed_process holds them (addressOf).
-func (d discoveredProcess) flattenHosts() []hostModel {
-	out := make([]hostModel, len(d.Entries))
+func (d discoveredProcess) flattenHosts() []hosts.Model {
+	out := make([]hosts.Model, len(d.Entries))
 	for i, e := range d.Entries {
 		h := addressOf(e)
-		out[i] = hostModel{IP: types.StringValue(h.IP), BkCloudID: types.Int64Value(h.BkCloudID), BkSupplierID: types.Int64Value(h.BkSupplierID)}
+		out[i] = hosts.Model{IP: types.StringValue(h.IP), BkCloudID: types.Int64Value(h.BkCloudID), BkSupplierID: types.Int64Value(h.BkSupplierID)}
 		if h.AgentID != "" {
-			out[i] = hostModel{AgentID: types.StringValue(h.AgentID), BkSupplierID: types.Int64Value(0)}
+			out[i] = hosts.Model{AgentID: types.StringValue(h.AgentID), BkSupplierID: types.Int64Value(0)}
 		}
 	}
 	return out
@@ -88,7 +89,7 @@ func (d discoveredProcess) flattenHosts() []hostModel {
 // form (agent-id mode off) or GSE is reached through ESB.
 func addressOf(e gse.ProcStatus) gse.Host {
 	h := e.Target()
-	if cloud, ip, ok := cloudIPAgent(h.AgentID); ok {
+	if cloud, ip, ok := hosts.CloudIPAgent(h.AgentID); ok {
 		return gse.Host{IP: ip, BkCloudID: cloud, BkSupplierID: h.BkSupplierID}
 	}
 	return h
@@ -111,7 +112,7 @@ func (d discoveredProcess) flattenMeta(ctx context.Context) (metaModel, diag.Dia
 // GSE has no API that returns a registered spec.
 func (d discoveredProcess) flatten(ctx context.Context) (managedProcessModel, diag.Diagnostics) {
 	meta, diags := d.flattenMeta(ctx)
-	hosts := d.flattenHosts()
+	list := d.flattenHosts()
 	var hosted, running int
 	for _, e := range d.Entries {
 		if e.IsAuto {
@@ -122,13 +123,13 @@ func (d discoveredProcess) flatten(ctx context.Context) (managedProcessModel, di
 		}
 	}
 	m := managedProcessModel{
-		ID: types.StringValue(d.Meta.String()), Meta: meta, Hosts: newHostList(hosts),
-		Managed: types.BoolValue(hosted == len(hosts)), Running: types.BoolNull(),
+		ID: types.StringValue(d.Meta.String()), Meta: meta, Hosts: hosts.NewList(list),
+		Managed: types.BoolValue(hosted == len(list)), Running: types.BoolNull(),
 		RestartTriggers: types.MapNull(types.StringType), ReloadTriggers: types.MapNull(types.StringType),
-		HostStatus: hostStatusValue(hosts, d.byKey()),
+		HostStatus: hostStatusValue(list, d.byKey()),
 		Timeouts:   timeoutsNull(ctx),
 	}
-	if hosted == len(hosts) && running == len(hosts) {
+	if hosted == len(list) && running == len(list) {
 		m.Running = types.BoolValue(true)
 	}
 	return m, diags

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -89,6 +90,6 @@ func importByIdentity(ctx context.Context, c *gse.Client, req resource.ImportSta
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), meta.String())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("meta"), m)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), newHostList(found[0].flattenHosts()))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), hosts.NewList(found[0].flattenHosts()))...)
 	resp.Diagnostics.Append(resp.Identity.Set(ctx, id)...)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -25,14 +26,14 @@ const importIDFormat = "namespace/name@host[,host...], each host bk_cloud_id:bk_
 // error names those where it is not, which Terraform's own "Cannot import
 // non-existent remote object", after a read that found nothing, would not.
 func importByID(ctx context.Context, c *gse.Client, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	meta, hosts, err := parseImportID(req.ID)
+	meta, models, err := parseImportID(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for gse_managed_process",
 			fmt.Sprintf("%s. Expected %s; got %q.", err, importIDFormat, req.ID))
 		return
 	}
-	apiHosts := plumbing.Each(hosts, hostModel.expand)
-	if err := needsGateway(c, apiHosts); err != nil {
+	apiHosts := plumbing.Each(models, hosts.Model.Expand)
+	if err := hosts.NeedsGateway(c, apiHosts); err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for gse_managed_process", err.Error()+".")
 		return
 	}
@@ -52,10 +53,10 @@ func importByID(ctx context.Context, c *gse.Client, req resource.ImportStateRequ
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), meta.Namespace.ValueString()+"/"+meta.Name.ValueString())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("meta"), meta)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), newHostList(hosts))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), hosts.NewList(models))...)
 }
 
-func parseImportID(id string) (metaModel, []hostModel, error) {
+func parseImportID(id string) (metaModel, []hosts.Model, error) {
 	var meta metaModel
 	target, list, ok := strings.Cut(id, "@")
 	if !ok {
@@ -66,32 +67,32 @@ func parseImportID(id string) (metaModel, []hostModel, error) {
 		return meta, nil, fmt.Errorf("the process %q is not namespace/name", target)
 	}
 	meta = metaModel{Namespace: types.StringValue(ns), Name: types.StringValue(name), Labels: types.MapNull(types.StringType)}
-	var hosts []hostModel
+	var models []hosts.Model
 	seen := map[string]bool{}
 	for _, item := range strings.Split(list, ",") {
-		var h hostModel
+		var h hosts.Model
 		if agent, ok := strings.CutPrefix(item, "agent_id="); ok {
-			if msg := checkAgentID(agent); msg != "" {
+			if msg := hosts.CheckAgentID(agent); msg != "" {
 				return meta, nil, fmt.Errorf("host %q: the agent id %s", item, msg)
 			}
-			h = hostModel{AgentID: types.StringValue(agent), BkSupplierID: types.Int64Value(0)}
+			h = hosts.Model{AgentID: types.StringValue(agent), BkSupplierID: types.Int64Value(0)}
 		} else {
-			parsed, err := parseImportHosts(item, true, "host")
+			parsed, err := hosts.ParseImport(item, true, "host")
 			if err != nil && strings.Count(item, ":") == 1 { // bk_cloud_id:ip, as provider::gse::agent_id spells a host
-				parsed, err = parseImportHosts(item, false, "host")
+				parsed, err = hosts.ParseImport(item, false, "host")
 			}
 			if err != nil {
 				return meta, nil, err
 			}
 			p := parsed[0]
-			h = hostModel{IP: types.StringValue(p.ip), BkCloudID: types.Int64Value(p.cloud), BkSupplierID: types.Int64Value(p.supplier)}
+			h = hosts.Model{IP: types.StringValue(p.IP), BkCloudID: types.Int64Value(p.Cloud), BkSupplierID: types.Int64Value(p.Supplier)}
 		}
-		id := h.expand().Key()
+		id := h.Expand().Key()
 		if seen[id] {
 			return meta, nil, fmt.Errorf("host %q is listed twice", item)
 		}
 		seen[id] = true
-		hosts = append(hosts, h)
+		models = append(models, h)
 	}
-	return meta, hosts, nil
+	return meta, models, nil
 }

@@ -9,12 +9,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 )
 
 type managedProcessModel struct {
 	ID              types.String   `tfsdk:"id"`
 	Meta            metaModel      `tfsdk:"meta"`
-	Hosts           hostList       `tfsdk:"hosts"`
+	Hosts           hosts.List     `tfsdk:"hosts"`
 	Spec            specValue      `tfsdk:"spec"` // null after import: GSE cannot read it back
 	Managed         types.Bool     `tfsdk:"managed"`
 	Running         types.Bool     `tfsdk:"running"`
@@ -26,10 +27,10 @@ type managedProcessModel struct {
 }
 
 // hostStatusValue builds host_status for hosts from their status entries (see findProcessHosts).
-func hostStatusValue(hosts []hostModel, byKey map[string]gse.ProcStatus) hostStatusMap {
+func hostStatusValue(hosts []hosts.Model, byKey map[string]gse.ProcStatus) hostStatusMap {
 	entries := make(map[string]hostStatusModel, len(hosts))
 	for _, h := range hosts {
-		if e, ok := byKey[h.expand().Key()]; ok {
+		if e, ok := byKey[h.Expand().Key()]; ok {
 			entries[statusKey(h)] = hostStatusModel{Status: types.StringValue(statusName(e.Status)), Managed: types.BoolValue(e.IsAuto),
 				PID: types.Int64Value(e.PID), Version: types.StringValue(e.Version), LastStartTime: types.Int64Value(e.LastStartTime)}
 		}
@@ -73,11 +74,11 @@ func (p *proven) note(hosts []gse.Host, op gse.OpType, oneShot bool) {
 }
 
 // value is host_status for hosts after the apply.
-func (p *proven) value(hosts []hostModel) hostStatusMap {
+func (p *proven) value(hosts []hosts.Model) hostStatusMap {
 	entries := make(map[string]hostStatusModel, len(hosts))
 	for _, h := range hosts {
 		k := statusKey(h)
-		facts, touched := p.touched[h.expand().Key()]
+		facts, touched := p.touched[h.Expand().Key()]
 		old, known := p.prior.entries[k]
 		switch {
 		case !touched && known:
@@ -100,10 +101,10 @@ func (p *proven) value(hosts []hostModel) hostStatusMap {
 
 // touchedOrNew are the hosts whose host_status the apply may have changed:
 // those it touched, and those without a prior entry.
-func (p *proven) touchedOrNew(hosts []hostModel) []hostModel {
-	var out []hostModel
-	for _, h := range hosts {
-		_, touched := p.touched[h.expand().Key()]
+func (p *proven) touchedOrNew(list []hosts.Model) []hosts.Model {
+	var out []hosts.Model
+	for _, h := range list {
+		_, touched := p.touched[h.Expand().Key()]
 		if _, known := p.prior.entries[statusKey(h)]; touched || !known {
 			out = append(out, h)
 		}
@@ -114,7 +115,7 @@ func (p *proven) touchedOrNew(hosts []hostModel) []hostModel {
 // statusKey is the key of a host in host_status: its address as written in
 // the configuration (gse.Host.Address: {bk_cloud_id}:{ip}, or the agent id of
 // a host given by one), not its Key, so the keys of existing states stay.
-func statusKey(h hostModel) string {
+func statusKey(h hosts.Model) string {
 	return gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64(), AgentID: h.AgentID.ValueString()}.Address()
 }
 

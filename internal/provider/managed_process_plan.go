@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -35,16 +36,16 @@ func sameExcept(a, b tftypes.Value, skip string) bool {
 // proposedNewNestingSet, AssertObjectCompatible): with 10,000 hosts a create
 // that takes 15 s as a list had not finished after 6 minutes as a set.
 func sayHostsMoving(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, diags *diag.Diagnostics) {
-	var prior, planned hostList
+	var prior, planned hosts.List
 	if state.GetAttribute(ctx, path.Root("hosts"), &prior).HasError() || plan.GetAttribute(ctx, path.Root("hosts"), &planned).HasError() ||
-		planned.IsUnknown() || planned.unknown != nil {
+		planned.IsUnknown() || planned.Unknown != nil {
 		return
 	}
-	removed, added, _ := plumbing.DiffBy(prior.Hosts(), planned.Hosts(), plumbing.KeyOf(hostModel.expand))
+	removed, added, _ := plumbing.DiffBy(prior.Hosts(), planned.Hosts(), plumbing.KeyOf(hosts.Model.Expand))
 	if len(removed) == 0 && len(added) == 0 {
 		return
 	}
-	names := func(hs []hostModel) string {
+	names := func(hs []hosts.Model) string {
 		const most = 20
 		out := plumbing.Each(hs[:min(len(hs), most)], statusKey)
 		if len(hs) > most {

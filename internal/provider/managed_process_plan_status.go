@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 )
 
 // plannedStatus is host_status in the plan of an update: the prior entry of
@@ -21,7 +23,7 @@ import (
 // (updatedStatus). ok is false when the plan leaves too much unknown to tell.
 func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (status hostStatusMap, ok bool, diags diag.Diagnostics) {
 	type side struct {
-		hosts                           hostList
+		hosts                           hosts.List
 		status                          hostStatusMap
 		managed, running                types.Bool
 		restartTriggers, reloadTriggers types.Map
@@ -47,7 +49,7 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (sta
 		}
 	}
 	diags.Append(state.GetAttribute(ctx, path.Root("host_status"), &prior.status)...)
-	if diags.HasError() || next.hosts.IsUnknown() || next.hosts.unknown != nil || next.managed.IsUnknown() || next.running.IsUnknown() ||
+	if diags.HasError() || next.hosts.IsUnknown() || next.hosts.Unknown != nil || next.managed.IsUnknown() || next.running.IsUnknown() ||
 		next.restartTriggers.IsUnknown() || next.reloadTriggers.IsUnknown() || next.labels.IsUnknown() || next.spec.IsUnknown() || next.spec.partial {
 		return status, false, diags
 	}

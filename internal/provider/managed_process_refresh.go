@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 )
 
 // refreshedModel is the part of gse_managed_process that Read looks at and
@@ -21,7 +22,7 @@ import (
 // once per attribute set.
 type refreshedModel struct {
 	Meta       metaModel
-	Hosts      hostList
+	Hosts      hosts.List
 	Managed    types.Bool
 	Running    types.Bool
 	HostStatus hostStatusMap
@@ -71,9 +72,9 @@ func (m *refreshedModel) setChanged(ctx context.Context, prior refreshedModel, s
 // observe is what Read finds of hosts: those kept (the process is registered
 // there, or the agent is down and GSE cannot say), how many of those it
 // answered for host the process and run it, and the process's labels.
-func observe(hosts []hostModel, byKey map[string]gse.ProcStatus, down map[string]gse.AgentState) (kept []hostModel, hosted, running int, labels map[string]string) {
+func observe(hosts []hosts.Model, byKey map[string]gse.ProcStatus, down map[string]gse.AgentState) (kept []hosts.Model, hosted, running int, labels map[string]string) {
 	for _, h := range hosts {
-		key := h.expand().Key()
+		key := h.Expand().Key()
 		if _, isDown := down[key]; isDown {
 			kept = append(kept, h) // unknown, not gone: counted in neither flag
 			continue

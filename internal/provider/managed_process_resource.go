@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -96,7 +97,7 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 // hostsPlan then plans the prior hosts: without this, such a plan would show an
 // update of host_status alone.
 func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	planNeedsGateway(ctx, r.client, req.Plan, path.Root("hosts"), &resp.Diagnostics) // common_gateway.go
+	hosts.PlanNeedsGateway(ctx, r.client, req.Plan, path.Root("hosts"), &resp.Diagnostics) // common_gateway.go
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
 	}
@@ -130,16 +131,16 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	}
 	spec := plan.Spec.expand()
 	plan.ID = types.StringValue(meta.String())
-	hosts := plumbing.Each(plan.Hosts.Hosts(), hostModel.expand)
+	targets := plumbing.Each(plan.Hosts.Hosts(), hosts.Model.Expand)
 	var pr proven // no prior host_status
 
-	err := reachable(ctx, r.client, hosts) // common_gateway.go
+	err := hosts.Reachable(ctx, r.client, targets) // common_gateway.go
 	if err == nil {
-		err = refuseLive(ctx, r.client, meta, hosts) // managed_process_replace.go
+		err = refuseLive(ctx, r.client, meta, targets) // managed_process_replace.go
 	}
 	var registered []gse.Host
 	if err == nil {
-		registered, err = r.steps().createInBatches(ctx, meta, spec, &plan, hosts, &pr) // managed_process_apply.go
+		registered, err = r.steps().createInBatches(ctx, meta, spec, &plan, targets, &pr) // managed_process_apply.go
 	}
 	if err != nil {
 		if len(registered) == 0 {
@@ -149,7 +150,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 		plumbing.AddAPIError(&resp.Diagnostics, "create", meta, err, fmt.Sprintf(
 			"The %d hosts where the process may be registered are kept in the state, and the resource is tainted: "+
 				"the next apply removes it there and creates it again. Fix the cause above first.", len(registered)))
-		plan.Hosts = newHostList(plumbing.SelectBy(plan.Hosts.Hosts(), plumbing.KeyOf(hostModel.expand), plumbing.Each(registered, gse.Host.Key), true))
+		plan.Hosts = hosts.NewList(plumbing.SelectBy(plan.Hosts.Hosts(), plumbing.KeyOf(hosts.Model.Expand), plumbing.Each(registered, gse.Host.Key), true))
 	}
 	if err == nil {
 		plan.HostStatus = r.steps().appliedStatus(ctx, meta, plan.Hosts.Hosts(), &pr, &resp.Diagnostics)
@@ -178,11 +179,11 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	hosts := plumbing.Each(state.Hosts.Hosts(), hostModel.expand)
+	targets := plumbing.Each(state.Hosts.Hosts(), hosts.Model.Expand)
 	var byKey map[string]gse.ProcStatus
-	down, err := downAgents(ctx, r.client, hosts) // gateway: hosts whose status is unknown
+	down, err := hosts.DownAgents(ctx, r.client, targets) // gateway: hosts whose status is unknown
 	if err == nil {
-		byKey, err = findProcessHosts(ctx, r.client, meta, upHosts(hosts, down))
+		byKey, err = findProcessHosts(ctx, r.client, meta, hosts.Up(targets, down))
 	}
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint or gateway, then refresh again.")
@@ -196,8 +197,8 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	state.Hosts = newHostList(kept)
-	warnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
+	state.Hosts = hosts.NewList(kept)
+	hosts.WarnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
 	// Judged against what was asked: true holds while every host agrees, false while none disagrees.
 	if seen := len(kept) - len(down); seen > 0 {
 		state.Managed = types.BoolValue(observedFlag(want.Managed, hosted, seen))
@@ -266,21 +267,21 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	// Stop when the process is, or was asked to be, running: a stop also unhosts.
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
-	hosts := plumbing.Each(state.Hosts.Hosts(), hostModel.expand)
+	targets := plumbing.Each(state.Hosts.Hosts(), hosts.Model.Expand)
 	if state.Spec.spec == nil && r.client.Gateway() {
-		refuseSpeclessDelete(&resp.Diagnostics, meta, hosts) // managed_process_replace.go
+		refuseSpeclessDelete(&resp.Diagnostics, meta, targets) // managed_process_replace.go
 		return
 	}
-	err := agentsUp(ctx, r.client, hosts) // gateway: fail at once on a down agent
+	err := hosts.AgentsUp(ctx, r.client, targets) // gateway: fail at once on a down agent
 	if err == nil {
-		_, err = r.steps().teardown(ctx, meta, state.Spec.expand(), hosts, stop)
+		_, err = r.steps().teardown(ctx, meta, state.Spec.expand(), targets, stop)
 	}
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "delete", meta, err,
 			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")
 		return
 	}
-	warnRecordsLeft(&resp.Diagnostics, r.client, meta, hosts, stop)
+	warnRecordsLeft(&resp.Diagnostics, r.client, meta, targets, stop)
 }
 
 // ImportState takes the string ID (importIDFormat) or, with no ID, an identity:

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -50,7 +51,7 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 					},
 				},
 			},
-			"hosts": hostsSchema("Hosts the process is registered on, in any order (a reordered list plans no change). " +
+			"hosts": hosts.Schema("Hosts the process is registered on, in any order (a reordered list plans no change). " +
 				"Adding a host registers and hosts it there; removing one unhosts and unregisters it there."),
 			"spec": packedSpec("Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
 				"A change is sent with `update_proc_info` and the process is hosted again. GSE cannot read it back."),

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -19,7 +20,7 @@ func (r *processOperationResource) ModifyPlan(ctx context.Context, req resource.
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	planNeedsGateway(ctx, r.client, req.Plan, path.Root("gse").AtName("hosts"), &resp.Diagnostics)
+	hosts.PlanNeedsGateway(ctx, r.client, req.Plan, path.Root("gse").AtName("hosts"), &resp.Diagnostics)
 	var job types.Object
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("job"), &job)...)
 	if !job.IsNull() {

@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -87,9 +88,9 @@ type operationTarget struct {
 }
 
 type operationGSEModel struct {
-	Meta  metaRefModel      `tfsdk:"meta"`
-	Hosts []gseHostRefModel `tfsdk:"hosts"`
-	Spec  *specModel        `tfsdk:"spec"`
+	Meta  metaRefModel   `tfsdk:"meta"`
+	Hosts []hosts.GSERef `tfsdk:"hosts"`
+	Spec  *specModel     `tfsdk:"spec"`
 }
 
 type operationJOBModel struct {
@@ -100,10 +101,10 @@ type operationJOBModel struct {
 // operationJOBProcessModel is a process_infos item of operate_process.
 type operationJOBProcessModel struct {
 	jobDefinitionModel
-	Contact     types.String   `tfsdk:"contact"`
-	Account     types.String   `tfsdk:"account"`
-	CmdShellExt types.String   `tfsdk:"cmd_shell_ext"`
-	IPList      []hostRefModel `tfsdk:"ip_list"`
+	Contact     types.String `tfsdk:"contact"`
+	Account     types.String `tfsdk:"account"`
+	CmdShellExt types.String `tfsdk:"cmd_shell_ext"`
+	IPList      []hosts.Ref  `tfsdk:"ip_list"`
 }
 
 // expand is the item as sent. With cmd_shell_ext (operate_proc) both limits go
@@ -186,7 +187,7 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 // one replaces the resource.
 func operationTargetAttributes() map[string]schema.Attribute {
 	jobProc := jobAttributes(operateProcessFields, []string{"setup_path", "proc_name", "pid_path"}, nil)
-	jobProc["ip_list"] = hostRefSetAttribute("Hosts to run the operation on.")
+	jobProc["ip_list"] = hosts.RefSetAttribute("Hosts to run the operation on.")
 	return map[string]schema.Attribute{
 		"op": schema.StringAttribute{
 			Required:            true,
@@ -203,7 +204,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 					"namespace": requiredString("Namespace of the process.", plumbing.MetaName()),
 					"name":      requiredString("Name of the process.", plumbing.MetaName()),
 				}},
-				"hosts": gseHostRefSetAttribute("Hosts to run the operation on."),
+				"hosts": hosts.GSERefSetAttribute("Hosts to run the operation on."),
 				"spec":  specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
 			},
 		},
@@ -308,14 +309,14 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 	op := operations[t.Op.ValueString()]
 	var taskIDs []string
 	st := rolloutStep{what: op.Info().Verb, progress: progress}
-	var hosts []gse.Host
+	var targets []gse.Host
 	if g := t.GSE; g != nil {
 		meta := gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
 		target = meta
 		for _, h := range g.Hosts {
-			hosts = append(hosts, h.expand())
+			targets = append(targets, h.Expand())
 		}
-		if err = reachable(ctx, c, hosts); err != nil {
+		if err = hosts.Reachable(ctx, c, targets); err != nil {
 			return "", nil, target, err
 		}
 		st.run = func(ctx context.Context, batch []gse.Host) error {
@@ -335,7 +336,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			procs = append(procs, p.expand())
 		}
 		target = gse.TargetOf(scope, procs[0])
-		hosts = jobHosts(procs)
+		targets = jobHosts(procs)
 		st.run = func(ctx context.Context, batch []gse.Host) error {
 			out, err := c.Job.Operate(ctx, scope, op, jobProcsOn(procs, batch))
 			if err == nil {
@@ -349,7 +350,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 		st.notRunning = nil
 	}
 	st.target = target
-	_, err = t.Rollout.expand().run(ctx, hosts, st)
+	_, err = t.Rollout.expand().run(ctx, targets, st)
 	taskID = strings.Join(taskIDs, ",")
 	sort.Slice(results, func(i, j int) bool {
 		a, b := results[i], results[j]

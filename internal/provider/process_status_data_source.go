@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -22,11 +23,11 @@ type processStatusDataSource struct{ client *gse.Client }
 func newProcessStatusDataSource() datasource.DataSource { return &processStatusDataSource{} }
 
 type processStatusModel struct {
-	Meta       metaRefModel      `tfsdk:"meta"`
-	Hosts      []gseHostRefModel `tfsdk:"hosts"`
-	ProcInfos  []procInfoModel   `tfsdk:"proc_infos"`
-	AllRunning types.Bool        `tfsdk:"all_running"`
-	Timeouts   timeouts.Value    `tfsdk:"timeouts"`
+	Meta       metaRefModel    `tfsdk:"meta"`
+	Hosts      []hosts.GSERef  `tfsdk:"hosts"`
+	ProcInfos  []procInfoModel `tfsdk:"proc_infos"`
+	AllRunning types.Bool      `tfsdk:"all_running"`
+	Timeouts   timeouts.Value  `tfsdk:"timeouts"`
 }
 
 type procInfoModel struct {
@@ -68,8 +69,8 @@ func (d *processStatusDataSource) Schema(ctx context.Context, _ datasource.Schem
 			"hosts": schema.ListNestedAttribute{
 				Required: true, MarkdownDescription: "Hosts to read, in any order, each by `ip` and `bk_cloud_id` or by `agent_id`; looked up 1000 per call. The same host twice (cloud id and IP in any spelling, or as agent id `{bk_cloud_id}:{ip}`) is rejected. " +
 					"Through the gateway, a host whose agent is not running has no status: it is listed as `unknown` with a warning naming it.",
-				Validators:   []validator.List{hostsValidator{}},
-				NestedObject: schema.NestedAttributeObject{Attributes: gseHostRefAttributes()},
+				Validators:   []validator.List{hosts.Validator{}},
+				NestedObject: schema.NestedAttributeObject{Attributes: hosts.GSERefAttributes()},
 			},
 			"proc_infos": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "One entry per requested host, ordered by `bk_cloud_id` then `ip`, hosts by `agent_id` first, ordered by it.",
@@ -107,27 +108,27 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		return
 	}
 	meta := gse.Meta{Namespace: m.Meta.Namespace.ValueString(), Name: m.Meta.Name.ValueString()}
-	hosts := make([]gse.Host, len(m.Hosts))
+	targets := make([]gse.Host, len(m.Hosts))
 	for i, h := range m.Hosts {
-		hosts[i] = h.expand()
+		targets[i] = h.Expand()
 	}
-	if err := needsGateway(d.client, hosts); err != nil {
+	if err := hosts.NeedsGateway(d.client, targets); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Hosts that need gateway_url", err.Error())
 		return
 	}
-	slices.SortFunc(hosts, compareByAddress)
-	down, err := downAgents(ctx, d.client, hosts)
+	slices.SortFunc(targets, hosts.CompareByAddress)
+	down, err := hosts.DownAgents(ctx, d.client, targets)
 	var byKey map[string]gse.ProcStatus
 	if err == nil {
-		byKey, err = findProcessHosts(ctx, d.client, meta, upHosts(hosts, down))
+		byKey, err = findProcessHosts(ctx, d.client, meta, hosts.Up(targets, down))
 	}
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
 		return
 	}
 	allRunning := true
-	m.ProcInfos = make([]procInfoModel, 0, len(hosts))
-	for _, h := range hosts {
+	m.ProcInfos = make([]procInfoModel, 0, len(targets))
+	for _, h := range targets {
 		e, ok := byKey[h.Key()]
 		if !ok {
 			e = gse.ProcStatus{Status: gse.StateUnregistered, Flag: gse.StateUnregistered}
@@ -149,7 +150,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 			ReportTime: types.Int64Value(e.ReportTime), CPUUsage: types.Float64Value(e.CPUUsage), MemUsage: types.Float64Value(e.MemUsage),
 		})
 	}
-	warnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
+	hosts.WarnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
 	m.AllRunning = types.BoolValue(allRunning)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

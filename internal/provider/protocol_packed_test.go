@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
@@ -65,8 +66,8 @@ func TestPackedEncodingIsTerraforms(t *testing.T) {
 	}
 	for name, ours := range map[string]func(b []byte) ([]byte, error){
 		"hosts": func(b []byte) ([]byte, error) {
-			l, err := hostList{}.Unpack(packed.String(b))
-			return []byte(packHosts(l.hosts, l.unknown).ValueString()), err
+			l, err := hosts.List{}.Unpack(packed.String(b))
+			return []byte(hosts.Pack(l.Hosts(), l.Unknown).ValueString()), err
 		},
 		"host_status": func(b []byte) ([]byte, error) {
 			m, err := hostStatusMap{}.Unpack(packed.String(b))

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
@@ -41,7 +42,7 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 	packedServer := func(p provider.Provider) func() (tfprotov6.ProviderServer, error) { return packed.NewProtocol6(p) }
 	got, plain := schemas(packedServer), schemas(providerserver.NewProtocol6WithError)
 	var elementNames []string
-	for name := range hostObjectType.AttrTypes {
+	for name := range hosts.ObjectType.AttrTypes {
 		elementNames = append(elementNames, name)
 	}
 	slices.Sort(elementNames)
@@ -78,7 +79,7 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 			var names []string
 			for _, e := range a.NestedType.Attributes {
 				names = append(names, e.Name)
-				if want := hostObjectType.AttrTypes[e.Name]; want == nil || !e.Type.Equal(want.TerraformType(ctx)) || e.Description == "" {
+				if want := hosts.ObjectType.AttrTypes[e.Name]; want == nil || !e.Type.Equal(want.TerraformType(ctx)) || e.Description == "" {
 					t.Errorf("%s.%s element %s: type %v, described %q; the framework's type is %v", md.TypeName, a.Name, e.Name, e.Type, e.Description, want)
 				}
 			}

@@ -355,3 +355,9 @@ data "gse_job_process_status" "x" {
 		}},
 	})
 }
+
+// Two agent ids of the 36-hex form.
+const (
+	agentA = "0200000007525400f355781710390005465c"
+	agentB = "0200000007525400f355781710390005465d"
+)

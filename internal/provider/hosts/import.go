@@ -1,4 +1,4 @@
-package provider
+package hosts
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 
 // importHost is one host of the host list of an import ID.
 type importHost struct {
-	cloud, supplier int64
-	ip              string
+	Cloud, Supplier int64
+	IP              string
 }
 
 // parseImportHosts reads the host list of an import ID: comma-separated items
@@ -21,7 +21,7 @@ type importHost struct {
 // must be 0 or more, and no host may appear twice in any spelling (by
 // gse.JobIP.Key, as the hosts validators judge a configuration).
 // noun names an item in errors ("host", "IP").
-func parseImportHosts(list string, withSupplier bool, noun string) ([]importHost, error) {
+func ParseImport(list string, withSupplier bool, noun string) ([]importHost, error) {
 	format, ids := "bk_cloud_id:ip", "bk_cloud_id must be a non-negative integer"
 	if withSupplier {
 		format, ids = "bk_cloud_id:bk_supplier_id:ip", "bk_cloud_id and bk_supplier_id must be non-negative integers"
@@ -42,11 +42,11 @@ func parseImportHosts(list string, withSupplier bool, noun string) ([]importHost
 			}
 			nums[i] = v
 		}
-		h := importHost{cloud: nums[0], supplier: nums[1], ip: parts[n-1]}
-		if a, err := netip.ParseAddr(h.ip); err != nil || a.Zone() != "" {
-			return nil, fmt.Errorf("%s %q: %q is not an IP address without zone", noun, item, h.ip)
+		h := importHost{Cloud: nums[0], Supplier: nums[1], IP: parts[n-1]}
+		if a, err := netip.ParseAddr(h.IP); err != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("%s %q: %q is not an IP address without zone", noun, item, h.IP)
 		}
-		id := gse.JobIP{BkCloudID: h.cloud, IP: h.ip}.Key()
+		id := gse.JobIP{BkCloudID: h.Cloud, IP: h.IP}.Key()
 		if seen[id] {
 			return nil, fmt.Errorf("%s %q is listed twice", noun, item)
 		}

@@ -1,4 +1,4 @@
-package provider
+package hosts
 
 import (
 	"context"
@@ -24,31 +24,31 @@ import (
 // hostsSchema is gse_managed_process.hosts as the framework sees it: packed
 // (common_hosts_list.go); hostListType.terraformSchema is the same attribute
 // as Terraform sees it.
-func hostsSchema(desc string) schema.StringAttribute {
+func Schema(desc string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Required: true, CustomType: hostListType{}, MarkdownDescription: desc,
-		Validators:    []validator.String{hostsValidator{}},
+		Validators:    []validator.String{Validator{}},
 		PlanModifiers: []planmodifier.String{hostsPlan{}},
 	}
 }
 
 // hostsValidator checks every host in one pass over the list (checkHosts):
 // at least one, each by agent_id or by ip and bk_cloud_id, no host twice.
-type hostsValidator struct{}
+type Validator struct{}
 
-func (hostsValidator) Description(context.Context) string {
+func (Validator) Description(context.Context) string {
 	return "at least one host; each given by agent_id (36 hex characters or {bk_cloud_id}:{ip}, at most 64) or by ip (IPv4 or IPv6, without a zone) and bk_cloud_id (0 or more); no host twice"
 }
-func (v hostsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v Validator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
-func (hostsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+func (Validator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
 	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() {
 		checkHostList(req.Path, req.ConfigValue.Elements(), &resp.Diagnostics)
 	}
 }
 
 // ValidateString checks a packed list (hostsSchema).
-func (hostsValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (Validator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	l, diags := hostListOf(ctx, req.ConfigValue)
 	if resp.Diagnostics.Append(diags...); !diags.HasError() && !l.IsNull() && !l.IsUnknown() {
 		checkHostList(req.Path, l.Elements(), &resp.Diagnostics)
@@ -82,7 +82,7 @@ func (hostsPlan) PlanModifyString(ctx context.Context, req planmodifier.StringRe
 		return
 	}
 	keys := make(map[string]bool, len(config.Hosts()))
-	planned := make([]hostModel, len(config.Hosts()))
+	planned := make([]Model, len(config.Hosts()))
 	allKnown := true
 	for i, m := range config.Hosts() {
 		planned[i] = m
@@ -92,11 +92,11 @@ func (hostsPlan) PlanModifyString(ctx context.Context, req planmodifier.StringRe
 			continue
 		}
 		keys[h.planKey()] = true
-		planned[i] = hostModel{BkSupplierID: types.Int64Value(h.supplier.ValueInt64())}
-		if h.agentID != "" {
-			planned[i].AgentID = types.StringValue(h.agentID)
+		planned[i] = Model{BkSupplierID: types.Int64Value(h.supplier.ValueInt64())}
+		if h.AgentID != "" {
+			planned[i].AgentID = types.StringValue(h.AgentID)
 		} else {
-			planned[i].IP, planned[i].BkCloudID = types.StringValue(h.ip), types.Int64Value(h.cloud)
+			planned[i].IP, planned[i].BkCloudID = types.StringValue(h.IP), types.Int64Value(h.cloud)
 		}
 	}
 	if allKnown && !state.IsNull() && !state.IsUnknown() && len(state.Hosts()) == len(planned) {
@@ -113,5 +113,5 @@ func (hostsPlan) PlanModifyString(ctx context.Context, req planmodifier.StringRe
 			return
 		}
 	}
-	resp.PlanValue = packHosts(planned, config.unknown)
+	resp.PlanValue = Pack(planned, config.Unknown)
 }

@@ -1,4 +1,4 @@
-package provider
+package hosts
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func TestParseImportHosts(t *testing.T) {
 		{list: "0:10.0.0.1,1:10.0.0.1", want: []importHost{{0, 0, "10.0.0.1"}, {1, 0, "10.0.0.1"}}},
 		{list: "", err: `"" is not bk_cloud_id:ip`},
 	} {
-		got, err := parseImportHosts(tc.list, tc.withSupplier, "IP")
+		got, err := ParseImport(tc.list, tc.withSupplier, "IP")
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%q: err = %v, want %q", tc.list, err, tc.err)
@@ -55,7 +55,7 @@ func TestParseImportHosts(t *testing.T) {
 func TestCompareHosts(t *testing.T) {
 	t.Parallel()
 	hosts := []gse.Host{{IP: "10.0.0.2", BkCloudID: 1}, {IP: "10.0.0.3", BkCloudID: 0}, {IP: "10.0.0.1", BkCloudID: 1}, {IP: "10.0.0.10", BkCloudID: 0}}
-	slices.SortFunc(hosts, func(a, b gse.Host) int { return compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
+	slices.SortFunc(hosts, func(a, b gse.Host) int { return Compare(a.BkCloudID, a.IP, b.BkCloudID, b.IP) })
 	var got []string
 	for _, h := range hosts {
 		got = append(got, h.Key())
@@ -87,13 +87,13 @@ func TestDiffBy(t *testing.T) {
 }
 
 func hostValue(cloud int64, ip string, supplier types.Int64) attr.Value {
-	return types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{
+	return types.ObjectValueMust(ObjectType.AttrTypes, map[string]attr.Value{
 		"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud), "bk_supplier_id": supplier, "agent_id": types.StringNull(),
 	})
 }
 
 func agentHostValue(id string, supplier types.Int64) attr.Value {
-	return types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{
+	return types.ObjectValueMust(ObjectType.AttrTypes, map[string]attr.Value{
 		"ip": types.StringNull(), "bk_cloud_id": types.Int64Null(), "bk_supplier_id": supplier, "agent_id": types.StringValue(id),
 	})
 }
@@ -101,7 +101,7 @@ func agentHostValue(id string, supplier types.Int64) attr.Value {
 // packValues packs host objects as the protocol layer packs a hosts list.
 func packValues(t *testing.T, els []attr.Value) types.String {
 	t.Helper()
-	hosts, unknown := make([]hostModel, len(els)), make([]bool, len(els))
+	hosts, unknown := make([]Model, len(els)), make([]bool, len(els))
 	for i, el := range els {
 		obj, ok := el.(types.Object)
 		if !ok || obj.IsUnknown() {
@@ -115,14 +115,8 @@ func packValues(t *testing.T, els []attr.Value) types.String {
 		h.BkSupplierID, _ = a["bk_supplier_id"].(types.Int64)
 		h.AgentID, _ = a["agent_id"].(types.String)
 	}
-	return packHosts(hosts, unknown)
+	return Pack(hosts, unknown)
 }
-
-// Two agent ids of the 36-hex form.
-const (
-	agentA = "0200000007525400f355781710390005465c"
-	agentB = "0200000007525400f355781710390005465d"
-)
 
 // hostsPlan: a reordered or respelled hosts list plans the prior value; any
 // other change plans the configuration with bk_supplier_id defaulted to 0.
@@ -143,7 +137,7 @@ func TestHostsPlan(t *testing.T) {
 		"another agent": {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), agentHostValue(agentB, null)}, false},
 		"one more":      {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), agentHostValue(agentA, null), hostValue(0, "10.0.0.3", null)}, false},
 		"one less":      {[]attr.Value{hostValue(0, "10.0.0.1", null), agentHostValue(agentA, null)}, false},
-		"an unknown":    {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), types.ObjectUnknown(hostObjectType.AttrTypes)}, false},
+		"an unknown":    {[]attr.Value{hostValue(0, "10.0.0.1", null), hostValue(0, "2001:db8::1", null), types.ObjectUnknown(ObjectType.AttrTypes)}, false},
 	} {
 		config := packValues(t, tc.config)
 		req := planmodifier.StringRequest{ConfigValue: config, PlanValue: config, StateValue: prior}
@@ -217,7 +211,7 @@ func TestCheckHostsMessages(t *testing.T) {
 func TestCheckHostsAgentID(t *testing.T) {
 	t.Parallel()
 	el := func(ip types.String, cloud types.Int64, agent types.String) attr.Value {
-		return types.ObjectValueMust(hostObjectType.AttrTypes, map[string]attr.Value{"ip": ip, "bk_cloud_id": cloud, "agent_id": agent, "bk_supplier_id": types.Int64Null()})
+		return types.ObjectValueMust(ObjectType.AttrTypes, map[string]attr.Value{"ip": ip, "bk_cloud_id": cloud, "agent_id": agent, "bk_supplier_id": types.Int64Null()})
 	}
 	ip, cloud, agent := types.StringValue, types.Int64Value, types.StringValue
 	noIP, noCloud, noAgent := types.StringNull(), types.Int64Null(), types.StringNull()
@@ -269,14 +263,14 @@ func TestNeedsGateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	hosts := []gse.Host{{IP: "10.0.0.1"}, {IP: "2001:db8::1", BkCloudID: 2}, {AgentID: agentA}, {IP: unmapIP("::ffff:10.0.0.2")}}
-	err = needsGateway(esb, hosts)
+	err = NeedsGateway(esb, hosts)
 	if err == nil || !strings.Contains(err.Error(), "2001:db8::1 (bk_cloud_id 2), agent_id "+agentA+". Set gateway_url") || strings.Contains(err.Error(), "10.0.0.") {
 		t.Errorf("ESB: err = %v", err)
 	}
-	if err := needsGateway(gw, hosts); err != nil {
+	if err := NeedsGateway(gw, hosts); err != nil {
 		t.Errorf("gateway: err = %v", err)
 	}
-	if err := needsGateway(nil, hosts); err != nil {
+	if err := NeedsGateway(nil, hosts); err != nil {
 		t.Errorf("not configured: err = %v", err)
 	}
 }
@@ -290,3 +284,9 @@ func TestAgentAddress(t *testing.T) {
 		}
 	}
 }
+
+// Two agent ids of the 36-hex form.
+const (
+	agentA = "0200000007525400f355781710390005465c"
+	agentB = "0200000007525400f355781710390005465d"
+)

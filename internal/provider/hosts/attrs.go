@@ -1,4 +1,4 @@
-package provider
+package hosts
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -21,7 +21,7 @@ func hostRefResourceAttributes() map[string]schema.Attribute {
 
 // gseHostRefAttributes are the attributes of a host of a GSE process that a
 // data source reads: by ip and bk_cloud_id, or by agent_id.
-func gseHostRefAttributes() map[string]dschema.Attribute {
+func GSERefAttributes() map[string]dschema.Attribute {
 	return map[string]dschema.Attribute{
 		"ip":          dschema.StringAttribute{Optional: true, MarkdownDescription: gseHostIPDesc},
 		"bk_cloud_id": dschema.Int64Attribute{Optional: true, MarkdownDescription: gseHostCloudDesc},
@@ -31,10 +31,10 @@ func gseHostRefAttributes() map[string]dschema.Attribute {
 
 // gseHostRefSetAttribute is hostRefSetAttribute for the hosts of a GSE
 // process (the GSE target of gse_process_operation): agent_id besides ip and bk_cloud_id.
-func gseHostRefSetAttribute(desc string) schema.SetNestedAttribute {
+func GSERefSetAttribute(desc string) schema.SetNestedAttribute {
 	return schema.SetNestedAttribute{
 		Required: true, MarkdownDescription: desc + " Each host may appear once, by `agent_id` or by `bk_cloud_id` and IP.",
-		Validators: []validator.Set{setvalidator.SizeAtLeast(1), hostRefsValidator{}},
+		Validators: []validator.Set{setvalidator.SizeAtLeast(1), RefsValidator{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"ip":          schema.StringAttribute{Optional: true, MarkdownDescription: gseHostIPDesc},
 			"bk_cloud_id": schema.Int64Attribute{Optional: true, MarkdownDescription: gseHostCloudDesc},
@@ -46,10 +46,10 @@ func gseHostRefSetAttribute(desc string) schema.SetNestedAttribute {
 // hostRefSetAttribute is a set of hosts by ip and bk_cloud_id: the hosts of a
 // GSE target and the ip_list of a JOB process in gse_process_operation, whose
 // every input replaces the resource, so the order needs no plan modifier.
-func hostRefSetAttribute(desc string) schema.SetNestedAttribute {
+func RefSetAttribute(desc string) schema.SetNestedAttribute {
 	return schema.SetNestedAttribute{
 		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
-		Validators:   []validator.Set{setvalidator.SizeAtLeast(1), hostRefsValidator{}},
+		Validators:   []validator.Set{setvalidator.SizeAtLeast(1), RefsValidator{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: hostRefResourceAttributes()},
 	}
 }

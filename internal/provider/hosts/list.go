@@ -1,4 +1,4 @@
-package provider
+package hosts
 
 import (
 	"bytes"
@@ -39,10 +39,10 @@ const (
 // view) and hostCodec (the wire) are built from. They are in name order, the
 // order Terraform encodes them in.
 var hostElement = []hostAttr{
-	{"agent_id", types.StringType, hostAgentDesc, false, func(h *hostModel) any { return &h.AgentID }},
-	{"bk_cloud_id", types.Int64Type, gseHostCloudDesc, false, func(h *hostModel) any { return &h.BkCloudID }},
-	{"bk_supplier_id", types.Int64Type, hostSupplierDesc, true, func(h *hostModel) any { return &h.BkSupplierID }},
-	{"ip", types.StringType, gseHostIPDesc + " `::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`.", false, func(h *hostModel) any { return &h.IP }},
+	{"agent_id", types.StringType, hostAgentDesc, false, func(h *Model) any { return &h.AgentID }},
+	{"bk_cloud_id", types.Int64Type, gseHostCloudDesc, false, func(h *Model) any { return &h.BkCloudID }},
+	{"bk_supplier_id", types.Int64Type, hostSupplierDesc, true, func(h *Model) any { return &h.BkSupplierID }},
+	{"ip", types.StringType, gseHostIPDesc + " `::ffff:10.0.0.1` is the same host as `10.0.0.1` and is sent to GSE as `10.0.0.1`.", false, func(h *Model) any { return &h.IP }},
 }
 
 // hostAttr is an attribute of a gse_managed_process.hosts element.
@@ -50,12 +50,12 @@ type hostAttr struct {
 	name     string
 	typ      attr.Type
 	desc     string
-	computed bool                   // planned by the provider
-	field    func(h *hostModel) any // *types.String or *types.Int64
+	computed bool               // planned by the provider
+	field    func(h *Model) any // *types.String or *types.Int64
 }
 
 // hostObjectType is the element type of gse_managed_process.hosts.
-var hostObjectType = func() types.ObjectType {
+var ObjectType = func() types.ObjectType {
 	t := types.ObjectType{AttrTypes: map[string]attr.Type{}}
 	for _, a := range hostElement {
 		t.AttrTypes[a.name] = a.typ
@@ -65,14 +65,14 @@ var hostObjectType = func() types.ObjectType {
 
 // hostListType is the framework's type of gse_managed_process.hosts,
 // packed (see package packed).
-type hostListType = packed.Of[hostList]
+type hostListType = packed.Of[List]
 
 var _ basetypes.StringTypable = hostListType{}
 
 // UnpackedSchema makes hosts a list nested attribute for Terraform: it
 // thereby keeps optional element attributes, bk_supplier_id planned by the
 // provider (computed), and the per-element documentation.
-func (hostList) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+func (List) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
 	obj := &tfprotov6.SchemaObject{Nesting: tfprotov6.SchemaObjectNestingModeList}
 	for _, e := range hostElement {
 		// Every element attribute is optional: a host is ip + bk_cloud_id or
@@ -83,38 +83,38 @@ func (hostList) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute
 	a.Type, a.NestedType = nil, obj
 }
 
-func (hostList) UnpackedType(ctx context.Context) tftypes.Type {
-	return tftypes.List{ElementType: hostObjectType.TerraformType(ctx)}
+func (List) UnpackedType(ctx context.Context) tftypes.Type {
+	return tftypes.List{ElementType: ObjectType.TerraformType(ctx)}
 }
 
 // hostList is a packed gse_managed_process.hosts: the wire bytes (the
 // string), and the hosts decoded from them once.
-type hostList struct {
+type List struct {
 	basetypes.StringValue
-	hosts []hostModel
+	hosts []Model
 	// unknown marks the elements that are unknown as a whole (only in a plan).
-	unknown []bool
+	Unknown []bool
 }
 
-var _ packed.Value[hostList] = hostList{}
+var _ packed.Value[List] = List{}
 
-func (hostList) Type(context.Context) attr.Type { return hostListType{} }
+func (List) Type(context.Context) attr.Type { return hostListType{} }
 
-func (l hostList) Equal(o attr.Value) bool {
-	other, ok := o.(hostList)
+func (l List) Equal(o attr.Value) bool {
+	other, ok := o.(List)
 	return ok && l.StringValue.Equal(other.StringValue)
 }
 
-var _ plumbing.ElementsValue = hostList{}
+var _ plumbing.ElementsValue = List{}
 
 // newHostList packs known hosts.
-func newHostList(hosts []hostModel) hostList {
-	return hostList{StringValue: packHosts(hosts, nil), hosts: hosts}
+func NewList(hosts []Model) List {
+	return List{StringValue: Pack(hosts, nil), hosts: hosts}
 }
 
 // packHosts is the packed string of hosts; unknown marks the elements unknown
 // as a whole.
-func packHosts(hosts []hostModel, unknown []bool) types.String {
+func Pack(hosts []Model, unknown []bool) types.String {
 	var buf bytes.Buffer
 	buf.Grow(64 * len(hosts))
 	e := msgpack.NewEncoder(&buf)
@@ -130,23 +130,23 @@ func packHosts(hosts []hostModel, unknown []bool) types.String {
 }
 
 // hostListOf is the packed list s holds.
-func hostListOf(ctx context.Context, s types.String) (hostList, diag.Diagnostics) {
+func hostListOf(ctx context.Context, s types.String) (List, diag.Diagnostics) {
 	v, diags := hostListType{}.ValueFromString(ctx, s)
-	l, _ := v.(hostList)
+	l, _ := v.(List)
 	return l, diags
 }
 
 // Hosts are the hosts of a known list; those of a null or unknown one are none.
-func (l hostList) Hosts() []hostModel { return l.hosts }
+func (l List) Hosts() []Model { return l.hosts }
 
 // Elements are the hosts as objects of hostObjectType, for the checks and plan
 // modifiers shared with the other host lists (checkHosts, hostFields).
-func (l hostList) Elements() []attr.Value {
-	return hostCodec.Elements(l.hosts, l.unknown, hostObjectType)
+func (l List) Elements() []attr.Value {
+	return hostCodec.Elements(l.hosts, l.Unknown, ObjectType)
 }
 
 // String is a summary: the packed bytes are no text.
-func (l hostList) String() string {
+func (l List) String() string {
 	if l.IsNull() || l.IsUnknown() {
 		return l.StringValue.String()
 	}
@@ -154,20 +154,20 @@ func (l hostList) String() string {
 }
 
 // hostCodec encodes and decodes the elements of hosts.
-var hostCodec = func() (c packed.ObjectCodec[hostModel]) {
+var hostCodec = func() (c packed.ObjectCodec[Model]) {
 	for _, a := range hostElement {
-		c = append(c, packed.Field[hostModel]{Name: a.name, Field: a.field})
+		c = append(c, packed.Field[Model]{Name: a.name, Field: a.field})
 	}
 	return c
 }()
 
 // Unpack decodes a packed list; null and unknown stay so.
-func (hostList) Unpack(s basetypes.StringValue) (hostList, error) {
-	l, d := hostList{StringValue: s}, packed.Decoder(s)
+func (List) Unpack(s basetypes.StringValue) (List, error) {
+	l, d := List{StringValue: s}, packed.Decoder(s)
 	if d == nil {
 		return l, nil
 	}
-	if _, err := hostCodec.DecodeList(d, &l.hosts, &l.unknown); err != nil {
+	if _, err := hostCodec.DecodeList(d, &l.hosts, &l.Unknown); err != nil {
 		return l, fmt.Errorf("hosts: %w", err)
 	}
 	return l, nil

@@ -1,4 +1,4 @@
-package provider
+package hosts
 
 import (
 	"context"
@@ -19,12 +19,12 @@ import (
 // maxAgentID is the longest agent id GSE takes.
 const maxAgentID = 64
 
-// checkAgentID says what is wrong with an agent id, or "".
-func checkAgentID(id string) string {
+// CheckAgentID says what is wrong with an agent id, or "".
+func CheckAgentID(id string) string {
 	if len(id) > maxAgentID {
 		return fmt.Sprintf("is %d characters long; GSE takes at most %d", len(id), maxAgentID)
 	}
-	if _, _, ok := cloudIPAgent(id); ok {
+	if _, _, ok := CloudIPAgent(id); ok {
 		return ""
 	}
 	if len(id) == 36 && strings.Trim(strings.ToLower(id), "0123456789abcdef") == "" {
@@ -64,27 +64,27 @@ func checkHosts(list path.Path, els []attr.Value, at func(i int, name string) pa
 		if _, byAgent := a["agent_id"]; byAgent && !checkHostForm(a, i, at, subject, diags) {
 			continue
 		}
-		h, ok := hostFields(el)
+		h, ok := Fields(el)
 		if !ok {
 			continue
 		}
-		if h.agentID == "" {
-			addr, err := netip.ParseAddr(h.ip)
+		if h.AgentID == "" {
+			addr, err := netip.ParseAddr(h.IP)
 			switch {
 			case err != nil:
 				diags.AddAttributeError(at(i, "ip"), "Invalid ip",
-					fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1; %q is not an IPv4 or IPv6 address.", subject(i, "ip"), h.ip))
+					fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone, such as 10.0.0.1 or 2001:db8::1; %q is not an IPv4 or IPv6 address.", subject(i, "ip"), h.IP))
 				continue
 			case addr.Zone() != "":
 				diags.AddAttributeError(at(i, "ip"), "Invalid ip",
-					fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone; %q has a zone, write %s.", subject(i, "ip"), h.ip, addr.WithZone("")))
+					fmt.Sprintf("%s must be an IPv4 or IPv6 address without a zone; %q has a zone, write %s.", subject(i, "ip"), h.IP, addr.WithZone("")))
 				continue
 			}
 		}
 		id := h.expand().Key()
 		if seen[id] {
 			name, host := "ip", h.expand().String()
-			if h.agentID != "" {
+			if h.AgentID != "" {
 				name = "agent_id"
 			}
 			diags.AddAttributeError(at(i, name), "Duplicate host",
@@ -112,7 +112,7 @@ func checkHostForm(a map[string]attr.Value, i int, at func(int, string) path.Pat
 				fmt.Sprintf("%s is set together with ip or bk_cloud_id; %s, not both. Remove ip and bk_cloud_id, or agent_id.", subject(i, "agent_id"), forms))
 			return false
 		}
-		if msg := checkAgentID(agentV.ValueString()); msg != "" {
+		if msg := CheckAgentID(agentV.ValueString()); msg != "" {
 			diags.AddAttributeError(at(i, "agent_id"), "Invalid agent_id",
 				fmt.Sprintf("%s %q %s.", subject(i, "agent_id"), agentV.ValueString(), msg))
 			return false
@@ -136,21 +136,21 @@ func checkHostForm(a map[string]attr.Value, i int, at func(int, string) path.Pat
 // hostRefsValidator checks a list or set of hosts by ip and bk_cloud_id (an
 // ip_list, or the hosts of gse_process_operation) with checkHosts, the check
 // of every host list.
-type hostRefsValidator struct{}
+type RefsValidator struct{}
 
-func (hostRefsValidator) Description(context.Context) string {
+func (RefsValidator) Description(context.Context) string {
 	return "every ip is an IPv4 or IPv6 address without zone, bk_cloud_id is 0 or more, and no host appears twice"
 }
 
-func (v hostRefsValidator) MarkdownDescription(ctx context.Context) string {
+func (v RefsValidator) MarkdownDescription(ctx context.Context) string {
 	return v.Description(ctx)
 }
 
-func (v hostRefsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+func (v RefsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
 	checkHosts(req.Path, req.ConfigValue.Elements(), func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
 }
 
-func (v hostRefsValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+func (v RefsValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
 	// A set element's path is its whole value: the message names the IP instead.
 	checkHosts(req.Path, req.ConfigValue.Elements(), func(int, string) path.Path { return req.Path }, &resp.Diagnostics)
 }

@@ -1,4 +1,4 @@
-package provider
+package hosts
 
 import (
 	"context"
@@ -23,30 +23,30 @@ import (
 // finds duplicates, and one list-level plan modifier keeps the prior order
 // when only the order changed.
 
-// jobIPObjectType is an element of ip_list.
-var jobIPObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type}}
+// JobIPObjectType is an element of ip_list.
+var JobIPObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type}}
 
 // jobIPElementDesc says what the attributes of an ip_list element mean: a
 // plain list's elements have no descriptions of their own.
 const jobIPElementDesc = " Each element holds `ip`, the IPv4 or IPv6 address of the host without a zone (`%eth0`), " +
 	"and `bk_cloud_id`, its cloud area (管控区域) id, `0` or more (`0` is the default area)."
 
-// jobIPListAttribute is ip_list of gse_job_managed_process.
-func jobIPListAttribute(desc string) schema.ListAttribute {
+// JobIPListAttribute is ip_list of gse_job_managed_process.
+func JobIPListAttribute(desc string) schema.ListAttribute {
 	return schema.ListAttribute{
-		Required: true, ElementType: jobIPObjectType,
+		Required: true, ElementType: JobIPObjectType,
 		MarkdownDescription: desc + jobIPElementDesc + " Order does not matter; each `bk_cloud_id` and IP pair may appear once.",
-		Validators:          []validator.List{listvalidator.SizeAtLeast(1), hostRefsValidator{}},
+		Validators:          []validator.List{listvalidator.SizeAtLeast(1), RefsValidator{}},
 		PlanModifiers:       []planmodifier.List{ignoreIPOrder{}},
 	}
 }
 
-// jobIPListDataSourceAttribute is ip_list of gse_job_process_status.
-func jobIPListDataSourceAttribute(desc string) dschema.ListAttribute {
+// JobIPListDataSourceAttribute is ip_list of gse_job_process_status.
+func JobIPListDataSourceAttribute(desc string) dschema.ListAttribute {
 	return dschema.ListAttribute{
-		Required: true, ElementType: jobIPObjectType,
+		Required: true, ElementType: JobIPObjectType,
 		MarkdownDescription: desc + jobIPElementDesc + " Each `bk_cloud_id` and IP pair may appear once.",
-		Validators:          []validator.List{listvalidator.SizeAtLeast(1), hostRefsValidator{}},
+		Validators:          []validator.List{listvalidator.SizeAtLeast(1), RefsValidator{}},
 	}
 }
 
@@ -78,14 +78,14 @@ func (ignoreIPOrder) PlanModifyList(_ context.Context, req planmodifier.ListRequ
 	if req.StateValue.IsNull() || req.PlanValue.IsUnknown() || req.PlanValue.IsNull() || req.PlanValue.Equal(req.StateValue) {
 		return
 	}
-	if sameIPsAnyOrder(req.StateValue.Elements(), req.PlanValue.Elements()) {
+	if SameIPsAnyOrder(req.StateValue.Elements(), req.PlanValue.Elements()) {
 		resp.PlanValue = req.StateValue
 	}
 }
 
-// sameIPsAnyOrder reports whether two ip_lists hold the same elements, as
+// SameIPsAnyOrder reports whether two ip_lists hold the same elements, as
 // written, in any order.
-func sameIPsAnyOrder(a, b []attr.Value) bool {
+func SameIPsAnyOrder(a, b []attr.Value) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -1,4 +1,4 @@
-package provider
+package hosts
 
 import (
 	"context"
@@ -23,10 +23,10 @@ import (
 // check runs in ModifyPlan (plan time, with the configured client) and again
 // before any call, for a plan made while the provider configuration was unknown.
 
-// needsGateway refuses hosts the client cannot address: agent ids and IPv6
+// NeedsGateway refuses hosts the client cannot address: agent ids and IPv6
 // addresses, when it speaks GSE 1.0 through ESB. A nil client (not
 // configured yet) refuses nothing.
-func needsGateway(c *gse.Client, hosts []gse.Host) error {
+func NeedsGateway(c *gse.Client, hosts []gse.Host) error {
 	if c == nil || c.Gateway() {
 		return nil
 	}
@@ -47,15 +47,15 @@ func needsGateway(c *gse.Client, hosts []gse.Host) error {
 		"GSE 1.0 APIs through ESB address hosts by IPv4 only", strings.Join(names, ", "))
 }
 
-// reachable is what every apply checks before its first call: that the
+// Reachable is what every apply checks before its first call: that the
 // client can address hosts (needsGateway), and, through the gateway, that
 // their agents run (agentsUp), so an operation fails at once naming a host
 // instead of polling 115 until the deadline.
-func reachable(ctx context.Context, c *gse.Client, hosts []gse.Host) error {
-	if err := needsGateway(c, hosts); err != nil {
+func Reachable(ctx context.Context, c *gse.Client, hosts []gse.Host) error {
+	if err := NeedsGateway(c, hosts); err != nil {
 		return err
 	}
-	return agentsUp(ctx, c, hosts)
+	return AgentsUp(ctx, c, hosts)
 }
 
 // isIPv6 reports whether ip is an IPv6 address that is not an IPv4-mapped one.
@@ -64,9 +64,9 @@ func isIPv6(ip string) bool {
 	return err == nil && a.Is6() && !a.Is4In6()
 }
 
-// planNeedsGateway is needsGateway at plan time for the hosts list or set at
+// PlanNeedsGateway is needsGateway at plan time for the hosts list or set at
 // at in plan; hosts not yet known are checked at apply.
-func planNeedsGateway(ctx context.Context, c *gse.Client, plan tfsdk.Plan, at path.Path, diags *diag.Diagnostics) {
+func PlanNeedsGateway(ctx context.Context, c *gse.Client, plan tfsdk.Plan, at path.Path, diags *diag.Diagnostics) {
 	if c == nil || c.Gateway() || plan.Raw.IsNull() {
 		return
 	}
@@ -80,19 +80,19 @@ func planNeedsGateway(ctx context.Context, c *gse.Client, plan tfsdk.Plan, at pa
 	}
 	hosts := make([]gse.Host, 0, len(els))
 	for _, el := range els {
-		if h, ok := hostFields(el); ok {
-			hosts = append(hosts, gse.Host{IP: unmapIP(h.ip), BkCloudID: h.cloud, AgentID: h.agentID})
+		if h, ok := Fields(el); ok {
+			hosts = append(hosts, gse.Host{IP: unmapIP(h.IP), BkCloudID: h.cloud, AgentID: h.AgentID})
 		}
 	}
-	if err := needsGateway(c, hosts); err != nil {
+	if err := NeedsGateway(c, hosts); err != nil {
 		diags.AddAttributeError(at, "Hosts that need gateway_url", err.Error()+".")
 	}
 }
 
-// agentsDownError names the hosts whose GSE agent is not running.
-type agentsDownError struct{ down []gse.AgentState }
+// AgentsDownError names the hosts whose GSE agent is not running.
+type AgentsDownError struct{ down []gse.AgentState }
 
-func (e *agentsDownError) Error() string {
+func (e *AgentsDownError) Error() string {
 	names := make([]string, len(e.down))
 	for i, a := range e.down {
 		names[i] = fmt.Sprintf("agent_id %s (status_code %d, %s)", a.BkAgentID, a.StatusCode, agentStatusName(a.StatusCode))
@@ -110,11 +110,11 @@ func agentStatusName(code int) string {
 	return "unknown"
 }
 
-// downAgents reads the agents of hosts (gateway mode only; nil through ESB)
+// DownAgents reads the agents of hosts (gateway mode only; nil through ESB)
 // and returns the state of those not running, by host identity (gse.Host.Key).
 // An agent list_agent_state does not know is not reported: the status read
 // will find nothing there.
-func downAgents(ctx context.Context, c *gse.Client, hosts []gse.Host) (map[string]gse.AgentState, error) {
+func DownAgents(ctx context.Context, c *gse.Client, hosts []gse.Host) (map[string]gse.AgentState, error) {
 	if c == nil || !c.Gateway() || len(hosts) == 0 {
 		return nil, nil
 	}
@@ -132,21 +132,21 @@ func downAgents(ctx context.Context, c *gse.Client, hosts []gse.Host) (map[strin
 }
 
 // upHosts is hosts without those whose agent is down: hosts itself when none is.
-func upHosts(hosts []gse.Host, down map[string]gse.AgentState) []gse.Host {
+func Up(hosts []gse.Host, down map[string]gse.AgentState) []gse.Host {
 	if len(down) == 0 {
 		return hosts
 	}
 	return plumbing.SelectBy(hosts, gse.Host.Key, slices.Collect(maps.Keys(down)), false)
 }
 
-// agentsUp fails at once, naming them, when the agent of any of hosts is not
+// AgentsUp fails at once, naming them, when the agent of any of hosts is not
 // running, instead of letting an operation poll 115 until the deadline.
-func agentsUp(ctx context.Context, c *gse.Client, hosts []gse.Host) error {
-	down, err := downAgents(ctx, c, hosts)
+func AgentsUp(ctx context.Context, c *gse.Client, hosts []gse.Host) error {
+	down, err := DownAgents(ctx, c, hosts)
 	if err != nil || len(down) == 0 {
 		return err
 	}
-	e := &agentsDownError{}
+	e := &AgentsDownError{}
 	for _, h := range hosts {
 		if a, ok := down[h.Key()]; ok {
 			e.down = append(e.down, a)
@@ -155,9 +155,9 @@ func agentsUp(ctx context.Context, c *gse.Client, hosts []gse.Host) error {
 	return e
 }
 
-// warnAgentsDown warns that hosts' agents are down, so their status is unknown
+// WarnAgentsDown warns that hosts' agents are down, so their status is unknown
 // and was left as it was: not drift, and not a reason to forget the host.
-func warnAgentsDown(diags *diag.Diagnostics, what string, down map[string]gse.AgentState) {
+func WarnAgentsDown(diags *diag.Diagnostics, what string, down map[string]gse.AgentState) {
 	if len(down) == 0 {
 		return
 	}

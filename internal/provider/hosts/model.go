@@ -1,4 +1,4 @@
-package provider
+package hosts
 
 import (
 	"cmp"
@@ -18,42 +18,42 @@ import (
 
 // gseHostRefModel is a host of a GSE process without bk_supplier_id: one the
 // status data source reads or an operation targets.
-type gseHostRefModel struct {
+type GSERef struct {
 	IP        types.String `tfsdk:"ip"`
 	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
 	AgentID   types.String `tfsdk:"agent_id"`
 }
 
-// expand is the host as GSE addresses it (see hostModel.expand).
-func (m gseHostRefModel) expand() gse.Host {
+// Expand is the host as GSE addresses it (see hostModel.expand).
+func (m GSERef) Expand() gse.Host {
 	return gse.Host{IP: unmapIP(m.IP.ValueString()), BkCloudID: m.BkCloudID.ValueInt64(), AgentID: agentAddress(m.AgentID.ValueString())}
 }
 
 // hostRefModel is a host by ip and bk_cloud_id, the one host type of every
 // schema without bk_supplier_id: an element of a JOB ip_list, and a host the
 // status data sources or an operation read.
-type hostRefModel struct {
+type Ref struct {
 	IP        types.String `tfsdk:"ip"`
 	BkCloudID types.Int64  `tfsdk:"bk_cloud_id"`
 }
 
-// expand is the host as JOB addresses it.
-func (m hostRefModel) expand() gse.JobIP {
+// Expand is the host as JOB addresses it.
+func (m Ref) Expand() gse.JobIP {
 	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
 }
 
 // hostModel is one element of gse_managed_process.hosts: by ip and
 // bk_cloud_id, or by agent_id (then ip and bk_cloud_id are null).
-type hostModel struct {
+type Model struct {
 	IP           types.String `tfsdk:"ip"`
 	BkCloudID    types.Int64  `tfsdk:"bk_cloud_id"`
 	BkSupplierID types.Int64  `tfsdk:"bk_supplier_id"`
 	AgentID      types.String `tfsdk:"agent_id"`
 }
 
-// expand converts the host as GSE addresses it: an IPv4-mapped IPv6 address
+// Expand converts the host as GSE addresses it: an IPv4-mapped IPv6 address
 // (::ffff:10.0.0.1) is sent as the IPv4 address it stands for.
-func (h hostModel) expand() gse.Host {
+func (h Model) Expand() gse.Host {
 	return gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64(), BkSupplierID: h.BkSupplierID.ValueInt64(), AgentID: agentAddress(h.AgentID.ValueString())}
 }
 
@@ -61,7 +61,7 @@ func (h hostModel) expand() gse.Host {
 // the cloud id in decimal and an IPv4-mapped address unmapped (as unmapIP),
 // any other as written.
 func agentAddress(id string) string {
-	if cloud, ip, ok := cloudIPAgent(id); ok {
+	if cloud, ip, ok := CloudIPAgent(id); ok {
 		return gse.Host{IP: unmapIP(ip), BkCloudID: cloud}.Address()
 	}
 	return id
@@ -77,30 +77,30 @@ func unmapIP(ip string) string {
 
 // compareHosts is the one order of hosts in what the provider lists (status
 // entries of the data sources): by bk_cloud_id, then by ip as written.
-func compareHosts(cloudA int64, ipA string, cloudB int64, ipB string) int {
+func Compare(cloudA int64, ipA string, cloudB int64, ipB string) int {
 	return cmp.Or(cmp.Compare(cloudA, cloudB), strings.Compare(ipA, ipB))
 }
 
-// compareByAddress orders hosts as the provider lists them: hosts by agent id
+// CompareByAddress orders hosts as the provider lists them: hosts by agent id
 // first, ordered by it, then hosts by ip as compareHosts does.
-func compareByAddress(a, b gse.Host) int {
+func CompareByAddress(a, b gse.Host) int {
 	if byAgent := a.AgentID != ""; byAgent != (b.AgentID != "") {
 		return map[bool]int{true: -1, false: 1}[byAgent]
 	}
-	return cmp.Or(strings.Compare(a.AgentID, b.AgentID), compareHosts(a.BkCloudID, a.IP, b.BkCloudID, b.IP))
+	return cmp.Or(strings.Compare(a.AgentID, b.AgentID), Compare(a.BkCloudID, a.IP, b.BkCloudID, b.IP))
 }
 
 // knownHost is a host object whose form and values are known: by agentID,
 // or by ip and cloud.
 type knownHost struct {
-	ip, agentID string
+	IP, AgentID string
 	cloud       int64
 	supplier    types.Int64
 }
 
 // expand is the host as written (its Key is the same in any spelling).
 func (h knownHost) expand() gse.Host {
-	return gse.Host{IP: h.ip, BkCloudID: h.cloud, AgentID: h.agentID}
+	return gse.Host{IP: h.IP, BkCloudID: h.cloud, AgentID: h.AgentID}
 }
 
 // planKey is what makes two hosts elements plan alike: the host in any
@@ -112,31 +112,31 @@ func (h knownHost) planKey() string {
 
 // known reads a host whose form and values are known; ok is false when its
 // ip, bk_cloud_id or agent_id is not known yet, or neither form is complete.
-func (m hostModel) known() (h knownHost, ok bool) {
+func (m Model) known() (h knownHost, ok bool) {
 	h.supplier = m.BkSupplierID
 	if m.IP.IsUnknown() || m.BkCloudID.IsUnknown() || m.AgentID.IsUnknown() {
 		return h, false
 	}
 	if !m.AgentID.IsNull() {
-		h.agentID = m.AgentID.ValueString()
+		h.AgentID = m.AgentID.ValueString()
 		return h, true
 	}
 	if m.IP.IsNull() || m.BkCloudID.IsNull() {
 		return h, false
 	}
-	h.ip, h.cloud = m.IP.ValueString(), m.BkCloudID.ValueInt64()
+	h.IP, h.cloud = m.IP.ValueString(), m.BkCloudID.ValueInt64()
 	return h, true
 }
 
 // hostFields reads one host object of any host schema as hostModel.known
 // does; an attribute the schema lacks is null.
-func hostFields(v attr.Value) (h knownHost, ok bool) {
+func Fields(v attr.Value) (h knownHost, ok bool) {
 	obj, isObj := v.(types.Object)
 	if !isObj || obj.IsNull() || obj.IsUnknown() {
 		return h, false
 	}
 	a := obj.Attributes()
-	var m hostModel
+	var m Model
 	m.IP, _ = a["ip"].(types.String)
 	m.BkCloudID, _ = a["bk_cloud_id"].(types.Int64)
 	m.AgentID, _ = a["agent_id"].(types.String)
@@ -144,8 +144,8 @@ func hostFields(v attr.Value) (h knownHost, ok bool) {
 	return m.known()
 }
 
-// cloudIPAgent splits an agent id of the {bk_cloud_id}:{ip} form.
-func cloudIPAgent(id string) (int64, string, bool) {
+// CloudIPAgent splits an agent id of the {bk_cloud_id}:{ip} form.
+func CloudIPAgent(id string) (int64, string, bool) {
 	c, ip, ok := strings.Cut(id, ":")
 	if !ok {
 		return 0, "", false
