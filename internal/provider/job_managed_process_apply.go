@@ -64,7 +64,7 @@ func (r jobSteps) ipStatus(ctx context.Context, m *jobManagedProcessModel, hoste
 func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManagedProcessModel) error {
 	removed, added, kept := plumbing.DiffBy(prior.ips(), plan.ips(), gse.JobIP.Key)
 	// Framework values compare by state and value, so == is Equal field by field.
-	changed := prior.jobDefinitionModel != plan.jobDefinitionModel || !prior.Contact.Equal(plan.Contact) || !prior.Account.Equal(plan.Account)
+	changed := prior.JobDefinition != plan.JobDefinition || !prior.Contact.Equal(plan.Contact) || !prior.Account.Equal(plan.Account)
 
 	// Each step goes in the batches of plan's rollout; prior's definition for removals.
 	withRollout := *prior
@@ -84,7 +84,7 @@ func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManaged
 				return err
 			}
 		}
-		applied.jobDefinitionModel, applied.Contact, applied.Account = plan.jobDefinitionModel, plan.Contact, plan.Account
+		applied.JobDefinition, applied.Contact, applied.Account = plan.JobDefinition, plan.Contact, plan.Account
 	}
 	if len(added) > 0 {
 		err := r.hostInBatches(ctx, plan, gse.OpHost, added, func(out *gse.JobOutcome, err error) {

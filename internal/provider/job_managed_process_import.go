@@ -15,6 +15,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 const jobImportIDFormat = "bk_scope_type:bk_scope_id/setup_path/proc_name@bk_cloud_id:ip[,bk_cloud_id:ip...]?pid_path=...[&value_key=...][&account=...][&contact=...], " +
@@ -44,7 +45,7 @@ func importJobByID(ctx context.Context, req resource.ImportStateRequest, resp *r
 		return
 	}
 	m := jobManagedProcessModel{BkScopeType: types.StringValue(im.scopeType), BkScopeID: types.StringValue(im.scopeID),
-		Contact: optionalValue(im.contact), Account: types.StringValue(cmp.Or(im.account, "root")), IPList: flattenJobIPs(im.ips)}
+		Contact: optionalValue(im.contact), Account: types.StringValue(cmp.Or(im.account, "root")), IPList: spec.FlattenJobIPs(im.ips)}
 	m.SetupPath, m.ProcName = types.StringValue(im.setupPath), types.StringValue(im.procName)
 	m.PidPath, m.ValueKey = types.StringValue(im.pidPath), optionalValue(im.valueKey)
 	m.ID = types.StringValue(m.id())

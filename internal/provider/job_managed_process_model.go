@@ -9,6 +9,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 // jobManagedProcessModel is the resource's state and plan.
@@ -18,7 +19,7 @@ type jobManagedProcessModel struct {
 	BkScopeID   types.String `tfsdk:"bk_scope_id"`
 	Contact     types.String `tfsdk:"contact"`
 	Account     types.String `tfsdk:"account"`
-	jobDefinitionModel
+	spec.JobDefinition
 	IPList   []hosts.Ref    `tfsdk:"ip_list"`
 	IPStatus types.Map      `tfsdk:"ip_status"`
 	Rollout  *rolloutModel  `tfsdk:"rollout"`
@@ -29,11 +30,11 @@ func (m *jobManagedProcessModel) scope() gse.JobScope {
 	return gse.JobScope{Type: m.BkScopeType.ValueString(), ID: m.BkScopeID.ValueString()}
 }
 
-func (m *jobManagedProcessModel) ips() []gse.JobIP { return expandJobIPs(m.IPList) }
+func (m *jobManagedProcessModel) ips() []gse.JobIP { return spec.ExpandJobIPs(m.IPList) }
 
 // process is the operate_process item for ips.
 func (m *jobManagedProcessModel) process(ips []gse.JobIP) gse.JobProcess {
-	p := m.expand(ips)
+	p := m.Expand(ips)
 	p.Contact, p.Account = m.Contact.ValueString(), m.Account.ValueString()
 	return p
 }

@@ -14,17 +14,18 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 var scopeTypes = []string{"biz", "biz_set"}
 
 // jobManagedProcessSchema is the schema of gse_job_managed_process.
 func jobManagedProcessSchema(ctx context.Context) schema.Schema {
-	attrs := jobAttributes(hostingFields, []string{"setup_path", "proc_name", "pid_path"}, []string{"proc_name", "setup_path", "value_key"})
-	attrs["type"] = schema.Int64Attribute{Required: true, Validators: jobFields["type"].ints,
-		MarkdownDescription: jobFields["type"].desc + " Required: `operate_process` would otherwise send `0`, a periodic process with a `cycle_time` of 0."}
+	attrs := spec.JobAttributes(spec.HostingFields, []string{"setup_path", "proc_name", "pid_path"}, []string{"proc_name", "setup_path", "value_key"})
+	attrs["type"] = schema.Int64Attribute{Required: true, Validators: spec.JobFields["type"].Ints,
+		MarkdownDescription: spec.JobFields["type"].Desc + " Required: `operate_process` would otherwise send `0`, a periodic process with a `cycle_time` of 0."}
 	attrs["account"] = schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("root"),
-		MarkdownDescription: jobFields["account"].desc + " Defaults to `root`, as the JOB server does.",
+		MarkdownDescription: spec.JobFields["account"].Desc + " Defaults to `root`, as the JOB server does.",
 		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)}}
 	attrs["id"] = schema.StringAttribute{Computed: true,
 		MarkdownDescription: "`bk_scope_type:bk_scope_id/setup_path/proc_name`, followed by `?value_key=...` when `value_key` is set.",

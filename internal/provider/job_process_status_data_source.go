@@ -16,6 +16,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 var _ datasource.DataSourceWithConfigure = (*jobProcessStatusDataSource)(nil)
@@ -61,7 +62,7 @@ func (d *jobProcessStatusDataSource) Configure(_ context.Context, req datasource
 
 func (d *jobProcessStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	str := func(n string, required bool) schema.StringAttribute {
-		return schema.StringAttribute{Required: required, Optional: !required, MarkdownDescription: jobFields[n].desc, Validators: jobFields[n].strs}
+		return schema.StringAttribute{Required: required, Optional: !required, MarkdownDescription: spec.JobFields[n].Desc, Validators: spec.JobFields[n].Strs}
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Runtime state of a process on a set of IPs, from a status query (op_type 2) through the JOB platform's `operate_process`, " +
@@ -108,7 +109,7 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(m.BkBizID.ValueInt64(), 10)}
-	ips := expandJobIPs(m.IPList)
+	ips := spec.ExpandJobIPs(m.IPList)
 	proc := gse.JobProcess{SetupPath: m.SetupPath.ValueString(), ProcName: m.ProcName.ValueString(), PidPath: m.PidPath.ValueString(),
 		Account: m.Account.ValueString(), IPList: ips}
 	states, err := findJobIPStates(ctx, d.client, scope, proc)

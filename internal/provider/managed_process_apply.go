@@ -15,6 +15,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 // processSteps are the GSE calls that gse_managed_process's Create, Update and
@@ -67,9 +68,9 @@ func updatedStatus(planned, read hostStatusMap) hostStatusMap {
 // that disrupts the process goes in the batches of plan.Rollout; a trigger
 // that reaches only some hosts is finished by the next apply (triggers).
 func (r processSteps) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
-	u := &update{r: r, meta: meta, spec: plan.Spec.expand(), ro: plan.Rollout.expand(), plan: plan, prior: prior, applied: applied, pr: pr}
+	u := &update{r: r, meta: meta, spec: plan.Spec.Expand(), ro: plan.Rollout.expand(), plan: plan, prior: prior, applied: applied, pr: pr}
 	u.removed, u.added, u.kept = plumbing.DiffBy(plumbing.Each(prior.Hosts.Hosts(), hosts.Model.Expand), plumbing.Each(plan.Hosts.Hosts(), hosts.Model.Expand), gse.Host.Key)
-	u.specChanged = !sameSpec(prior.Spec.spec, plan.Spec.spec) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
+	u.specChanged = !sameSpec(prior.Spec.Decoded, plan.Spec.Decoded) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 	if err := hosts.Reachable(ctx, r.client, slices.Concat(u.removed, u.added, u.kept)); err != nil {
 		return err // common_gateway.go: hosts need gateway_url, or their agent is down
 	}
@@ -101,7 +102,7 @@ func (u *update) removeHosts(ctx context.Context) error {
 	}
 	var gone []gse.Host
 	_, err := u.ro.run(ctx, u.removed, rolloutStep{what: "removal of hosts", target: u.meta, run: func(ctx context.Context, batch []gse.Host) error {
-		g, err := u.r.teardown(ctx, u.meta, u.prior.Spec.expand(), batch, u.prior.Running.ValueBool())
+		g, err := u.r.teardown(ctx, u.meta, u.prior.Spec.Expand(), batch, u.prior.Running.ValueBool())
 		gone = append(gone, g...)
 		return err
 	}})
@@ -226,11 +227,11 @@ func appendIf(base, extra []gse.Host, cond bool) []gse.Host {
 }
 
 // sameSpec compares two specs as GSE would receive them.
-func sameSpec(a, b *specModel) bool {
+func sameSpec(a, b *spec.Model) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return reflect.DeepEqual(a.expand(), b.expand())
+	return reflect.DeepEqual(a.Expand(), b.Expand())
 }
 
 // gse_managed_process through the GSE 2.0 gateway. GSE 2.0 has no register

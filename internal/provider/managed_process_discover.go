@@ -13,6 +13,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 // namespaceTarget names a whole namespace in an error ("process namespace gse/*").
@@ -96,8 +97,8 @@ func addressOf(e gse.ProcStatus) gse.Host {
 }
 
 // flattenMeta is the meta block, labels null when the process has none.
-func (d discoveredProcess) flattenMeta(ctx context.Context) (metaModel, diag.Diagnostics) {
-	m := metaModel{Namespace: types.StringValue(d.Meta.Namespace), Name: types.StringValue(d.Meta.Name), Labels: types.MapNull(types.StringType)}
+func (d discoveredProcess) flattenMeta(ctx context.Context) (spec.Meta, diag.Diagnostics) {
+	m := spec.Meta{Namespace: types.StringValue(d.Meta.Namespace), Name: types.StringValue(d.Meta.Name), Labels: types.MapNull(types.StringType)}
 	var diags diag.Diagnostics
 	if len(d.Meta.Labels) > 0 {
 		m.Labels, diags = types.MapValueFrom(ctx, types.StringType, d.Meta.Labels)

@@ -14,6 +14,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 const importIDFormat = "namespace/name@host[,host...], each host bk_cloud_id:bk_supplier_id:ip or bk_cloud_id:ip (the spelling of provider::gse::agent_id; " +
@@ -37,7 +38,7 @@ func importByID(ctx context.Context, c *gse.Client, req resource.ImportStateRequ
 		resp.Diagnostics.AddError("Invalid import ID for gse_managed_process", err.Error()+".")
 		return
 	}
-	apiMeta, _ := meta.expand(ctx)
+	apiMeta, _ := meta.Expand(ctx)
 	found, err := findProcessHosts(ctx, c, apiMeta, apiHosts)
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "import", apiMeta, err, "Nothing was imported; run the import again once GSE answers.")
@@ -56,8 +57,8 @@ func importByID(ctx context.Context, c *gse.Client, req resource.ImportStateRequ
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), hosts.NewList(models))...)
 }
 
-func parseImportID(id string) (metaModel, []hosts.Model, error) {
-	var meta metaModel
+func parseImportID(id string) (spec.Meta, []hosts.Model, error) {
+	var meta spec.Meta
 	target, list, ok := strings.Cut(id, "@")
 	if !ok {
 		return meta, nil, fmt.Errorf("missing '@' between the process and its hosts")
@@ -66,7 +67,7 @@ func parseImportID(id string) (metaModel, []hosts.Model, error) {
 	if !ok || ns == "" || name == "" || !plumbing.MetaNameRE.MatchString(ns) || !plumbing.MetaNameRE.MatchString(name) {
 		return meta, nil, fmt.Errorf("the process %q is not namespace/name", target)
 	}
-	meta = metaModel{Namespace: types.StringValue(ns), Name: types.StringValue(name), Labels: types.MapNull(types.StringType)}
+	meta = spec.Meta{Namespace: types.StringValue(ns), Name: types.StringValue(name), Labels: types.MapNull(types.StringType)}
 	var models []hosts.Model
 	seen := map[string]bool{}
 	for _, item := range strings.Split(list, ",") {

@@ -10,13 +10,14 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 type managedProcessModel struct {
 	ID              types.String   `tfsdk:"id"`
-	Meta            metaModel      `tfsdk:"meta"`
+	Meta            spec.Meta      `tfsdk:"meta"`
 	Hosts           hosts.List     `tfsdk:"hosts"`
-	Spec            specValue      `tfsdk:"spec"` // null after import: GSE cannot read it back
+	Spec            spec.Value     `tfsdk:"spec"` // null after import: GSE cannot read it back
 	Managed         types.Bool     `tfsdk:"managed"`
 	Running         types.Bool     `tfsdk:"running"`
 	RestartTriggers types.Map      `tfsdk:"restart_triggers"`

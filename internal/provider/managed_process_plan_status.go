@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 // plannedStatus is host_status in the plan of an update: the prior entry of
@@ -28,7 +29,7 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (sta
 		managed, running                types.Bool
 		restartTriggers, reloadTriggers types.Map
 		labels                          types.Map
-		spec                            specValue
+		spec                            spec.Value
 	}
 	var prior, next side
 	for _, s := range []struct {
@@ -50,14 +51,14 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (sta
 	}
 	diags.Append(state.GetAttribute(ctx, path.Root("host_status"), &prior.status)...)
 	if diags.HasError() || next.hosts.IsUnknown() || next.hosts.Unknown != nil || next.managed.IsUnknown() || next.running.IsUnknown() ||
-		next.restartTriggers.IsUnknown() || next.reloadTriggers.IsUnknown() || next.labels.IsUnknown() || next.spec.IsUnknown() || next.spec.partial {
+		next.restartTriggers.IsUnknown() || next.reloadTriggers.IsUnknown() || next.labels.IsUnknown() || next.spec.IsUnknown() || next.spec.Partial {
 		return status, false, diags
 	}
 	changed := func(plan, prior types.Map) bool { return !plan.IsNull() && !plan.Equal(prior) }
 	settled := next.running.IsNull() || (!prior.running.IsNull() && prior.running.ValueBool() == next.running.ValueBool())
 	every := !settled || !next.managed.Equal(prior.managed) ||
 		changed(next.restartTriggers, prior.restartTriggers) || changed(next.reloadTriggers, prior.reloadTriggers)
-	rehost := !sameSpec(prior.spec.spec, next.spec.spec) || !prior.labels.Equal(next.labels)
+	rehost := !sameSpec(prior.spec.Decoded, next.spec.Decoded) || !prior.labels.Equal(next.labels)
 	unknown := hostStatusModel{LastStartTime: types.Int64Unknown(), Managed: types.BoolUnknown(), PID: types.Int64Unknown(),
 		Status: types.StringUnknown(), Version: types.StringUnknown()}
 	entries := make(map[string]hostStatusModel, len(next.hosts.Hosts()))

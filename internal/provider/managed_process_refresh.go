@@ -11,6 +11,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 // refreshedModel is the part of gse_managed_process that Read looks at and
@@ -21,7 +22,7 @@ import (
 // v1.19 compiles a regular expression per field) and rewrites the whole value
 // once per attribute set.
 type refreshedModel struct {
-	Meta       metaModel
+	Meta       spec.Meta
 	Hosts      hosts.List
 	Managed    types.Bool
 	Running    types.Bool
@@ -32,7 +33,7 @@ type refreshedModel struct {
 
 func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostics {
 	var diags diag.Diagnostics
-	var spec specValue
+	var spec spec.Value
 	for _, f := range []struct {
 		at     path.Path
 		target any
@@ -43,7 +44,7 @@ func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostic
 	} {
 		diags.Append(s.GetAttribute(ctx, f.at, f.target)...)
 	}
-	m.AutoType = spec.model().MonitorPolicy.AutoType
+	m.AutoType = spec.Model().MonitorPolicy.AutoType
 	return diags
 }
 

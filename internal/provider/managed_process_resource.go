@@ -11,6 +11,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 var (
@@ -59,7 +60,7 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 	var c struct {
 		managed, running                types.Bool
 		restartTriggers, reloadTriggers types.Map
-		spec                            specValue
+		spec                            spec.Value
 	}
 	for _, a := range []struct {
 		at     path.Path
@@ -74,7 +75,7 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	spec := c.spec.model()
+	spec := c.spec.Model()
 	validateRunState(c.managed, c.running, &resp.Diagnostics)
 	validateRolloutSize(ctx, req.Config, path.Root("rollout"), elementCount(ctx, req.Config, path.Root("hosts")), &resp.Diagnostics)
 	needsCommand(c.running.ValueBool(), "running = true", "starts the process (op_type 0)", spec.Control.StartCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
@@ -124,12 +125,12 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
-	meta, d := plan.Meta.expand(ctx)
+	meta, d := plan.Meta.Expand(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	spec := plan.Spec.expand()
+	spec := plan.Spec.Expand()
 	plan.ID = types.StringValue(meta.String())
 	targets := plumbing.Each(plan.Hosts.Hosts(), hosts.Model.Expand)
 	var pr proven // no prior host_status
@@ -174,7 +175,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	ctx, cancel := plumbing.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
 	prior := state
-	meta, d := state.Meta.expand(ctx)
+	meta, d := state.Meta.Expand(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -229,7 +230,7 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
 	defer cancel()
-	meta, d := plan.Meta.expand(ctx)
+	meta, d := plan.Meta.Expand(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -259,7 +260,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	ctx, cancel := plumbing.Deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
-	meta, d := state.Meta.expand(ctx)
+	meta, d := state.Meta.Expand(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -268,13 +269,13 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
 	targets := plumbing.Each(state.Hosts.Hosts(), hosts.Model.Expand)
-	if state.Spec.spec == nil && r.client.Gateway() {
+	if state.Spec.Decoded == nil && r.client.Gateway() {
 		refuseSpeclessDelete(&resp.Diagnostics, meta, targets) // managed_process_replace.go
 		return
 	}
 	err := hosts.AgentsUp(ctx, r.client, targets) // gateway: fail at once on a down agent
 	if err == nil {
-		_, err = r.steps().teardown(ctx, meta, state.Spec.expand(), targets, stop)
+		_, err = r.steps().teardown(ctx, meta, state.Spec.Expand(), targets, stop)
 	}
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "delete", meta, err,

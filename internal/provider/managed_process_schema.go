@@ -14,6 +14,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 // managedProcessSchema is the schema of gse_managed_process.
@@ -53,7 +54,7 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 			},
 			"hosts": hosts.Schema("Hosts the process is registered on, in any order (a reordered list plans no change). " +
 				"Adding a host registers and hosts it there; removing one unhosts and unregisters it there."),
-			"spec": packedSpec("Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
+			"spec": spec.PackedAttribute("Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
 				"A change is sent with `update_proc_info` and the process is hosted again. GSE cannot read it back."),
 			"managed": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),

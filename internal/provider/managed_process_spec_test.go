@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 var unknown = tftypes.UnknownValue
@@ -59,19 +61,19 @@ func TestSpecPackedRoundTrip(t *testing.T) {
 	if err := config.As(&attrs); err != nil {
 		t.Fatal(err)
 	}
-	packedSpec, err := tfprotov6.NewDynamicValue(specValue{}.UnpackedType(ctx), attrs["spec"])
+	packedSpec, err := tfprotov6.NewDynamicValue(spec.Value{}.UnpackedType(ctx), attrs["spec"])
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := specValue{}.Unpack(types.StringValue(string(packedSpec.MsgPack)))
+	v, err := spec.Value{}.Unpack(types.StringValue(string(packedSpec.MsgPack)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, sent := v.model(), v.expand()
+	s, sent := v.Model(), v.Expand()
 	switch {
-	case v.partial || !s.Identity.SetupPath.IsUnknown() || !s.Resource.Fd.IsUnknown() || s.Identity.ProcName.ValueString() != "web":
+	case v.Partial || !s.Identity.SetupPath.IsUnknown() || !s.Resource.Fd.IsUnknown() || s.Identity.ProcName.ValueString() != "web":
 		t.Errorf("decoded %+v", s)
-	case !s.MonitorPolicy.StartCheckSecs.IsNull() || *sent.MonitorPolicy.StartCheckSecs != defaultStartCheckSecs || *sent.MonitorPolicy.OpTimeout != defaultOpTimeout:
+	case !s.MonitorPolicy.StartCheckSecs.IsNull() || *sent.MonitorPolicy.StartCheckSecs != spec.DefaultStartCheckSecs || *sent.MonitorPolicy.OpTimeout != spec.DefaultOpTimeout:
 		t.Errorf("defaults: state %v, sent %+v", s.MonitorPolicy.StartCheckSecs, sent.MonitorPolicy)
 	case sent.Resource.CPU != 10.5 || sent.Resource.Mem != 10 || s.WarnReportPolicy != nil || len(sent.Configmap) != 1 || sent.Configmap[0].Path != "/opt/web/a.conf":
 		t.Errorf("sent %+v %+v", sent.Resource, sent.Configmap)
@@ -94,16 +96,16 @@ func TestSpecPackedRoundTrip(t *testing.T) {
 	if err := planned.As(&plannedAttrs); err != nil || !plannedAttrs["spec"].Equal(attrs["spec"]) {
 		t.Errorf("planned spec %v, configured %v (%v)", plannedAttrs["spec"], attrs["spec"], err)
 	}
-	whole, _ := specValue{}.Unpack(types.StringValue(string(mustPack(t, specWith(map[string]any{"identity": unknown})))))
-	if !whole.partial || !whole.model().Identity.ProcName.IsNull() {
-		t.Errorf("an unknown identity: partial %v, proc_name %v; want true and null", whole.partial, whole.model().Identity.ProcName)
+	whole, _ := spec.Value{}.Unpack(types.StringValue(string(mustPack(t, specWith(map[string]any{"identity": unknown})))))
+	if !whole.Partial || !whole.Model().Identity.ProcName.IsNull() {
+		t.Errorf("an unknown identity: partial %v, proc_name %v; want true and null", whole.Partial, whole.Model().Identity.ProcName)
 	}
 }
 
-func mustPack(t *testing.T, spec map[string]any) []byte {
+func mustPack(t *testing.T, values map[string]any) []byte {
 	t.Helper()
-	typ := specValue{}.UnpackedType(context.Background())
-	dv, err := tfprotov6.NewDynamicValue(typ, benchValue(typ, spec))
+	typ := spec.Value{}.UnpackedType(context.Background())
+	dv, err := tfprotov6.NewDynamicValue(typ, benchValue(typ, values))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +191,7 @@ func (specOnly) Metadata(_ context.Context, req resource.MetadataRequest, resp *
 }
 
 func (specOnly) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{Attributes: map[string]schema.Attribute{"spec": specSchema("")}}
+	resp.Schema = schema.Schema{Attributes: map[string]schema.Attribute{"spec": spec.Schema("")}}
 }
 func (specOnly) Create(context.Context, resource.CreateRequest, *resource.CreateResponse) {}
 func (specOnly) Read(context.Context, resource.ReadRequest, *resource.ReadResponse)       {}

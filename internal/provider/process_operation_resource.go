@@ -29,6 +29,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 var (
@@ -88,9 +89,9 @@ type operationTarget struct {
 }
 
 type operationGSEModel struct {
-	Meta  metaRefModel   `tfsdk:"meta"`
+	Meta  spec.MetaRef   `tfsdk:"meta"`
 	Hosts []hosts.GSERef `tfsdk:"hosts"`
-	Spec  *specModel     `tfsdk:"spec"`
+	Spec  *spec.Model    `tfsdk:"spec"`
 }
 
 type operationJOBModel struct {
@@ -100,7 +101,7 @@ type operationJOBModel struct {
 
 // operationJOBProcessModel is a process_infos item of operate_process.
 type operationJOBProcessModel struct {
-	jobDefinitionModel
+	spec.JobDefinition
 	Contact     types.String `tfsdk:"contact"`
 	Account     types.String `tfsdk:"account"`
 	CmdShellExt types.String `tfsdk:"cmd_shell_ext"`
@@ -110,7 +111,7 @@ type operationJOBProcessModel struct {
 // expand is the item as sent. With cmd_shell_ext (operate_proc) both limits go
 // explicitly, 0 when unset, so no server default applies silently.
 func (m operationJOBProcessModel) expand() gse.JobProcess {
-	p := m.jobDefinitionModel.expand(expandJobIPs(m.IPList))
+	p := m.JobDefinition.Expand(spec.ExpandJobIPs(m.IPList))
 	p.Contact, p.Account, p.CmdShellExt = m.Contact.ValueString(), m.Account.ValueString(), m.CmdShellExt.ValueString()
 	if p.CmdShellExt != "" {
 		p.CPULmt, p.MemLmt = cmp.Or(p.CPULmt, new(int64)), cmp.Or(p.MemLmt, new(int64))
@@ -186,7 +187,7 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 // shares (see actionAttributes): op, and the target in gse or job. Every
 // one replaces the resource.
 func operationTargetAttributes() map[string]schema.Attribute {
-	jobProc := jobAttributes(operateProcessFields, []string{"setup_path", "proc_name", "pid_path"}, nil)
+	jobProc := spec.JobAttributes(spec.OperateProcessFields, []string{"setup_path", "proc_name", "pid_path"}, nil)
 	jobProc["ip_list"] = hosts.RefSetAttribute("Hosts to run the operation on.")
 	return map[string]schema.Attribute{
 		"op": schema.StringAttribute{
@@ -201,11 +202,11 @@ func operationTargetAttributes() map[string]schema.Attribute {
 			PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 			Attributes: map[string]schema.Attribute{
 				"meta": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The process.", Attributes: map[string]schema.Attribute{
-					"namespace": requiredString("Namespace of the process.", plumbing.MetaName()),
-					"name":      requiredString("Name of the process.", plumbing.MetaName()),
+					"namespace": spec.RequiredString("Namespace of the process.", plumbing.MetaName()),
+					"name":      spec.RequiredString("Name of the process.", plumbing.MetaName()),
 				}},
 				"hosts": hosts.GSERefSetAttribute("Hosts to run the operation on."),
-				"spec":  specSchema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
+				"spec":  spec.Schema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
 			},
 		},
 		"rollout": rolloutAttribute("It governs the operation: each batch is one task on the batch's hosts (for `job`, on the batch's IPs of every " +
@@ -273,9 +274,9 @@ func validateOperationTarget(ctx context.Context, config tfsdk.Config, diags *di
 			diags.AddAttributeError(at.AtName("cmd_shell_ext"), "cmd_shell_ext must be set on every process or none",
 				"An operation goes through one JOB API: operate_proc when cmd_shell_ext is set, operate_process otherwise.")
 		}
-		if extra := operateProcessOnly(obj.Attributes()); len(extra) > 0 {
+		if extra := spec.OperateProcessOnly(obj.Attributes()); len(extra) > 0 {
 			diags.AddAttributeError(at, "Fields operate_proc does not take",
-				fmt.Sprintf("With cmd_shell_ext the operation is sent with operate_proc, which takes only %s; unset %s or cmd_shell_ext.", plumbing.Quoted(operateProcFields), plumbing.Quoted(extra)))
+				fmt.Sprintf("With cmd_shell_ext the operation is sent with operate_proc, which takes only %s; unset %s or cmd_shell_ext.", plumbing.Quoted(spec.OperateProcFields), plumbing.Quoted(extra)))
 		}
 	}
 }
@@ -320,13 +321,13 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			return "", nil, target, err
 		}
 		st.run = func(ctx context.Context, batch []gse.Host) error {
-			out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: g.Spec.expand()})
+			out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: g.Spec.Expand()})
 			if err == nil {
 				taskIDs, results = append(taskIDs, out.TaskID), append(results, gseOperationResults(out)...)
 			}
 			return err
 		}
-		if !g.Spec.expand().OneShot() { // a one-shot exits by design: nothing to wait for
+		if !g.Spec.Expand().OneShot() { // a one-shot exits by design: nothing to wait for
 			st.notRunning = &runningCheck{client: c, query: gseNotRunning(c, meta)}
 		}
 	} else {
@@ -336,9 +337,9 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			procs = append(procs, p.expand())
 		}
 		target = gse.TargetOf(scope, procs[0])
-		targets = jobHosts(procs)
+		targets = spec.JobHosts(procs)
 		st.run = func(ctx context.Context, batch []gse.Host) error {
-			out, err := c.Job.Operate(ctx, scope, op, jobProcsOn(procs, batch))
+			out, err := c.Job.Operate(ctx, scope, op, spec.JobProcsOn(procs, batch))
 			if err == nil {
 				taskIDs, results = append(taskIDs, out.TaskID), append(results, jobOperationResults(out)...)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 var _ datasource.DataSourceWithConfigure = (*processStatusDataSource)(nil)
@@ -23,7 +24,7 @@ type processStatusDataSource struct{ client *gse.Client }
 func newProcessStatusDataSource() datasource.DataSource { return &processStatusDataSource{} }
 
 type processStatusModel struct {
-	Meta       metaRefModel    `tfsdk:"meta"`
+	Meta       spec.MetaRef    `tfsdk:"meta"`
 	Hosts      []hosts.GSERef  `tfsdk:"hosts"`
 	ProcInfos  []procInfoModel `tfsdk:"proc_infos"`
 	AllRunning types.Bool      `tfsdk:"all_running"`

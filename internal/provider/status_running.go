@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 // notRunning reads which of hosts are not running, by gse.Host.Key, each
@@ -56,7 +57,7 @@ func jobNotRunning(ctx context.Context, c *gse.Client, scope gse.JobScope, proc 
 func jobProcsNotRunning(c *gse.Client, scope gse.JobScope, procs []gse.JobProcess) notRunning {
 	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
 		bad := map[string]string{}
-		for _, p := range jobProcsOn(procs, hosts) {
+		for _, p := range spec.JobProcsOn(procs, hosts) {
 			sick, err := jobNotRunning(ctx, c, scope, p)
 			if err != nil {
 				return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 // TestTimeoutsOneErrorEach: in every resource and data source with
@@ -90,10 +91,10 @@ func TestNumberMessages(t *testing.T) {
 			plumbing.ZeroOrMore().ValidateFloat64(ctx, validator.Float64Request{Path: path.Root("rate_limit"), ConfigValue: types.Float64Value(-0.5)}, f)
 		}, "rate_limit must be 0 or more, got -0.5."},
 		{func(_ *validator.Float64Response, i *validator.Int64Response) {
-			plumbing.NamedInts(autoTypes).ValidateInt64(ctx, validator.Int64Request{Path: path.Root("type"), ConfigValue: types.Int64Value(-1)}, i)
+			plumbing.NamedInts(spec.AutoTypes).ValidateInt64(ctx, validator.Int64Request{Path: path.Root("type"), ConfigValue: types.Int64Value(-1)}, i)
 		}, "type must be 0 (periodic), 1 (resident) or 2 (one-shot), got -1."},
 		{func(_ *validator.Float64Response, i *validator.Int64Response) {
-			plumbing.NamedInts(autoTypes).ValidateInt64(ctx, validator.Int64Request{Path: path.Root("type"), ConfigValue: types.Int64Value(2)}, i)
+			plumbing.NamedInts(spec.AutoTypes).ValidateInt64(ctx, validator.Int64Request{Path: path.Root("type"), ConfigValue: types.Int64Value(2)}, i)
 		}, ""},
 	} {
 		var f validator.Float64Response

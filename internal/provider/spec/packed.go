@@ -1,4 +1,4 @@
-package provider
+package spec
 
 import (
 	"context"
@@ -26,82 +26,82 @@ import (
 
 // specAttribute is spec as Terraform sees it: the type, the schema and the
 // validators of its attributes.
-var specAttribute = func() schema.SingleNestedAttribute {
-	attrs := map[string]schema.Attribute{"spec": specSchema("")}
+var Attribute = func() schema.SingleNestedAttribute {
+	attrs := map[string]schema.Attribute{"spec": Schema("")}
 	plumbing.WithTypesBuilt(attrs)
 	a, _ := attrs["spec"].(schema.SingleNestedAttribute)
 	return a
 }()
 
 // packedSpec is spec as the framework holds it.
-func packedSpec(desc string) schema.StringAttribute {
-	a := specSchema(desc)
+func PackedAttribute(desc string) schema.StringAttribute {
+	a := Schema(desc)
 	return schema.StringAttribute{Required: a.Required, MarkdownDescription: a.MarkdownDescription, CustomType: specType{},
 		Validators: []validator.String{specChecks{}}}
 }
 
 // specType is the framework's type of gse_managed_process.spec.
-type specType = packed.Of[specValue]
+type specType = packed.Of[Value]
 
-func (specValue) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
-	a.Type, a.NestedType = nil, packed.SchemaAttribute(ctx, a.Name, specAttribute).NestedType
+func (Value) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+	a.Type, a.NestedType = nil, packed.SchemaAttribute(ctx, a.Name, Attribute).NestedType
 }
 
-func (specValue) UnpackedType(ctx context.Context) tftypes.Type {
-	return specAttribute.GetType().TerraformType(ctx)
+func (Value) UnpackedType(ctx context.Context) tftypes.Type {
+	return Attribute.GetType().TerraformType(ctx)
 }
 
 // specValue is a packed spec: the wire bytes (the string), and the spec
 // decoded from them once.
-type specValue struct {
+type Value struct {
 	basetypes.StringValue
-	spec *specModel // nil when null or unknown
+	Decoded *Model // nil when null or unknown
 	// partial: an object or list within is unknown as a whole. Its
 	// attributes read as null, as the framework reads them.
-	partial bool
+	Partial bool
 }
 
-var _ packed.Value[specValue] = specValue{}
+var _ packed.Value[Value] = Value{}
 
-func (specValue) Type(context.Context) attr.Type { return specType{} }
+func (Value) Type(context.Context) attr.Type { return specType{} }
 
-func (v specValue) Equal(o attr.Value) bool {
-	other, ok := o.(specValue)
+func (v Value) Equal(o attr.Value) bool {
+	other, ok := o.(Value)
 	return ok && v.StringValue.Equal(other.StringValue)
 }
 
 // String is a summary: the packed bytes are no text.
-func (v specValue) String() string {
+func (v Value) String() string {
 	if v.IsNull() || v.IsUnknown() {
 		return v.StringValue.String()
 	}
 	return "<spec>"
 }
 
-// model is the spec, every attribute null when it is null or unknown.
-func (v specValue) model() specModel {
-	if v.spec == nil {
-		return specModel{}
+// Model is the spec, every attribute null when it is null or unknown.
+func (v Value) Model() Model {
+	if v.Decoded == nil {
+		return Model{}
 	}
-	return *v.spec
+	return *v.Decoded
 }
 
-// expand converts the spec; null stays nil (an imported resource before its first apply).
-func (v specValue) expand() *gse.Spec { return v.spec.expand() }
+// Expand converts the spec; null stays nil (an imported resource before its first apply).
+func (v Value) Expand() *gse.Spec { return v.Decoded.Expand() }
 
 // Unpack decodes a packed spec; null and unknown stay so.
-func (specValue) Unpack(s basetypes.StringValue) (specValue, error) {
+func (Value) Unpack(s basetypes.StringValue) (Value, error) {
 	return decodeSpec(context.Background(), s, nil, path.Empty())
 }
 
 // decodeSpec decodes s; with ck, it also checks each attribute within, s
 // being the spec at `at`.
-func decodeSpec(ctx context.Context, s basetypes.StringValue, ck *packed.Check, at path.Path) (specValue, error) {
-	v, d := specValue{StringValue: s}, packed.Decoder(s)
+func decodeSpec(ctx context.Context, s basetypes.StringValue, ck *packed.Check, at path.Path) (Value, error) {
+	v, d := Value{StringValue: s}, packed.Decoder(s)
 	if d == nil {
 		return v, nil
 	}
-	v.spec = &specModel{}
+	v.Decoded = &Model{}
 	n, err := d.DecodeMapLen()
 	if err != nil || n < 0 {
 		return v, fmt.Errorf("spec is not an object (%v)", err)
@@ -140,28 +140,28 @@ func (specChecks) ValidateString(ctx context.Context, req validator.StringReques
 }
 
 // specPart decodes an attribute of spec, at `at`, into v, and with ck checks it.
-type specPart func(ctx context.Context, d *msgpack.Decoder, v *specValue, ck *packed.Check, at path.Path) error
+type specPart func(ctx context.Context, d *msgpack.Decoder, v *Value, ck *packed.Check, at path.Path) error
 
 // specParts are the attributes of spec, by name: each an object, or a list
 // of objects, of specModel.
 var specParts = map[string]specPart{
-	"identity":           objectPart("identity", func(s *specModel) *identityModel { return &s.Identity }),
-	"control":            objectPart("control", func(s *specModel) *controlModel { return &s.Control }),
-	"resource":           objectPart("resource", func(s *specModel) *resourceLimitsModel { return &s.Resource }),
-	"monitor_policy":     objectPart("monitor_policy", func(s *specModel) *monitorPolicyModel { return &s.MonitorPolicy }),
-	"warn_report_policy": optionalPart("warn_report_policy", func(s *specModel) **warnReportPolicyModel { return &s.WarnReportPolicy }),
-	"configmap":          listPart("configmap", func(s *specModel) *[]configMapModel { return &s.Configmap }),
+	"identity":           objectPart("identity", func(s *Model) *identityModel { return &s.Identity }),
+	"control":            objectPart("control", func(s *Model) *controlModel { return &s.Control }),
+	"resource":           objectPart("resource", func(s *Model) *resourceLimitsModel { return &s.Resource }),
+	"monitor_policy":     objectPart("monitor_policy", func(s *Model) *monitorPolicyModel { return &s.MonitorPolicy }),
+	"warn_report_policy": optionalPart("warn_report_policy", func(s *Model) **warnReportPolicyModel { return &s.WarnReportPolicy }),
+	"configmap":          listPart("configmap", func(s *Model) *[]configMapModel { return &s.Configmap }),
 }
 
 // objectPart is the attribute name of spec, an object that field holds.
-func objectPart[T any](name string, field func(s *specModel) *T) specPart {
-	return objectPartAt(name, func(s *specModel, _ packed.State) *T { return field(s) })
+func objectPart[T any](name string, field func(s *Model) *T) specPart {
+	return objectPartAt(name, func(s *Model, _ packed.State) *T { return field(s) })
 }
 
 // optionalPart is the attribute name of spec, an object that field points
 // to, nil when it is null.
-func optionalPart[T any](name string, field func(s *specModel) **T) specPart {
-	return objectPartAt(name, func(s *specModel, st packed.State) *T {
+func optionalPart[T any](name string, field func(s *Model) **T) specPart {
+	return objectPartAt(name, func(s *Model, st packed.State) *T {
 		if st == packed.Known {
 			*field(s) = new(T)
 		}
@@ -171,20 +171,20 @@ func optionalPart[T any](name string, field func(s *specModel) **T) specPart {
 
 // objectPartAt is the attribute name of spec, an object that place gives
 // the address of once its state is read.
-func objectPartAt[T any](name string, place func(s *specModel, st packed.State) *T) specPart {
+func objectPartAt[T any](name string, place func(s *Model, st packed.State) *T) specPart {
 	c, a := packed.CodecOf[T](), nestedAt[schema.SingleNestedAttribute](name)
-	return func(ctx context.Context, d *msgpack.Decoder, v *specValue, ck *packed.Check, at path.Path) error {
+	return func(ctx context.Context, d *msgpack.Decoder, v *Value, ck *packed.Check, at path.Path) error {
 		st, err := packed.ReadState(d)
 		if err != nil {
 			return err
 		}
-		obj := place(v.spec, st)
+		obj := place(v.Decoded, st)
 		if st == packed.Known {
 			if _, err := c.Decode(d, obj); err != nil {
 				return err
 			}
 		}
-		v.partial = v.partial || st == packed.Unknown
+		v.Partial = v.Partial || st == packed.Unknown
 		if ck != nil {
 			packed.CheckObject(ctx, *ck, at, a, st, c, obj)
 		}
@@ -193,14 +193,14 @@ func objectPartAt[T any](name string, place func(s *specModel, st packed.State) 
 }
 
 // listPart is the attribute name of spec, a list of objects that field holds.
-func listPart[T any](name string, field func(s *specModel) *[]T) specPart {
+func listPart[T any](name string, field func(s *Model) *[]T) specPart {
 	c, a := packed.CodecOf[T](), nestedAt[schema.ListNestedAttribute](name)
-	return func(ctx context.Context, d *msgpack.Decoder, v *specValue, ck *packed.Check, at path.Path) error {
+	return func(ctx context.Context, d *msgpack.Decoder, v *Value, ck *packed.Check, at path.Path) error {
 		var unknown []bool
-		st, err := c.DecodeList(d, field(v.spec), &unknown)
-		v.partial = v.partial || st == packed.Unknown || unknown != nil
+		st, err := c.DecodeList(d, field(v.Decoded), &unknown)
+		v.Partial = v.Partial || st == packed.Unknown || unknown != nil
 		if err == nil && ck != nil {
-			packed.CheckList(ctx, *ck, at, a, st, c, *field(v.spec), unknown)
+			packed.CheckList(ctx, *ck, at, a, st, c, *field(v.Decoded), unknown)
 		}
 		return err
 	}
@@ -208,7 +208,7 @@ func listPart[T any](name string, field func(s *specModel) *[]T) specPart {
 
 // nestedAt is the schema of spec's attribute name.
 func nestedAt[A schema.Attribute](name string) A {
-	a, ok := specAttribute.Attributes[name].(A)
+	a, ok := Attribute.Attributes[name].(A)
 	if !ok {
 		panic(fmt.Sprintf("spec.%s is no %T", name, a))
 	}

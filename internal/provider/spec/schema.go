@@ -1,4 +1,4 @@
-package provider
+package spec
 
 import (
 	"fmt"
@@ -19,18 +19,18 @@ import (
 
 // Documented defaults of the monitor policy (register_proc_info and operate_proc_v2).
 const (
-	defaultStartCheckSecs = 5
+	DefaultStartCheckSecs = 5
 	defaultStartRetries   = 4
 	defaultStartInterval  = 10
-	defaultOpTimeout      = 60
+	DefaultOpTimeout      = 60
 )
 
-// autoTypes are GSE's hosting types, in the order of their numbers.
-var autoTypes = []string{"periodic", "resident", "one-shot"}
+// AutoTypes are GSE's hosting types, in the order of their numbers.
+var AutoTypes = []string{"periodic", "resident", "one-shot"}
 
 func autoTypeDescription() string {
-	parts := make([]string, len(autoTypes))
-	for i, t := range autoTypes {
+	parts := make([]string, len(AutoTypes))
+	for i, t := range AutoTypes {
 		parts[i] = fmt.Sprintf("`%d` %s", i, t)
 	}
 	return strings.Join(parts, ", ")
@@ -40,7 +40,7 @@ func optionalString(desc string, v ...validator.String) schema.StringAttribute {
 	return schema.StringAttribute{Optional: true, MarkdownDescription: desc, Validators: v}
 }
 
-func requiredString(desc string, v ...validator.String) schema.StringAttribute {
+func RequiredString(desc string, v ...validator.String) schema.StringAttribute {
 	return schema.StringAttribute{Required: true, MarkdownDescription: desc, Validators: v}
 }
 
@@ -59,7 +59,7 @@ func nonNegative(desc string, def int64) schema.Int64Attribute {
 func nonEmpty() validator.String { return stringvalidator.LengthAtLeast(1) }
 
 // specSchema is spec as Terraform sees it.
-func specSchema(desc string) schema.SingleNestedAttribute {
+func Schema(desc string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Required:            true,
 		MarkdownDescription: desc,
@@ -68,12 +68,12 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 				Required: true, MarkdownDescription: "What the process is and where it lives.",
 				Attributes: map[string]schema.Attribute{
 					"index_key":   optionalString("Agent index key; leave unset to let GSE use `setup_path` + `proc_name`. Set it when two processes share both."),
-					"proc_name":   requiredString("Binary file name of the process, such as `nginx`; not empty.", nonEmpty()),
-					"setup_path":  requiredString("Working directory (absolute path).", plumbing.AbsolutePath()),
-					"pid_path":    requiredString("PID file (absolute path); the agent reads it to find the process.", plumbing.AbsolutePath()),
+					"proc_name":   RequiredString("Binary file name of the process, such as `nginx`; not empty.", nonEmpty()),
+					"setup_path":  RequiredString("Working directory (absolute path).", plumbing.AbsolutePath()),
+					"pid_path":    RequiredString("PID file (absolute path); the agent reads it to find the process.", plumbing.AbsolutePath()),
 					"config_path": optionalString("Configuration file (absolute path).", plumbing.AbsolutePath()),
 					"log_path":    optionalString("Log directory (absolute path).", plumbing.AbsolutePath()),
-					"user":        requiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", nonEmpty()),
+					"user":        RequiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", nonEmpty()),
 				},
 			},
 			"control": schema.SingleNestedAttribute{
@@ -110,14 +110,14 @@ func specSchema(desc string) schema.SingleNestedAttribute {
 					"auto_type": schema.Int64Attribute{
 						Required:            true,
 						MarkdownDescription: "Hosting type: " + autoTypeDescription() + ".",
-						Validators:          []validator.Int64{plumbing.NamedInts(autoTypes)},
+						Validators:          []validator.Int64{plumbing.NamedInts(AutoTypes)},
 					},
-					"start_check_secs": nonNegative("Seconds after the start command before the agent checks the process is alive.", defaultStartCheckSecs),
+					"start_check_secs": nonNegative("Seconds after the start command before the agent checks the process is alive.", DefaultStartCheckSecs),
 					"stop_check_secs":  nonNegative("Seconds after the stop command before the agent checks the process is gone.", -1),
 					"start_retries":    nonNegative("How many times the agent tries to pull the process up again.", defaultStartRetries),
 					"start_interval":   nonNegative("Seconds between the agent's attempts to pull the process up.", defaultStartInterval),
 					"crontab_rule":     optionalString("Schedule of a periodic process (`auto_type = 0`), in crontab syntax; ignored otherwise (reserved by GSE). A periodic process without it plans with a warning."),
-					"op_timeout":       nonNegative("Timeout of each command, in seconds.", defaultOpTimeout),
+					"op_timeout":       nonNegative("Timeout of each command, in seconds.", DefaultOpTimeout),
 				},
 			},
 			"warn_report_policy": schema.SingleNestedAttribute{

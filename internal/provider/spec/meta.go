@@ -1,4 +1,4 @@
-package provider
+package spec
 
 import (
 	"context"
@@ -9,14 +9,14 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-type metaModel struct {
+type Meta struct {
 	Namespace types.String `tfsdk:"namespace"`
 	Name      types.String `tfsdk:"name"`
 	Labels    types.Map    `tfsdk:"labels"`
 }
 
-// expand is the meta as GSE takes it, labels included.
-func (m metaModel) expand(ctx context.Context) (gse.Meta, diag.Diagnostics) {
+// Expand is the meta as GSE takes it, labels included.
+func (m Meta) Expand(ctx context.Context) (gse.Meta, diag.Diagnostics) {
 	out := gse.Meta{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString()}
 	var diags diag.Diagnostics
 	if !m.Labels.IsNull() && !m.Labels.IsUnknown() {
@@ -25,7 +25,7 @@ func (m metaModel) expand(ctx context.Context) (gse.Meta, diag.Diagnostics) {
 	return out, diags
 }
 
-type metaRefModel struct {
+type MetaRef struct {
 	Namespace types.String `tfsdk:"namespace"`
 	Name      types.String `tfsdk:"name"`
 }

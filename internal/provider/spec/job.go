@@ -1,4 +1,4 @@
-package provider
+package spec
 
 import (
 	"slices"
@@ -20,10 +20,10 @@ import (
 // jobField is one process_infos field of the JOB APIs (operate_proc, operate_process),
 // described once for every schema that carries it.
 type jobField struct {
-	desc    string
+	Desc    string
 	integer bool
-	strs    []validator.String
-	ints    []validator.Int64
+	Strs    []validator.String
+	Ints    []validator.Int64
 }
 
 var cmdShellExts = []string{"sh", "bat", "ps1"}
@@ -31,69 +31,69 @@ var cmdShellExts = []string{"sh", "bat", "ps1"}
 // absPath is the check of every path field: JOB joins setup_path and proc_name, and the agent runs from it.
 var absPath = []validator.String{stringvalidator.RegexMatches(plumbing.AbsPathRE, `must be an absolute path, such as /data/app or C:\app`)}
 
-var jobFields = map[string]jobField{
-	"setup_path": {desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", strs: absPath},
-	"proc_name":  {desc: "Process (binary) name, such as `nginx`."},
-	"pid_path":   {desc: "PID file of the process (absolute path); the agent reads it to find the process.", strs: absPath},
-	"account":    {desc: "System account the agent runs the process and its commands as; JOB uses `root` when unset."},
-	"cmd_shell_ext": {desc: "Extension of JOB's control scripts, the same for every IP: `sh` (Linux or cygwin), `bat` or `ps1` (Windows). " +
+var JobFields = map[string]jobField{
+	"setup_path": {Desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", Strs: absPath},
+	"proc_name":  {Desc: "Process (binary) name, such as `nginx`."},
+	"pid_path":   {Desc: "PID file of the process (absolute path); the agent reads it to find the process.", Strs: absPath},
+	"account":    {Desc: "System account the agent runs the process and its commands as; JOB uses `root` when unset."},
+	"cmd_shell_ext": {Desc: "Extension of JOB's control scripts, the same for every IP: `sh` (Linux or cygwin), `bat` or `ps1` (Windows). " +
 		"Setting it sends the operation with `operate_proc` instead of `operate_process`, and the JOB server then ignores any command written here: " +
 		"it runs `cd {setup_path} && ./start.{ext} {proc_name} &` (likewise `stop`, `restart` and `reload`; for `bat` and `ps1` without `./` and `&`), " +
 		"sets no kill command, registers the process as resident (`type` 1, one instance, `value_key` the full path `{setup_path}/{proc_name}`), " +
 		"and replaces a `cpu_lmt` or `mem_lmt` outside 0-100 with 50 / 30. The provider always sends both limits: `0` (no limit) when unset, " +
 		"which is also what the open-source JOB server reads for an absent one. `operate_proc` takes no other optional field than `account`, `cpu_lmt` and `mem_lmt`.",
-		strs: []validator.String{stringvalidator.OneOf(cmdShellExts...)}},
-	"contact":     {desc: "Contact (owner) of the process."},
-	"cfg_path":    {desc: "Configuration file or directory (absolute path).", strs: absPath},
-	"log_path":    {desc: "Log directory (absolute path).", strs: absPath},
-	"start_cmd":   {desc: "Start command."},
-	"stop_cmd":    {desc: "Stop command."},
-	"restart_cmd": {desc: "Restart command."},
-	"reload_cmd":  {desc: "Reload command."},
-	"kill_cmd":    {desc: "Kill command."},
-	"func_id":     {desc: "Process function id defined in CMDB (internal; may stay unset)."},
-	"instance_id": {desc: "Process instance id defined in CMDB (internal; may stay unset)."},
-	"value_key":   {desc: "Index of the process in the agent; unset means `setup_path` + `proc_name`. Set it when two hosted processes share both."},
-	"type": {desc: "Hosting type: " + autoTypeDescription() + ". A periodic process needs `cycle_time`; " +
-		"`operate_process` sends `0` (periodic) when unset.", integer: true, ints: []validator.Int64{plumbing.NamedInts(autoTypes)}},
-	"cpu_lmt":                {desc: "CPU limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{plumbing.ZeroTo(100)}},
-	"mem_lmt":                {desc: "Memory limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, ints: []validator.Int64{plumbing.ZeroTo(100)}},
-	"cycle_time":             {desc: "Period, in seconds, of a periodic process (`type = 0`).", integer: true, ints: []validator.Int64{int64validator.AtLeast(1)}},
-	"instance_num":           {desc: "Number of instances of the process.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
-	"op_timeout":             {desc: "Timeout of each command, in seconds.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
-	"start_check_begin_time": {desc: "Seconds after a start before the agent begins checking the process.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
-	"start_check_end_time": {desc: "Seconds after a start when the agent stops checking the process. " +
-		"The open-source JOB server's `operate_process` sends `start_check_begin_time` in its place.", integer: true, ints: []validator.Int64{int64validator.AtLeast(0)}},
+		Strs: []validator.String{stringvalidator.OneOf(cmdShellExts...)}},
+	"contact":     {Desc: "Contact (owner) of the process."},
+	"cfg_path":    {Desc: "Configuration file or directory (absolute path).", Strs: absPath},
+	"log_path":    {Desc: "Log directory (absolute path).", Strs: absPath},
+	"start_cmd":   {Desc: "Start command."},
+	"stop_cmd":    {Desc: "Stop command."},
+	"restart_cmd": {Desc: "Restart command."},
+	"reload_cmd":  {Desc: "Reload command."},
+	"kill_cmd":    {Desc: "Kill command."},
+	"func_id":     {Desc: "Process function id defined in CMDB (internal; may stay unset)."},
+	"instance_id": {Desc: "Process instance id defined in CMDB (internal; may stay unset)."},
+	"value_key":   {Desc: "Index of the process in the agent; unset means `setup_path` + `proc_name`. Set it when two hosted processes share both."},
+	"type": {Desc: "Hosting type: " + autoTypeDescription() + ". A periodic process needs `cycle_time`; " +
+		"`operate_process` sends `0` (periodic) when unset.", integer: true, Ints: []validator.Int64{plumbing.NamedInts(AutoTypes)}},
+	"cpu_lmt":                {Desc: "CPU limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, Ints: []validator.Int64{plumbing.ZeroTo(100)}},
+	"mem_lmt":                {Desc: "Memory limit in percent, 0 to 100 (`0`: no limit, what JOB sends when unset); above it the agent stops the process.", integer: true, Ints: []validator.Int64{plumbing.ZeroTo(100)}},
+	"cycle_time":             {Desc: "Period, in seconds, of a periodic process (`type = 0`).", integer: true, Ints: []validator.Int64{int64validator.AtLeast(1)}},
+	"instance_num":           {Desc: "Number of instances of the process.", integer: true, Ints: []validator.Int64{int64validator.AtLeast(0)}},
+	"op_timeout":             {Desc: "Timeout of each command, in seconds.", integer: true, Ints: []validator.Int64{int64validator.AtLeast(0)}},
+	"start_check_begin_time": {Desc: "Seconds after a start before the agent begins checking the process.", integer: true, Ints: []validator.Int64{int64validator.AtLeast(0)}},
+	"start_check_end_time": {Desc: "Seconds after a start when the agent stops checking the process. " +
+		"The open-source JOB server's `operate_process` sends `start_check_begin_time` in its place.", integer: true, Ints: []validator.Int64{int64validator.AtLeast(0)}},
 }
 
 // The fields of each JOB API's process_infos, ip_list aside.
 var (
-	// hostingFields are gse_job_managed_process's: operate_process's without account (its own attribute) and cmd_shell_ext.
-	hostingFields = []string{"setup_path", "proc_name", "pid_path", "cfg_path", "log_path", "contact", "start_cmd", "stop_cmd", "restart_cmd",
+	// HostingFields are gse_job_managed_process's: operate_process's without account (its own attribute) and cmd_shell_ext.
+	HostingFields = []string{"setup_path", "proc_name", "pid_path", "cfg_path", "log_path", "contact", "start_cmd", "stop_cmd", "restart_cmd",
 		"reload_cmd", "kill_cmd", "func_id", "instance_id", "value_key", "type", "cycle_time", "instance_num", "start_check_begin_time",
 		"start_check_end_time", "op_timeout", "cpu_lmt", "mem_lmt"}
-	operateProcessFields = []string{"setup_path", "proc_name", "pid_path", "cfg_path", "log_path", "contact", "start_cmd", "stop_cmd", "restart_cmd",
+	OperateProcessFields = []string{"setup_path", "proc_name", "pid_path", "cfg_path", "log_path", "contact", "start_cmd", "stop_cmd", "restart_cmd",
 		"reload_cmd", "kill_cmd", "func_id", "instance_id", "value_key", "type", "cycle_time", "instance_num", "start_check_begin_time",
 		"start_check_end_time", "op_timeout", "account", "cpu_lmt", "mem_lmt", "cmd_shell_ext"}
-	// operateProcFields are what operate_proc takes; the others are operate_process's alone.
-	operateProcFields = []string{"setup_path", "proc_name", "pid_path", "account", "cmd_shell_ext", "cpu_lmt", "mem_lmt"}
+	// OperateProcFields are what operate_proc takes; the others are operate_process's alone.
+	OperateProcFields = []string{"setup_path", "proc_name", "pid_path", "account", "cmd_shell_ext", "cpu_lmt", "mem_lmt"}
 )
 
-// jobAttributes builds the schema attributes of names; required ones must be
+// JobAttributes builds the schema attributes of names; required ones must be
 // set, and replace ones replace the resource when they change. Every string
 // must be non-empty: JOB drops an empty field, so "" would plan a value that
 // is never sent.
-func jobAttributes(names, required, replace []string) map[string]schema.Attribute {
+func JobAttributes(names, required, replace []string) map[string]schema.Attribute {
 	out := make(map[string]schema.Attribute, len(names))
 	for _, n := range names {
-		f := jobFields[n]
+		f := JobFields[n]
 		req := slices.Contains(required, n)
 		if f.integer {
-			out[n] = schema.Int64Attribute{Required: req, Optional: !req, MarkdownDescription: f.desc, Validators: f.ints}
+			out[n] = schema.Int64Attribute{Required: req, Optional: !req, MarkdownDescription: f.Desc, Validators: f.Ints}
 			continue
 		}
-		a := schema.StringAttribute{Required: req, Optional: !req, MarkdownDescription: f.desc,
-			Validators: append([]validator.String{stringvalidator.LengthAtLeast(1)}, f.strs...)}
+		a := schema.StringAttribute{Required: req, Optional: !req, MarkdownDescription: f.Desc,
+			Validators: append([]validator.String{stringvalidator.LengthAtLeast(1)}, f.Strs...)}
 		if slices.Contains(replace, n) {
 			a.PlanModifiers = []planmodifier.String{stringplanmodifier.RequiresReplace()}
 		}
@@ -105,7 +105,7 @@ func jobAttributes(names, required, replace []string) map[string]schema.Attribut
 // jobDefinitionModel holds the process_infos fields that
 // gse_job_managed_process and the JOB target of gse_process_operation share
 // (operate_process's); each model embeds it.
-type jobDefinitionModel struct {
+type JobDefinition struct {
 	SetupPath           types.String `tfsdk:"setup_path"`
 	ProcName            types.String `tfsdk:"proc_name"`
 	PidPath             types.String `tfsdk:"pid_path"`
@@ -129,8 +129,8 @@ type jobDefinitionModel struct {
 	StartCheckEndTime   types.Int64  `tfsdk:"start_check_end_time"`
 }
 
-// expand is the definition as a process_infos item on ips; null fields stay unset.
-func (d jobDefinitionModel) expand(ips []gse.JobIP) gse.JobProcess {
+// Expand is the definition as a process_infos item on ips; null fields stay unset.
+func (d JobDefinition) Expand(ips []gse.JobIP) gse.JobProcess {
 	return gse.JobProcess{
 		SetupPath: d.SetupPath.ValueString(), ProcName: d.ProcName.ValueString(), PidPath: d.PidPath.ValueString(),
 		CfgPath: d.CfgPath.ValueString(), LogPath: d.LogPath.ValueString(),
@@ -144,8 +144,8 @@ func (d jobDefinitionModel) expand(ips []gse.JobIP) gse.JobProcess {
 	}
 }
 
-// flattenJobIPs is ips as ip_list holds them, the inverse of expandJobIPs.
-func flattenJobIPs(ips []gse.JobIP) []hosts.Ref {
+// FlattenJobIPs is ips as ip_list holds them, the inverse of expandJobIPs.
+func FlattenJobIPs(ips []gse.JobIP) []hosts.Ref {
 	out := make([]hosts.Ref, len(ips))
 	for i, ip := range ips {
 		out[i] = hosts.Ref{BkCloudID: types.Int64Value(ip.BkCloudID), IP: types.StringValue(ip.IP)}
@@ -153,8 +153,8 @@ func flattenJobIPs(ips []gse.JobIP) []hosts.Ref {
 	return out
 }
 
-// expandJobIPs is ip_list as JOB addresses it.
-func expandJobIPs(ms []hosts.Ref) []gse.JobIP {
+// ExpandJobIPs is ip_list as JOB addresses it.
+func ExpandJobIPs(ms []hosts.Ref) []gse.JobIP {
 	out := make([]gse.JobIP, len(ms))
 	for i, m := range ms {
 		out[i] = m.Expand()
@@ -162,20 +162,20 @@ func expandJobIPs(ms []hosts.Ref) []gse.JobIP {
 	return out
 }
 
-// operateProcessOnly lists the fields set in attrs (a process_infos object
+// OperateProcessOnly lists the fields set in attrs (a process_infos object
 // of the configuration) that operate_proc would drop.
-func operateProcessOnly(attrs map[string]attr.Value) []string {
+func OperateProcessOnly(attrs map[string]attr.Value) []string {
 	var out []string
-	for _, n := range operateProcessFields {
-		if v, ok := attrs[n]; ok && !v.IsNull() && !slices.Contains(operateProcFields, n) {
+	for _, n := range OperateProcessFields {
+		if v, ok := attrs[n]; ok && !v.IsNull() && !slices.Contains(OperateProcFields, n) {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
-// jobHosts are the distinct IPs of procs, as hosts to roll out over.
-func jobHosts(procs []gse.JobProcess) []gse.Host {
+// JobHosts are the distinct IPs of procs, as hosts to roll out over.
+func JobHosts(procs []gse.JobProcess) []gse.Host {
 	seen := map[string]bool{}
 	var ips []gse.JobIP
 	for _, p := range procs {
@@ -189,8 +189,8 @@ func jobHosts(procs []gse.JobProcess) []gse.Host {
 	return plumbing.Each(ips, gse.JobIP.Host)
 }
 
-// jobProcsOn narrows procs to the IPs of batch, dropping processes left without any.
-func jobProcsOn(procs []gse.JobProcess, batch []gse.Host) []gse.JobProcess {
+// JobProcsOn narrows procs to the IPs of batch, dropping processes left without any.
+func JobProcsOn(procs []gse.JobProcess, batch []gse.Host) []gse.JobProcess {
 	in := map[string]bool{}
 	for _, ip := range plumbing.Each(batch, gse.Host.JobIP) {
 		in[ip.Key()] = true

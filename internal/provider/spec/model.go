@@ -1,4 +1,4 @@
-package provider
+package spec
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -9,7 +9,7 @@ import (
 // This file holds the model of a process's spec (common_spec_schema.go), and
 // the spec as GSE takes it.
 
-type specModel struct {
+type Model struct {
 	Identity         identityModel          `tfsdk:"identity"`
 	Control          controlModel           `tfsdk:"control"`
 	Resource         resourceLimitsModel    `tfsdk:"resource"`
@@ -83,8 +83,8 @@ func int64Or(v types.Int64, def int64) *int64 {
 	return &def
 }
 
-// expand converts the spec; nil stays nil (an imported resource before its first apply).
-func (s *specModel) expand() *gse.Spec {
+// Expand converts the spec; nil stays nil (an imported resource before its first apply).
+func (s *Model) Expand() *gse.Spec {
 	if s == nil {
 		return nil
 	}
@@ -100,9 +100,9 @@ func (s *specModel) expand() *gse.Spec {
 		},
 		Resource: &gse.Resource{CPU: r.CPU.ValueFloat64(), Mem: r.Mem.ValueFloat64(), Fd: int64Ptr(r.Fd), Disk: int64Ptr(r.Disk), Net: int64Ptr(r.Net)},
 		MonitorPolicy: &gse.MonitorPolicy{
-			AutoType: m.AutoType.ValueInt64(), StartCheckSecs: int64Or(m.StartCheckSecs, defaultStartCheckSecs), StopCheckSecs: int64Ptr(m.StopCheckSecs),
+			AutoType: m.AutoType.ValueInt64(), StartCheckSecs: int64Or(m.StartCheckSecs, DefaultStartCheckSecs), StopCheckSecs: int64Ptr(m.StopCheckSecs),
 			StartRetries: int64Or(m.StartRetries, defaultStartRetries), StartInterval: int64Or(m.StartInterval, defaultStartInterval),
-			CrontabRule: m.CrontabRule.ValueString(), OpTimeout: int64Or(m.OpTimeout, defaultOpTimeout),
+			CrontabRule: m.CrontabRule.ValueString(), OpTimeout: int64Or(m.OpTimeout, DefaultOpTimeout),
 		},
 	}
 	if w := s.WarnReportPolicy; w != nil {
