@@ -16,6 +16,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 func TestParseJobImportID(t *testing.T) {
@@ -118,10 +119,10 @@ func TestStillHosted(t *testing.T) {
 		"agent offline":      {gse.JobIPOutcome{Op: gse.OpStatus, HostResult: gse.HostResult{ErrorCode: 117}}, true, true, "error (GSE code 117)"},
 		"unreadable content": {gse.JobIPOutcome{Op: gse.OpStatus, ContentErr: errors.New("bad")}, true, true, "error (unreadable content)"},
 	} {
-		if got := stillHosted(tc.o, tc.answered); got != tc.hosted {
+		if got := status.StillHosted(tc.o, tc.answered); got != tc.hosted {
 			t.Errorf("%s: hosted %v, want %v", name, got, tc.hosted)
 		}
-		if got := jobIPStatusOf(tc.o, tc.answered).status; got != tc.status {
+		if got := status.JobIPOf(tc.o, tc.answered).Status; got != tc.status {
 			t.Errorf("%s: status %q, want %q", name, got, tc.status)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 // jobSteps are the operate_process calls that gse_job_managed_process's
@@ -38,9 +39,9 @@ func jobMayExist(out *gse.JobOutcome, err error) []gse.JobIP {
 func (r jobSteps) ipStatus(ctx context.Context, m *jobManagedProcessModel, hosted map[string]bool, diags *diag.Diagnostics) types.Map {
 	elems := map[string]attr.Value{}
 	if m.PidPath.ValueString() == "" || len(m.IPList) == 0 {
-		return types.MapValueMust(jobStatusType, elems)
+		return types.MapValueMust(status.JobIPType, elems)
 	}
-	states, err := findJobIPStates(ctx, r.client, m.scope(), m.process(m.ips()))
+	states, err := status.FindJob(ctx, r.client, m.scope(), m.process(m.ips()))
 	switch {
 	case gse.KindOf(err) == gse.KindRemoved:
 		plumbing.AddAPIError(diags, "query the status of", m.target(), err, forgetWithoutJOB)
@@ -50,13 +51,13 @@ func (r jobSteps) ipStatus(ctx context.Context, m *jobManagedProcessModel, hoste
 	for _, ip := range m.ips() {
 		o, ok := states[ip.Key()]
 		if ok {
-			elems[ip.Host().Address()] = jobIPStatusOf(o, true).value()
+			elems[ip.Host().Address()] = status.JobIPOf(o, true).Value()
 		}
 		if hosted != nil {
-			hosted[ip.Key()] = stillHosted(o, ok)
+			hosted[ip.Key()] = status.StillHosted(o, ok)
 		}
 	}
-	return types.MapValueMust(jobStatusType, elems)
+	return types.MapValueMust(status.JobIPType, elems)
 }
 
 // converge unregisters removed IPs, re-registers kept ones when the definition
@@ -110,7 +111,7 @@ func (r jobSteps) hostInBatches(ctx context.Context, m *jobManagedProcessModel, 
 	}}
 	if op == gse.OpHost {
 		st.notRunning = &runningCheck{client: r.client, query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
-			return jobNotRunning(ctx, r.client, scope, m.process(plumbing.Each(batch, gse.Host.JobIP)))
+			return status.JobNotRunning(ctx, r.client, scope, m.process(plumbing.Each(batch, gse.Host.JobIP)))
 		}}
 	}
 	_, err := m.Rollout.expand().run(ctx, plumbing.Each(ips, gse.JobIP.Host), st)

@@ -17,6 +17,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 var _ datasource.DataSourceWithConfigure = (*jobProcessStatusDataSource)(nil)
@@ -112,7 +113,7 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 	ips := spec.ExpandJobIPs(m.IPList)
 	proc := gse.JobProcess{SetupPath: m.SetupPath.ValueString(), ProcName: m.ProcName.ValueString(), PidPath: m.PidPath.ValueString(),
 		Account: m.Account.ValueString(), IPList: ips}
-	states, err := findJobIPStates(ctx, d.client, scope, proc)
+	states, err := status.FindJob(ctx, d.client, scope, proc)
 	var hostsErr *gse.HostsError
 	switch {
 	case errors.As(err, &hostsErr):
@@ -126,12 +127,12 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 	m.IPStatus = make([]jobIPStatusModel, 0, len(ips))
 	for _, ip := range ips {
 		o, ok := states[ip.Key()]
-		st := jobIPStatusOf(o, ok)
-		all = all && st.status == "running"
+		st := status.JobIPOf(o, ok)
+		all = all && st.Status == "running"
 		m.IPStatus = append(m.IPStatus, jobIPStatusModel{
-			IP: types.StringValue(ip.IP), BkCloudID: types.Int64Value(ip.BkCloudID), Status: types.StringValue(st.status),
-			Managed: st.managed, PID: types.Int64Value(st.pid), Version: types.StringValue(st.version),
-			RunningInstances: types.Int64Value(st.runningInstances), ErrorCode: types.Int64Value(int64(st.code)), ErrorMsg: types.StringValue(st.msg),
+			IP: types.StringValue(ip.IP), BkCloudID: types.Int64Value(ip.BkCloudID), Status: types.StringValue(st.Status),
+			Managed: st.Managed, PID: types.Int64Value(st.PID), Version: types.StringValue(st.Version),
+			RunningInstances: types.Int64Value(st.RunningInstances), ErrorCode: types.Int64Value(int64(st.Code)), ErrorMsg: types.StringValue(st.Msg),
 		})
 	}
 	m.AllRunning = types.BoolValue(all)

@@ -16,6 +16,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 // processSteps are the GSE calls that gse_managed_process's Create, Update and
@@ -29,36 +30,36 @@ type processSteps struct{ client *gse.Client }
 // after an apply reports no change; the others keep their entries. When that
 // read fails, the apply still stands: the facts its tasks proved are recorded
 // (proven.value), with a warning, and the next refresh reads the rest.
-func (r processSteps) appliedStatus(ctx context.Context, meta gse.Meta, list []hosts.Model, pr *proven, diags *diag.Diagnostics) hostStatusMap {
-	status := pr.value(list)
+func (r processSteps) appliedStatus(ctx context.Context, meta gse.Meta, list []hosts.Model, pr *proven, diags *diag.Diagnostics) status.HostStatus {
+	st := pr.value(list)
 	read := pr.touchedOrNew(list)
 	if len(read) == 0 {
-		return status
+		return st
 	}
-	byKey, err := findProcessHosts(ctx, r.client, meta, plumbing.Each(read, hosts.Model.Expand))
+	byKey, err := status.Find(ctx, r.client, meta, plumbing.Each(read, hosts.Model.Expand))
 	if err != nil {
 		diags.AddWarning(fmt.Sprintf("Status of process %s not read after the apply", meta),
 			fmt.Sprintf("The apply succeeded; reading the status of the hosts it changed (get_proc_status_v2) failed: %v. "+
 				"host_status records what the apply's tasks proved, and the next refresh reads the rest.", err))
-		return status
+		return st
 	}
-	entries := maps.Clone(status.entries)
-	maps.Copy(entries, hostStatusValue(read, byKey).entries) // a host not found keeps what its tasks proved
-	return newHostStatusMap(entries)
+	entries := maps.Clone(st.Entries)
+	maps.Copy(entries, hostStatusValue(read, byKey).Entries) // a host not found keeps what its tasks proved
+	return status.NewHostStatus(entries)
 }
 
 // updatedStatus is host_status after an update that succeeded: the entries
 // the plan knew (plannedStatus), as Terraform requires, and the others read
 // (appliedStatus).
-func updatedStatus(planned, read hostStatusMap) hostStatusMap {
-	entries := make(map[string]hostStatusModel, len(read.entries))
-	for k, e := range read.entries {
-		if p, ok := planned.entries[k]; ok && !p.Status.IsUnknown() {
+func updatedStatus(planned, read status.HostStatus) status.HostStatus {
+	entries := make(map[string]status.HostEntry, len(read.Entries))
+	for k, e := range read.Entries {
+		if p, ok := planned.Entries[k]; ok && !p.Status.IsUnknown() {
 			e = p
 		}
 		entries[k] = e
 	}
-	return newHostStatusMap(entries)
+	return status.NewHostStatus(entries)
 }
 
 // updateInSteps takes the hosts and the spec from prior to plan in order:
@@ -297,20 +298,20 @@ func createdMayExist(targets []gse.Host, err error) []gse.Host {
 }
 
 // keepDownStatus carries the prior host_status of hosts whose agent is down
-// into status: what GSE cannot say now is not drift.
-func keepDownStatus(status, prior hostStatusMap, hosts []hosts.Model, down map[string]gse.AgentState) hostStatusMap {
+// into current: what GSE cannot say now is not drift.
+func keepDownStatus(current, prior status.HostStatus, list []hosts.Model, down map[string]gse.AgentState) status.HostStatus {
 	if len(down) == 0 {
-		return status
+		return current
 	}
-	entries := maps.Clone(status.entries)
-	for _, h := range hosts {
+	entries := maps.Clone(current.Entries)
+	for _, h := range list {
 		if _, isDown := down[h.Expand().Key()]; isDown {
-			if old, ok := prior.entries[statusKey(h)]; ok {
+			if old, ok := prior.Entries[statusKey(h)]; ok {
 				entries[statusKey(h)] = old
 			}
 		}
 	}
-	return newHostStatusMap(entries)
+	return status.NewHostStatus(entries)
 }
 
 // rollOperate performs op on hosts batch by batch (see rollout.run) through
@@ -323,7 +324,7 @@ func (r processSteps) rollOperate(ctx context.Context, ro *rollout, meta gse.Met
 		return err
 	}}
 	if op.Info().Starts && !spec.OneShot() { // a one-shot exits by design
-		st.notRunning = &runningCheck{client: r.client, query: gseNotRunning(r.client, meta)}
+		st.notRunning = &runningCheck{client: r.client, query: status.GSENotRunning(r.client, meta)}
 	}
 	return ro.run(ctx, hosts, st)
 }
@@ -411,7 +412,7 @@ func (r processSteps) createInBatches(ctx context.Context, meta gse.Meta, spec *
 		return r.converge(ctx, meta, spec, plan, got, pr)
 	}}
 	if plan.Running.ValueBool() && !spec.OneShot() {
-		st.notRunning = &runningCheck{client: r.client, query: gseNotRunning(r.client, meta)}
+		st.notRunning = &runningCheck{client: r.client, query: status.GSENotRunning(r.client, meta)}
 	}
 	_, err := plan.Rollout.expand().run(ctx, hosts, st)
 	return registered, err
@@ -462,7 +463,7 @@ func (r processSteps) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spe
 		for i, f := range he.Failures {
 			failed[i] = f.Host
 		}
-		registered, serr := findProcessHosts(ctx, r.client, meta, failed)
+		registered, serr := status.Find(ctx, r.client, meta, failed)
 		if serr != nil {
 			return nil, err
 		}

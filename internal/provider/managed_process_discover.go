@@ -14,6 +14,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 // namespaceTarget names a whole namespace in an error ("process namespace gse/*").
@@ -54,7 +55,7 @@ func discoverProcesses(ctx context.Context, c *gse.Client, namespace string, kee
 	var out []discoveredProcess
 	for _, name := range names {
 		meta := gse.Meta{Namespace: namespace, Name: name}
-		byKey, err := findProcessHosts(ctx, c, meta, hostsOf[name])
+		byKey, err := status.Find(ctx, c, meta, hostsOf[name])
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 const importIDFormat = "namespace/name@host[,host...], each host bk_cloud_id:bk_supplier_id:ip or bk_cloud_id:ip (the spelling of provider::gse::agent_id; " +
@@ -39,7 +40,7 @@ func importByID(ctx context.Context, c *gse.Client, req resource.ImportStateRequ
 		return
 	}
 	apiMeta, _ := meta.Expand(ctx)
-	found, err := findProcessHosts(ctx, c, apiMeta, apiHosts)
+	found, err := status.Find(ctx, c, apiMeta, apiHosts)
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "import", apiMeta, err, "Nothing was imported; run the import again once GSE answers.")
 		return

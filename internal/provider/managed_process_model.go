@@ -11,32 +11,33 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 type managedProcessModel struct {
-	ID              types.String   `tfsdk:"id"`
-	Meta            spec.Meta      `tfsdk:"meta"`
-	Hosts           hosts.List     `tfsdk:"hosts"`
-	Spec            spec.Value     `tfsdk:"spec"` // null after import: GSE cannot read it back
-	Managed         types.Bool     `tfsdk:"managed"`
-	Running         types.Bool     `tfsdk:"running"`
-	RestartTriggers types.Map      `tfsdk:"restart_triggers"`
-	ReloadTriggers  types.Map      `tfsdk:"reload_triggers"`
-	HostStatus      hostStatusMap  `tfsdk:"host_status"`
-	Rollout         *rolloutModel  `tfsdk:"rollout"`
-	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+	ID              types.String      `tfsdk:"id"`
+	Meta            spec.Meta         `tfsdk:"meta"`
+	Hosts           hosts.List        `tfsdk:"hosts"`
+	Spec            spec.Value        `tfsdk:"spec"` // null after import: GSE cannot read it back
+	Managed         types.Bool        `tfsdk:"managed"`
+	Running         types.Bool        `tfsdk:"running"`
+	RestartTriggers types.Map         `tfsdk:"restart_triggers"`
+	ReloadTriggers  types.Map         `tfsdk:"reload_triggers"`
+	HostStatus      status.HostStatus `tfsdk:"host_status"`
+	Rollout         *rolloutModel     `tfsdk:"rollout"`
+	Timeouts        timeouts.Value    `tfsdk:"timeouts"`
 }
 
 // hostStatusValue builds host_status for hosts from their status entries (see findProcessHosts).
-func hostStatusValue(hosts []hosts.Model, byKey map[string]gse.ProcStatus) hostStatusMap {
-	entries := make(map[string]hostStatusModel, len(hosts))
+func hostStatusValue(hosts []hosts.Model, byKey map[string]gse.ProcStatus) status.HostStatus {
+	entries := make(map[string]status.HostEntry, len(hosts))
 	for _, h := range hosts {
 		if e, ok := byKey[h.Expand().Key()]; ok {
-			entries[statusKey(h)] = hostStatusModel{Status: types.StringValue(statusName(e.Status)), Managed: types.BoolValue(e.IsAuto),
+			entries[statusKey(h)] = status.HostEntry{Status: types.StringValue(status.Name(e.Status)), Managed: types.BoolValue(e.IsAuto),
 				PID: types.Int64Value(e.PID), Version: types.StringValue(e.Version), LastStartTime: types.Int64Value(e.LastStartTime)}
 		}
 	}
-	return newHostStatusMap(entries)
+	return status.NewHostStatus(entries)
 }
 
 // proven records in host_status what a successful apply proved on hosts:
@@ -44,7 +45,7 @@ func hostStatusValue(hosts []hosts.Model, byKey map[string]gse.ProcStatus) hostS
 // other facts of a touched host are null until the next refresh reads them;
 // hosts the apply did not touch keep their last refreshed values.
 type proven struct {
-	prior   hostStatusMap // host_status of the prior state (null on create)
+	prior   status.HostStatus // host_status of the prior state (null on create)
 	touched map[string]hostFacts
 }
 
@@ -75,19 +76,19 @@ func (p *proven) note(hosts []gse.Host, op gse.OpType, oneShot bool) {
 }
 
 // value is host_status for hosts after the apply.
-func (p *proven) value(hosts []hosts.Model) hostStatusMap {
-	entries := make(map[string]hostStatusModel, len(hosts))
+func (p *proven) value(hosts []hosts.Model) status.HostStatus {
+	entries := make(map[string]status.HostEntry, len(hosts))
 	for _, h := range hosts {
 		k := statusKey(h)
 		facts, touched := p.touched[h.Expand().Key()]
-		old, known := p.prior.entries[k]
+		old, known := p.prior.Entries[k]
 		switch {
 		case !touched && known:
 			entries[k] = old
 		case !touched:
-			entries[k] = hostStatusModel{} // all null
+			entries[k] = status.HostEntry{} // all null
 		default:
-			var e hostStatusModel
+			var e status.HostEntry
 			if facts.running != nil {
 				e.Status = types.StringValue(map[bool]string{true: "running", false: "stopped"}[*facts.running])
 			}
@@ -97,7 +98,7 @@ func (p *proven) value(hosts []hosts.Model) hostStatusMap {
 			entries[k] = e
 		}
 	}
-	return newHostStatusMap(entries)
+	return status.NewHostStatus(entries)
 }
 
 // touchedOrNew are the hosts whose host_status the apply may have changed:
@@ -106,7 +107,7 @@ func (p *proven) touchedOrNew(list []hosts.Model) []hosts.Model {
 	var out []hosts.Model
 	for _, h := range list {
 		_, touched := p.touched[h.Expand().Key()]
-		if _, known := p.prior.entries[statusKey(h)]; touched || !known {
+		if _, known := p.prior.Entries[statusKey(h)]; touched || !known {
 			out = append(out, h)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 // plannedStatus is host_status in the plan of an update: the prior entry of
@@ -22,10 +23,10 @@ import (
 // were not hosted: hosting a hosted process changes none of its facts. Update
 // records the planned entries as they are and reads the others
 // (updatedStatus). ok is false when the plan leaves too much unknown to tell.
-func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (status hostStatusMap, ok bool, diags diag.Diagnostics) {
+func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (st status.HostStatus, ok bool, diags diag.Diagnostics) {
 	type side struct {
 		hosts                           hosts.List
-		status                          hostStatusMap
+		hostStatus                      status.HostStatus
 		managed, running                types.Bool
 		restartTriggers, reloadTriggers types.Map
 		labels                          types.Map
@@ -49,22 +50,22 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (sta
 			diags.Append(s.from.GetAttribute(ctx, a.at, a.target)...)
 		}
 	}
-	diags.Append(state.GetAttribute(ctx, path.Root("host_status"), &prior.status)...)
+	diags.Append(state.GetAttribute(ctx, path.Root("host_status"), &prior.hostStatus)...)
 	if diags.HasError() || next.hosts.IsUnknown() || next.hosts.Unknown != nil || next.managed.IsUnknown() || next.running.IsUnknown() ||
 		next.restartTriggers.IsUnknown() || next.reloadTriggers.IsUnknown() || next.labels.IsUnknown() || next.spec.IsUnknown() || next.spec.Partial {
-		return status, false, diags
+		return st, false, diags
 	}
 	changed := func(plan, prior types.Map) bool { return !plan.IsNull() && !plan.Equal(prior) }
 	settled := next.running.IsNull() || (!prior.running.IsNull() && prior.running.ValueBool() == next.running.ValueBool())
 	every := !settled || !next.managed.Equal(prior.managed) ||
 		changed(next.restartTriggers, prior.restartTriggers) || changed(next.reloadTriggers, prior.reloadTriggers)
 	rehost := !sameSpec(prior.spec.Decoded, next.spec.Decoded) || !prior.labels.Equal(next.labels)
-	unknown := hostStatusModel{LastStartTime: types.Int64Unknown(), Managed: types.BoolUnknown(), PID: types.Int64Unknown(),
+	unknown := status.HostEntry{LastStartTime: types.Int64Unknown(), Managed: types.BoolUnknown(), PID: types.Int64Unknown(),
 		Status: types.StringUnknown(), Version: types.StringUnknown()}
-	entries := make(map[string]hostStatusModel, len(next.hosts.Hosts()))
+	entries := make(map[string]status.HostEntry, len(next.hosts.Hosts()))
 	for _, h := range next.hosts.Hosts() {
 		k := statusKey(h)
-		old, known := prior.status.entries[k]
+		old, known := prior.hostStatus.Entries[k]
 		switch {
 		case every, !known, rehost && !old.Managed.ValueBool():
 			entries[k] = unknown
@@ -72,5 +73,5 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (sta
 			entries[k] = old
 		}
 	}
-	return newHostStatusMap(entries), true, diags
+	return status.NewHostStatus(entries), true, diags
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 // refreshedModel is the part of gse_managed_process that Read looks at and
@@ -26,7 +27,7 @@ type refreshedModel struct {
 	Hosts      hosts.List
 	Managed    types.Bool
 	Running    types.Bool
-	HostStatus hostStatusMap
+	HostStatus status.HostStatus
 	AutoType   types.Int64    // spec.monitor_policy.auto_type, read only; null without a spec
 	Timeouts   timeouts.Value // read only
 }

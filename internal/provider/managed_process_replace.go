@@ -9,6 +9,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 // liveElsewhereError names the hosts where a gateway create found the
@@ -37,7 +38,7 @@ func refuseLive(ctx context.Context, c *gse.Client, meta gse.Meta, hosts []gse.H
 	if !c.Gateway() {
 		return nil // register_proc_info answers 850
 	}
-	byKey, err := findProcessHosts(ctx, c, meta, hosts)
+	byKey, err := status.Find(ctx, c, meta, hosts)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 var (
@@ -110,7 +111,7 @@ func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.Mo
 		}
 		return
 	}
-	var status hostStatusMap
+	var status status.HostStatus
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("host_status"), &status)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
 }
@@ -184,7 +185,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	var byKey map[string]gse.ProcStatus
 	down, err := hosts.DownAgents(ctx, r.client, targets) // gateway: hosts whose status is unknown
 	if err == nil {
-		byKey, err = findProcessHosts(ctx, r.client, meta, hosts.Up(targets, down))
+		byKey, err = status.Find(ctx, r.client, meta, hosts.Up(targets, down))
 	}
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint or gateway, then refresh again.")

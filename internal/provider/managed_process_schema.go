@@ -15,6 +15,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 // managedProcessSchema is the schema of gse_managed_process.
@@ -82,7 +83,7 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 					"A reload that did not reach every host leaves the prior value in the state; the next apply reloads only the hosts it missed.",
 			},
 			"host_status": schema.StringAttribute{
-				Computed: true, CustomType: hostStatusMapType{},
+				Computed: true, CustomType: status.HostStatusType{},
 				MarkdownDescription: "Runtime state per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`), or by the `agent_id` of a host given by one. Each value holds `status` " +
 					"(`running`, `stopped` or `unregistered`), `managed` (whether the agent hosts the process, `isauto`), `pid` (`-1` or `0` when not running), " +
 					"`version` (from `version_cmd`) and `last_start_time` (Unix time). Refresh reads all of them with `get_proc_status_v2`; " +

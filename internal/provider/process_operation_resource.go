@@ -30,6 +30,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 var (
@@ -328,7 +329,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			return err
 		}
 		if !g.Spec.Expand().OneShot() { // a one-shot exits by design: nothing to wait for
-			st.notRunning = &runningCheck{client: c, query: gseNotRunning(c, meta)}
+			st.notRunning = &runningCheck{client: c, query: status.GSENotRunning(c, meta)}
 		}
 	} else {
 		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(t.JOB.BkBizID.ValueInt64(), 10)}
@@ -345,7 +346,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			}
 			return err
 		}
-		st.notRunning = &runningCheck{client: c, query: jobProcsNotRunning(c, scope, procs)}
+		st.notRunning = &runningCheck{client: c, query: status.JobProcsNotRunning(c, scope, procs)}
 	}
 	if !op.Info().Starts {
 		st.notRunning = nil

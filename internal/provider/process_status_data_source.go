@@ -15,6 +15,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 var _ datasource.DataSourceWithConfigure = (*processStatusDataSource)(nil)
@@ -121,7 +122,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	down, err := hosts.DownAgents(ctx, d.client, targets)
 	var byKey map[string]gse.ProcStatus
 	if err == nil {
-		byKey, err = findProcessHosts(ctx, d.client, meta, hosts.Up(targets, down))
+		byKey, err = status.Find(ctx, d.client, meta, hosts.Up(targets, down))
 	}
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
@@ -135,7 +136,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 			e = gse.ProcStatus{Status: gse.StateUnregistered, Flag: gse.StateUnregistered}
 		}
 		allRunning = allRunning && e.Status == gse.StateRunning
-		status, expected := types.StringValue(statusName(e.Status)), types.StringValue(statusName(e.Flag))
+		status, expected := types.StringValue(status.Name(e.Status)), types.StringValue(status.Name(e.Flag))
 		if _, isDown := down[h.Key()]; isDown {
 			status, expected, allRunning = types.StringValue("unknown"), types.StringNull(), false
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 // packedFixture is a gse_managed_process value as Terraform sends it, with
@@ -70,8 +71,8 @@ func TestPackedEncodingIsTerraforms(t *testing.T) {
 			return []byte(hosts.Pack(l.Hosts(), l.Unknown).ValueString()), err
 		},
 		"host_status": func(b []byte) ([]byte, error) {
-			m, err := hostStatusMap{}.Unpack(packed.String(b))
-			return []byte(newHostStatusMap(m.entries).ValueString()), err
+			m, err := status.HostStatus{}.Unpack(packed.String(b))
+			return []byte(status.NewHostStatus(m.Entries).ValueString()), err
 		},
 	} {
 		theirs, err := tfprotov6.NewDynamicValue(typ.AttributeTypes[name], attrs[name])

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -42,7 +43,7 @@ func TestRolloutThroughGateway(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	step := rolloutStep{what: "start", target: meta, notRunning: &runningCheck{client: c, query: gseNotRunning(c, meta)}, run: func(ctx context.Context, batch []gse.Host) error {
+	step := rolloutStep{what: "start", target: meta, notRunning: &runningCheck{client: c, query: status.GSENotRunning(c, meta)}, run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: gse.OpStart, Spec: spec})
 		return err
 	}}

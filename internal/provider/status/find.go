@@ -1,4 +1,4 @@
-package provider
+package status
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // (gse.Host.Key): a host missing from the index does not have the process.
 // Every reader of GSE status goes through it: Read, the teardown of hosts
 // whose unregister failed, and the gse_process_status data source.
-func findProcessHosts(ctx context.Context, c *gse.Client, meta gse.Meta, hosts []gse.Host) (map[string]gse.ProcStatus, error) {
+func Find(ctx context.Context, c *gse.Client, meta gse.Meta, hosts []gse.Host) (map[string]gse.ProcStatus, error) {
 	entries, err := c.Proc.GetProcStatusV2(ctx, meta, hosts)
 	if err != nil {
 		return nil, err

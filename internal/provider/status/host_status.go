@@ -1,4 +1,4 @@
-package provider
+package status
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 )
 
 // statusName names GSE's process states (flag and status).
-func statusName(s int) string {
+func Name(s int) string {
 	switch s {
 	case gse.StateUnregistered:
 		return "unregistered"
@@ -41,7 +41,7 @@ var hostStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
 }}
 
 // hostStatusModel is one value of host_status.
-type hostStatusModel struct {
+type HostEntry struct {
 	LastStartTime types.Int64
 	Managed       types.Bool
 	PID           types.Int64
@@ -51,52 +51,52 @@ type hostStatusModel struct {
 
 // statusCodec encodes and decodes the values of host_status, whose type
 // (hostStatusType) has these attributes.
-var statusCodec = packed.ObjectCodec[hostStatusModel]{
-	{Name: "last_start_time", Field: func(s *hostStatusModel) any { return &s.LastStartTime }},
-	{Name: "managed", Field: func(s *hostStatusModel) any { return &s.Managed }},
-	{Name: "pid", Field: func(s *hostStatusModel) any { return &s.PID }},
-	{Name: "status", Field: func(s *hostStatusModel) any { return &s.Status }},
-	{Name: "version", Field: func(s *hostStatusModel) any { return &s.Version }},
+var statusCodec = packed.ObjectCodec[HostEntry]{
+	{Name: "last_start_time", Field: func(s *HostEntry) any { return &s.LastStartTime }},
+	{Name: "managed", Field: func(s *HostEntry) any { return &s.Managed }},
+	{Name: "pid", Field: func(s *HostEntry) any { return &s.PID }},
+	{Name: "status", Field: func(s *HostEntry) any { return &s.Status }},
+	{Name: "version", Field: func(s *HostEntry) any { return &s.Version }},
 }
 
 // hostStatusMapType is the framework's type of host_status, packed (see
 // package packed): a map of hostStatusType to Terraform.
-type hostStatusMapType = packed.Of[hostStatusMap]
+type HostStatusType = packed.Of[HostStatus]
 
-func (m hostStatusMap) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+func (m HostStatus) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
 	a.Type = m.UnpackedType(ctx)
 }
 
-func (hostStatusMap) UnpackedType(ctx context.Context) tftypes.Type {
+func (HostStatus) UnpackedType(ctx context.Context) tftypes.Type {
 	return tftypes.Map{ElementType: hostStatusType.TerraformType(ctx)}
 }
 
 // hostStatusMap is a packed host_status: the wire bytes (the string) and the
 // entries decoded from them once.
-type hostStatusMap struct {
+type HostStatus struct {
 	basetypes.StringValue
-	entries map[string]hostStatusModel
+	Entries map[string]HostEntry
 }
 
-var _ packed.Value[hostStatusMap] = hostStatusMap{}
+var _ packed.Value[HostStatus] = HostStatus{}
 
-func (hostStatusMap) Type(context.Context) attr.Type { return hostStatusMapType{} }
+func (HostStatus) Type(context.Context) attr.Type { return HostStatusType{} }
 
-func (m hostStatusMap) Equal(o attr.Value) bool {
-	other, ok := o.(hostStatusMap)
+func (m HostStatus) Equal(o attr.Value) bool {
+	other, ok := o.(HostStatus)
 	return ok && m.StringValue.Equal(other.StringValue)
 }
 
 // String is a summary: the packed bytes are no text.
-func (m hostStatusMap) String() string {
+func (m HostStatus) String() string {
 	if m.IsNull() || m.IsUnknown() {
 		return m.StringValue.String()
 	}
-	return fmt.Sprintf("<status of %d hosts>", len(m.entries))
+	return fmt.Sprintf("<status of %d hosts>", len(m.Entries))
 }
 
 // newHostStatusMap packs entries, in key order as Terraform encodes a map.
-func newHostStatusMap(entries map[string]hostStatusModel) hostStatusMap {
+func NewHostStatus(entries map[string]HostEntry) HostStatus {
 	var buf bytes.Buffer
 	buf.Grow(96 * len(entries))
 	e := msgpack.NewEncoder(&buf)
@@ -106,12 +106,12 @@ func newHostStatusMap(entries map[string]hostStatusModel) hostStatusMap {
 		v := entries[k]
 		statusCodec.Encode(e, &buf, &v)
 	}
-	return hostStatusMap{StringValue: packed.String(buf.Bytes()), entries: entries}
+	return HostStatus{StringValue: packed.String(buf.Bytes()), Entries: entries}
 }
 
 // Unpack decodes a packed host_status; null and unknown stay so.
-func (hostStatusMap) Unpack(s basetypes.StringValue) (hostStatusMap, error) {
-	m, d := hostStatusMap{StringValue: s}, packed.Decoder(s)
+func (HostStatus) Unpack(s basetypes.StringValue) (HostStatus, error) {
+	m, d := HostStatus{StringValue: s}, packed.Decoder(s)
 	if d == nil {
 		return m, nil
 	}
@@ -119,17 +119,17 @@ func (hostStatusMap) Unpack(s basetypes.StringValue) (hostStatusMap, error) {
 	if err != nil || n < 0 {
 		return m, fmt.Errorf("host_status is not a map (%v)", err)
 	}
-	m.entries = make(map[string]hostStatusModel, n)
+	m.Entries = make(map[string]HostEntry, n)
 	for range n {
 		k, err := d.DecodeString()
 		if err != nil {
 			return m, fmt.Errorf("host_status: %w", err)
 		}
-		var v hostStatusModel
+		var v HostEntry
 		if _, err := statusCodec.Decode(d, &v); err != nil {
 			return m, fmt.Errorf("host_status[%q]: %w", k, err)
 		}
-		m.entries[k] = v
+		m.Entries[k] = v
 	}
 	return m, nil
 }

@@ -1,4 +1,4 @@
-package provider
+package status
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // findJobIPStates runs a status query (op_type 2 through operate_process) for
 // proc and indexes the answers by host (gse.JobIP.Key). An IP that failed or
 // never answered is absent or carries its code; err names those IPs.
-func findJobIPStates(ctx context.Context, c *gse.Client, scope gse.JobScope, proc gse.JobProcess) (map[string]gse.JobIPOutcome, error) {
+func FindJob(ctx context.Context, c *gse.Client, scope gse.JobScope, proc gse.JobProcess) (map[string]gse.JobIPOutcome, error) {
 	out, err := c.Job.Status(ctx, scope, proc)
 	states := make(map[string]gse.JobIPOutcome, len(proc.IPList))
 	if out != nil {
@@ -26,46 +26,46 @@ func findJobIPStates(ctx context.Context, c *gse.Client, scope gse.JobScope, pro
 
 // jobIPStatus is what ip_status and the data source show of one IP.
 type jobIPStatus struct {
-	status           string
-	managed          types.Bool // null when the answer does not say
-	pid              int64
-	version          string
-	runningInstances int64
-	code             int
-	msg              string
+	Status           string
+	Managed          types.Bool // null when the answer does not say
+	PID              int64
+	Version          string
+	RunningInstances int64
+	Code             int
+	Msg              string
 }
 
 // jobIPStatusOf judges one IP's answer (answered false: none before the
 // deadline). Every instance counts: see gse.Status.
-func jobIPStatusOf(o gse.JobIPOutcome, answered bool) jobIPStatus {
-	st := jobIPStatus{status: "stopped", managed: types.BoolNull(), pid: -1, code: o.ErrorCode, msg: o.ErrorMsg}
+func JobIPOf(o gse.JobIPOutcome, answered bool) jobIPStatus {
+	st := jobIPStatus{Status: "stopped", Managed: types.BoolNull(), PID: -1, Code: o.ErrorCode, Msg: o.ErrorMsg}
 	switch {
 	case !answered:
-		st.code, st.msg = gse.HostPending, "no answer before the deadline"
-		st.status = fmt.Sprintf("error (GSE code %d)", st.code)
+		st.Code, st.Msg = gse.HostPending, "no answer before the deadline"
+		st.Status = fmt.Sprintf("error (GSE code %d)", st.Code)
 		return st
 	case !o.OK():
-		st.status = fmt.Sprintf("error (GSE code %d)", o.ErrorCode)
+		st.Status = fmt.Sprintf("error (GSE code %d)", o.ErrorCode)
 		return st
 	case o.ContentErr != nil:
-		st.status = "error (unreadable content)"
+		st.Status = "error (unreadable content)"
 		return st
 	}
 	if h := o.Status.Hosted(); h != nil {
-		st.managed = types.BoolValue(*h)
+		st.Managed = types.BoolValue(*h)
 	}
 	if o.Status.Running() {
-		st.status = "running"
+		st.Status = "running"
 	}
-	st.pid, st.version, st.runningInstances = o.Status.PID(), o.Status.Version(), int64(o.Status.RunningInstances())
+	st.PID, st.Version, st.RunningInstances = o.Status.PID(), o.Status.Version(), int64(o.Status.RunningInstances())
 	return st
 }
 
-// stillHosted is the drift judgement of one IP: only an answer that says the
+// StillHosted is the drift judgement of one IP: only an answer that says the
 // agent does not host the process counts as drift. A failed, unreadable or
 // missing answer, or one without isAuto (the documented shape), is unknown,
 // and unknown is not drift.
-func stillHosted(o gse.JobIPOutcome, answered bool) bool {
+func StillHosted(o gse.JobIPOutcome, answered bool) bool {
 	if !answered || !o.OK() || o.ContentErr != nil {
 		return true
 	}
@@ -74,13 +74,13 @@ func stillHosted(o gse.JobIPOutcome, answered bool) bool {
 }
 
 // jobStatusType is the element type of ip_status.
-var jobStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
+var JobIPType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"status": types.StringType, "managed": types.BoolType, "pid": types.Int64Type, "version": types.StringType, "running_instances": types.Int64Type,
 }}
 
-func (st jobIPStatus) value() attr.Value {
-	return types.ObjectValueMust(jobStatusType.AttrTypes, map[string]attr.Value{
-		"status": types.StringValue(st.status), "managed": st.managed, "pid": types.Int64Value(st.pid),
-		"version": types.StringValue(st.version), "running_instances": types.Int64Value(st.runningInstances),
+func (st jobIPStatus) Value() attr.Value {
+	return types.ObjectValueMust(JobIPType.AttrTypes, map[string]attr.Value{
+		"status": types.StringValue(st.Status), "managed": st.Managed, "pid": types.Int64Value(st.PID),
+		"version": types.StringValue(st.Version), "running_instances": types.Int64Value(st.RunningInstances),
 	})
 }

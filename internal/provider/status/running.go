@@ -1,4 +1,4 @@
-package provider
+package status
 
 import (
 	"context"
@@ -14,9 +14,9 @@ type notRunning = func(ctx context.Context, hosts []gse.Host) (map[string]string
 
 // gseNotRunning is wait_running's check of a GSE process: the hosts whose
 // status is not running with a pid, with what GSE reported.
-func gseNotRunning(c *gse.Client, meta gse.Meta) notRunning {
+func GSENotRunning(c *gse.Client, meta gse.Meta) notRunning {
 	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
-		byKey, err := findProcessHosts(ctx, c, meta, hosts)
+		byKey, err := Find(ctx, c, meta, hosts)
 		if err != nil {
 			return nil, err
 		}
@@ -27,38 +27,38 @@ func gseNotRunning(c *gse.Client, meta gse.Meta) notRunning {
 			case !ok:
 				bad[h.Key()] = "the process is not registered"
 			case e.Status != gse.StateRunning || e.PID <= 0:
-				bad[h.Key()] = fmt.Sprintf("status %s (%d), pid %d", statusName(e.Status), e.Status, e.PID)
+				bad[h.Key()] = fmt.Sprintf("status %s (%d), pid %d", Name(e.Status), e.Status, e.PID)
 			}
 		}
 		return bad, nil
 	}
 }
 
-// jobNotRunning is wait_running's check of a JOB process (a status query of
+// JobNotRunning is wait_running's check of a JOB process (a status query of
 // proc on its IPs): the IPs, by gse.Host.Key, where no instance has a pid,
 // with what the agent reported.
-func jobNotRunning(ctx context.Context, c *gse.Client, scope gse.JobScope, proc gse.JobProcess) (map[string]string, error) {
-	states, err := findJobIPStates(ctx, c, scope, proc)
+func JobNotRunning(ctx context.Context, c *gse.Client, scope gse.JobScope, proc gse.JobProcess) (map[string]string, error) {
+	states, err := FindJob(ctx, c, scope, proc)
 	if len(states) == 0 && err != nil {
 		return nil, err
 	}
 	bad := map[string]string{}
 	for _, ip := range proc.IPList {
 		o, ok := states[ip.Key()]
-		if st := jobIPStatusOf(o, ok); st.status != "running" {
-			bad[ip.Host().Key()] = fmt.Sprintf("%s, pid %d", st.status, st.pid)
+		if st := JobIPOf(o, ok); st.Status != "running" {
+			bad[ip.Host().Key()] = fmt.Sprintf("%s, pid %d", st.Status, st.PID)
 		}
 	}
 	return bad, nil
 }
 
-// jobProcsNotRunning is wait_running's check over several JOB processes: an
+// JobProcsNotRunning is wait_running's check over several JOB processes: an
 // IP is not running while any of its processes is not.
-func jobProcsNotRunning(c *gse.Client, scope gse.JobScope, procs []gse.JobProcess) notRunning {
+func JobProcsNotRunning(c *gse.Client, scope gse.JobScope, procs []gse.JobProcess) notRunning {
 	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {
 		bad := map[string]string{}
 		for _, p := range spec.JobProcsOn(procs, hosts) {
-			sick, err := jobNotRunning(ctx, c, scope, p)
+			sick, err := JobNotRunning(ctx, c, scope, p)
 			if err != nil {
 				return nil, err
 			}
