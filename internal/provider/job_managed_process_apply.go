@@ -11,6 +11,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
@@ -104,16 +105,16 @@ func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManaged
 // to registering hosting (the agent pulls a resident process up).
 func (r jobSteps) hostInBatches(ctx context.Context, m *jobManagedProcessModel, op gse.OpType, ips []gse.JobIP, acted func(*gse.JobOutcome, error)) error {
 	scope := m.scope()
-	st := rolloutStep{what: op.Info().API, target: m.target(), run: func(ctx context.Context, batch []gse.Host) error {
+	st := rollout.Step{What: op.Info().API, Target: m.target(), Run: func(ctx context.Context, batch []gse.Host) error {
 		out, err := r.client.Job.Operate(ctx, scope, op, []gse.JobProcess{m.process(plumbing.Each(batch, gse.Host.JobIP))})
 		acted(out, err)
 		return err
 	}}
 	if op == gse.OpHost {
-		st.notRunning = &runningCheck{client: r.client, query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
+		st.NotRunning = &rollout.RunningCheck{Client: r.client, Query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
 			return status.JobNotRunning(ctx, r.client, scope, m.process(plumbing.Each(batch, gse.Host.JobIP)))
 		}}
 	}
-	_, err := m.Rollout.expand().run(ctx, plumbing.Each(ips, gse.JobIP.Host), st)
+	_, err := m.Rollout.Expand().Run(ctx, plumbing.Each(ips, gse.JobIP.Host), st)
 	return err
 }

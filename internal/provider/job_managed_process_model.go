@@ -9,6 +9,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
@@ -22,7 +23,7 @@ type jobManagedProcessModel struct {
 	spec.JobDefinition
 	IPList   []hosts.Ref    `tfsdk:"ip_list"`
 	IPStatus types.Map      `tfsdk:"ip_status"`
-	Rollout  *rolloutModel  `tfsdk:"rollout"`
+	Rollout  *rollout.Model `tfsdk:"rollout"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 )
 
 var (
@@ -61,7 +62,7 @@ func (r *jobManagedProcessResource) ValidateConfig(ctx context.Context, req reso
 	var typ, cycle types.Int64
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("cycle_time"), &cycle)...)
-	validateRolloutSize(ctx, req.Config, path.Root("rollout"), elementCount(ctx, req.Config, path.Root("ip_list")), &resp.Diagnostics)
+	rollout.ValidateSize(ctx, req.Config, path.Root("rollout"), rollout.ElementCount(ctx, req.Config, path.Root("ip_list")), &resp.Diagnostics)
 	if typ.IsUnknown() || cycle.IsUnknown() {
 		return
 	}

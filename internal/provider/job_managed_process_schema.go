@@ -14,6 +14,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
@@ -53,7 +54,7 @@ func jobManagedProcessSchema(ctx context.Context) schema.Schema {
 			"running_instances": schema.Int64Attribute{Computed: true, MarkdownDescription: "How many instances have a pid; compare with `instance_num`."},
 		}},
 	}
-	attrs["rollout"] = rolloutAttribute("It governs each hosting step: registering hosting (op_type 3) on create and on added IPs, " +
+	attrs["rollout"] = rollout.Attribute("It governs each hosting step: registering hosting (op_type 3) on create and on added IPs, " +
 		"registering kept IPs again after a definition change, and unregistering hosting (op_type 4) on removed IPs. `wait_running` applies to registering " +
 		"and suits resident processes (`type = 1`), which the agent pulls up. What a stopped rollout leaves in the state: " +
 		"removed IPs that were unregistered leave `ip_list`, added IPs that were registered join it, and a definition change stays unapplied " +

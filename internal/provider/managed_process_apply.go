@@ -15,6 +15,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
@@ -69,7 +70,7 @@ func updatedStatus(planned, read status.HostStatus) status.HostStatus {
 // that disrupts the process goes in the batches of plan.Rollout; a trigger
 // that reaches only some hosts is finished by the next apply (triggers).
 func (r processSteps) updateInSteps(ctx context.Context, meta gse.Meta, plan, prior, applied *managedProcessModel, pr *proven, triggers triggerProgresses) error {
-	u := &update{r: r, meta: meta, spec: plan.Spec.Expand(), ro: plan.Rollout.expand(), plan: plan, prior: prior, applied: applied, pr: pr}
+	u := &update{r: r, meta: meta, spec: plan.Spec.Expand(), ro: plan.Rollout.Expand(), plan: plan, prior: prior, applied: applied, pr: pr}
 	u.removed, u.added, u.kept = plumbing.DiffBy(plumbing.Each(prior.Hosts.Hosts(), hosts.Model.Expand), plumbing.Each(plan.Hosts.Hosts(), hosts.Model.Expand), gse.Host.Key)
 	u.specChanged = !sameSpec(prior.Spec.Decoded, plan.Spec.Decoded) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 	if err := hosts.Reachable(ctx, r.client, slices.Concat(u.removed, u.added, u.kept)); err != nil {
@@ -89,7 +90,7 @@ type update struct {
 	r                    processSteps
 	meta                 gse.Meta
 	spec                 *gse.Spec
-	ro                   *rollout
+	ro                   *rollout.Settings
 	plan, prior, applied *managedProcessModel
 	pr                   *proven
 	removed, added, kept []gse.Host
@@ -102,7 +103,7 @@ func (u *update) removeHosts(ctx context.Context) error {
 		return nil
 	}
 	var gone []gse.Host
-	_, err := u.ro.run(ctx, u.removed, rolloutStep{what: "removal of hosts", target: u.meta, run: func(ctx context.Context, batch []gse.Host) error {
+	_, err := u.ro.Run(ctx, u.removed, rollout.Step{What: "removal of hosts", Target: u.meta, Run: func(ctx context.Context, batch []gse.Host) error {
 		g, err := u.r.teardown(ctx, u.meta, u.prior.Spec.Expand(), batch, u.prior.Running.ValueBool())
 		gone = append(gone, g...)
 		return err
@@ -116,7 +117,7 @@ func (u *update) sendSpec(ctx context.Context) error {
 	if !u.specChanged {
 		return nil
 	}
-	_, err := u.ro.run(ctx, u.kept, rolloutStep{what: "spec update (update_proc_info)", target: u.meta, run: func(ctx context.Context, batch []gse.Host) error {
+	_, err := u.ro.Run(ctx, u.kept, rollout.Step{What: "spec update (update_proc_info)", Target: u.meta, Run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := u.r.client.Proc.UpdateProcInfo(ctx, u.meta, batch, u.spec)
 		return err
 	}})
@@ -318,15 +319,15 @@ func keepDownStatus(current, prior status.HostStatus, list []hosts.Model, down m
 // operate, the path every operation of gse_managed_process takes, and returns
 // the hosts where it succeeded. wait_running applies to the operations that
 // leave the process running (gse.OpInfo.Starts).
-func (r processSteps) rollOperate(ctx context.Context, ro *rollout, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
-	st := rolloutStep{what: op.Info().Verb, target: meta, run: func(ctx context.Context, batch []gse.Host) error {
+func (r processSteps) rollOperate(ctx context.Context, ro *rollout.Settings, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
+	st := rollout.Step{What: op.Info().Verb, Target: meta, Run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := r.operate(ctx, meta, spec, op, batch, pr)
 		return err
 	}}
 	if op.Info().Starts && !spec.OneShot() { // a one-shot exits by design
-		st.notRunning = &runningCheck{client: r.client, query: status.GSENotRunning(r.client, meta)}
+		st.NotRunning = &rollout.RunningCheck{Client: r.client, Query: status.GSENotRunning(r.client, meta)}
 	}
-	return ro.run(ctx, hosts, st)
+	return ro.Run(ctx, hosts, st)
 }
 
 // triggerProgress is how a restart or reload trigger that did not reach
@@ -378,7 +379,7 @@ func triggerValue(m types.Map) string {
 
 // runTrigger runs a changed trigger's op on the hosts it still owes and
 // records how far it got in progress.
-func (r processSteps) runTrigger(ctx context.Context, ro *rollout, meta gse.Meta, spec *gse.Spec, name string, op gse.OpType, value types.Map, all []gse.Host, progress triggerProgresses, pr *proven) error {
+func (r processSteps) runTrigger(ctx context.Context, ro *rollout.Settings, meta gse.Meta, spec *gse.Spec, name string, op gse.OpType, value types.Map, all []gse.Host, progress triggerProgresses, pr *proven) error {
 	want := triggerValue(value)
 	prev, resumed := progress[name]
 	hosts := all
@@ -403,7 +404,7 @@ func (r processSteps) runTrigger(ctx context.Context, ro *rollout, meta gse.Meta
 // registered.
 func (r processSteps) createInBatches(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
 	var registered []gse.Host
-	st := rolloutStep{what: "create", target: meta, run: func(ctx context.Context, batch []gse.Host) error {
+	st := rollout.Step{What: "create", Target: meta, Run: func(ctx context.Context, batch []gse.Host) error {
 		got, err := r.register(ctx, meta, spec, plan, batch, pr) // through the gateway or ESB, above
 		registered = append(registered, got...)
 		if err != nil || r.client.Gateway() { // through the gateway, register converges too
@@ -412,9 +413,9 @@ func (r processSteps) createInBatches(ctx context.Context, meta gse.Meta, spec *
 		return r.converge(ctx, meta, spec, plan, got, pr)
 	}}
 	if plan.Running.ValueBool() && !spec.OneShot() {
-		st.notRunning = &runningCheck{client: r.client, query: status.GSENotRunning(r.client, meta)}
+		st.NotRunning = &rollout.RunningCheck{Client: r.client, Query: status.GSENotRunning(r.client, meta)}
 	}
-	_, err := plan.Rollout.expand().run(ctx, hosts, st)
+	_, err := plan.Rollout.Expand().Run(ctx, hosts, st)
 	return registered, err
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
@@ -24,7 +25,7 @@ type managedProcessModel struct {
 	RestartTriggers types.Map         `tfsdk:"restart_triggers"`
 	ReloadTriggers  types.Map         `tfsdk:"reload_triggers"`
 	HostStatus      status.HostStatus `tfsdk:"host_status"`
-	Rollout         *rolloutModel     `tfsdk:"rollout"`
+	Rollout         *rollout.Model    `tfsdk:"rollout"`
 	Timeouts        timeouts.Value    `tfsdk:"timeouts"`
 }
 

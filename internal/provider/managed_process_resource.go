@@ -11,6 +11,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
@@ -78,7 +79,7 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 	}
 	spec := c.spec.Model()
 	validateRunState(c.managed, c.running, &resp.Diagnostics)
-	validateRolloutSize(ctx, req.Config, path.Root("rollout"), elementCount(ctx, req.Config, path.Root("hosts")), &resp.Diagnostics)
+	rollout.ValidateSize(ctx, req.Config, path.Root("rollout"), rollout.ElementCount(ctx, req.Config, path.Root("hosts")), &resp.Diagnostics)
 	needsCommand(c.running.ValueBool(), "running = true", "starts the process (op_type 0)", spec.Control.StartCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
 	needsCommand(!c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", spec.Control.RestartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
 	needsCommand(!c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", spec.Control.ReloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
@@ -93,7 +94,7 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 					"Read-only; pids and start times change outside Terraform without causing a diff. " +
 					"For every runtime fact of any host use the `gse_process_status` data source.",
 			},
-			"rollout": rolloutAttribute("It governs every step that disrupts the process: removing hosts (stop or unhost, unregister), " +
+			"rollout": rollout.Attribute("It governs every step that disrupts the process: removing hosts (stop or unhost, unregister), " +
 				"a spec change (`update_proc_info`, then hosting with op_type 3), hosting added hosts, `running` flips, `restart_triggers` and `reload_triggers`, and on create " +
 				"the registering and starting or hosting of each batch. A change of `rollout` alone changes nothing remotely. " +
 				"What a stopped rollout leaves in the state: hosts removed so far leave it, hosts added stay in it once registered; a trigger that " +

@@ -29,6 +29,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
@@ -86,7 +87,7 @@ type operationTarget struct {
 	Op      types.String       `tfsdk:"op"`
 	GSE     *operationGSEModel `tfsdk:"gse"`
 	JOB     *operationJOBModel `tfsdk:"job"`
-	Rollout *rolloutModel      `tfsdk:"rollout"`
+	Rollout *rollout.Model     `tfsdk:"rollout"`
 }
 
 type operationGSEModel struct {
@@ -210,7 +211,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 				"spec":  spec.Schema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
 			},
 		},
-		"rollout": rolloutAttribute("It governs the operation: each batch is one task on the batch's hosts (for `job`, on the batch's IPs of every " +
+		"rollout": rollout.Attribute("It governs the operation: each batch is one task on the batch's hosts (for `job`, on the batch's IPs of every " +
 			"process that lists them). `wait_running` applies to `start`, `restart` and `reload`. The resource saves nothing when the operation fails: " +
 			"the next apply runs it again on every host, in the same order; the action reports each batch as a progress message. " +
 			"Changing `rollout` alone does not run the operation again."),
@@ -248,11 +249,11 @@ func validateOperationTarget(ctx context.Context, config tfsdk.Config, diags *di
 	}
 	var procs types.List
 	diags.Append(config.GetAttribute(ctx, path.Root("job").AtName("process_infos"), &procs)...)
-	hosts := elementCount(ctx, config, path.Root("gse").AtName("hosts"))
+	hosts := rollout.ElementCount(ctx, config, path.Root("gse").AtName("hosts"))
 	if !procs.IsNull() {
-		hosts = distinctIPs(procs)
+		hosts = rollout.DistinctIPs(procs)
 	}
-	validateRolloutSize(ctx, config, path.Root("rollout"), hosts, diags)
+	rollout.ValidateSize(ctx, config, path.Root("rollout"), hosts, diags)
 	if procs.IsNull() || procs.IsUnknown() {
 		return
 	}
@@ -310,7 +311,7 @@ func (r *processOperationResource) Create(ctx context.Context, req resource.Crea
 func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(string)) (taskID string, results []operationResult, target fmt.Stringer, err error) {
 	op := operations[t.Op.ValueString()]
 	var taskIDs []string
-	st := rolloutStep{what: op.Info().Verb, progress: progress}
+	st := rollout.Step{What: op.Info().Verb, Progress: progress}
 	var targets []gse.Host
 	if g := t.GSE; g != nil {
 		meta := gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
@@ -321,7 +322,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 		if err = hosts.Reachable(ctx, c, targets); err != nil {
 			return "", nil, target, err
 		}
-		st.run = func(ctx context.Context, batch []gse.Host) error {
+		st.Run = func(ctx context.Context, batch []gse.Host) error {
 			out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: g.Spec.Expand()})
 			if err == nil {
 				taskIDs, results = append(taskIDs, out.TaskID), append(results, gseOperationResults(out)...)
@@ -329,7 +330,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			return err
 		}
 		if !g.Spec.Expand().OneShot() { // a one-shot exits by design: nothing to wait for
-			st.notRunning = &runningCheck{client: c, query: status.GSENotRunning(c, meta)}
+			st.NotRunning = &rollout.RunningCheck{Client: c, Query: status.GSENotRunning(c, meta)}
 		}
 	} else {
 		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(t.JOB.BkBizID.ValueInt64(), 10)}
@@ -339,20 +340,20 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 		}
 		target = gse.TargetOf(scope, procs[0])
 		targets = spec.JobHosts(procs)
-		st.run = func(ctx context.Context, batch []gse.Host) error {
+		st.Run = func(ctx context.Context, batch []gse.Host) error {
 			out, err := c.Job.Operate(ctx, scope, op, spec.JobProcsOn(procs, batch))
 			if err == nil {
 				taskIDs, results = append(taskIDs, out.TaskID), append(results, jobOperationResults(out)...)
 			}
 			return err
 		}
-		st.notRunning = &runningCheck{client: c, query: status.JobProcsNotRunning(c, scope, procs)}
+		st.NotRunning = &rollout.RunningCheck{Client: c, Query: status.JobProcsNotRunning(c, scope, procs)}
 	}
 	if !op.Info().Starts {
-		st.notRunning = nil
+		st.NotRunning = nil
 	}
-	st.target = target
-	_, err = t.Rollout.expand().run(ctx, targets, st)
+	st.Target = target
+	_, err = t.Rollout.Expand().Run(ctx, targets, st)
 	taskID = strings.Join(taskIDs, ",")
 	sort.Slice(results, func(i, j int) bool {
 		a, b := results[i], results[j]

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -43,11 +44,11 @@ func TestRolloutThroughGateway(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	step := rolloutStep{what: "start", target: meta, notRunning: &runningCheck{client: c, query: status.GSENotRunning(c, meta)}, run: func(ctx context.Context, batch []gse.Host) error {
+	step := rollout.Step{What: "start", Target: meta, NotRunning: &rollout.RunningCheck{Client: c, Query: status.GSENotRunning(c, meta)}, Run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: gse.OpStart, Spec: spec})
 		return err
 	}}
-	done, err := (&rollout{size: 2, waitRunning: true}).run(ctx, hosts, step)
+	done, err := (&rollout.Settings{Size: 2, WaitRunning: true}).Run(ctx, hosts, step)
 	if err != nil || len(done) != 4 {
 		t.Fatalf("done on %v: %v", done, err)
 	}
@@ -60,11 +61,11 @@ func TestRolloutThroughGateway(t *testing.T) {
 	sim.SetAgentState(agentA, 3)
 	short, cancelShort := context.WithTimeout(ctx, 2*time.Second) // room for the healthy batches on a loaded machine
 	defer cancelShort()
-	step.run = func(ctx context.Context, batch []gse.Host) error {
+	step.Run = func(ctx context.Context, batch []gse.Host) error {
 		_, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: gse.OpRestart, Spec: spec})
 		return err
 	}
-	done, err = (&rollout{size: 2}).run(short, hosts, step)
+	done, err = (&rollout.Settings{Size: 2}).Run(short, hosts, step)
 	if len(done) != 3 || err == nil || !strings.Contains(err.Error(), "agent_id "+agentA+": no result (still pending)") {
 		t.Fatalf("done on %v: %v", done, err)
 	}

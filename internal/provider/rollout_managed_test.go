@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -263,24 +262,6 @@ func untouched(ips []string) []string {
 	out := make([]string, len(ips))
 	for i, ip := range ips {
 		out[i] = "- " + ip + " (bk_cloud_id 0)"
-	}
-	return out
-}
-
-// rolloutHosts builds hosts for the unit tests from "cloud:ip" or "agent:ID".
-func rolloutHosts(specs ...string) []gse.Host {
-	var out []gse.Host
-	for _, s := range specs {
-		if id, ok := strings.CutPrefix(s, "agent:"); ok {
-			out = append(out, gse.Host{AgentID: id})
-			continue
-		}
-		cloud, ip, _ := strings.Cut(s, ":")
-		c, err := strconv.ParseInt(cloud, 10, 64)
-		if err != nil {
-			panic(fmt.Sprintf("rolloutHosts(%q): %v", s, err))
-		}
-		out = append(out, gse.Host{IP: ip, BkCloudID: c})
 	}
 	return out
 }

@@ -1,9 +1,10 @@
-package provider
+package rollout
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,16 +73,16 @@ func TestRolloutBatches(t *testing.T) {
 	hosts := rolloutHosts("agent:b", "1:10.0.0.1", "0:10.0.0.10", "agent:a", "0:10.0.0.2", "0:2001:db8::1", "0:10.0.0.9")
 	order := "0:10.0.0.2 0:10.0.0.9 0:10.0.0.10 0:2001:db8::1 1:10.0.0.1 agent:a agent:b"
 	for _, tc := range []struct {
-		ro   *rollout
+		ro   *Settings
 		want string // batches separated by " | "
 	}{
 		{nil, order},
-		{&rollout{}, order},
-		{&rollout{size: 3}, "0:10.0.0.2 0:10.0.0.9 0:10.0.0.10 | 0:2001:db8::1 1:10.0.0.1 agent:a | agent:b"},
-		{&rollout{size: 100}, order},
-		{&rollout{percent: 25}, "0:10.0.0.2 0:10.0.0.9 | 0:10.0.0.10 0:2001:db8::1 | 1:10.0.0.1 agent:a | agent:b"}, // ceil(1.75) = 2
-		{&rollout{percent: 1}, strings.ReplaceAll(order, " ", " | ")},
-		{&rollout{percent: 100}, order},
+		{&Settings{}, order},
+		{&Settings{Size: 3}, "0:10.0.0.2 0:10.0.0.9 0:10.0.0.10 | 0:2001:db8::1 1:10.0.0.1 agent:a | agent:b"},
+		{&Settings{Size: 100}, order},
+		{&Settings{percent: 25}, "0:10.0.0.2 0:10.0.0.9 | 0:10.0.0.10 0:2001:db8::1 | 1:10.0.0.1 agent:a | agent:b"}, // ceil(1.75) = 2
+		{&Settings{percent: 1}, strings.ReplaceAll(order, " ", " | ")},
+		{&Settings{percent: 100}, order},
 	} {
 		var parts []string
 		for _, b := range tc.ro.batches(hosts) {
@@ -99,7 +100,7 @@ func TestRolloutBatches(t *testing.T) {
 			t.Errorf("%+v: batches\n  %s\nwant\n  %s", tc.ro, got, tc.want)
 		}
 	}
-	if got := (&rollout{percent: 25}).batchLen(8); got != 2 {
+	if got := (&Settings{percent: 25}).batchLen(8); got != 2 {
 		t.Errorf(`"25%%" of 8 hosts: batches of %d, want 2`, got)
 	}
 }
@@ -111,8 +112,8 @@ type fakeStep struct {
 	batches [][]string
 }
 
-func (f *fakeStep) step() rolloutStep {
-	return rolloutStep{what: "restart", target: gse.Meta{Namespace: "gse", Name: "p"}, run: func(_ context.Context, batch []gse.Host) error {
+func (f *fakeStep) step() Step {
+	return Step{What: "restart", Target: gse.Meta{Namespace: "gse", Name: "p"}, Run: func(_ context.Context, batch []gse.Host) error {
 		var ips []string
 		he := &gse.HostsError{API: "operate_proc_v2", Total: len(batch)}
 		for _, h := range batch {
@@ -137,7 +138,7 @@ func TestRolloutRun(t *testing.T) {
 	hosts := rolloutHosts("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3", "0:10.0.0.4", "0:10.0.0.5", "0:10.0.0.6", "0:10.0.0.7", "0:10.0.0.8", "0:10.0.0.9", "0:10.0.0.10")
 	for _, tc := range []struct {
 		name    string
-		ro      *rollout
+		ro      *Settings
 		fail    []string
 		whole   error
 		batches int
@@ -146,14 +147,14 @@ func TestRolloutRun(t *testing.T) {
 	}{
 		{name: "unset: one call", ro: nil, batches: 1, done: 10},
 		{name: "unset: error as it is", ro: nil, fail: []string{"10.0.0.3"}, batches: 1, done: 9, errHas: []string{"operate_proc_v2 failed on 1 of 10 hosts"}},
-		{name: "all batches", ro: &rollout{size: 3}, batches: 4, done: 10},
-		{name: "stop at the first failure", ro: &rollout{size: 3}, fail: []string{"10.0.0.5"}, batches: 2, done: 5,
+		{name: "all batches", ro: &Settings{Size: 3}, batches: 4, done: 10},
+		{name: "stop at the first failure", ro: &Settings{Size: 3}, fail: []string{"10.0.0.5"}, batches: 2, done: 5,
 			errHas: []string{"stopped after batch 2 of 4: 1 of 10 hosts failed, more than max_fail_percentage = 0 allows", "Untouched (4 hosts", "10.0.0.7", "10.0.0.10"}},
-		{name: "within max_fail_percentage", ro: &rollout{size: 3, maxFail: 10}, fail: []string{"10.0.0.5"}, batches: 4, done: 9,
+		{name: "within max_fail_percentage", ro: &Settings{Size: 3, maxFail: 10}, fail: []string{"10.0.0.5"}, batches: 4, done: 9,
 			errHas: []string{"ran all 4 batches and failed on 1 of 10 hosts (within max_fail_percentage = 10)", "10.0.0.5 (bk_cloud_id 0): GSE code 117"}},
-		{name: "beyond max_fail_percentage", ro: &rollout{size: 3, maxFail: 10}, fail: []string{"10.0.0.2", "10.0.0.5"}, batches: 2, done: 4,
+		{name: "beyond max_fail_percentage", ro: &Settings{Size: 3, maxFail: 10}, fail: []string{"10.0.0.2", "10.0.0.5"}, batches: 2, done: 4,
 			errHas: []string{"stopped after batch 2 of 4: 2 of 10 hosts failed, more than max_fail_percentage = 10 allows"}},
-		{name: "a batch failing as a whole stops", ro: &rollout{size: 5, maxFail: 100}, whole: errors.New("connection reset"), batches: 1, done: 0,
+		{name: "a batch failing as a whole stops", ro: &Settings{Size: 5, maxFail: 100}, whole: errors.New("connection reset"), batches: 1, done: 0,
 			errHas: []string{"stopped after batch 1 of 2: batch 1 failed as a whole", "no result of its own: the call failed as a whole", "connection reset"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,7 +162,7 @@ func TestRolloutRun(t *testing.T) {
 			for _, ip := range tc.fail {
 				f.fail[ip] = true
 			}
-			done, err := tc.ro.run(context.Background(), hosts, f.step())
+			done, err := tc.ro.Run(context.Background(), hosts, f.step())
 			if len(f.batches) != tc.batches || len(done) != tc.done {
 				t.Errorf("ran %d batches %v, done on %d hosts; want %d batches, %d hosts", len(f.batches), f.batches, len(done), tc.batches, tc.done)
 			}
@@ -188,21 +189,21 @@ func TestRolloutPauseAndWaitHonourTheContext(t *testing.T) {
 	defer cancel()
 	f := &fakeStep{}
 	st := f.step()
-	_, err := (&rollout{size: 1, pause: time.Hour}).run(ctx, rolloutHosts("0:10.0.0.1", "0:10.0.0.2"), st)
+	_, err := (&Settings{Size: 1, pause: time.Hour}).Run(ctx, rolloutHosts("0:10.0.0.1", "0:10.0.0.2"), st)
 	if err == nil || !strings.Contains(err.Error(), "the timeout passed during the pause before batch 2") || len(f.batches) != 1 {
 		t.Fatalf("batches %v, err = %v", f.batches, err)
 	}
 
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel2()
-	c, err := gse.New(gse.Config{Endpoint: "http://127.0.0.1:1", AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin"}) // paces, never called
+	c, err := gse.New(gse.Config{Endpoint: "http://127.0.0.1:1", AppCode: "tf-acc", AppSecret: "acc-secret", Username: "admin"}) // paces, never called
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.notRunning = &runningCheck{client: c, query: func(_ context.Context, batch []gse.Host) (map[string]string, error) {
+	st.NotRunning = &RunningCheck{Client: c, Query: func(_ context.Context, batch []gse.Host) (map[string]string, error) {
 		return map[string]string{batch[0].Key(): "status stopped (2), pid -1"}, nil
 	}}
-	done, err := (&rollout{size: 2, waitRunning: true}).run(ctx2, rolloutHosts("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3"), st)
+	done, err := (&Settings{Size: 2, WaitRunning: true}).Run(ctx2, rolloutHosts("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3"), st)
 	if len(done) != 1 || err == nil || !strings.Contains(err.Error(), "10.0.0.1 (bk_cloud_id 0): not running before the timeout (wait_running): GSE reports status stopped (2), pid -1") ||
 		!strings.Contains(err.Error(), "Untouched (1 host") {
 		t.Fatalf("done %v, err = %v", done, err)
@@ -214,14 +215,14 @@ func TestRolloutPauseAndWaitHonourTheContext(t *testing.T) {
 // what GSE said, not as "could not be read".
 func TestWaitRunningDeadlineDuringARead(t *testing.T) {
 	t.Parallel()
-	c, err := gse.New(gse.Config{Endpoint: "http://127.0.0.1:1", AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin",
+	c, err := gse.New(gse.Config{Endpoint: "http://127.0.0.1:1", AppCode: "tf-acc", AppSecret: "acc-secret", Username: "admin",
 		PollInitial: time.Millisecond, PollMax: time.Millisecond}) // paces the reads, never called
 	if err != nil {
 		t.Fatal(err)
 	}
 	hosts := rolloutHosts("0:10.0.0.1", "0:10.0.0.2")
 	reads := 0
-	check := &runningCheck{client: c, query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
+	check := &RunningCheck{Client: c, Query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
 		if reads++; reads == 1 {
 			return map[string]string{batch[0].Key(): "status stopped (2), pid -1"}, nil
 		}
@@ -243,11 +244,29 @@ func BenchmarkRolloutBatches10k(b *testing.B) {
 	for i := range hosts {
 		hosts[i] = gse.Host{IP: fmt.Sprintf("10.%d.%d.%d", i%7, (i*31)%256, (i*17)%256), BkCloudID: int64(i % 3)}
 	}
-	ro := &rollout{percent: 10}
+	ro := &Settings{percent: 10}
 	b.ReportAllocs()
 	for b.Loop() {
 		if n := len(ro.batches(hosts)); n != 10 {
 			b.Fatalf("%d batches", n)
 		}
 	}
+}
+
+// rolloutHosts builds hosts for the unit tests from "cloud:ip" or "agent:ID".
+func rolloutHosts(specs ...string) []gse.Host {
+	var out []gse.Host
+	for _, s := range specs {
+		if id, ok := strings.CutPrefix(s, "agent:"); ok {
+			out = append(out, gse.Host{AgentID: id})
+			continue
+		}
+		cloud, ip, _ := strings.Cut(s, ":")
+		c, err := strconv.ParseInt(cloud, 10, 64)
+		if err != nil {
+			panic(fmt.Sprintf("rolloutHosts(%q): %v", s, err))
+		}
+		out = append(out, gse.Host{IP: ip, BkCloudID: c})
+	}
+	return out
 }

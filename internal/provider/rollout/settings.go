@@ -1,4 +1,4 @@
-package provider
+package rollout
 
 import (
 	"cmp"
@@ -22,9 +22,9 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
-// rolloutModel is the rollout attribute of gse_managed_process,
+// Model is the rollout attribute of gse_managed_process,
 // gse_process_operation (resource and action) and gse_job_managed_process.
-type rolloutModel struct {
+type Model struct {
 	BatchSize         types.String `tfsdk:"batch_size"`
 	MaxFailPercentage types.Int64  `tfsdk:"max_fail_percentage"`
 	WaitRunning       types.Bool   `tfsdk:"wait_running"`
@@ -33,7 +33,7 @@ type rolloutModel struct {
 
 // rolloutAttribute is the schema of rollout; steps says which steps of the
 // resource it governs and what a stopped rollout leaves behind.
-func rolloutAttribute(steps string) schema.SingleNestedAttribute {
+func Attribute(steps string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "Rolls disruptive steps out in batches of hosts instead of on every host at once. " + steps + " " +
@@ -73,29 +73,29 @@ func rolloutAttribute(steps string) schema.SingleNestedAttribute {
 	}
 }
 
-// rollout is a validated rollout: how to split hosts and when to stop.
-// A nil *rollout runs every host in one batch, as before rolling existed.
-type rollout struct {
-	size        int // hosts per batch; 0 with percent set
+// Settings is a validated rollout: how to split hosts and when to stop.
+// A nil *Settings runs every host in one batch, as before rolling existed.
+type Settings struct {
+	Size        int // hosts per batch; 0 with percent set
 	percent     int // share of the hosts per batch, 1..100
 	maxFail     int64
-	waitRunning bool
+	WaitRunning bool
 	pause       time.Duration
 }
 
-// expand is the rollout the model asks for; nil stays nil. The values passed
+// Expand is the rollout the model asks for; nil stays nil. The values passed
 // plan-time validation.
-func (m *rolloutModel) expand() *rollout {
+func (m *Model) Expand() *Settings {
 	if m == nil {
 		return nil
 	}
-	r := &rollout{maxFail: m.MaxFailPercentage.ValueInt64(), waitRunning: m.WaitRunning.ValueBool()}
+	r := &Settings{maxFail: m.MaxFailPercentage.ValueInt64(), WaitRunning: m.WaitRunning.ValueBool()}
 	if !m.BatchSize.IsNull() && !m.BatchSize.IsUnknown() {
 		n, pct, _ := parseBatchSize(m.BatchSize.ValueString())
 		if pct {
 			r.percent = n
 		} else {
-			r.size = n
+			r.Size = n
 		}
 	}
 	if !m.Pause.IsNull() && !m.Pause.IsUnknown() {
@@ -139,7 +139,7 @@ func nonNegativeDuration() validator.String {
 
 // validateRolloutSize is the plan-time check that needs the hosts: a count
 // batch_size may not exceed them. hosts < 0 means not known yet.
-func validateRolloutSize(ctx context.Context, config tfsdk.Config, at path.Path, hosts int, diags *diag.Diagnostics) {
+func ValidateSize(ctx context.Context, config tfsdk.Config, at path.Path, hosts int, diags *diag.Diagnostics) {
 	var size types.String
 	diags.Append(config.GetAttribute(ctx, at.AtName("batch_size"), &size)...)
 	if hosts <= 0 || size.IsNull() || size.IsUnknown() {
@@ -152,9 +152,9 @@ func validateRolloutSize(ctx context.Context, config tfsdk.Config, at path.Path,
 	}
 }
 
-// elementCount is how many elements the list or set at p holds in config, or
+// ElementCount is how many elements the list or set at p holds in config, or
 // -1 while it is unknown or holds unknown elements.
-func elementCount(ctx context.Context, config tfsdk.Config, p path.Path) int {
+func ElementCount(ctx context.Context, config tfsdk.Config, p path.Path) int {
 	var v attr.Value
 	if d := config.GetAttribute(ctx, p, &v); d.HasError() || v == nil || v.IsNull() || v.IsUnknown() {
 		return -1
@@ -173,18 +173,18 @@ func elementCount(ctx context.Context, config tfsdk.Config, p path.Path) int {
 }
 
 // batchLen is the number of hosts per batch for total hosts.
-func (r *rollout) batchLen(total int) int {
+func (r *Settings) batchLen(total int) int {
 	switch {
-	case r == nil || (r.size == 0 && r.percent == 0):
+	case r == nil || (r.Size == 0 && r.percent == 0):
 		return total
 	case r.percent > 0:
 		return max(1, (r.percent*total+99)/100)
 	}
-	return min(r.size, total)
+	return min(r.Size, total)
 }
 
 // batches splits hosts into the batches of the rollout, in rollout order.
-func (r *rollout) batches(hosts []gse.Host) [][]gse.Host {
+func (r *Settings) batches(hosts []gse.Host) [][]gse.Host {
 	if len(hosts) == 0 {
 		return nil
 	}
@@ -236,9 +236,9 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// distinctIPs counts the distinct ip_list entries of JOB process_infos, or
+// DistinctIPs counts the distinct ip_list entries of JOB process_infos, or
 // -1 while any is unknown.
-func distinctIPs(procs types.List) int {
+func DistinctIPs(procs types.List) int {
 	if procs.IsUnknown() {
 		return -1
 	}

@@ -1,4 +1,4 @@
-package provider
+package rollout
 
 import (
 	"context"
@@ -13,25 +13,25 @@ import (
 )
 
 // rolloutStep is one disruptive step to roll out over hosts.
-type rolloutStep struct {
-	what   string       // the step, such as "restart", for logs and errors
-	target fmt.Stringer // the process
+type Step struct {
+	What   string       // the step, such as "restart", for logs and errors
+	Target fmt.Stringer // the process
 	// run performs the step on one batch through the client's usual path
 	// (Proc.Operate, Job.Manage, ...), returning a *gse.HostsError for hosts
 	// that failed or never finished.
-	run func(ctx context.Context, batch []gse.Host) error
+	Run func(ctx context.Context, batch []gse.Host) error
 	// notRunning, when set, is what wait_running polls. nil for steps that
 	// leave nothing running.
-	notRunning *runningCheck
-	progress   func(msg string) // the action's progress messages; nil elsewhere
+	NotRunning *RunningCheck
+	Progress   func(msg string) // the action's progress messages; nil elsewhere
 }
 
-// runningCheck reads which hosts of batch GSE does not report running
+// RunningCheck reads which hosts of batch GSE does not report running
 // (status 1, pid > 0), by gse.Host.Key, each with what GSE reported; client
 // paces the reads on its poll schedule.
-type runningCheck struct {
-	client *gse.Client
-	query  func(ctx context.Context, batch []gse.Host) (map[string]string, error)
+type RunningCheck struct {
+	Client *gse.Client
+	Query  func(ctx context.Context, batch []gse.Host) (map[string]string, error)
 }
 
 // rolloutFailure is a host of a batch that did not come through.
@@ -86,20 +86,20 @@ func (e *rolloutError) Error() string {
 // Unwrap exposes the batches' errors, so advice finds their GSE codes.
 func (e *rolloutError) Unwrap() []error { return e.causes }
 
-// run rolls st out over hosts, one batch at a time, and returns the hosts
+// Run rolls st out over hosts, one batch at a time, and returns the hosts
 // where it succeeded (and, with wait_running, runs). Without a rollout every
 // host goes in one call and its error comes back as it is.
-func (r *rollout) run(ctx context.Context, hosts []gse.Host, st rolloutStep) ([]gse.Host, error) {
+func (r *Settings) Run(ctx context.Context, hosts []gse.Host, st Step) ([]gse.Host, error) {
 	if len(hosts) == 0 {
 		return nil, nil
 	}
 	if r == nil {
-		err := st.run(ctx, hosts)
+		err := st.Run(ctx, hosts)
 		ok, _, _ := settle(hosts, err)
 		return ok, err
 	}
 	batches := r.batches(hosts)
-	e := &rolloutError{what: st.what, target: st.target, total: len(hosts), batches: len(batches), maxFail: r.maxFail}
+	e := &rolloutError{what: st.What, target: st.Target, total: len(hosts), batches: len(batches), maxFail: r.maxFail}
 	var done []gse.Host
 	for i, batch := range batches {
 		if i > 0 && r.pause > 0 {
@@ -108,14 +108,14 @@ func (r *rollout) run(ctx context.Context, hosts []gse.Host, st rolloutStep) ([]
 				break
 			}
 		}
-		err := st.run(ctx, batch)
+		err := st.Run(ctx, batch)
 		ok, failed, whole := settle(batch, err)
 		if err != nil {
 			e.causes = append(e.causes, err)
 		}
-		if r.waitRunning && st.notRunning != nil && len(ok) > 0 {
+		if r.WaitRunning && st.NotRunning != nil && len(ok) > 0 {
 			var sick []rolloutFailure
-			ok, sick = waitRunning(ctx, ok, st.notRunning)
+			ok, sick = waitRunning(ctx, ok, st.NotRunning)
 			failed = append(failed, sick...)
 		}
 		done = append(done, ok...)
@@ -185,11 +185,11 @@ func settle(batch []gse.Host, err error) (ok []gse.Host, failed []rolloutFailure
 // splits hosts into those running and those that never did. When ctx ends
 // during a read, hosts are judged by the last read that answered: the
 // deadline cutting a read short says nothing about the hosts.
-func waitRunning(ctx context.Context, hosts []gse.Host, check *runningCheck) ([]gse.Host, []rolloutFailure) {
+func waitRunning(ctx context.Context, hosts []gse.Host, check *RunningCheck) ([]gse.Host, []rolloutFailure) {
 	var bad map[string]string
 	var err error
 	for n := 0; ; n++ {
-		answer, readErr := check.query(ctx, hosts)
+		answer, readErr := check.Query(ctx, hosts)
 		if readErr == nil {
 			bad, err = answer, nil
 		} else if bad == nil || ctx.Err() == nil {
@@ -198,7 +198,7 @@ func waitRunning(ctx context.Context, hosts []gse.Host, check *runningCheck) ([]
 		if readErr == nil && len(bad) == 0 {
 			return hosts, nil
 		}
-		if check.client.WaitPoll(ctx, n) != nil {
+		if check.Client.WaitPoll(ctx, n) != nil {
 			var ok []gse.Host
 			var sick []rolloutFailure
 			for _, h := range hosts {
@@ -217,7 +217,7 @@ func waitRunning(ctx context.Context, hosts []gse.Host, check *runningCheck) ([]
 }
 
 // report logs a finished batch at INFO and, in the action, sends it as progress.
-func (r *rollout) report(ctx context.Context, st rolloutStep, i, n int, batch []gse.Host, failed []rolloutFailure) {
+func (r *Settings) report(ctx context.Context, st Step, i, n int, batch []gse.Host, failed []rolloutFailure) {
 	result := "ok"
 	if len(failed) > 0 {
 		names := make([]string, len(failed))
@@ -230,9 +230,9 @@ func (r *rollout) report(ctx context.Context, st rolloutStep, i, n int, batch []
 	for j, h := range batch {
 		hosts[j] = h.String()
 	}
-	msg := fmt.Sprintf("rolling %s of %s: batch %d/%d (%s) %s", st.what, st.target, i, n, plumbing.HostCount(len(batch)), result)
+	msg := fmt.Sprintf("rolling %s of %s: batch %d/%d (%s) %s", st.What, st.Target, i, n, plumbing.HostCount(len(batch)), result)
 	tflog.Info(ctx, msg, map[string]any{"batch": fmt.Sprintf("%d/%d", i, n), "hosts": strings.Join(hosts, ", "), "result": result})
-	if st.progress != nil {
-		st.progress(msg)
+	if st.Progress != nil {
+		st.Progress(msg)
 	}
 }
