@@ -1,22 +1,14 @@
 package provider
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 func TestParseJobImportID(t *testing.T) {
@@ -47,83 +39,6 @@ func TestParseJobImportID(t *testing.T) {
 	} {
 		if _, err := parseJobImportID(id); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", id, err, want)
-		}
-	}
-}
-
-func ipObj(cloud int64, ip string) attr.Value {
-	return types.ObjectValueMust(map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type},
-		map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(cloud)})
-}
-
-func TestSameIPsAnyOrder(t *testing.T) {
-	t.Parallel()
-	a := []attr.Value{ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2"), ipObj(0, "2001:db8::1")}
-	for name, tc := range map[string]struct {
-		b    []attr.Value
-		same bool
-	}{
-		"reordered":       {[]attr.Value{ipObj(0, "2001:db8::1"), ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2")}, true},
-		"another cloud":   {[]attr.Value{ipObj(0, "2001:db8::1"), ipObj(0, "10.0.0.1"), ipObj(0, "10.0.0.2")}, false},
-		"respelled":       {[]attr.Value{ipObj(0, "2001:DB8::1"), ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2")}, false},
-		"one less":        {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2")}, false},
-		"one twice":       {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2")}, false},
-		"unknown element": {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2"), types.ObjectUnknown(map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type})}, false},
-	} {
-		if got := hosts.SameIPsAnyOrder(a, tc.b); got != tc.same {
-			t.Errorf("%s: %v, want %v", name, got, tc.same)
-		}
-	}
-}
-
-func TestJobIPListValidator(t *testing.T) {
-	t.Parallel()
-	elType := types.ObjectType{AttrTypes: map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type}}
-	for name, tc := range map[string]struct {
-		els  []attr.Value
-		want []string // summaries
-	}{
-		"valid":        {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(0, "10.0.0.2"), ipObj(1, "10.0.0.1"), ipObj(0, "2001:db8::1")}, nil},
-		"mapped twice": {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(0, "::ffff:10.0.0.1")}, []string{"Duplicate host"}},
-		"case twice":   {[]attr.Value{ipObj(0, "2001:DB8::1"), ipObj(0, "2001:db8::1")}, []string{"Duplicate host"}},
-		"zone":         {[]attr.Value{ipObj(0, "fe80::1%eth0")}, []string{"Invalid ip"}},
-		"not an ip":    {[]attr.Value{ipObj(0, "10.0.0"), ipObj(-1, "10.0.0.1")}, []string{"Invalid ip", "Invalid bk_cloud_id"}},
-	} {
-		resp := &validator.ListResponse{}
-		hosts.RefsValidator{}.ValidateList(context.Background(), validator.ListRequest{Path: path.Root("ip_list"), ConfigValue: types.ListValueMust(elType, tc.els)}, resp)
-		var got []string
-		for _, d := range resp.Diagnostics {
-			got = append(got, d.Summary())
-		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: %v, want %v", name, got, tc.want)
-		}
-	}
-}
-
-// The drift judgement: only an answer that says "not hosted" is drift.
-func TestStillHosted(t *testing.T) {
-	t.Parallel()
-	yes, no := true, false
-	ok := func(st gse.Status) gse.JobIPOutcome { return gse.JobIPOutcome{Op: gse.OpStatus, Status: st} }
-	for name, tc := range map[string]struct {
-		o        gse.JobIPOutcome
-		answered bool
-		hosted   bool
-		status   string
-	}{
-		"hosted and running": {ok(gse.Status{Instances: []gse.Instance{{PID: -1, IsAuto: &no}, {PID: 9, IsAuto: &yes}}}), true, true, "running"},
-		"unhosted":           {ok(gse.Status{Instances: []gse.Instance{{PID: -1, IsAuto: &no}}}), true, false, "stopped"},
-		"does not say":       {ok(gse.Status{Instances: []gse.Instance{{PID: 9}}}), true, true, "running"},
-		"no answer":          {gse.JobIPOutcome{}, false, true, "error (GSE code 115)"},
-		"agent offline":      {gse.JobIPOutcome{Op: gse.OpStatus, HostResult: gse.HostResult{ErrorCode: 117}}, true, true, "error (GSE code 117)"},
-		"unreadable content": {gse.JobIPOutcome{Op: gse.OpStatus, ContentErr: errors.New("bad")}, true, true, "error (unreadable content)"},
-	} {
-		if got := status.StillHosted(tc.o, tc.answered); got != tc.hosted {
-			t.Errorf("%s: hosted %v, want %v", name, got, tc.hosted)
-		}
-		if got := status.JobIPOf(tc.o, tc.answered).Status; got != tc.status {
-			t.Errorf("%s: status %q, want %q", name, got, tc.status)
 		}
 	}
 }

@@ -42,7 +42,7 @@ func faultEnvOf(e *testEnv, extra string, tune func(*gse.Config)) *faultEnv {
 
 func (e *faultEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"gse": packed.NewProtocol6(&gseProvider{version: "test", tune: func(c *gse.Config) {
+		"gse": packed.NewProtocol6(NewTuned("test", func(c *gse.Config) {
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
 			if c.RateLimit == 0 {
@@ -51,7 +51,7 @@ func (e *faultEnv) factories() map[string]func() (tfprotov6.ProviderServer, erro
 			if e.tune != nil {
 				e.tune(c)
 			}
-		}}),
+		})()),
 	}
 }
 

@@ -110,10 +110,10 @@ func configuredBenchServer(ctx context.Context, b *testing.B) (tfprotov6.Provide
 	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret})
 	srv := httptest.NewServer(sim)
 	b.Cleanup(srv.Close)
-	server, err := packed.NewProtocol6(&gseProvider{version: "bench", tune: func(c *gse.Config) {
+	server, err := packed.NewProtocol6(NewTuned("bench", func(c *gse.Config) {
 		c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 		c.RateLimit = 1e6 // the adaptive limiter's slow start is not what this measures
-	}})()
+	})())()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -42,7 +42,13 @@ type gseProvider struct {
 
 // New returns the provider factory for providerserver.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider { return &gseProvider{version: version} }
+	return NewTuned(version, nil)
+}
+
+// NewTuned is New with tune adjusting every client configuration the
+// provider builds; the acceptance tests poll and retry in milliseconds with it.
+func NewTuned(version string, tune func(*gse.Config)) func() provider.Provider {
+	return func() provider.Provider { return &gseProvider{version: version, tune: tune} }
 }
 
 type providerModel struct {

@@ -79,13 +79,13 @@ func inModes(t *testing.T, test func(t *testing.T, e *testEnv)) {
 // factories serve the provider in-process, tuned to poll and back off in milliseconds.
 func (e *testEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"gse": packed.NewProtocol6(&gseProvider{version: "test", tune: func(c *gse.Config) {
+		"gse": packed.NewProtocol6(NewTuned("test", func(c *gse.Config) {
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
 			if c.RateLimit == 0 {
 				c.RateLimit = testRate // not the adaptive ramp: tests poll in milliseconds against short timeouts
 			}
-		}}),
+		})()),
 	}
 }
 
