@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -59,7 +60,7 @@ func TestAccCMDBHosts_fleet(t *testing.T) {
 		ipv6 := e.simAbsent(0, "fd00::19")
 		if e.gateway {
 			count, skipped, second = "1188", 12, knownvalue.ObjectExact(map[string]knownvalue.Check{
-				"ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.StringExact(cmdbAgent(2)),
+				"ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.StringExact(provider.CMDBAgent(2)),
 			})
 			ipv6 = e.simCheck(0, "fd00::19", hostedAndRunning)
 		}
@@ -163,7 +164,7 @@ data "gse_cmdb_hosts" "mod" {
 		cfg = strings.Replace(cfg, e.providerBlock(), "", 1)
 		key := func(id int) string {
 			if e.gateway && id%2 == 0 {
-				return cmdbAgent(id)
+				return provider.CMDBAgent(id)
 			}
 			return fmt.Sprintf("0:10.0.%d.%d", id>>8, id&255)
 		}

@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"os"
@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 )
 
 // The README and the rendered docs, checked as a user would follow them.
@@ -144,8 +146,8 @@ func TestDocsPassHostsAsTheyAre(t *testing.T) {
 func TestAccExamplesHostsByAgentID(t *testing.T) {
 	t.Parallel()
 	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(agentA, 0, "10.0.0.5")
-	cfg := e.config(proc{hosts: []string{"agent:" + agentA, "0:10.0.0.1"}, extra: "running = true"})
+	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	cfg := e.config(proc{hosts: []string{"agent:" + provider.AgentA, "0:10.0.0.1"}, extra: "running = true"})
 	for _, f := range []string{"examples/data-sources/gse_process_status/data-source.tf", "examples/functions/parse_status_content/function.tf"} {
 		cfg += "\n" + strings.ReplaceAll(readRepoFile(t, f), "gse_managed_process.agent.", "gse_managed_process.test.")
 	}
@@ -156,12 +158,12 @@ func TestAccExamplesHostsByAgentID(t *testing.T) {
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.gse_process_status.agent", tfjsonpath.New("proc_infos"), knownvalue.ListExact([]knownvalue.Check{
-					knownvalue.ObjectPartial(map[string]knownvalue.Check{"agent_id": knownvalue.StringExact(agentA), "ip": knownvalue.Null()}),
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"agent_id": knownvalue.StringExact(provider.AgentA), "ip": knownvalue.Null()}),
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"agent_id": knownvalue.Null(), "ip": knownvalue.StringExact("10.0.0.1")}),
 				})),
 				statecheck.ExpectKnownOutputValue("agent_status", knownvalue.MapSizeExact(2)),
-				statecheck.ExpectKnownOutputValueAtPath("agent_status", tfjsonpath.New(agentA), knownvalue.NotNull()),
-				statecheck.ExpectKnownOutputValueAtPath("pids", tfjsonpath.New(agentA), knownvalue.NotNull()),
+				statecheck.ExpectKnownOutputValueAtPath("agent_status", tfjsonpath.New(provider.AgentA), knownvalue.NotNull()),
+				statecheck.ExpectKnownOutputValueAtPath("pids", tfjsonpath.New(provider.AgentA), knownvalue.NotNull()),
 				statecheck.ExpectKnownOutputValueAtPath("pids", tfjsonpath.New("0:10.0.0.1"), knownvalue.NotNull()),
 			},
 		}},

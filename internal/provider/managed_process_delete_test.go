@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -46,7 +47,7 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 	host := func(ip string) hosts.Model {
 		return hosts.Model{IP: types.StringValue(ip), BkCloudID: types.Int64Value(0), BkSupplierID: types.Int64Value(0)}
 	}
-	s, raw := rawWith(map[string]tftypes.Value{
+	s, raw := provider.RawWith(map[string]tftypes.Value{
 		"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
 		"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
 		"hosts":          tftypes.NewValue(tftypes.String, hosts.NewList([]hosts.Model{host("10.0.0.1"), host("10.0.0.2")}).ValueString()),
@@ -56,7 +57,7 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 	state := tfsdk.State{Schema: s, Raw: raw}
 	statusReads := e.sim.Calls("get_proc_status_v2")
 	resp := resource.DeleteResponse{State: state}
-	(&managedProcessResource{client: c}).Delete(ctx, resource.DeleteRequest{State: state}, &resp)
+	provider.ManagedProcessWithClient(c).Delete(ctx, resource.DeleteRequest{State: state}, &resp)
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("delete failed: %v", resp.Diagnostics)
 	}
@@ -88,7 +89,7 @@ func TestDeleteWarnsOfRecordsLeftOnGSE2(t *testing.T) {
 			host := func(cloud int64, ip string) hosts.Model {
 				return hosts.Model{IP: types.StringValue(ip), BkCloudID: types.Int64Value(cloud), BkSupplierID: types.Int64Value(0)}
 			}
-			s, raw := rawWith(map[string]tftypes.Value{
+			s, raw := provider.RawWith(map[string]tftypes.Value{
 				"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
 				"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
 				"hosts":          tftypes.NewValue(tftypes.String, hosts.NewList([]hosts.Model{host(0, "10.0.0.1"), host(1, "10.0.0.2")}).ValueString()),
@@ -106,7 +107,7 @@ func TestDeleteWarnsOfRecordsLeftOnGSE2(t *testing.T) {
 			})
 			state := tfsdk.State{Schema: s, Raw: raw}
 			resp := resource.DeleteResponse{State: state}
-			(&managedProcessResource{client: e.client(t)}).Delete(ctx, resource.DeleteRequest{State: state}, &resp)
+			provider.ManagedProcessWithClient(e.client(t)).Delete(ctx, resource.DeleteRequest{State: state}, &resp)
 			if resp.Diagnostics.HasError() {
 				t.Fatalf("delete failed: %v", resp.Diagnostics)
 			}
@@ -148,7 +149,7 @@ func TestDeleteWithoutSpec(t *testing.T) {
 			meta := gse.Meta{Namespace: "gse", Name: "proc-test"}
 			start := gse.OpStart
 			e.register(t, meta, []string{"0:10.0.0.1"}, &start)
-			s, raw := rawWith(map[string]tftypes.Value{
+			s, raw := provider.RawWith(map[string]tftypes.Value{
 				"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
 				"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
 				"hosts": tftypes.NewValue(tftypes.String, hosts.NewList([]hosts.Model{
@@ -160,7 +161,7 @@ func TestDeleteWithoutSpec(t *testing.T) {
 			state := tfsdk.State{Schema: s, Raw: raw}
 			resp := resource.DeleteResponse{State: state}
 			before := e.sim.Calls("operate_proc") + e.sim.Calls("operate_proc_v2") + e.sim.Calls("operate_proc_multi")
-			(&managedProcessResource{client: e.client(t)}).Delete(context.Background(), resource.DeleteRequest{State: state}, &resp)
+			provider.ManagedProcessWithClient(e.client(t)).Delete(context.Background(), resource.DeleteRequest{State: state}, &resp)
 			if !m.gateway {
 				if resp.Diagnostics.HasError() {
 					t.Fatalf("delete through ESB: %v", resp.Diagnostics)

@@ -48,7 +48,7 @@ func newDiscoverClient(t testing.TB, h http.Handler) *gse.Client {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := gse.New(gse.Config{Endpoint: srv.URL, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond})
+	c, err := gse.New(gse.Config{Endpoint: srv.URL, AppCode: "tf-acc", AppSecret: "acc-secret", Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func newDiscoverClient(t testing.TB, h http.Handler) *gse.Client {
 // dropped: each process is confirmed with get_proc_status_v2.
 func TestDiscoverProcessesConfirmsStaleListing(t *testing.T) {
 	t.Parallel()
-	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret})
+	sim := simulator.New(simulator.Options{AppCode: "tf-acc", AppSecret: "acc-secret"})
 	stale := func(name, ip string) map[string]any {
 		return map[string]any{"meta": map[string]any{"namespace": "gse", "name": name}, "host": map[string]any{"ip": ip, "bk_cloud_id": 0}, "status": 1}
 	}
@@ -99,7 +99,7 @@ func TestDiscoverProcessesConfirmsStaleListing(t *testing.T) {
 func BenchmarkDiscoverProcesses(b *testing.B) {
 	for _, n := range []int{1000, 5000} {
 		b.Run(fmt.Sprintf("hosts=%d", n), func(b *testing.B) {
-			sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret})
+			sim := simulator.New(simulator.Options{AppCode: "tf-acc", AppSecret: "acc-secret"})
 			c := newDiscoverClient(b, sim)
 			hosts := make([]gse.Host, n)
 			for i := range hosts {
@@ -127,12 +127,12 @@ func BenchmarkDiscoverProcesses(b *testing.B) {
 // host whose agent id is {cloud}:{ip} (agent-id mode off) by ip and cloud id.
 func TestDiscoverProcessesGatewayAgentIDs(t *testing.T) {
 	t.Parallel()
-	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret, RecordRequests: true})
+	sim := simulator.New(simulator.Options{AppCode: "tf-acc", AppSecret: "acc-secret", RecordRequests: true})
 	sim.AddAgent(agentA, 0, "10.0.0.5")
 	sim.AddAgent(agentB, 2, "10.0.0.6")
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	c, err := gse.New(gse.Config{GatewayURL: srv.URL, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond})
+	c, err := gse.New(gse.Config{GatewayURL: srv.URL, AppCode: "tf-acc", AppSecret: "acc-secret", Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

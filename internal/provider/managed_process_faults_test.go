@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -42,7 +43,7 @@ func faultEnvOf(e *testEnv, extra string, tune func(*gse.Config)) *faultEnv {
 
 func (e *faultEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"gse": packed.NewProtocol6(NewTuned("test", func(c *gse.Config) {
+		"gse": packed.NewProtocol6(provider.NewTuned("test", func(c *gse.Config) {
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
 			if c.RateLimit == 0 {

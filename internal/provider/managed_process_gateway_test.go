@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"cmp"
@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -43,9 +44,9 @@ data "gse_process_status" "x" {
 func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 	t.Parallel()
 	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(agentA, 0, "10.0.0.5")
-	cfg := e.config(proc{hosts: []string{"agent:" + agentA, "agent:1:2001:db8::7", "0:10.0.0.1"}, extra: "running = true"}) +
-		statusOf(fmt.Sprintf(`{ agent_id = %q }`, agentA), `{ agent_id = "1:2001:db8::7" }`, `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
+	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	cfg := e.config(proc{hosts: []string{"agent:" + provider.AgentA, "agent:1:2001:db8::7", "0:10.0.0.1"}, extra: "running = true"}) +
+		statusOf(fmt.Sprintf(`{ agent_id = %q }`, provider.AgentA), `{ agent_id = "1:2001:db8::7" }`, `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.checkSimEmpty,
@@ -53,12 +54,12 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"agent_id": knownvalue.StringExact(agentA), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),
+					"agent_id": knownvalue.StringExact(provider.AgentA), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),
 				})),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(agentA).AtMapKey("status"), knownvalue.StringExact("running")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(provider.AgentA).AtMapKey("status"), knownvalue.StringExact("running")),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("1:2001:db8::7").AtMapKey("managed"), knownvalue.Bool(true)),
 				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("all_running"), knownvalue.Bool(true)),
-				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("agent_id"), knownvalue.StringExact(agentA)),
+				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("agent_id"), knownvalue.StringExact(provider.AgentA)),
 			},
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			Check: resource.ComposeAggregateTestCheckFunc(
@@ -67,8 +68,8 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 					if n := e.sim.Calls("register_proc_info"); n != 0 {
 						return fmt.Errorf("register_proc_info called %d times through the gateway, want 0", n)
 					}
-					if p, _ := e.sim.Process("gse", "proc-test", 0, "10.0.0.5"); p.AgentID != agentA {
-						return fmt.Errorf("the process on 10.0.0.5 was created through agent %q, want %s", p.AgentID, agentA)
+					if p, _ := e.sim.Process("gse", "proc-test", 0, "10.0.0.5"); p.AgentID != provider.AgentA {
+						return fmt.Errorf("the process on 10.0.0.5 was created through agent %q, want %s", p.AgentID, provider.AgentA)
 					}
 					return nil
 				},
@@ -78,7 +79,7 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 		}, {
 			ResourceName:            addr,
 			ImportState:             true,
-			ImportStateId:           "gse/proc-test@agent_id=" + agentA + ",agent_id=1:2001:db8::7,0:0:10.0.0.1",
+			ImportStateId:           "gse/proc-test@agent_id=" + provider.AgentA + ",agent_id=1:2001:db8::7,0:0:10.0.0.1",
 			ImportStateVerify:       true,
 			ImportStateVerifyIgnore: []string{"spec", "running", "timeouts"}, // as in TestAccManagedProcess_lifecycle
 		}},
@@ -91,12 +92,12 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 	t.Parallel()
 	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(agentA, 0, "10.0.0.5")
-	hosts := []string{"agent:" + agentA, "0:10.0.0.1"}
+	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	hosts := []string{"agent:" + provider.AgentA, "0:10.0.0.1"}
 	cfg := func(trigger string) string {
 		return e.config(proc{hosts: hosts, extra: "running = true\n restart_triggers = { conf = \"" + trigger + "\" }"})
 	}
-	read := statusOf(fmt.Sprintf(`{ agent_id = %q }`, agentA), `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
+	read := statusOf(fmt.Sprintf(`{ agent_id = %q }`, provider.AgentA), `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
 	var operations int
 	operateCalls := func() int { return e.sim.Calls("operate_proc_v2") + e.sim.Calls("operate_proc_multi") }
 	resource.Test(t, resource.TestCase{
@@ -105,7 +106,7 @@ func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: cfg("v1")},
 			{
-				PreConfig: func() { e.sim.SetAgentState(agentA, 3) }, // damaged
+				PreConfig: func() { e.sim.SetAgentState(provider.AgentA, 3) }, // damaged
 				Config:    cfg("v1") + read,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
@@ -113,7 +114,7 @@ func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(agentA).AtMapKey("status"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(provider.AgentA).AtMapKey("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("unknown")),
 					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(1).AtMapKey("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("all_running"), knownvalue.Bool(false)),
@@ -122,14 +123,14 @@ func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 			{
 				PreConfig:   func() { operations = operateCalls() },
 				Config:      cfg("v2"),
-				ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*the GSE agent is not running on agent_id\s+` + agentA + `\s+\(status_code 3,\s+damaged\)`),
+				ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*the GSE agent is not running on agent_id\s+` + provider.AgentA + `\s+\(status_code 3,\s+damaged\)`),
 			},
 			{
 				PreConfig: func() {
 					if n := operateCalls() - operations; n != 0 {
 						t.Errorf("%d operations sent while the agent was down, want 0", n)
 					}
-					e.sim.SetAgentState(agentA, 2)
+					e.sim.SetAgentState(provider.AgentA, 2)
 				},
 				Config: cfg("v2"),
 				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.5", hostedAndRunning), e.simCheck(0, "10.0.0.5", restartsAndNoReload(1))),
@@ -289,9 +290,9 @@ func headerOnly(reqs []simulator.RequestRecord, token string) error {
 func TestAccProcessOperationGateway_agentID(t *testing.T) {
 	t.Parallel()
 	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(agentA, 0, "10.0.0.5")
+	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
 	cfg := func(trigger string) string {
-		return e.config(proc{hosts: []string{"agent:" + agentA, "0:10.0.0.1"}, extra: "running = true"}) + fmt.Sprintf(`
+		return e.config(proc{hosts: []string{"agent:" + provider.AgentA, "0:10.0.0.1"}, extra: "running = true"}) + fmt.Sprintf(`
 resource "gse_process_operation" "test" {
   op       = "restart"
   triggers = { config = %q }
@@ -312,18 +313,18 @@ resource "gse_process_operation" "test" {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					e.simCheck(0, "10.0.0.5", restarts(1)), e.simCheck(0, "10.0.0.1", restarts(1)),
 					resource.TestCheckResourceAttr(opAddr, "results.#", "2"),
-					resource.TestCheckResourceAttr(opAddr, "results.0.agent_id", agentA), // ordered by cloud id, then ip: "" first
+					resource.TestCheckResourceAttr(opAddr, "results.0.agent_id", provider.AgentA), // ordered by cloud id, then ip: "" first
 					resource.TestCheckNoResourceAttr(opAddr, "results.1.agent_id"),
 					resource.TestCheckResourceAttr(opAddr, "results.1.ip", "10.0.0.1"),
 				),
 			},
 			{
-				PreConfig:   func() { e.sim.SetAgentState(agentA, -1) },
+				PreConfig:   func() { e.sim.SetAgentState(provider.AgentA, -1) },
 				Config:      cfg("v2"),
-				ExpectError: regexp.MustCompile(`the GSE agent is not running on agent_id\s+` + agentA + `\s+\(status_code -1,\s+unknown\)`),
+				ExpectError: regexp.MustCompile(`the GSE agent is not running on agent_id\s+` + provider.AgentA + `\s+\(status_code -1,\s+unknown\)`),
 			},
 			{
-				PreConfig: func() { e.sim.SetAgentState(agentA, 2) },
+				PreConfig: func() { e.sim.SetAgentState(provider.AgentA, 2) },
 				Config:    cfg("v2"),
 				Check:     resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.5", restarts(2)), e.simCheck(0, "10.0.0.1", restarts(2))),
 			},
@@ -339,13 +340,13 @@ resource "gse_process_operation" "test" {
 func TestAccManagedProcessGateway_agentIDOnlyHosts(t *testing.T) {
 	t.Parallel()
 	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(agentA, 0, "10.0.0.5")
-	e.sim.AddAgent(agentB, 2, "10.0.0.6")
-	cfg := e.config(proc{hosts: []string{"agent:" + agentA, "agent:" + agentB}, extra: "running = true"}) +
-		statusOf(fmt.Sprintf(`{ agent_id = %q }`, agentA), fmt.Sprintf(`{ agent_id = %q }`, agentB))
+	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	e.sim.AddAgent(provider.AgentB, 2, "10.0.0.6")
+	cfg := e.config(proc{hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, extra: "running = true"}) +
+		statusOf(fmt.Sprintf(`{ agent_id = %q }`, provider.AgentA), fmt.Sprintf(`{ agent_id = %q }`, provider.AgentB))
 	ds := "data.gse_process_status.x"
 	var checks, refreshed []statecheck.StateCheck
-	for i, id := range []string{agentA, agentB} {
+	for i, id := range []string{provider.AgentA, provider.AgentB} {
 		checks = append(checks,
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(id), knownvalue.ObjectPartial(map[string]knownvalue.Check{
 				"status": knownvalue.StringExact("running"), "managed": knownvalue.Bool(true),
@@ -406,14 +407,14 @@ func positive(v int64) error {
 func TestAccManagedProcessGateway_discoverAgentIDs(t *testing.T) {
 	t.Parallel()
 	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(agentA, 0, "10.0.0.5")
-	e.sim.AddAgent(agentB, 2, "10.0.0.6")
+	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	e.sim.AddAgent(provider.AgentB, 2, "10.0.0.6")
 	agentHost := func(id string) knownvalue.Check {
 		return knownvalue.ObjectExact(map[string]knownvalue.Check{
 			"agent_id": knownvalue.StringExact(id), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),
 		})
 	}
-	cfg := e.config(proc{hosts: []string{"agent:" + agentA, "agent:" + agentB}, extra: "running = true"})
+	cfg := e.config(proc{hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, extra: "running = true"})
 	importBlock := `
 import {
   to       = gse_managed_process.test
@@ -427,7 +428,7 @@ import {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"agent:" + agentB, "agent:" + agentA}, opPtr(gse.OpStart))
+					e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"agent:" + provider.AgentB, "agent:" + provider.AgentA}, opPtr(gse.OpStart))
 				},
 				Config: e.providerBlock(),
 			},
@@ -445,9 +446,9 @@ list "gse_managed_process" "all" {
 				QueryResultChecks: []querycheck.QueryResultCheck{
 					querycheck.ExpectLength("gse_managed_process.all", 1),
 					querycheck.ExpectResourceKnownValues("gse_managed_process.all", named("proc-test"), []querycheck.KnownValueCheck{
-						{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{agentHost(agentA), agentHost(agentB)})},
+						{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{agentHost(provider.AgentA), agentHost(provider.AgentB)})},
 						{Path: tfjsonpath.New("running"), KnownValue: knownvalue.Bool(true)},
-						{Path: tfjsonpath.New("host_status").AtMapKey(agentB).AtMapKey("status"), KnownValue: knownvalue.StringExact("running")},
+						{Path: tfjsonpath.New("host_status").AtMapKey(provider.AgentB).AtMapKey("status"), KnownValue: knownvalue.StringExact("running")},
 					}),
 				},
 			},
@@ -456,10 +457,10 @@ list "gse_managed_process" "all" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate), // the spec, which GSE cannot return
 					expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
-						hosts: []string{"agent:" + agentA, "agent:" + agentB}, labels: nil},
+						hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, labels: nil},
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListExact([]knownvalue.Check{agentHost(agentA), agentHost(agentB)})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListExact([]knownvalue.Check{agentHost(provider.AgentA), agentHost(provider.AgentB)})),
 				},
 			},
 			{Config: cfg + importBlock, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},

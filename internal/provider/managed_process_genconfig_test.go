@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestManagedProcessGeneratedConfig(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	srv, err := packed.NewProtocol6(New("test")())()
+	srv, err := packed.NewProtocol6(provider.New("test")())()
 	if err != nil {
 		t.Fatal(err)
 	}

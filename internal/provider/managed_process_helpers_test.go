@@ -68,3 +68,9 @@ func TestParseImportID(t *testing.T) {
 		}
 	}
 }
+
+// Two agent ids of the 36-hex form.
+const (
+	agentA = "0200000007525400f355781710390005465c"
+	agentB = "0200000007525400f355781710390005465d"
+)

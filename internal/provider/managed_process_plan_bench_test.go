@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
@@ -102,7 +103,7 @@ func benchManagedProcess(typ tftypes.Object, n int) tftypes.Value {
 // benchServer is the provider's framework server, with the value type of the
 // resource typeName.
 func benchServer(ctx context.Context, b testing.TB, typeName string) (tfprotov6.ProviderServer, tftypes.Object) {
-	server, err := packed.NewProtocol6(New("bench")())()
+	server, err := packed.NewProtocol6(provider.New("bench")())()
 	if err != nil {
 		b.Fatal(err)
 	}

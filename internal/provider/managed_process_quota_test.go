@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -166,9 +167,9 @@ func TestDiscoverWithoutSyncProcStatus(t *testing.T) {
 	for _, gateway := range []bool{false, true} {
 		e := newTestEnvIn(t, testModes[map[bool]int{false: 0, true: 1}[gateway]])
 		e.sim.RemoveAPIs("sync_proc_status")
-		_, err := discoverProcesses(context.Background(), e.client(t), "gse", func(gse.Meta) bool { return true })
+		_, err := provider.DiscoverProcesses(context.Background(), e.client(t), "gse", func(gse.Meta) bool { return true })
 		var diags diag.Diagnostics
-		plumbing.AddAPIError(&diags, "list", namespaceTarget("gse"), err, "")
+		plumbing.AddAPIError(&diags, "list", provider.NamespaceTarget("gse"), err, "")
 		if !diags.HasError() || !wordsRegexp("sync_proc_status", "This installation has no sync_proc_status", "terraform import gse_managed_process.NAME").MatchString(diags[0].Detail()) {
 			t.Errorf("gateway %v: %v", gateway, diags)
 		}

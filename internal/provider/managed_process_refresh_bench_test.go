@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -110,7 +111,7 @@ func configuredBenchServer(ctx context.Context, b *testing.B) (tfprotov6.Provide
 	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret})
 	srv := httptest.NewServer(sim)
 	b.Cleanup(srv.Close)
-	server, err := packed.NewProtocol6(NewTuned("bench", func(c *gse.Config) {
+	server, err := packed.NewProtocol6(provider.NewTuned("bench", func(c *gse.Config) {
 		c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 		c.RateLimit = 1e6 // the adaptive limiter's slow start is not what this measures
 	})())()

@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
@@ -20,7 +21,7 @@ import (
 func packedFixture(t *testing.T) (tftypes.Object, tftypes.Value) {
 	t.Helper()
 	ctx := context.Background()
-	server, err := packed.NewProtocol6(New("test")())()
+	server, err := packed.NewProtocol6(provider.New("test")())()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestPackedEncodingIsTerraforms(t *testing.T) {
 func TestPackedUpgradeState(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	server, err := packed.NewProtocol6(New("test")())()
+	server, err := packed.NewProtocol6(provider.New("test")())()
 	if err != nil {
 		t.Fatal(err)
 	}

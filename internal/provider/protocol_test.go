@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/provider"
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
@@ -27,8 +28,8 @@ import (
 func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	p := New("test")()
-	schemas := func(serve func(provider.Provider) func() (tfprotov6.ProviderServer, error)) *tfprotov6.GetProviderSchemaResponse {
+	p := provider.New("test")()
+	schemas := func(serve func(fwprovider.Provider) func() (tfprotov6.ProviderServer, error)) *tfprotov6.GetProviderSchemaResponse {
 		server, err := serve(p)()
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +40,7 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 		}
 		return resp
 	}
-	packedServer := func(p provider.Provider) func() (tfprotov6.ProviderServer, error) { return packed.NewProtocol6(p) }
+	packedServer := func(p fwprovider.Provider) func() (tfprotov6.ProviderServer, error) { return packed.NewProtocol6(p) }
 	got, plain := schemas(packedServer), schemas(providerserver.NewProtocol6WithError)
 	var elementNames []string
 	for name := range hosts.ObjectType.AttrTypes {

@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"fmt"
@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -79,7 +80,7 @@ func inModes(t *testing.T, test func(t *testing.T, e *testEnv)) {
 // factories serve the provider in-process, tuned to poll and back off in milliseconds.
 func (e *testEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"gse": packed.NewProtocol6(NewTuned("test", func(c *gse.Config) {
+		"gse": packed.NewProtocol6(provider.NewTuned("test", func(c *gse.Config) {
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
 			if c.RateLimit == 0 {
@@ -355,9 +356,3 @@ data "gse_job_process_status" "x" {
 		}},
 	})
 }
-
-// Two agent ids of the 36-hex form.
-const (
-	agentA = "0200000007525400f355781710390005465c"
-	agentB = "0200000007525400f355781710390005465d"
-)

@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"context"
@@ -11,13 +11,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 )
 
 // TestTimeoutsOneErrorEach: in every resource and data source with
 // timeouts, a timeout without a unit is one error, naming the attribute.
 func TestTimeoutsOneErrorEach(t *testing.T) {
 	ctx := context.Background()
-	p := New("test")()
+	p := provider.New("test")()
 	timeoutAttrs := map[string]map[string]any{}
 	for _, f := range p.Resources(ctx) {
 		r := f()

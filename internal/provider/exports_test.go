@@ -1,0 +1,24 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// Internals the black-box tests use.
+
+// ManagedProcessWithClient is gse_managed_process configured with c, for
+// calling its CRUD directly.
+func ManagedProcessWithClient(c *gse.Client) resource.Resource {
+	return &managedProcessResource{client: c}
+}
+
+const AgentA = agentA
+const AgentB = agentB
+
+type NamespaceTarget = namespaceTarget
+
+var CMDBAgent = cmdbAgent
+var DiscoverProcesses = discoverProcesses
+var RawWith = rawWith
