@@ -33,7 +33,7 @@ func inCMDBModes(t *testing.T, n int, test func(t *testing.T, e *testEnv)) {
 // cmdbConfig is the provider for CMDB tests, then resources: through ESB,
 // endpoint alone; through the gateway, the GSE and bk-cmdb gateways (the
 // simulator serves both at its root) and endpoint for JOB.
-func (e *testEnv) cmdbConfig(resources string) string {
+func cmdbConfig(e *testEnv, resources string) string {
 	block := e.providerBlock()
 	if e.gateway {
 		block = strings.Replace(block, "gateway_url", fmt.Sprintf("endpoint         = %q\n  cmdb_gateway_url = %q\n  gateway_url", e.url, e.url), 1)
@@ -42,7 +42,7 @@ func (e *testEnv) cmdbConfig(resources string) string {
 }
 
 // managedOn is e.config's gse_managed_process with hosts from expr.
-func (e *testEnv) managedOn(t *testing.T, expr, extra string) string {
+func managedOn(e *testEnv, t *testing.T, expr, extra string) string {
 	return edited(t, e.config(proc{extra: extra}), "hosts = []", "hosts = "+expr)
 }
 
@@ -64,7 +64,7 @@ func TestAccCMDBHosts_fleet(t *testing.T) {
 			})
 			ipv6 = e.simCheck(0, "fd00::19", hostedAndRunning)
 		}
-		cfg := e.cmdbConfig(`
+		cfg := cmdbConfig(e, `
 data "gse_cmdb_hosts" "fleet" { bk_biz_id = 2 }
 data "gse_cmdb_hosts" "set" {
   bk_biz_id  = 2
@@ -89,7 +89,7 @@ resource "gse_process_operation" "restart" {
     spec  = gse_managed_process.test.spec
   }
 }
-`) + e.managedOn(t, fleet+".hosts", "running = true") + edited(t, e.jobConfig("./nginx"), "ip_list                = []", "ip_list = data.gse_cmdb_hosts.set.ip_list")
+`) + managedOn(e, t, fleet+".hosts", "running = true") + edited(t, e.jobConfig("./nginx"), "ip_list                = []", "ip_list = data.gse_cmdb_hosts.set.ip_list")
 		cfg = strings.Replace(cfg, e.providerBlock(), "", 2) // e.config and jobConfig bring their own
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.factories(),
@@ -115,7 +115,7 @@ resource "gse_process_operation" "restart" {
 					e.simCheck(0, "10.0.4.176", hostedAndRunning), // host 1200, on the third page
 					e.simCheck(0, "10.0.0.7", restarts(1)), e.simCheck(0, "10.0.0.70", restarts(1)), e.simCheck(0, "10.0.0.63", restarts(0)),
 					e.jobCheck(0, "10.0.0.200", jobHosted), e.jobCheck(0, "fd00::19", jobHosted), e.jobAbsent("10.0.0.201"),
-					e.cmdbCalledThrough(),
+					cmdbCalledThrough(e),
 				),
 			}},
 		})
@@ -130,7 +130,7 @@ func jobHosted(p simulator.Process) error {
 }
 
 // cmdbCalledThrough checks that every CMDB request took this mode's form.
-func (e *testEnv) cmdbCalledThrough() resource.TestCheckFunc {
+func cmdbCalledThrough(e *testEnv) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		var esb, gw int
 		for _, r := range e.sim.Requests() {
@@ -154,13 +154,13 @@ func (e *testEnv) cmdbCalledThrough() resource.TestCheckFunc {
 func TestAccCMDBHosts_membershipDrift(t *testing.T) {
 	inCMDBModes(t, 300, func(t *testing.T, e *testEnv) {
 		// Module 1001 holds hosts 1-100; the filter keeps 7, 14, ..., 98.
-		cfg := e.cmdbConfig(`
+		cfg := cmdbConfig(e, `
 data "gse_cmdb_hosts" "mod" {
   bk_biz_id     = 2
   bk_module_ids = [1001]
   filter        = { condition = "AND", rules = [{ field = "bk_os_type", operator = "equal", value = "2" }] }
 }
-`) + e.managedOn(t, "data.gse_cmdb_hosts.mod.hosts", "running = true\n  rollout = { batch_size = 1 }")
+`) + managedOn(e, t, "data.gse_cmdb_hosts.mod.hosts", "running = true\n  rollout = { batch_size = 1 }")
 		cfg = strings.Replace(cfg, e.providerBlock(), "", 1)
 		key := func(id int) string {
 			if e.gateway && id%2 == 0 {

@@ -80,7 +80,7 @@ func TestAccJobManagedProcess_instances(t *testing.T) {
 
 // jobOps asserts how many operate_process tasks of op the simulator served
 // (the simulator refuses any without setup_path, proc_name or pid_path, as JOB does).
-func (e *testEnv) jobOps(op gse.OpType, want int) resource.TestCheckFunc {
+func jobOps(e *testEnv, op gse.OpType, want int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		n := 0
 		for _, tk := range e.sim.Tasks() {
@@ -126,11 +126,11 @@ func TestAccJobManagedProcess_importValueKey(t *testing.T) {
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(hostedByKey("10.0.0.1"), hostedByKey("10.0.0.2"), e.jobOps(gse.OpHost, 2)),
+				Check: resource.ComposeAggregateTestCheckFunc(hostedByKey("10.0.0.1"), hostedByKey("10.0.0.2"), jobOps(e, gse.OpHost, 2)),
 			},
 			{Config: forget},
 			{Config: cfg, ResourceName: jobAddr, ImportState: true, ImportStatePersist: true, ImportStateId: id},
-			{Config: cfg, Destroy: true, Check: e.jobOps(gse.OpUnhost, 1)},
+			{Config: cfg, Destroy: true, Check: jobOps(e, gse.OpUnhost, 1)},
 		},
 	})
 }
@@ -210,22 +210,6 @@ func TestAccJobManagedProcess_inputValidation(t *testing.T) {
 		{`timeouts               = { create = "5s" }`, `timeouts = { create = "-5m" }`, `must be a positive duration`},
 	} {
 		cases = append(cases, planError{edited(t, base, tc.from, tc.to), tc.want})
-	}
-	e.expectPlanErrors(t, cases)
-}
-
-// The ip_list of a JOB operation (a set) gets the same checks as the resource's.
-func TestAccProcessOperation_jobIPValidation(t *testing.T) {
-	t.Parallel()
-	e := newTestEnv(t)
-	base := e.jobOperation("start", "1", "")
-	var cases []planError
-	for _, tc := range []struct{ to, want string }{
-		{`{ bk_cloud_id = 0, ip = "10.0.0.1" }, { bk_cloud_id = 0, ip = "::ffff:10.0.0.1" }`, `the same\s+host`},
-		{`{ bk_cloud_id = 0, ip = "fe80::1%eth0" }`, `has a zone`},
-		{`{ bk_cloud_id = 0, ip = "10.0.0" }`, `is not an IPv4 or IPv6\s+address`},
-	} {
-		cases = append(cases, planError{edited(t, base, `{ bk_cloud_id = 0, ip = "10.0.0.1" }, { bk_cloud_id = 0, ip = "10.0.0.2" }`, tc.to), tc.want})
 	}
 	e.expectPlanErrors(t, cases)
 }

@@ -93,7 +93,7 @@ func startCmdIs(want string) func(simulator.Process) error {
 // jobHostingTasks asserts the JOB tasks so far: hosting only through
 // operate_process op_type 3 (register) and 4 (unregister), status through 2,
 // never manage_proc, which on the JOB server stops (1) or queries (2).
-func (e *testEnv) jobHostingTasks(wantOps ...int) resource.TestCheckFunc {
+func jobHostingTasks(e *testEnv, wantOps ...int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		var ops []int
 		for _, tk := range e.sim.Tasks() {
@@ -131,7 +131,7 @@ func TestAccJobManagedProcess_lifecycle(t *testing.T) {
 					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.1.status", "running"),
 					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.2.managed", "true"),
 					resource.TestCheckResourceAttr(jobAddr, "account", "root"),
-					e.jobHostingTasks(int(gse.OpHost)),
+					jobHostingTasks(e, int(gse.OpHost)),
 				),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},

@@ -77,27 +77,3 @@ func TestAccManagedProcess_oneShot(t *testing.T) {
 		})
 	})
 }
-
-// gse_process_operation on a one-shot: its restart answers 836 on every host
-// and counts as done, the code kept in results.
-func TestAccProcessOperation_oneShot(t *testing.T) {
-	t.Parallel()
-	e := newTestEnv(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
-		Steps: []resource.TestStep{{
-			Config: edited(t, e.gseOperation("restart", "v1"), "auto_type = 1", "auto_type = 2"),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr(opAddr, "results.0.error_code", "836"),
-				resource.TestCheckResourceAttr(opAddr, "results.1.error_code", "836"),
-				e.simCheck(0, "10.0.0.2", func(p simulator.Process) error {
-					if p.Restarts != 1 || p.Running {
-						return fmt.Errorf("want restarted once and exited, got %+v", p)
-					}
-					return nil
-				}),
-			),
-		}},
-	})
-}

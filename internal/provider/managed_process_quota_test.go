@@ -20,7 +20,7 @@ import (
 
 // countConfig is e.config's process declared n times (proc-0, proc-1, ...),
 // with providerArgs added to the provider block.
-func (e *testEnv) countConfig(n int, providerArgs string, p proc) string {
+func countConfig(e *testEnv, n int, providerArgs string, p proc) string {
 	cfg := e.config(p)
 	cfg = strings.Replace(cfg, `username   = "admin"`, `username   = "admin"`+"\n  "+providerArgs, 1)
 	cfg = strings.Replace(cfg, `resource "gse_managed_process" "test" {`, fmt.Sprintf(`resource "gse_managed_process" "test" {
@@ -38,7 +38,7 @@ func wordsRegexp(phrases ...string) *regexp.Regexp {
 }
 
 // checkAllRunning asserts that n processes proc-0... are registered and running.
-func (e *testEnv) checkAllRunning(n int) resource.TestCheckFunc {
+func checkAllRunning(e *testEnv, n int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		ps := e.sim.Processes()
 		if len(ps) != n {
@@ -63,8 +63,8 @@ func TestAccManagedProcess_throttledApplySucceeds(t *testing.T) {
 			ProtoV6ProviderFactories: e.factories(),
 			CheckDestroy:             e.checkSimEmpty,
 			Steps: []resource.TestStep{{
-				Config: e.countConfig(4, "max_retries = 0", proc{hosts: []string{"0:10.0.0.1"}, extra: "running = true"}),
-				Check: resource.ComposeTestCheckFunc(e.checkAllRunning(4), func(*terraform.State) error {
+				Config: countConfig(e, 4, "max_retries = 0", proc{hosts: []string{"0:10.0.0.1"}, extra: "running = true"}),
+				Check: resource.ComposeTestCheckFunc(checkAllRunning(e, 4), func(*terraform.State) error {
 					if n := e.sim.AllCalls()[simulator.RateLimitedKey]; n == 0 {
 						return fmt.Errorf("the simulator refused no request: the test proves nothing")
 					}
@@ -105,7 +105,7 @@ func TestAccManagedProcess_withoutOperateProcMulti(t *testing.T) {
 	e.sim.RemoveAPIs("operate_proc_multi")
 	// A fast fixed rate, so that the creates reach the batcher together and a batch is tried.
 	cfg := func(extra string) string {
-		return e.countConfig(3, "rate_limit = 1000", proc{hosts: []string{"0:10.0.0.1"}, extra: extra})
+		return countConfig(e, 3, "rate_limit = 1000", proc{hosts: []string{"0:10.0.0.1"}, extra: extra})
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
@@ -113,7 +113,7 @@ func TestAccManagedProcess_withoutOperateProcMulti(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           cfg("running = true"),
-				Check:            e.checkAllRunning(3),
+				Check:            checkAllRunning(e, 3),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{

@@ -14,7 +14,7 @@ import (
 
 // restartOnUpdate is the process of e.config with labels, restarted by the
 // action after each update.
-func (e *testEnv) restartOnUpdate(label string) string {
+func restartOnUpdate(e *testEnv, label string) string {
 	return e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, labels: fmt.Sprintf(`{ rev = %q }`, label), extra: `
   running = true
   lifecycle {
@@ -47,22 +47,22 @@ func TestAccProcessOperationAction_afterUpdate(t *testing.T) {
 		CheckDestroy:             e.checkSimEmpty,
 		Steps: []resource.TestStep{
 			{
-				Config: e.restartOnUpdate("1"),
+				Config: restartOnUpdate(e, "1"),
 				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", restarts(0)), e.simCheck(0, "10.0.0.2", restarts(0))),
 			},
 			{
-				Config: e.restartOnUpdate("2"),
+				Config: restartOnUpdate(e, "2"),
 				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", restarts(1)), e.simCheck(0, "10.0.0.2", restarts(1))),
 			},
 			{
 				PreConfig: func() {
 					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{int(gse.OpRestart)}, Code: gse.HostAgentAbnormal, Message: "agent offline", Times: 1})
 				},
-				Config:      e.restartOnUpdate("3"),
+				Config:      restartOnUpdate(e, "3"),
 				ExpectError: regexp.MustCompile(`(?s)Could not run restart on process gse/proc-test.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117: agent offline`),
 			},
 			{
-				Config: e.restartOnUpdate("3"),
+				Config: restartOnUpdate(e, "3"),
 				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", restarts(2)), e.simCheck(0, "10.0.0.2", restarts(1))),
 			},
 		},

@@ -20,7 +20,7 @@ import (
 const opAddr = "gse_process_operation.test"
 
 // gseOperation targets the process of e.config with op, its spec taken from the resource.
-func (e *testEnv) gseOperation(op, trigger string) string {
+func gseOperation(e *testEnv, op, trigger string) string {
 	return e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}) + fmt.Sprintf(`
 resource "gse_process_operation" "test" {
   op       = %q
@@ -51,7 +51,7 @@ func TestAccProcessOperation_gse(t *testing.T) {
 		CheckDestroy:             e.checkSimEmpty,
 		Steps: []resource.TestStep{
 			{
-				Config: e.gseOperation("restart", "v1"),
+				Config: gseOperation(e, "restart", "v1"),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					e.simCheck(0, "10.0.0.1", restarts(1)), e.simCheck(0, "10.0.0.2", restarts(1)),
 					resource.TestCheckResourceAttrPair(opAddr, "id", opAddr, "task_id"),
@@ -63,13 +63,13 @@ func TestAccProcessOperation_gse(t *testing.T) {
 			},
 			{
 				// Same triggers: nothing runs.
-				Config:           e.gseOperation("restart", "v1"),
+				Config:           gseOperation(e, "restart", "v1"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				Check:            e.simCheck(0, "10.0.0.1", restarts(1)),
 			},
 			{
 				// New triggers: the operation runs again.
-				Config: e.gseOperation("restart", "v2"),
+				Config: gseOperation(e, "restart", "v2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(opAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
@@ -77,7 +77,7 @@ func TestAccProcessOperation_gse(t *testing.T) {
 			},
 			{
 				// A status query: its content is parsed into pid, managed and version.
-				Config: e.gseOperation("status", "v2"),
+				Config: gseOperation(e, "status", "v2"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(opAddr, tfjsonpath.New("results").AtSliceIndex(0), knownvalue.ObjectPartial(map[string]knownvalue.Check{
 						"ip": knownvalue.StringExact("10.0.0.1"), "managed": knownvalue.Bool(true), "version": knownvalue.StringExact("1.0.0"),
@@ -88,7 +88,7 @@ func TestAccProcessOperation_gse(t *testing.T) {
 			},
 			{
 				// Start on running processes answers 828: a success, reported as such.
-				Config: e.gseOperation("start", "v2"),
+				Config: gseOperation(e, "start", "v2"),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(opAddr, "results.0.error_code", "828"),
 					resource.TestCheckResourceAttr(opAddr, "results.1.error_code", "828"),
@@ -99,7 +99,7 @@ func TestAccProcessOperation_gse(t *testing.T) {
 				PreConfig: func() {
 					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{9}, Code: 836, Message: "process still alive after kill", Times: 1})
 				},
-				Config:      e.gseOperation("kill", "v2"),
+				Config:      gseOperation(e, "kill", "v2"),
 				ExpectError: regexp.MustCompile(`(?s)Could not run kill on process gse/proc-test.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 836: process still alive\s+after kill`),
 			},
 			{
@@ -117,7 +117,7 @@ func TestAccProcessOperation_gse(t *testing.T) {
 }
 
 // jobOperation runs op through JOB on nginx at 10.0.0.1 and 10.0.0.2; extra goes into the process_infos item.
-func (e *testEnv) jobOperation(op, trigger, extra string) string {
+func jobOperation(e *testEnv, op, trigger, extra string) string {
 	return e.providerBlock() + fmt.Sprintf(`
 resource "gse_process_operation" "test" {
   op       = %q
@@ -163,7 +163,7 @@ func TestAccProcessOperation_job(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				// Seed 001: operate_process, with its own fields.
-				Config: e.jobOperation("start", "1", `start_cmd = "./nginx"
+				Config: jobOperation(e, "start", "1", `start_cmd = "./nginx"
       contact = "ops"
       type = 1`),
 				Check: resource.ComposeAggregateTestCheckFunc(
@@ -176,19 +176,19 @@ func TestAccProcessOperation_job(t *testing.T) {
 			},
 			{
 				// Seed 000: cmd_shell_ext sends it with operate_proc.
-				Config: e.jobOperation("stop", "2", `cmd_shell_ext = "sh"
+				Config: jobOperation(e, "stop", "2", `cmd_shell_ext = "sh"
       account = "root"`),
 				Check: resource.ComposeAggregateTestCheckFunc(calls("job/operate_proc", 1), running(false)),
 			},
 			{
 				// Stop again: 829 (not running) is a success.
-				Config: e.jobOperation("stop", "3", `cmd_shell_ext = "sh"`),
+				Config: jobOperation(e, "stop", "3", `cmd_shell_ext = "sh"`),
 				Check:  resource.TestCheckResourceAttr(opAddr, "results.0.error_code", "829"),
 			},
 			{
 				// operate_proc runs JOB's own start.sh as a resident process; the unset
 				// cpu_lmt goes as 0, so no server default applies.
-				Config: e.jobOperation("start", "5", `cmd_shell_ext = "sh"
+				Config: jobOperation(e, "start", "5", `cmd_shell_ext = "sh"
       mem_lmt = 10`),
 				Check: resource.ComposeAggregateTestCheckFunc(calls("job/operate_proc", 3), running(true), func(*terraform.State) error {
 					p, _ := e.sim.JobProcess(jobScope, jobIndex, 0, "10.0.0.1")
@@ -204,7 +204,7 @@ func TestAccProcessOperation_job(t *testing.T) {
 				PreConfig: func() {
 					e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.1", Code: 117, Message: "agent offline", Times: 1})
 				},
-				Config:      e.jobOperation("restart", "4", ""),
+				Config:      jobOperation(e, "restart", "4", ""),
 				ExpectError: regexp.MustCompile(`(?s)Could not run restart on process JOB biz:2//data/nginx/bin/nginx.*10\.0\.0\.1 \(bk_cloud_id 0\): GSE code 117: agent offline`),
 			},
 		},
@@ -215,10 +215,10 @@ func TestAccProcessOperation_validation(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	for _, tc := range []struct{ cfg, want string }{
-		{e.jobOperation("start", "1", `cmd_shell_ext = "sh"
+		{jobOperation(e, "start", "1", `cmd_shell_ext = "sh"
       start_cmd = "./nginx"`), `only .setup_path., .proc_name., .pid_path., .account., .cmd_shell_ext., .cpu_lmt., .mem_lmt.; unset .start_cmd.`},
-		{e.jobOperation("start", "1", `cmd_shell_ext = "zsh"`), `cmd_shell_ext value must be one of: \["sh" "bat" "ps1"\]`},
-		{e.jobOperation("launch", "1", ""), `op value must be one of: \["start" "stop" "status" "restart" "reload" "kill"\]`},
+		{jobOperation(e, "start", "1", `cmd_shell_ext = "zsh"`), `cmd_shell_ext value must be one of: \["sh" "bat" "ps1"\]`},
+		{jobOperation(e, "launch", "1", ""), `op value must be one of: \["start" "stop" "status" "restart" "reload" "kill"\]`},
 		{e.providerBlock() + `
 resource "gse_process_operation" "test" {
   op = "start"

@@ -55,7 +55,7 @@ resource "gse_process_operation" "test" {
 }
 
 // jobRolloutOperation restarts nginx through JOB on 10.0.0.1-4 with rollout.
-func (e *testEnv) jobRolloutOperation(run, rollout string) string {
+func jobRolloutOperation(e *testEnv, run, rollout string) string {
 	return e.providerBlock() + fmt.Sprintf(`
 resource "gse_process_operation" "test" {
   op       = "restart"
@@ -85,7 +85,7 @@ func TestAccRollout_operationJOB(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: markTasks(e.sim, &mark),
-				Config:    e.jobRolloutOperation("1", `{ batch_size = "50%" }`),
+				Config:    jobRolloutOperation(e, "1", `{ batch_size = "50%" }`),
 				Check:     expectBatches(e.sim, &mark, int(gse.OpRestart), ipRange(1, 2), ipRange(3, 4)),
 			},
 			{
@@ -93,19 +93,19 @@ func TestAccRollout_operationJOB(t *testing.T) {
 					markTasks(e.sim, &mark)()
 					e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.2", Code: 117, Message: "agent offline", Times: 1})
 				},
-				Config: e.jobRolloutOperation("2", `{ batch_size = 2, max_fail_percentage = 0 }`),
+				Config: jobRolloutOperation(e, "2", `{ batch_size = 2, max_fail_percentage = 0 }`),
 				ExpectError: wrapped("Could not run restart on process JOB biz:2//data/nginx/bin/nginx",
 					"rolling restart of JOB biz:2//data/nginx/bin/nginx stopped after batch 1 of 2: 1 of 4 hosts failed",
 					"- 10.0.0.2 (bk_cloud_id 0): GSE code 117: agent offline", "Untouched (2 hosts", "- 10.0.0.3 (bk_cloud_id 0)", "- 10.0.0.4 (bk_cloud_id 0)"),
 			},
 			{
-				Config: e.jobRolloutOperation("2", `{ batch_size = 2, max_fail_percentage = 0 }`), PlanOnly: true, ExpectNonEmptyPlan: true,
+				Config: jobRolloutOperation(e, "2", `{ batch_size = 2, max_fail_percentage = 0 }`), PlanOnly: true, ExpectNonEmptyPlan: true,
 				Check: expectBatches(e.sim, &mark, int(gse.OpRestart), ipRange(1, 2)),
 			},
 		},
 	})
 	e.expectPlanErrors(t, []planError{
-		{e.jobRolloutOperation("1", `{ batch_size = 5 }`), ws(`rollout.batch_size must be a host count from 1 to 4 (the number of hosts)`)},
+		{jobRolloutOperation(e, "1", `{ batch_size = 5 }`), ws(`rollout.batch_size must be a host count from 1 to 4 (the number of hosts)`)},
 	})
 }
 
