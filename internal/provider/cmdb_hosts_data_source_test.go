@@ -16,16 +16,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 // inCMDBModes is inModes over a simulator with n CMDB hosts.
-func inCMDBModes(t *testing.T, n int, test func(t *testing.T, e *testEnv)) {
-	for _, m := range testModes {
-		t.Run(m.name, func(t *testing.T) {
+func inCMDBModes(t *testing.T, n int, test func(t *testing.T, e *acctest.Env)) {
+	for _, m := range acctest.Modes {
+		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
-			test(t, newTestEnvWith(t, m, func(o *simulator.Options) { o.CMDBHosts, o.RecordRequests = n, true }))
+			test(t, acctest.NewEnvWith(t, m, func(o *simulator.Options) { o.CMDBHosts, o.RecordRequests = n, true }))
 		})
 	}
 }
@@ -33,17 +34,17 @@ func inCMDBModes(t *testing.T, n int, test func(t *testing.T, e *testEnv)) {
 // cmdbConfig is the provider for CMDB tests, then resources: through ESB,
 // endpoint alone; through the gateway, the GSE and bk-cmdb gateways (the
 // simulator serves both at its root) and endpoint for JOB.
-func cmdbConfig(e *testEnv, resources string) string {
-	block := e.providerBlock()
-	if e.gateway {
-		block = strings.Replace(block, "gateway_url", fmt.Sprintf("endpoint         = %q\n  cmdb_gateway_url = %q\n  gateway_url", e.url, e.url), 1)
+func cmdbConfig(e *acctest.Env, resources string) string {
+	block := e.ProviderBlock()
+	if e.Gateway {
+		block = strings.Replace(block, "gateway_url", fmt.Sprintf("endpoint         = %q\n  cmdb_gateway_url = %q\n  gateway_url", e.URL, e.URL), 1)
 	}
 	return block + resources
 }
 
 // managedOn is e.config's gse_managed_process with hosts from expr.
-func managedOn(e *testEnv, t *testing.T, expr, extra string) string {
-	return edited(t, e.config(proc{extra: extra}), "hosts = []", "hosts = "+expr)
+func managedOn(e *acctest.Env, t *testing.T, expr, extra string) string {
+	return acctest.Edited(t, e.Config(acctest.Proc{Extra: extra}), "hosts = []", "hosts = "+expr)
 }
 
 // TestAccCMDBHosts_fleet feeds gse_cmdb_hosts, paged past 1,000 hosts and
@@ -51,18 +52,18 @@ func managedOn(e *testEnv, t *testing.T, expr, extra string) string {
 // first, IPv6-only ones only through the gateway, hosts without an address
 // never.
 func TestAccCMDBHosts_fleet(t *testing.T) {
-	inCMDBModes(t, 1200, func(t *testing.T, e *testEnv) {
+	inCMDBModes(t, 1200, func(t *testing.T, e *acctest.Env) {
 		const fleet = "data.gse_cmdb_hosts.fleet"
 		// 1200 hosts: 24 IPv6-only (i%50 == 25), 12 without address (i%100 == 99).
 		count, skipped, second := "1164", 36, knownvalue.ObjectExact(map[string]knownvalue.Check{
 			"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null(),
 		})
-		ipv6 := e.simAbsent(0, "fd00::19")
-		if e.gateway {
+		ipv6 := e.SimAbsent(0, "fd00::19")
+		if e.Gateway {
 			count, skipped, second = "1188", 12, knownvalue.ObjectExact(map[string]knownvalue.Check{
 				"ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.StringExact(provider.CMDBAgent(2)),
 			})
-			ipv6 = e.simCheck(0, "fd00::19", hostedAndRunning)
+			ipv6 = e.SimCheck(0, "fd00::19", acctest.HostedAndRunning)
 		}
 		cfg := cmdbConfig(e, `
 data "gse_cmdb_hosts" "fleet" { bk_biz_id = 2 }
@@ -89,11 +90,11 @@ resource "gse_process_operation" "restart" {
     spec  = gse_managed_process.test.spec
   }
 }
-`) + managedOn(e, t, fleet+".hosts", "running = true") + edited(t, e.jobConfig("./nginx"), "ip_list                = []", "ip_list = data.gse_cmdb_hosts.set.ip_list")
-		cfg = strings.Replace(cfg, e.providerBlock(), "", 2) // e.config and jobConfig bring their own
+`) + managedOn(e, t, fleet+".hosts", "running = true") + acctest.Edited(t, e.JobConfig("./nginx"), "ip_list                = []", "ip_list = data.gse_cmdb_hosts.set.ip_list")
+		cfg = strings.Replace(cfg, e.ProviderBlock(), "", 2) // e.config and jobConfig bring their own
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkSimEmpty,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{{
 				Config: cfg,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -109,12 +110,12 @@ resource "gse_process_operation" "restart" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(fleet, "host_count", count),
-					resource.TestCheckResourceAttr(addr, "hosts.#", count),
+					resource.TestCheckResourceAttr(acctest.Addr, "hosts.#", count),
 					resource.TestCheckResourceAttr("data.gse_cmdb_hosts.set", "ip_list.#", "198"), // hosts 1-200 but 99 and 199
-					e.simCheck(0, "10.0.0.10", hostedAndRunning), e.simAbsent(0, "192.168.0.10"), ipv6, e.simAbsent(0, "10.0.0.99"),
-					e.simCheck(0, "10.0.4.176", hostedAndRunning), // host 1200, on the third page
-					e.simCheck(0, "10.0.0.7", restarts(1)), e.simCheck(0, "10.0.0.70", restarts(1)), e.simCheck(0, "10.0.0.63", restarts(0)),
-					e.jobCheck(0, "10.0.0.200", jobHosted), e.jobCheck(0, "fd00::19", jobHosted), e.jobAbsent("10.0.0.201"),
+					e.SimCheck(0, "10.0.0.10", acctest.HostedAndRunning), e.SimAbsent(0, "192.168.0.10"), ipv6, e.SimAbsent(0, "10.0.0.99"),
+					e.SimCheck(0, "10.0.4.176", acctest.HostedAndRunning), // host 1200, on the third page
+					e.SimCheck(0, "10.0.0.7", acctest.Restarts(1)), e.SimCheck(0, "10.0.0.70", acctest.Restarts(1)), e.SimCheck(0, "10.0.0.63", acctest.Restarts(0)),
+					e.JobCheck(0, "10.0.0.200", jobHosted), e.JobCheck(0, "fd00::19", jobHosted), e.JobAbsent("10.0.0.201"),
 					cmdbCalledThrough(e),
 				),
 			}},
@@ -130,10 +131,10 @@ func jobHosted(p simulator.Process) error {
 }
 
 // cmdbCalledThrough checks that every CMDB request took this mode's form.
-func cmdbCalledThrough(e *testEnv) resource.TestCheckFunc {
+func cmdbCalledThrough(e *acctest.Env) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		var esb, gw int
-		for _, r := range e.sim.Requests() {
+		for _, r := range e.Sim.Requests() {
 			switch {
 			case strings.HasPrefix(r.Path, "/api/c/compapi/v2/cc/list_biz_hosts"):
 				esb++
@@ -141,8 +142,8 @@ func cmdbCalledThrough(e *testEnv) resource.TestCheckFunc {
 				gw++
 			}
 		}
-		if want := map[bool]int{false: esb, true: gw}[e.gateway]; want == 0 || esb+gw != want {
-			return fmt.Errorf("CMDB requests: %d through ESB, %d through the gateway; want them all through the gateway: %v", esb, gw, e.gateway)
+		if want := map[bool]int{false: esb, true: gw}[e.Gateway]; want == 0 || esb+gw != want {
+			return fmt.Errorf("CMDB requests: %d through ESB, %d through the gateway; want them all through the gateway: %v", esb, gw, e.Gateway)
 		}
 		return nil
 	}
@@ -152,7 +153,7 @@ func cmdbCalledThrough(e *testEnv) resource.TestCheckFunc {
 // module behind Terraform's back: the next plan adds and removes exactly
 // them, and rollout hosts the additions one batch at a time.
 func TestAccCMDBHosts_membershipDrift(t *testing.T) {
-	inCMDBModes(t, 300, func(t *testing.T, e *testEnv) {
+	inCMDBModes(t, 300, func(t *testing.T, e *acctest.Env) {
 		// Module 1001 holds hosts 1-100; the filter keeps 7, 14, ..., 98.
 		cfg := cmdbConfig(e, `
 data "gse_cmdb_hosts" "mod" {
@@ -161,37 +162,37 @@ data "gse_cmdb_hosts" "mod" {
   filter        = { condition = "AND", rules = [{ field = "bk_os_type", operator = "equal", value = "2" }] }
 }
 `) + managedOn(e, t, "data.gse_cmdb_hosts.mod.hosts", "running = true\n  rollout = { batch_size = 1 }")
-		cfg = strings.Replace(cfg, e.providerBlock(), "", 1)
+		cfg = strings.Replace(cfg, e.ProviderBlock(), "", 1)
 		key := func(id int) string {
-			if e.gateway && id%2 == 0 {
+			if e.Gateway && id%2 == 0 {
 				return provider.CMDBAgent(id)
 			}
 			return fmt.Sprintf("0:10.0.%d.%d", id>>8, id&255)
 		}
 		var mark int
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkSimEmpty,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{{
 				Config: cfg,
-				Check:  resource.ComposeAggregateTestCheckFunc(resource.TestCheckResourceAttr(addr, "hosts.#", "14"), e.simCheck(0, "10.0.0.14", hostedAndRunning)),
+				Check:  resource.ComposeAggregateTestCheckFunc(resource.TestCheckResourceAttr(acctest.Addr, "hosts.#", "14"), e.SimCheck(0, "10.0.0.14", acctest.HostedAndRunning)),
 			}, {
 				PreConfig: func() {
 					for host, module := range map[int64]int64{14: 1003, 203: 1001, 210: 1001} {
-						if err := e.sim.MoveHost(host, module); err != nil {
+						if err := e.Sim.MoveHost(host, module); err != nil {
 							t.Fatal(err)
 						}
 					}
-					mark = len(e.sim.Tasks())
+					mark = len(e.Sim.Tasks())
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectHostsChange{addr: addr, removed: []string{key(14)}, added: []string{key(203), key(210)}},
+					expectHostsChange{addr: acctest.Addr, removed: []string{key(14)}, added: []string{key(203), key(210)}},
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(addr, "hosts.#", "15"),
-					e.simAbsent(0, "10.0.0.14"), e.simCheck(0, "10.0.0.203", hostedAndRunning), e.simCheck(0, "10.0.0.210", hostedAndRunning),
-					func(*terraform.State) error { return oneHostPerTask(e.sim.Tasks()[mark:], "10.0.0.203", "10.0.0.210") },
+					resource.TestCheckResourceAttr(acctest.Addr, "hosts.#", "15"),
+					e.SimAbsent(0, "10.0.0.14"), e.SimCheck(0, "10.0.0.203", acctest.HostedAndRunning), e.SimCheck(0, "10.0.0.210", acctest.HostedAndRunning),
+					func(*terraform.State) error { return oneHostPerTask(e.Sim.Tasks()[mark:], "10.0.0.203", "10.0.0.210") },
 				),
 			}},
 		})
@@ -268,48 +269,48 @@ func plannedHostKeys(v any) []string {
 // plan, naming the attribute and what it takes.
 func TestAccCMDBHosts_planErrors(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	ds := func(args string) string {
-		return e.providerBlock() + "data \"gse_cmdb_hosts\" \"x\" {\n" + args + "\n}\n"
+		return e.ProviderBlock() + "data \"gse_cmdb_hosts\" \"x\" {\n" + args + "\n}\n"
 	}
 	rule := func(r string) string {
 		return ds(`bk_biz_id = 2
 filter = { condition = "AND", rules = [` + r + `] }`)
 	}
-	cases := []planError{
-		{ds("bk_biz_id = 0"), `bk_biz_id value must be at least 1, got: 0`},
-		{ds("bk_biz_id = 2\nbk_set_ids = range(1, 202)"), `bk_set_ids list must contain at least 1 elements and at most 200 elements, got: 201`},
-		{ds("bk_biz_id = 2\nbk_module_ids = [0]"), `bk_module_ids\[0\] value must be at least 1, got: 0`},
-		{ds(`bk_biz_id = 2
-filter = { condition = "XOR", rules = [{ field = "bk_os_type", operator = "equal", value = "1" }] }`), `filter.condition value must be one of: \["AND" "OR"\], got: "XOR"`},
-		{rule(`{ field = "bk_host_name", operator = "like", value = "web" }`), `operator value must be one of: \["equal" "not_equal" "in"`},
-		{rule(`{ field = "bk_host_name", operator = "in", value = "web" }`), `filter.rules\[0\].value: operator in takes values \(strings\) or numbers, a list, not value\.`},
-		{rule(`{ field = "bk_host_name", operator = "equal", values = ["web"] }`), `filter.rules\[0\].values: operator equal takes value \(a string\) or number, not values\.`},
-		{rule(`{ condition = "OR", field = "bk_host_name" }`), `filter.rules\[0\] sets condition and a field test`},
-		{rule(`{ condition = "OR" }`), `filter.rules\[0\] is a group \(condition is set\) without rules`},
-		{rule(`{ operator = "equal", value = "x" }`), `a field test needs field and operator`},
-		{rule(`{ field = "bk_cloud_id", operator = "in", values = ["0", "one"] }`), `bk_cloud_id is a numeric field, and "one" is not an integer`},
+	cases := []acctest.PlanError{
+		{Config: ds("bk_biz_id = 0"), Want: `bk_biz_id value must be at least 1, got: 0`},
+		{Config: ds("bk_biz_id = 2\nbk_set_ids = range(1, 202)"), Want: `bk_set_ids list must contain at least 1 elements and at most 200 elements, got: 201`},
+		{Config: ds("bk_biz_id = 2\nbk_module_ids = [0]"), Want: `bk_module_ids\[0\] value must be at least 1, got: 0`},
+		{Config: ds(`bk_biz_id = 2
+filter = { condition = "XOR", rules = [{ field = "bk_os_type", operator = "equal", value = "1" }] }`), Want: `filter.condition value must be one of: \["AND" "OR"\], got: "XOR"`},
+		{Config: rule(`{ field = "bk_host_name", operator = "like", value = "web" }`), Want: `operator value must be one of: \["equal" "not_equal" "in"`},
+		{Config: rule(`{ field = "bk_host_name", operator = "in", value = "web" }`), Want: `filter.rules\[0\].value: operator in takes values \(strings\) or numbers, a list, not value\.`},
+		{Config: rule(`{ field = "bk_host_name", operator = "equal", values = ["web"] }`), Want: `filter.rules\[0\].values: operator equal takes value \(a string\) or number, not values\.`},
+		{Config: rule(`{ condition = "OR", field = "bk_host_name" }`), Want: `filter.rules\[0\] sets condition and a field test`},
+		{Config: rule(`{ condition = "OR" }`), Want: `filter.rules\[0\] is a group \(condition is set\) without rules`},
+		{Config: rule(`{ operator = "equal", value = "x" }`), Want: `a field test needs field and operator`},
+		{Config: rule(`{ field = "bk_cloud_id", operator = "in", values = ["0", "one"] }`), Want: `bk_cloud_id is a numeric field, and "one" is not an integer`},
 		// Where bk-cmdb's query builder answers 1199006:
-		{rule(`{ field = "bk_service_term", operator = "less", value = "3" }`), `filter.rules\[0\].value: operator less compares numbers, and value is sent as a string, which CMDB refuses \(1199006\): set number instead \(for example number = 3\)`},
-		{rule(`{ field = "rack_unit", operator = "greater" }`), `filter.rules\[0\]: operator greater takes number`},
-		{rule(`{ field = "bk_cloud_id", operator = "contains", number = 1 }`), `filter.rules\[0\].number: operator contains takes value, a non-empty string \(a regular expression\), not number`},
-		{rule(`{ field = "bk_host_name", operator = "not_ends_with", values = ["a"] }`), `filter.rules\[0\].values: operator not_ends_with takes value, a non-empty string \(a regular expression\), not values`},
-		{rule(`{ field = "bk_host_name", operator = "begins_with", value = "" }`), `filter.rules\[0\].value: operator begins_with takes a non-empty string, and CMDB refuses an empty one`},
-		{rule(`{ field = "bk_cloud_id", operator = "in", values = ["0"], numbers = [1] }`), `filter.rules\[0\].numbers: values and numbers together make a list mixing strings and numbers, which CMDB refuses`},
-		{rule(`{ field = "bk_cloud_id", operator = "equal", value = "0", number = 0 }`), `filter.rules\[0\].number: set value or number, not both`},
-		{rule(`{ field = "bk_cloud_id", operator = "equal", number = 0, literal = true }`), `filter.rules\[0\].literal: literal applies to the string operators`},
-		{rule(`{ field = "bk_host_id", operator = "between", numbers = [1, 5] }`), `filter.rules\[0\].operator: CMDB's query builder does not support between`},
-		{rule(`{ field = "$where", operator = "equal", value = "x" }`), `filter.rules\[0\].field must be a CMDB field id \(a letter or digit, then letters, digits, _, - or .\), got: \$where`},
-		{rule(`{ condition = "OR", rules = [] }`), `filter.rules\[0\].rules list must contain at least 1 elements, got: 0`},
-		{ds("bk_biz_id = 2\nfilter = { condition = \"AND\", rules = [] }"), `filter.rules list must contain at least 1 elements, got: 0`},
-		{rule(`{ condition = "OR", rules = [{ field = "bk_service_term", operator = "greater", value = "1" }] }`), `filter.rules\[0\].rules\[0\].value: operator greater compares numbers`},
+		{Config: rule(`{ field = "bk_service_term", operator = "less", value = "3" }`), Want: `filter.rules\[0\].value: operator less compares numbers, and value is sent as a string, which CMDB refuses \(1199006\): set number instead \(for example number = 3\)`},
+		{Config: rule(`{ field = "rack_unit", operator = "greater" }`), Want: `filter.rules\[0\]: operator greater takes number`},
+		{Config: rule(`{ field = "bk_cloud_id", operator = "contains", number = 1 }`), Want: `filter.rules\[0\].number: operator contains takes value, a non-empty string \(a regular expression\), not number`},
+		{Config: rule(`{ field = "bk_host_name", operator = "not_ends_with", values = ["a"] }`), Want: `filter.rules\[0\].values: operator not_ends_with takes value, a non-empty string \(a regular expression\), not values`},
+		{Config: rule(`{ field = "bk_host_name", operator = "begins_with", value = "" }`), Want: `filter.rules\[0\].value: operator begins_with takes a non-empty string, and CMDB refuses an empty one`},
+		{Config: rule(`{ field = "bk_cloud_id", operator = "in", values = ["0"], numbers = [1] }`), Want: `filter.rules\[0\].numbers: values and numbers together make a list mixing strings and numbers, which CMDB refuses`},
+		{Config: rule(`{ field = "bk_cloud_id", operator = "equal", value = "0", number = 0 }`), Want: `filter.rules\[0\].number: set value or number, not both`},
+		{Config: rule(`{ field = "bk_cloud_id", operator = "equal", number = 0, literal = true }`), Want: `filter.rules\[0\].literal: literal applies to the string operators`},
+		{Config: rule(`{ field = "bk_host_id", operator = "between", numbers = [1, 5] }`), Want: `filter.rules\[0\].operator: CMDB's query builder does not support between`},
+		{Config: rule(`{ field = "$where", operator = "equal", value = "x" }`), Want: `filter.rules\[0\].field must be a CMDB field id \(a letter or digit, then letters, digits, _, - or .\), got: \$where`},
+		{Config: rule(`{ condition = "OR", rules = [] }`), Want: `filter.rules\[0\].rules list must contain at least 1 elements, got: 0`},
+		{Config: ds("bk_biz_id = 2\nfilter = { condition = \"AND\", rules = [] }"), Want: `filter.rules list must contain at least 1 elements, got: 0`},
+		{Config: rule(`{ condition = "OR", rules = [{ field = "bk_service_term", operator = "greater", value = "1" }] }`), Want: `filter.rules\[0\].rules\[0\].value: operator greater compares numbers`},
 		// A third level of groups, which CMDB refuses, cannot be written.
-		{rule(`{ condition = "OR", rules = [{ condition = "AND", rules = [] }] }`), `filter.rules\[0\].rules\[0\]: a field test needs field and operator [^;]*; a group cannot hold groups \(CMDB refuses a tree deeper than 3\)`},
+		{Config: rule(`{ condition = "OR", rules = [{ condition = "AND", rules = [] }] }`), Want: `filter.rules\[0\].rules\[0\]: a field test needs field and operator [^;]*; a group cannot hold groups \(CMDB refuses a tree deeper than 3\)`},
 	}
 	for i := range cases {
-		cases[i].want = wrappedRe(cases[i].want)
+		cases[i].Want = acctest.WrappedPattern(cases[i].Want)
 	}
-	e.expectPlanErrors(t, cases)
+	e.ExpectPlanErrors(t, cases)
 }
 
 // TestAccCMDBHosts_numbersAndRegexes compares CMDB's own int field and a
@@ -318,7 +319,7 @@ filter = { condition = "XOR", rules = [{ field = "bk_os_type", operator = "equal
 // case-insensitive for contains alone.
 func TestAccCMDBHosts_numbersAndRegexes(t *testing.T) {
 	t.Parallel()
-	e := newTestEnvWith(t, testModes[0], func(o *simulator.Options) { o.CMDBHosts = 100 })
+	e := acctest.NewEnvWith(t, acctest.Modes[0], func(o *simulator.Options) { o.CMDBHosts = 100 })
 	hosts := func(name, rules string) string {
 		return fmt.Sprintf("data \"gse_cmdb_hosts\" %q {\n  bk_biz_id = 2\n  filter = { condition = \"AND\", rules = [%s] }\n}\n", name, rules)
 	}
@@ -336,7 +337,7 @@ func TestAccCMDBHosts_numbersAndRegexes(t *testing.T) {
 		}
 		return out
 	}
-	cfg := e.providerBlock() +
+	cfg := e.ProviderBlock() +
 		// rack_unit (custom) is id%42+1, bk_service_term id%5+1.
 		hosts("numbers", `{ field = "rack_unit", operator = "greater_or_equal", number = 40 }, { field = "bk_service_term", operator = "less_or_equal", number = 2.5 }`) +
 		hosts("in_numbers", `{ field = "bk_service_term", operator = "in", numbers = [5] }, { field = "bk_host_name", operator = "begins_with", value = "host-0000" }`) +
@@ -348,7 +349,7 @@ func TestAccCMDBHosts_numbersAndRegexes(t *testing.T) {
 		// Sent as a string (CMDB refused the number sent before): a regex matches no number.
 		hosts("regex_on_number", `{ field = "bk_cloud_id", operator = "begins_with", value = "0" }`)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
+		ProtoV6ProviderFactories: e.Factories(),
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 // The README and the rendered docs, checked as a user would follow them.
@@ -145,15 +146,15 @@ func TestDocsPassHostsAsTheyAre(t *testing.T) {
 // given as.
 func TestAccExamplesHostsByAgentID(t *testing.T) {
 	t.Parallel()
-	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
-	cfg := e.config(proc{hosts: []string{"agent:" + provider.AgentA, "0:10.0.0.1"}, extra: "running = true"})
+	e := acctest.NewGatewayEnv(t, nil)
+	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + provider.AgentA, "0:10.0.0.1"}, Extra: "running = true"})
 	for _, f := range []string{"examples/data-sources/gse_process_status/data-source.tf", "examples/functions/parse_status_content/function.tf"} {
 		cfg += "\n" + strings.ReplaceAll(readRepoFile(t, f), "gse_managed_process.agent.", "gse_managed_process.test.")
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -14,17 +15,17 @@ import (
 // plugin on the two modules, nginx on the set, and the status check holds.
 func TestAccExamplesFleet(t *testing.T) {
 	t.Parallel()
-	e := newTestEnvWith(t, testModes[0], func(o *simulator.Options) { o.CMDBHosts = 400 })
+	e := acctest.NewEnvWith(t, acctest.Modes[0], func(o *simulator.Options) { o.CMDBHosts = 400 })
 	b, err := os.ReadFile("../../examples/fleet/main.tf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := edited(t, string(b), `provider "gse" {}`, e.providerBlock())
+	cfg := acctest.Edited(t, string(b), `provider "gse" {}`, e.ProviderBlock())
 	// The test framework installs the provider as hashicorp/gse.
-	cfg = edited(t, cfg, "terraform {\n  required_providers {\n    gse = { source = \"bk-gse/gse\" }\n  }\n}\n", "")
+	cfg = acctest.Edited(t, cfg, "terraform {\n  required_providers {\n    gse = { source = \"bk-gse/gse\" }\n  }\n}\n", "")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			Check: resource.ComposeAggregateTestCheckFunc(

@@ -8,19 +8,21 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 // The documentation's examples plan cleanly against the simulator: every
 // resource and data-source example, together (they refer to each other).
 func TestAccExamplesPlan(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	files, err := filepath.Glob("../../examples/*/*/*.tf")
 	if err != nil || len(files) < 5 {
 		t.Fatalf("examples: %v %v", files, err)
 	}
 	var cfg strings.Builder
-	cfg.WriteString(e.providerBlock())
+	cfg.WriteString(e.ProviderBlock())
 	for _, f := range files {
 		if strings.HasSuffix(f, "import-by-string-id.tf") || strings.HasSuffix(f, "import-by-identity.tf") {
 			continue // import blocks need existing objects
@@ -36,7 +38,7 @@ func TestAccExamplesPlan(t *testing.T) {
 		cfg.WriteString("\n")
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
+		ProtoV6ProviderFactories: e.Factories(),
 		Steps: []resource.TestStep{{
 			Config: cfg.String(), PlanOnly: true, ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
@@ -51,15 +53,15 @@ func TestAccExamplesPlan(t *testing.T) {
 
 // The gateway example of the provider page plans against the gateway simulator.
 func TestAccExamplesGatewayPlan(t *testing.T) {
-	e := newGatewayEnv(t, nil)
+	e := acctest.NewGatewayEnv(t, nil)
 	b, err := os.ReadFile("../../examples/provider/gateway.tf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := strings.NewReplacer("https://bkapi.example.com/api/bk-gse/prod", e.url, "https://paas.example.com", e.url).Replace(string(b))
-	t.Setenv("BK_ACCESS_TOKEN", testToken) // as the example says
+	cfg := strings.NewReplacer("https://bkapi.example.com/api/bk-gse/prod", e.URL, "https://paas.example.com", e.URL).Replace(string(b))
+	t.Setenv("BK_ACCESS_TOKEN", acctest.Token) // as the example says
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
+		ProtoV6ProviderFactories: e.Factories(),
 		Steps: []resource.TestStep{{
 			Config: cfg, PlanOnly: true, ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/querycheck"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 // readExamples joins the example files matching pattern, except import blocks.
@@ -40,15 +41,15 @@ func readExamples(t *testing.T, pattern string) string {
 // with every other example, and the list example finds a process.
 func TestAccExamplesTerraform114(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.providerBlock() + readExamples(t, "../../examples/*/*/*.tf")
+	e := acctest.NewEnv(t)
+	cfg := e.ProviderBlock() + readExamples(t, "../../examples/*/*/*.tf")
 	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   tf114Versions,
-		ProtoV6ProviderFactories: e.factories(),
+		TerraformVersionChecks:   acctest.TF114Versions,
+		ProtoV6ProviderFactories: e.Factories(),
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					e.register(t, gse.Meta{Namespace: "gse", Name: "web-a", Labels: map[string]string{"team": "web"}}, []string{"0:10.0.0.9"}, opPtr(gse.OpStart))
+					e.Register(t, gse.Meta{Namespace: "gse", Name: "web-a", Labels: map[string]string{"team": "web"}}, []string{"0:10.0.0.9"}, acctest.OpPtr(gse.OpStart))
 				},
 				Config: cfg, PlanOnly: true, ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{

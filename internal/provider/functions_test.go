@@ -9,14 +9,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 // functionTest runs cfg (outputs calling the functions) and checks the outputs, or expects an error.
 func functionTest(t *testing.T, cfg string, checks []statecheck.StateCheck, wantErr string) {
 	t.Helper()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	// OpenTofu configures the provider before it calls its functions; Terraform does not need to.
-	cfg = e.providerBlock() + cfg
+	cfg = e.ProviderBlock() + cfg
 	step := resource.TestStep{Config: cfg, ConfigStateChecks: checks}
 	if wantErr != "" {
 		// Terraform wraps long messages: any space may be a line break.
@@ -24,7 +26,7 @@ func functionTest(t *testing.T, cfg string, checks []statecheck.StateCheck, want
 	}
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: e.factories(),
+		ProtoV6ProviderFactories: e.Factories(),
 		Steps:                    []resource.TestStep{step},
 	})
 }

@@ -13,62 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
-
-const (
-	jobAddr  = "gse_job_managed_process.test"
-	jobScope = "biz:2"
-	jobIndex = "/data/nginx/bin/nginx"
-)
-
-// jobConfig is a gse_job_managed_process hosting nginx on ips ("cloud:ip").
-func (e *testEnv) jobConfig(startCmd string, ips ...string) string {
-	var list []string
-	for _, h := range ips {
-		cloud, ip, _ := strings.Cut(h, ":")
-		list = append(list, fmt.Sprintf(`{ bk_cloud_id = %s, ip = %q }`, cloud, ip))
-	}
-	return e.providerBlock() + fmt.Sprintf(`
-resource "gse_job_managed_process" "test" {
-  bk_scope_type          = "biz"
-  bk_scope_id            = "2"
-  proc_name              = "nginx"
-  contact                = "ops"
-  setup_path             = "/data/nginx/bin"
-  pid_path               = "/data/nginx/run/nginx.pid"
-  cfg_path               = "/data/nginx/conf/nginx.conf"
-  log_path               = "/data/nginx/logs"
-  start_cmd              = %q
-  stop_cmd               = "./nginx -s stop"
-  restart_cmd            = "./nginx -s stop; ./nginx"
-  reload_cmd             = "./nginx -s reload"
-  kill_cmd               = "pkill -9 nginx"
-  type                   = 1
-  cpu_lmt                = 20
-  mem_lmt                = 30
-  instance_num           = 1
-  op_timeout             = 5
-  start_check_begin_time = 5
-  start_check_end_time   = 10
-  ip_list                = [%s]
-  timeouts               = { create = "5s" }
-}
-`, startCmd, strings.Join(list, ", "))
-}
-
-func (e *testEnv) jobProc(cloud int64, ip string) func() (simulator.Process, bool) {
-	return func() (simulator.Process, bool) { return e.sim.JobProcess(jobScope, jobIndex, cloud, ip) }
-}
-
-func (e *testEnv) jobCheck(cloud int64, ip string, check func(simulator.Process) error) resource.TestCheckFunc {
-	return expectProc(fmt.Sprintf("JOB %d:%s", cloud, ip), e.jobProc(cloud, ip), check)
-}
-
-// jobAbsent: no JOB process on ip in the default cloud area (every caller's).
-func (e *testEnv) jobAbsent(ip string) resource.TestCheckFunc {
-	return expectNoProc("JOB 0:"+ip, e.jobProc(0, ip))
-}
 
 // unhosted: the agent knows the process and no longer hosts it (JOB's op_type 4).
 func unhosted(p simulator.Process) error {
@@ -86,17 +33,17 @@ func startCmdIs(want string) func(simulator.Process) error {
 		if def.StartCmd != want || def.Type != 1 || def.Account != "root" || def.Contact != "ops" || def.PidPath != "/data/nginx/run/nginx.pid" {
 			return fmt.Errorf("definition %+v, want start_cmd %q, type 1, account root, contact ops", def, want)
 		}
-		return hostedAndRunning(p)
+		return acctest.HostedAndRunning(p)
 	}
 }
 
 // jobHostingTasks asserts the JOB tasks so far: hosting only through
 // operate_process op_type 3 (register) and 4 (unregister), status through 2,
 // never manage_proc, which on the JOB server stops (1) or queries (2).
-func jobHostingTasks(e *testEnv, wantOps ...int) resource.TestCheckFunc {
+func jobHostingTasks(e *acctest.Env, wantOps ...int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		var ops []int
-		for _, tk := range e.sim.Tasks() {
+		for _, tk := range e.Sim.Tasks() {
 			if !strings.HasPrefix(tk.API, "job/") {
 				continue
 			}
@@ -116,21 +63,21 @@ func jobHostingTasks(e *testEnv, wantOps ...int) resource.TestCheckFunc {
 
 func TestAccJobManagedProcess_lifecycle(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	repairCfg := e.jobConfig("./nginx -c v2", "0:10.0.0.2", "1:10.0.0.3")
+	e := acctest.NewEnv(t)
+	repairCfg := e.JobConfig("./nginx -c v2", "0:10.0.0.2", "1:10.0.0.3")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{
 			{
-				Config: e.jobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2"),
+				Config: e.JobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2"),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.jobCheck(0, "10.0.0.1", startCmdIs("./nginx")),
-					e.jobCheck(0, "10.0.0.2", startCmdIs("./nginx")),
-					resource.TestCheckResourceAttr(jobAddr, "id", "biz:2//data/nginx/bin/nginx"),
-					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.1.status", "running"),
-					resource.TestCheckResourceAttr(jobAddr, "ip_status.0:10.0.0.2.managed", "true"),
-					resource.TestCheckResourceAttr(jobAddr, "account", "root"),
+					e.JobCheck(0, "10.0.0.1", startCmdIs("./nginx")),
+					e.JobCheck(0, "10.0.0.2", startCmdIs("./nginx")),
+					resource.TestCheckResourceAttr(acctest.JobAddr, "id", "biz:2//data/nginx/bin/nginx"),
+					resource.TestCheckResourceAttr(acctest.JobAddr, "ip_status.0:10.0.0.1.status", "running"),
+					resource.TestCheckResourceAttr(acctest.JobAddr, "ip_status.0:10.0.0.2.managed", "true"),
+					resource.TestCheckResourceAttr(acctest.JobAddr, "account", "root"),
 					jobHostingTasks(e, int(gse.OpHost)),
 				),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
@@ -139,37 +86,37 @@ func TestAccJobManagedProcess_lifecycle(t *testing.T) {
 				// The definition changes; 10.0.0.1 leaves and 10.0.0.3 (cloud 1) joins.
 				Config: repairCfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(acctest.JobAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.jobCheck(0, "10.0.0.1", unhosted),
-					e.jobCheck(0, "10.0.0.2", startCmdIs("./nginx -c v2")),
-					e.jobCheck(1, "10.0.0.3", startCmdIs("./nginx -c v2")),
+					e.JobCheck(0, "10.0.0.1", unhosted),
+					e.JobCheck(0, "10.0.0.2", startCmdIs("./nginx -c v2")),
+					e.JobCheck(1, "10.0.0.3", startCmdIs("./nginx -c v2")),
 				),
 			},
 			{
 				// Hosting is unregistered behind Terraform's back on 10.0.0.3: the IP leaves the state.
 				PreConfig: func() {
-					if err := e.sim.JobDrift(simulator.DriftUnhost, jobScope, jobIndex, 1, "10.0.0.3"); err != nil {
+					if err := e.Sim.JobDrift(simulator.DriftUnhost, acctest.JobScope, acctest.JobIndex, 1, "10.0.0.3"); err != nil {
 						t.Fatal(err)
 					}
 				},
 				RefreshState: true, ExpectNonEmptyPlan: true,
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(jobAddr, "ip_list.#", "1"),
-					resource.TestCheckResourceAttr(jobAddr, "ip_list.0.ip", "10.0.0.2"),
+					resource.TestCheckResourceAttr(acctest.JobAddr, "ip_list.#", "1"),
+					resource.TestCheckResourceAttr(acctest.JobAddr, "ip_list.0.ip", "10.0.0.2"),
 				),
 			},
 			{
 				Config: repairCfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate)},
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.JobAddr, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: e.jobCheck(1, "10.0.0.3", hostedAndRunning),
+				Check: e.JobCheck(1, "10.0.0.3", acctest.HostedAndRunning),
 			},
 			{
-				ResourceName: jobAddr, ImportState: true, ImportStateVerify: true,
+				ResourceName: acctest.JobAddr, ImportState: true, ImportStateVerify: true,
 				ImportStateId: "biz:2//data/nginx/bin/nginx@0:10.0.0.2,1:10.0.0.3?pid_path=/data/nginx/run/nginx.pid&contact=ops",
 				// JOB has no API that returns a definition: only the scope, setup_path,
 				// proc_name, the ID's pid_path, contact and account, and ip_list are known
@@ -185,15 +132,15 @@ func TestAccJobManagedProcess_lifecycle(t *testing.T) {
 // One IP's failure names the IP; the registered one stays in the (tainted) state and the next apply recovers.
 func TestAccJobManagedProcess_ipFailure(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.jobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2")
+	e := acctest.NewEnv(t)
+	cfg := e.JobConfig("./nginx", "0:10.0.0.1", "0:10.0.0.2")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.2", Ops: []int{int(gse.OpHost)}, Code: 65535, Message: "nginx: permission denied", Times: 1})
+					e.Sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.2", Ops: []int{int(gse.OpHost)}, Code: 65535, Message: "nginx: permission denied", Times: 1})
 				},
 				Config:      cfg,
 				ExpectError: regexp.MustCompile(`(?s)Could not create process JOB biz:2//data/nginx/bin/nginx.*operate_process op_type 3 \(register hosting\).*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code\s+65535: nginx: permission denied`),
@@ -201,9 +148,9 @@ func TestAccJobManagedProcess_ipFailure(t *testing.T) {
 			{
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(acctest.JobAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
-				Check: resource.ComposeAggregateTestCheckFunc(e.jobCheck(0, "10.0.0.1", hostedAndRunning), e.jobCheck(0, "10.0.0.2", hostedAndRunning)),
+				Check: resource.ComposeAggregateTestCheckFunc(e.JobCheck(0, "10.0.0.1", acctest.HostedAndRunning), e.JobCheck(0, "10.0.0.2", acctest.HostedAndRunning)),
 			},
 		},
 	})
@@ -211,15 +158,15 @@ func TestAccJobManagedProcess_ipFailure(t *testing.T) {
 
 func TestAccJobManagedProcess_validation(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	base := e.jobConfig("./nginx", "0:10.0.0.1")
-	var cases []planError
+	e := acctest.NewEnv(t)
+	base := e.JobConfig("./nginx", "0:10.0.0.1")
+	var cases []acctest.PlanError
 	for _, tc := range []struct{ from, to, want string }{
 		{`type                   = 1`, `type = 0`, `cycle_time is required for a periodic process`},
 		{`bk_scope_id            = "2"`, `bk_scope_id = "two"`, `must be a number written as a string`},
 		{`bk_scope_type          = "biz"`, `bk_scope_type = "project"`, `bk_scope_type value must be one of: \["biz" "biz_set"\]`},
-		{`cpu_lmt                = 20`, `cpu_lmt = 150`, wrappedRe(`cpu_lmt must be 0 to 100, got 150\.`)},
-		{`type                   = 1`, `type = 3`, wrappedRe(`type must be 0 \(periodic\), 1 \(resident\) or 2 \(one-shot\), got 3\.`)},
+		{`cpu_lmt                = 20`, `cpu_lmt = 150`, acctest.WrappedPattern(`cpu_lmt must be 0 to 100, got 150\.`)},
+		{`type                   = 1`, `type = 3`, acctest.WrappedPattern(`type must be 0 \(periodic\), 1 \(resident\) or 2 \(one-shot\), got 3\.`)},
 		{`pid_path               = "/data/nginx/run/nginx.pid"`, `pid_path = "run/nginx.pid"`, `pid_path must be an absolute path`},
 		// JOB refuses a process without them (ILLEGAL_PARAM); type has no silent default.
 		{`pid_path               = "/data/nginx/run/nginx.pid"`, ``, `The argument "pid_path" is required`},
@@ -228,14 +175,14 @@ func TestAccJobManagedProcess_validation(t *testing.T) {
 		{`contact                = "ops"`, `proc_owner = "ops"`, `An argument named "proc_owner" is not expected here`},
 		{`contact                = "ops"`, `account = ""`, `account string length must be at least 1`},
 	} {
-		cases = append(cases, planError{edited(t, base, tc.from, tc.to), tc.want})
+		cases = append(cases, acctest.PlanError{Config: acctest.Edited(t, base, tc.from, tc.to), Want: tc.want})
 	}
-	e.expectPlanErrors(t, cases)
+	e.ExpectPlanErrors(t, cases)
 }
 
 func TestAccJobManagedProcess_importErrors(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	for id, want := range map[string]string{
 		"biz:2//data/nginx/bin/nginx":                                                              `missing '@'`,
 		"project:2//data/nginx/bin/nginx@0:10.0.0.1":                                               `is not biz:<id> or biz_set:<id>`,
@@ -246,9 +193,9 @@ func TestAccJobManagedProcess_importErrors(t *testing.T) {
 		"biz:2//data/nginx/bin/nginx@0:10.0.0.1?pid_path=/data/nginx/run/nginx.pid&proc_owner=ops": `unknown query parameter "proc_owner"`,
 	} {
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
+			ProtoV6ProviderFactories: e.Factories(),
 			Steps: []resource.TestStep{{
-				Config: e.jobConfig("./nginx", "0:10.0.0.1"), ResourceName: jobAddr, ImportState: true, ImportStateId: id,
+				Config: e.JobConfig("./nginx", "0:10.0.0.1"), ResourceName: acctest.JobAddr, ImportState: true, ImportStateId: id,
 				ExpectError: regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(want), " ", `\s+`) + `(?s).*Expected\s+bk_scope_type:bk_scope_id`),
 			}},
 		})

@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 // BenchmarkJobManagedProcessPlan measures the provider's side of planning one
@@ -15,7 +17,7 @@ import (
 // Run it with `go test ./internal/provider/ -run '^$' -bench JobManagedProcessPlan -benchtime 3x`.
 func BenchmarkJobManagedProcessPlan(b *testing.B) {
 	ctx := context.Background()
-	server, typ := benchServer(ctx, b, "gse_job_managed_process")
+	server, typ := acctest.BenchServer(ctx, b, "gse_job_managed_process")
 	for _, n := range []int{100, 1000, 5000} {
 		ips := make([]tftypes.Value, n)
 		for i := range ips {

@@ -9,14 +9,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 func TestAccJobProcessStatusDataSource(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	ds := "data.gse_job_process_status.test"
-	cfg := e.jobConfig("./nginx", "0:10.0.0.1") + `
+	cfg := e.JobConfig("./nginx", "0:10.0.0.1") + `
 data "gse_job_process_status" "test" {
   bk_biz_id  = tonumber(gse_job_managed_process.test.bk_scope_id)
   setup_path = gse_job_managed_process.test.setup_path
@@ -26,8 +27,8 @@ data "gse_job_process_status" "test" {
 }
 `
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -43,11 +44,11 @@ data "gse_job_process_status" "test" {
 					}),
 				})),
 			},
-			Check: resource.TestCheckResourceAttrPair("data.gse_job_process_status.test", "ip_status.0.pid", jobAddr, "ip_status.0:10.0.0.1.pid"),
+			Check: resource.TestCheckResourceAttrPair("data.gse_job_process_status.test", "ip_status.0.pid", acctest.JobAddr, "ip_status.0:10.0.0.1.pid"),
 		}, {
 			// An IP that never answers is reported as pending once the read timeout passes; the read does not hang.
 			PreConfig: func() {
-				e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.9", Ops: []int{2}, Code: 115, Times: simulator.Forever})
+				e.Sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.9", Ops: []int{2}, Code: 115, Times: simulator.Forever})
 			},
 			Config: strings.Replace(cfg, `ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }`, `timeouts   = { read = "1s" }
   ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }`, 1),

@@ -2,40 +2,20 @@ package provider_test
 
 import (
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
-
-// removedJOB matches the error of a JOB 3.7+ for api, across line wraps.
-func removedJOB(api string) *regexp.Regexp {
-	want := "this installation's JOB (3.7 or later) no longer serves " + api + ": use gse_managed_process (or gse_process_operation with target = gse)"
-	return regexp.MustCompile(`(?i)` + strings.ReplaceAll(regexp.QuoteMeta(want), " ", `\s+`))
-}
-
-// jobCalls counts the operate_process and get_proc_result requests so far.
-func (e *testEnv) jobCalls() [2]int {
-	return [2]int{e.sim.Calls("job/operate_process"), e.sim.Calls("job/get_proc_result")}
-}
-
-// callsOnce asserts that operate_process was sent exactly once since before
-// and nothing was polled: a RemovedError is never retried.
-func (e *testEnv) callsOnce(t *testing.T, what string, before [2]int) {
-	t.Helper()
-	now := e.jobCalls()
-	if now[0]-before[0] != 1 || now[1] != before[1] {
-		t.Errorf("%s: operate_process sent %d times, get_proc_result %d, want 1 and 0", what, now[0]-before[0], now[1]-before[1])
-	}
-}
 
 // On a JOB 3.7 or later every JOB resource, data source and operation fails
 // at its first call, saying why and what to use instead.
 func TestAccJob_removed(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	e.sim.SetJobProcessAPIsRemoved(true)
-	dataSource := e.providerBlock() + `
+	e := acctest.NewEnv(t)
+	e.Sim.SetJobProcessAPIsRemoved(true)
+	dataSource := e.ProviderBlock() + `
 data "gse_job_process_status" "test" {
   bk_biz_id  = 2
   setup_path = "/data/nginx/bin"
@@ -44,7 +24,7 @@ data "gse_job_process_status" "test" {
   ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }]
 }
 `
-	operation := e.providerBlock() + `
+	operation := e.ProviderBlock() + `
 resource "gse_process_operation" "test" {
   op = "start"
   job = {
@@ -59,18 +39,18 @@ resource "gse_process_operation" "test" {
 }
 `
 	for _, tc := range []struct{ what, cfg string }{
-		{"gse_job_managed_process", e.jobConfig("./nginx", "0:10.0.0.1")},
+		{"gse_job_managed_process", e.JobConfig("./nginx", "0:10.0.0.1")},
 		{"gse_job_process_status", dataSource},
 		{"gse_process_operation", operation},
 	} {
-		before := e.jobCalls()
+		before := e.JobCalls()
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			Steps:                    []resource.TestStep{{Config: tc.cfg, ExpectError: removedJOB("operate_process")}},
+			ProtoV6ProviderFactories: e.Factories(),
+			Steps:                    []resource.TestStep{{Config: tc.cfg, ExpectError: acctest.RemovedJOB("operate_process")}},
 		})
-		e.callsOnce(t, tc.what, before)
+		e.CallsOnce(t, tc.what, before)
 	}
-	if p := e.sim.JobProcesses(); len(p) != 0 {
+	if p := e.Sim.JobProcesses(); len(p) != 0 {
 		t.Errorf("processes %+v", p)
 	}
 }
@@ -80,30 +60,30 @@ resource "gse_process_operation" "test" {
 // terraform state rm; back on a JOB that serves the APIs, destroy unhosts.
 func TestAccJobManagedProcess_removedAfterCreate(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.jobConfig("./nginx", "0:10.0.0.1")
+	e := acctest.NewEnv(t)
+	cfg := e.JobConfig("./nginx", "0:10.0.0.1")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{
-			{Config: cfg, Check: e.jobCheck(0, "10.0.0.1", hostedAndRunning)},
+			{Config: cfg, Check: e.JobCheck(0, "10.0.0.1", acctest.HostedAndRunning)},
 			{
-				PreConfig:    func() { e.sim.SetJobProcessAPIsRemoved(true) },
+				PreConfig:    func() { e.Sim.SetJobProcessAPIsRemoved(true) },
 				RefreshState: true,
-				ExpectError:  removedJOB("operate_process"),
+				ExpectError:  acctest.RemovedJOB("operate_process"),
 			},
 			{
 				Config: cfg, Destroy: true,
 				ExpectError: regexp.MustCompile(`(?s)process JOB biz:2//data/nginx/bin/nginx.*no\s+longer\s+serves.*terraform\s+state\s+rm`),
 			},
 			{
-				PreConfig: func() { e.sim.SetJobProcessAPIsRemoved(false) },
+				PreConfig: func() { e.Sim.SetJobProcessAPIsRemoved(false) },
 				Config:    cfg,
-				Check:     e.jobCheck(0, "10.0.0.1", hostedAndRunning),
+				Check:     e.JobCheck(0, "10.0.0.1", acctest.HostedAndRunning),
 			},
 		},
 	})
-	if _, ok := e.sim.JobProcess(jobScope, jobIndex, 0, "10.0.0.1"); !ok {
+	if _, ok := e.Sim.JobProcess(acctest.JobScope, acctest.JobIndex, 0, "10.0.0.1"); !ok {
 		t.Error("the process is gone from the agent; unhosting keeps it")
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -24,8 +25,8 @@ import (
 func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newTestEnv(t)
-	c, err := gse.New(gse.Config{Endpoint: e.url, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin",
+	e := acctest.NewEnv(t)
+	c, err := gse.New(gse.Config{Endpoint: e.URL, AppCode: acctest.AppCode, AppSecret: acctest.AppSecret, Username: "admin",
 		PollInitial: time.Millisecond, PollMax: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +41,7 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: targets, Op: gse.OpStart, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sim.Drift(simulator.DriftUnregister, "gse", "proc-test", 0, "10.0.0.2"); err != nil {
+	if err := e.Sim.Drift(simulator.DriftUnregister, "gse", "proc-test", 0, "10.0.0.2"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -55,20 +56,20 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 		"managed":        tftypes.NewValue(tftypes.Bool, true),
 	})
 	state := tfsdk.State{Schema: s, Raw: raw}
-	statusReads := e.sim.Calls("get_proc_status_v2")
+	statusReads := e.Sim.Calls("get_proc_status_v2")
 	resp := resource.DeleteResponse{State: state}
 	provider.ManagedProcessWithClient(c).Delete(ctx, resource.DeleteRequest{State: state}, &resp)
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("delete failed: %v", resp.Diagnostics)
 	}
-	if p := e.sim.Processes(); len(p) != 0 {
+	if p := e.Sim.Processes(); len(p) != 0 {
 		t.Errorf("processes left after delete: %+v", p)
 	}
-	if n := e.sim.Calls("get_proc_status_v2") - statusReads; n != 1 {
+	if n := e.Sim.Calls("get_proc_status_v2") - statusReads; n != 1 {
 		t.Errorf("get_proc_status_v2 called %d times, want 1 (for the host where the stop failed)", n)
 	}
 	// The state holds no spec (as after import), so the stop goes through operate_proc.
-	if n := e.sim.Calls("operate_proc"); n != 1 {
+	if n := e.Sim.Calls("operate_proc"); n != 1 {
 		t.Errorf("operate_proc called %d times, want 1 (one stop; a stop also unhosts)", n)
 	}
 }
@@ -78,14 +79,14 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 // nothing.
 func TestDeleteWarnsOfRecordsLeftOnGSE2(t *testing.T) {
 	t.Parallel()
-	for _, m := range testModes {
-		t.Run(m.name, func(t *testing.T) {
+	for _, m := range acctest.Modes {
+		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			e := newTestEnvIn(t, m)
+			e := acctest.NewEnvIn(t, m)
 			meta := gse.Meta{Namespace: "gse", Name: "proc-test"}
 			start := gse.OpStart
-			e.register(t, meta, []string{"0:10.0.0.1", "1:10.0.0.2"}, &start)
+			e.Register(t, meta, []string{"0:10.0.0.1", "1:10.0.0.2"}, &start)
 			host := func(cloud int64, ip string) hosts.Model {
 				return hosts.Model{IP: types.StringValue(ip), BkCloudID: types.Int64Value(cloud), BkSupplierID: types.Int64Value(0)}
 			}
@@ -107,12 +108,12 @@ func TestDeleteWarnsOfRecordsLeftOnGSE2(t *testing.T) {
 			})
 			state := tfsdk.State{Schema: s, Raw: raw}
 			resp := resource.DeleteResponse{State: state}
-			provider.ManagedProcessWithClient(e.client(t)).Delete(ctx, resource.DeleteRequest{State: state}, &resp)
+			provider.ManagedProcessWithClient(e.Client(t)).Delete(ctx, resource.DeleteRequest{State: state}, &resp)
 			if resp.Diagnostics.HasError() {
 				t.Fatalf("delete failed: %v", resp.Diagnostics)
 			}
 			warnings := resp.Diagnostics.Warnings()
-			if !m.gateway {
+			if !m.Gateway {
 				if len(warnings) != 0 {
 					t.Errorf("warnings through ESB: %v", warnings)
 				}
@@ -127,7 +128,7 @@ func TestDeleteWarnsOfRecordsLeftOnGSE2(t *testing.T) {
 					t.Errorf("warning %q lacks %q", w, want)
 				}
 			}
-			for _, p := range e.sim.Processes() {
+			for _, p := range e.Sim.Processes() {
 				if p.Hosted || p.Running {
 					t.Errorf("%s still hosted or running: %+v", p.IP, p)
 				}
@@ -142,13 +143,13 @@ func TestDeleteWarnsOfRecordsLeftOnGSE2(t *testing.T) {
 // call, naming the hosts and what to do, and the process stays as it was.
 func TestDeleteWithoutSpec(t *testing.T) {
 	t.Parallel()
-	for _, m := range testModes {
-		t.Run(m.name, func(t *testing.T) {
+	for _, m := range acctest.Modes {
+		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
-			e := newTestEnvIn(t, m)
+			e := acctest.NewEnvIn(t, m)
 			meta := gse.Meta{Namespace: "gse", Name: "proc-test"}
 			start := gse.OpStart
-			e.register(t, meta, []string{"0:10.0.0.1"}, &start)
+			e.Register(t, meta, []string{"0:10.0.0.1"}, &start)
 			s, raw := provider.RawWith(map[string]tftypes.Value{
 				"meta.namespace": tftypes.NewValue(tftypes.String, "gse"),
 				"meta.name":      tftypes.NewValue(tftypes.String, "proc-test"),
@@ -160,13 +161,13 @@ func TestDeleteWithoutSpec(t *testing.T) {
 			})
 			state := tfsdk.State{Schema: s, Raw: raw}
 			resp := resource.DeleteResponse{State: state}
-			before := e.sim.Calls("operate_proc") + e.sim.Calls("operate_proc_v2") + e.sim.Calls("operate_proc_multi")
-			provider.ManagedProcessWithClient(e.client(t)).Delete(context.Background(), resource.DeleteRequest{State: state}, &resp)
-			if !m.gateway {
+			before := e.Sim.Calls("operate_proc") + e.Sim.Calls("operate_proc_v2") + e.Sim.Calls("operate_proc_multi")
+			provider.ManagedProcessWithClient(e.Client(t)).Delete(context.Background(), resource.DeleteRequest{State: state}, &resp)
+			if !m.Gateway {
 				if resp.Diagnostics.HasError() {
 					t.Fatalf("delete through ESB: %v", resp.Diagnostics)
 				}
-				if ps := e.sim.Processes(); len(ps) != 0 {
+				if ps := e.Sim.Processes(); len(ps) != 0 {
 					t.Errorf("left after delete through ESB: %+v", ps)
 				}
 				return
@@ -181,10 +182,10 @@ func TestDeleteWithoutSpec(t *testing.T) {
 					t.Errorf("error %q lacks %q", msg, want)
 				}
 			}
-			if n := e.sim.Calls("operate_proc") + e.sim.Calls("operate_proc_v2") + e.sim.Calls("operate_proc_multi") - before; n != 0 {
+			if n := e.Sim.Calls("operate_proc") + e.Sim.Calls("operate_proc_v2") + e.Sim.Calls("operate_proc_multi") - before; n != 0 {
 				t.Errorf("%d operations sent, want none", n)
 			}
-			for _, p := range e.sim.Processes() {
+			for _, p := range e.Sim.Processes() {
 				if !p.Hosted || !p.Running {
 					t.Errorf("%s changed by a refused delete: %+v", p.IP, p)
 				}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -22,23 +22,21 @@ import (
 // Faults of issue 7 through a real gse_managed_process: each case injects a
 // fault of the simulator, applies, and destroys to an empty simulator.
 
-const testToken = "acc-token-4f1e"
-
 // faultEnv is a testEnv whose provider is tuned per test: tune runs after the
 // usual millisecond polling, and extra goes into the provider block.
 type faultEnv struct {
-	*testEnv
+	*acctest.Env
 	tune  func(*gse.Config)
 	extra string
 }
 
 func newFaultEnv(t *testing.T, extra string, tune func(*gse.Config)) *faultEnv {
-	return &faultEnv{testEnv: newTestEnv(t), tune: tune, extra: extra}
+	return &faultEnv{Env: acctest.NewEnv(t), tune: tune, extra: extra}
 }
 
 // faultEnvOf is a faultEnv around e (of any mode).
-func faultEnvOf(e *testEnv, extra string, tune func(*gse.Config)) *faultEnv {
-	return &faultEnv{testEnv: e, tune: tune, extra: extra}
+func faultEnvOf(e *acctest.Env, extra string, tune func(*gse.Config)) *faultEnv {
+	return &faultEnv{Env: e, tune: tune, extra: extra}
 }
 
 func (e *faultEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
@@ -47,7 +45,7 @@ func (e *faultEnv) factories() map[string]func() (tfprotov6.ProviderServer, erro
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
 			if c.RateLimit == 0 {
-				c.RateLimit = testRate
+				c.RateLimit = acctest.Rate
 			}
 			if e.tune != nil {
 				e.tune(c)
@@ -59,22 +57,12 @@ func (e *faultEnv) factories() map[string]func() (tfprotov6.ProviderServer, erro
 // procConfig is a one-host gse_managed_process with running = true and extra
 // arguments, under this env's provider block.
 func (e *faultEnv) procConfig(extra string) string {
-	cfg := e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "running = true\n" + extra})
-	return strings.Replace(cfg, e.providerBlock(), strings.Replace(e.providerBlock(), "}", e.extra+"\n}", 1), 1)
+	cfg := e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: "running = true\n" + extra})
+	return strings.Replace(cfg, e.ProviderBlock(), strings.Replace(e.ProviderBlock(), "}", e.extra+"\n}", 1), 1)
 }
 
 func (e *faultEnv) apply(t *testing.T, steps ...resource.TestStep) {
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: e.factories(), CheckDestroy: e.checkSimEmpty, Steps: steps})
-}
-
-// wrapped matches parts in order, across the line breaks Terraform puts into
-// long error messages.
-func wrapped(parts ...string) *regexp.Regexp {
-	quoted := make([]string, len(parts)) // parts may be shared by parallel subtests
-	for i, p := range parts {
-		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
-	}
-	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: e.factories(), CheckDestroy: e.CheckSimEmpty, Steps: steps})
 }
 
 func calledAtLeast(sim *simulator.Server, api string, n int) resource.TestCheckFunc {
@@ -100,11 +88,11 @@ func TestAccManagedProcessFaults_registerRetried(t *testing.T) {
 			e := newFaultEnv(t, `request_timeout = "1s"`, nil)
 			f.API = "register_proc_info"
 			e.apply(t, resource.TestStep{
-				PreConfig: func() { e.sim.AddFault(f) },
+				PreConfig: func() { e.Sim.AddFault(f) },
 				Config:    e.procConfig(""),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.1", hostedAndRunning),
-					calledAtLeast(e.sim, "register_proc_info", 2),
+					e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning),
+					calledAtLeast(e.Sim, "register_proc_info", 2),
 				),
 			})
 		})
@@ -115,26 +103,26 @@ func TestAccManagedProcessFaults_registerRetried(t *testing.T) {
 // when it keeps being cut the error is the read error, not "GSE code 0".
 func TestAccManagedProcessFaults_truncatedReply(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, env *testEnv) {
+	acctest.InModes(t, func(t *testing.T, env *acctest.Env) {
 		e := faultEnvOf(env, "", nil)
 		cfg := e.procConfig("")
 		e.apply(t,
 			resource.TestStep{
 				PreConfig: func() {
-					e.sim.AddFault(simulator.Fault{API: "get_proc_operate_result_v2", Cut: true, Times: 2})
+					e.Sim.AddFault(simulator.Fault{API: "get_proc_operate_result_v2", Cut: true, Times: 2})
 				},
 				Config: cfg,
-				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning)),
+				Check:  resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning)),
 			},
 			resource.TestStep{
 				PreConfig: func() {
-					e.sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Cut: true, Times: simulator.Forever})
+					e.Sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Cut: true, Times: simulator.Forever})
 				},
 				Config:      cfg,
-				ExpectError: wrapped("get_proc_status_v2: HTTP 200 reply unreadable: unexpected EOF", "after 6 attempts", "The endpoint kept failing"),
+				ExpectError: acctest.Wrapped("get_proc_status_v2: HTTP 200 reply unreadable: unexpected EOF", "after 6 attempts", "The endpoint kept failing"),
 			},
 			resource.TestStep{
-				PreConfig: e.sim.ClearFaults,
+				PreConfig: e.Sim.ClearFaults,
 				Config:    cfg,
 				PlanOnly:  true,
 			},
@@ -170,25 +158,25 @@ func TestAccManagedProcessFaults_untilDeadline(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			inModes(t, func(t *testing.T, env *testEnv) {
+			acctest.InModes(t, func(t *testing.T, env *acctest.Env) {
 				e := faultEnvOf(env, "max_retries = 20", slowRetries)
 				e.apply(t,
 					resource.TestStep{
 						PreConfig: func() {
 							if tc.fault.API != "" {
-								e.sim.AddFault(tc.fault)
+								e.Sim.AddFault(tc.fault)
 							}
 							if tc.hostFault.API != "" {
-								e.sim.AddHostFault(tc.hostFault)
+								e.Sim.AddHostFault(tc.hostFault)
 							}
 						},
 						Config:      e.procConfig(`timeouts = { create = "2s", delete = "20s" }`),
-						ExpectError: wrapped(tc.want...),
+						ExpectError: acctest.Wrapped(tc.want...),
 					},
 					resource.TestStep{
-						PreConfig: e.sim.ClearFaults,
+						PreConfig: e.Sim.ClearFaults,
 						Config:    e.procConfig(`timeouts = { create = "2s", delete = "20s" }`),
-						Check:     e.simCheck(0, "10.0.0.1", hostedAndRunning),
+						Check:     e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning),
 					},
 				)
 			})
@@ -200,14 +188,14 @@ func TestAccManagedProcessFaults_untilDeadline(t *testing.T) {
 // Terraform's error; the echo is there, with the secrets redacted.
 func TestAccManagedProcessFaults_echoedSecretsRedacted(t *testing.T) {
 	t.Parallel()
-	e := newFaultEnv(t, fmt.Sprintf("bk_token = %q", testToken), nil)
+	e := newFaultEnv(t, fmt.Sprintf("bk_token = %q", acctest.Token), nil)
 	cfg := e.procConfig("")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		CheckDestroy:             e.CheckSimEmpty,
 		ErrorCheck: func(err error) error {
 			msg := err.Error()
-			for _, secret := range []string{testAppSecret, testToken} {
+			for _, secret := range []string{acctest.AppSecret, acctest.Token} {
 				if strings.Contains(msg, secret) {
 					return fmt.Errorf("a secret reached Terraform's error: %s", msg)
 				}
@@ -219,13 +207,13 @@ func TestAccManagedProcessFaults_echoedSecretsRedacted(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { e.sim.AddFault(simulator.Fault{API: "register_proc_info", Echo: true}) },
+				PreConfig: func() { e.Sim.AddFault(simulator.Fault{API: "register_proc_info", Echo: true}) },
 				Config:    cfg,
 				Check:     func(*terraform.State) error { return errors.New("the apply succeeded despite the refused register") },
 			},
 			{
 				Config: cfg,
-				Check:  e.simCheck(0, "10.0.0.1", hostedAndRunning),
+				Check:  e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning),
 			},
 		},
 	})

@@ -17,15 +17,12 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 // What only the gateway mode has: hosts by agent id and IPv6, agents that go
 // down, the gateway's error classes, and credentials only in headers.
-
-func newGatewayEnv(t *testing.T, tweak func(*simulator.Options)) *testEnv {
-	return newTestEnvWith(t, testModes[1], tweak)
-}
 
 // statusOf is a gse_process_status data source reading proc-test on hosts (HCL objects).
 func statusOf(hosts ...string) string {
@@ -43,32 +40,32 @@ data "gse_process_status" "x" {
 // gse_process_status reads them back by agent id, and import takes them.
 func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 	t.Parallel()
-	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
-	cfg := e.config(proc{hosts: []string{"agent:" + provider.AgentA, "agent:1:2001:db8::7", "0:10.0.0.1"}, extra: "running = true"}) +
+	e := acctest.NewGatewayEnv(t, nil)
+	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + provider.AgentA, "agent:1:2001:db8::7", "0:10.0.0.1"}, Extra: "running = true"}) +
 		statusOf(fmt.Sprintf(`{ agent_id = %q }`, provider.AgentA), `{ agent_id = "1:2001:db8::7" }`, `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
+				statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("hosts").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
 					"agent_id": knownvalue.StringExact(provider.AgentA), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),
 				})),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(provider.AgentA).AtMapKey("status"), knownvalue.StringExact("running")),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("1:2001:db8::7").AtMapKey("managed"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(provider.AgentA).AtMapKey("status"), knownvalue.StringExact("running")),
+				statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey("1:2001:db8::7").AtMapKey("managed"), knownvalue.Bool(true)),
 				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("all_running"), knownvalue.Bool(true)),
 				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("agent_id"), knownvalue.StringExact(provider.AgentA)),
 			},
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			Check: resource.ComposeAggregateTestCheckFunc(
-				e.simCheck(0, "10.0.0.5", hostedAndRunning), e.simCheck(1, "2001:db8::7", hostedAndRunning), e.simCheck(0, "10.0.0.1", hostedAndRunning),
+				e.SimCheck(0, "10.0.0.5", acctest.HostedAndRunning), e.SimCheck(1, "2001:db8::7", acctest.HostedAndRunning), e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning),
 				func(*terraform.State) error {
-					if n := e.sim.Calls("register_proc_info"); n != 0 {
+					if n := e.Sim.Calls("register_proc_info"); n != 0 {
 						return fmt.Errorf("register_proc_info called %d times through the gateway, want 0", n)
 					}
-					if p, _ := e.sim.Process("gse", "proc-test", 0, "10.0.0.5"); p.AgentID != provider.AgentA {
+					if p, _ := e.Sim.Process("gse", "proc-test", 0, "10.0.0.5"); p.AgentID != provider.AgentA {
 						return fmt.Errorf("the process on 10.0.0.5 was created through agent %q, want %s", p.AgentID, provider.AgentA)
 					}
 					return nil
@@ -77,7 +74,7 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 		}, {
 			RefreshState: true, // host_status then holds what import reads
 		}, {
-			ResourceName:            addr,
+			ResourceName:            acctest.Addr,
 			ImportState:             true,
 			ImportStateId:           "gse/proc-test@agent_id=" + provider.AgentA + ",agent_id=1:2001:db8::7,0:0:10.0.0.1",
 			ImportStateVerify:       true,
@@ -91,30 +88,30 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 // would operate there fails at once naming it, without sending an operation.
 func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 	t.Parallel()
-	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	e := acctest.NewGatewayEnv(t, nil)
+	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
 	hosts := []string{"agent:" + provider.AgentA, "0:10.0.0.1"}
 	cfg := func(trigger string) string {
-		return e.config(proc{hosts: hosts, extra: "running = true\n restart_triggers = { conf = \"" + trigger + "\" }"})
+		return e.Config(acctest.Proc{Hosts: hosts, Extra: "running = true\n restart_triggers = { conf = \"" + trigger + "\" }"})
 	}
 	read := statusOf(fmt.Sprintf(`{ agent_id = %q }`, provider.AgentA), `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
 	var operations int
-	operateCalls := func() int { return e.sim.Calls("operate_proc_v2") + e.sim.Calls("operate_proc_multi") }
+	operateCalls := func() int { return e.Sim.Calls("operate_proc_v2") + e.Sim.Calls("operate_proc_multi") }
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{
 			{Config: cfg("v1")},
 			{
-				PreConfig: func() { e.sim.SetAgentState(provider.AgentA, 3) }, // damaged
+				PreConfig: func() { e.Sim.SetAgentState(provider.AgentA, 3) }, // damaged
 				Config:    cfg("v1") + read,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.Addr, plancheck.ResourceActionNoop)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(provider.AgentA).AtMapKey("status"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
+					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(provider.AgentA).AtMapKey("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("unknown")),
 					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(1).AtMapKey("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("all_running"), knownvalue.Bool(false)),
@@ -130,10 +127,10 @@ func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 					if n := operateCalls() - operations; n != 0 {
 						t.Errorf("%d operations sent while the agent was down, want 0", n)
 					}
-					e.sim.SetAgentState(provider.AgentA, 2)
+					e.Sim.SetAgentState(provider.AgentA, 2)
 				},
 				Config: cfg("v2"),
-				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.5", hostedAndRunning), e.simCheck(0, "10.0.0.5", restartsAndNoReload(1))),
+				Check:  resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.5", acctest.HostedAndRunning), e.SimCheck(0, "10.0.0.5", restartsAndNoReload(1))),
 			},
 		},
 	})
@@ -174,29 +171,29 @@ func TestAccManagedProcessGateway_errorClasses(t *testing.T) {
 		for _, rewrite := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/rewritten=%v", name, rewrite), func(t *testing.T) {
 				t.Parallel()
-				e := newGatewayEnv(t, func(o *simulator.Options) { o.AccessToken = testToken })
-				e.sim.SetGatewayStatusRewrite(rewrite)
+				e := acctest.NewGatewayEnv(t, func(o *simulator.Options) { o.AccessToken = acctest.Token })
+				e.Sim.SetGatewayStatusRewrite(rewrite)
 				if tc.fault.API != "" {
-					e.sim.AddFault(tc.fault)
+					e.Sim.AddFault(tc.fault)
 				}
-				good := e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: "running = true"})
+				good := e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: "running = true"})
 				bad := good
 				if tc.token != "" {
-					bad = withAccessToken(t, good, tc.token)
+					bad = acctest.WithAccessToken(t, good, tc.token)
 				}
 				resource.Test(t, resource.TestCase{
-					ProtoV6ProviderFactories: e.factories(),
-					CheckDestroy:             e.checkSimEmpty,
+					ProtoV6ProviderFactories: e.Factories(),
+					CheckDestroy:             e.CheckSimEmpty,
 					Steps: []resource.TestStep{
-						{Config: bad, ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*` + wrappedRe(tc.want))},
+						{Config: bad, ExpectError: regexp.MustCompile(`(?s)Could not create process gse/proc-test.*` + acctest.WrappedPattern(tc.want))},
 						{
 							// The gateway refused before GSE acted: nothing is in the state, so this is a plain create.
-							PreConfig: e.sim.ClearFaults,
+							PreConfig: e.Sim.ClearFaults,
 							Config:    good,
 							ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-								plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+								plancheck.ExpectResourceAction(acctest.Addr, plancheck.ResourceActionCreate),
 							}},
-							Check: e.simCheck(0, "10.0.0.1", hostedAndRunning),
+							Check: e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning),
 						},
 					},
 				})
@@ -205,46 +202,37 @@ func TestAccManagedProcessGateway_errorClasses(t *testing.T) {
 	}
 }
 
-// wrappedRe lets each space of a pattern match Terraform's line wrapping.
-func wrappedRe(pattern string) string { return strings.ReplaceAll(pattern, " ", `\s+`) }
-
-// withAccessToken swaps the app and user of cfg's provider block for access_token.
-func withAccessToken(t *testing.T, cfg, token string) string {
-	return edited(t, cfg, fmt.Sprintf("app_code   = %q\n  app_secret = %q\n  username   = \"admin\"", testAppCode, testAppSecret),
-		fmt.Sprintf("access_token = %q", token))
-}
-
 // Through the gateway every request carries its credentials and tenant in
 // headers and none in its body, whether the app and user or an access token
 // authenticate, over a create, an update and a destroy.
 func TestAccManagedProcessGateway_headerOnlyAuth(t *testing.T) {
 	t.Parallel()
-	for _, token := range []string{"", testToken} {
+	for _, token := range []string{"", acctest.Token} {
 		t.Run(fmt.Sprintf("access_token=%v", token != ""), func(t *testing.T) {
 			t.Parallel()
-			e := newGatewayEnv(t, func(o *simulator.Options) { o.RecordRequests, o.AccessToken = true, testToken })
+			e := acctest.NewGatewayEnv(t, func(o *simulator.Options) { o.RecordRequests, o.AccessToken = true, acctest.Token })
 			cfg := func(setup string) string {
-				c := e.config(proc{hosts: []string{"0:10.0.0.1", "0:2001:db8::1"}, setupPath: setup, extra: "running = true"})
+				c := e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "0:2001:db8::1"}, SetupPath: setup, Extra: "running = true"})
 				if token != "" {
-					c = withAccessToken(t, c, token)
+					c = acctest.WithAccessToken(t, c, token)
 				}
 				return c
 			}
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: e.factories(),
+				ProtoV6ProviderFactories: e.Factories(),
 				CheckDestroy: func(s *terraform.State) error {
-					if err := e.checkSimEmpty(s); err != nil {
+					if err := e.CheckSimEmpty(s); err != nil {
 						return err
 					}
-					return headerOnly(e.sim.Requests(), token)
+					return headerOnly(e.Sim.Requests(), token)
 				},
 				Steps: []resource.TestStep{
 					{Config: cfg("/data/gsetest")},
-					{Config: cfg("/data/gsetest2"), Check: e.simCheck(0, "2001:db8::1", func(p simulator.Process) error {
+					{Config: cfg("/data/gsetest2"), Check: e.SimCheck(0, "2001:db8::1", func(p simulator.Process) error {
 						if specField(p, "setup_path") != "/data/gsetest2" {
 							return fmt.Errorf("spec not updated: %s", p.Spec)
 						}
-						return hostedAndRunning(p)
+						return acctest.HostedAndRunning(p)
 					})},
 				},
 			})
@@ -264,14 +252,14 @@ func headerOnly(reqs []simulator.RequestRecord, token string) error {
 		if !strings.HasPrefix(r.Path, "/api/v2/proc/") && !strings.HasPrefix(r.Path, "/api/v2/cluster/") {
 			return fmt.Errorf("%s: not a gateway path", r.Path)
 		}
-		if got := r.Header.Get("X-Bk-Tenant-Id"); got != testTenant {
-			return fmt.Errorf("%s: X-Bk-Tenant-Id = %q, want %q", r.Path, got, testTenant)
+		if got := r.Header.Get("X-Bk-Tenant-Id"); got != acctest.Tenant {
+			return fmt.Errorf("%s: X-Bk-Tenant-Id = %q, want %q", r.Path, got, acctest.Tenant)
 		}
 		auth := r.Header.Get("X-Bkapi-Authorization")
-		if want := cmp.Or(token, testAppSecret); !strings.Contains(auth, want) {
+		if want := cmp.Or(token, acctest.AppSecret); !strings.Contains(auth, want) {
 			return fmt.Errorf("%s: X-Bkapi-Authorization lacks the credential: %q", r.Path, auth)
 		}
-		for _, secret := range []string{testAppSecret, testToken, "bk_app_code", "bk_app_secret", "bk_username", "access_token", "bk_token"} {
+		for _, secret := range []string{acctest.AppSecret, acctest.Token, "bk_app_code", "bk_app_secret", "bk_username", "access_token", "bk_token"} {
 			if strings.Contains(string(r.Body), secret) {
 				return fmt.Errorf("%s: the body holds %q: %s", r.Path, secret, r.Body)
 			}
@@ -292,16 +280,16 @@ func headerOnly(reqs []simulator.RequestRecord, token string) error {
 // unregisters: what destroy leaves is the process record, stopped and unhosted.
 func TestAccManagedProcessGateway_agentIDOnlyHosts(t *testing.T) {
 	t.Parallel()
-	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
-	e.sim.AddAgent(provider.AgentB, 2, "10.0.0.6")
-	cfg := e.config(proc{hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, extra: "running = true"}) +
+	e := acctest.NewGatewayEnv(t, nil)
+	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	e.Sim.AddAgent(provider.AgentB, 2, "10.0.0.6")
+	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, Extra: "running = true"}) +
 		statusOf(fmt.Sprintf(`{ agent_id = %q }`, provider.AgentA), fmt.Sprintf(`{ agent_id = %q }`, provider.AgentB))
 	ds := "data.gse_process_status.x"
 	var checks, refreshed []statecheck.StateCheck
 	for i, id := range []string{provider.AgentA, provider.AgentB} {
 		checks = append(checks,
-			statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(id), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+			statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(id), knownvalue.ObjectPartial(map[string]knownvalue.Check{
 				"status": knownvalue.StringExact("running"), "managed": knownvalue.Bool(true),
 			})),
 			statecheck.ExpectKnownValue(ds, tfjsonpath.New("proc_infos").AtSliceIndex(i), knownvalue.ObjectPartial(map[string]knownvalue.Check{
@@ -309,33 +297,33 @@ func TestAccManagedProcessGateway_agentIDOnlyHosts(t *testing.T) {
 			})),
 		)
 		// Apply records what its tasks proved; a refresh reads the pid too.
-		refreshed = append(refreshed, statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey(id).AtMapKey("pid"), knownvalue.Int64Func(positive)))
+		refreshed = append(refreshed, statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(id).AtMapKey("pid"), knownvalue.Int64Func(positive)))
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
+		ProtoV6ProviderFactories: e.Factories(),
 		CheckDestroy: func(*terraform.State) error {
 			for _, h := range []struct {
 				cloud int64
 				ip    string
 			}{{0, "10.0.0.5"}, {2, "10.0.0.6"}} {
-				p, ok := e.sim.Process("gse", "proc-test", h.cloud, h.ip)
+				p, ok := e.Sim.Process("gse", "proc-test", h.cloud, h.ip)
 				if ok && (p.Hosted || p.Running) {
 					return fmt.Errorf("destroy left the process on %s hosted or running: %+v", h.ip, p)
 				}
 			}
-			return e.checkSimEmpty(nil)
+			return e.CheckSimEmpty(nil)
 		},
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
 				ConfigStateChecks: append(checks,
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
+					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("all_running"), knownvalue.Bool(true)),
 				),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				Check:            resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.5", hostedAndRunning), e.simCheck(2, "10.0.0.6", hostedAndRunning)),
+				Check:            resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.5", acctest.HostedAndRunning), e.SimCheck(2, "10.0.0.6", acctest.HostedAndRunning)),
 			},
 			{
 				// Refreshed again: the hosts are found by their agent id, nothing to do.
@@ -359,15 +347,15 @@ func positive(v int64) error {
 // import block with its identity imports them so, then the plan is empty.
 func TestAccManagedProcessGateway_discoverAgentIDs(t *testing.T) {
 	t.Parallel()
-	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
-	e.sim.AddAgent(provider.AgentB, 2, "10.0.0.6")
+	e := acctest.NewGatewayEnv(t, nil)
+	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	e.Sim.AddAgent(provider.AgentB, 2, "10.0.0.6")
 	agentHost := func(id string) knownvalue.Check {
 		return knownvalue.ObjectExact(map[string]knownvalue.Check{
 			"agent_id": knownvalue.StringExact(id), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),
 		})
 	}
-	cfg := e.config(proc{hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, extra: "running = true"})
+	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, Extra: "running = true"})
 	importBlock := `
 import {
   to       = gse_managed_process.test
@@ -375,15 +363,15 @@ import {
 }
 `
 	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   tf114Versions,
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		TerraformVersionChecks:   acctest.TF114Versions,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"agent:" + provider.AgentB, "agent:" + provider.AgentA}, opPtr(gse.OpStart))
+					e.Register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"agent:" + provider.AgentB, "agent:" + provider.AgentA}, acctest.OpPtr(gse.OpStart))
 				},
-				Config: e.providerBlock(),
+				Config: e.ProviderBlock(),
 			},
 			{
 				Query: true,
@@ -408,12 +396,12 @@ list "gse_managed_process" "all" {
 			{
 				Config: cfg + importBlock,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate), // the spec, which GSE cannot return
-					expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
+					plancheck.ExpectResourceAction(acctest.Addr, plancheck.ResourceActionUpdate), // the spec, which GSE cannot return
+					expectImported{addr: acctest.Addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
 						hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, labels: nil},
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListExact([]knownvalue.Check{agentHost(provider.AgentA), agentHost(provider.AgentB)})),
+					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("hosts"), knownvalue.ListExact([]knownvalue.Check{agentHost(provider.AgentA), agentHost(provider.AgentB)})),
 				},
 			},
 			{Config: cfg + importBlock, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
@@ -94,19 +95,19 @@ func TestManagedProcessGeneratedConfig(t *testing.T) {
 // file; filled in as the docs show, the file plans and applies.
 func TestAccManagedProcess_generatedConfig(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
-		e.register(t, gse.Meta{Namespace: "gse", Name: "proc-imported"}, []string{"0:10.0.0.1"}, nil)
-		cli := newCLIRunFrom(t, e, "1.14.0", `
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		e.Register(t, gse.Meta{Namespace: "gse", Name: "proc-imported"}, []string{"0:10.0.0.1"}, nil)
+		cli := acctest.NewCLIRunFrom(t, e, "1.14.0", `
 import {
   to = gse_managed_process.imported
   id = "gse/proc-imported@0:0:10.0.0.1"
 }
 `)
-		out, err := cli.run("plan", "-generate-config-out=generated.tf", "-no-color", "-input=false")
+		out, err := cli.Run("plan", "-generate-config-out=generated.tf", "-no-color", "-input=false")
 		if err == nil {
 			t.Fatalf("plan with an empty spec succeeded:\n%s", out)
 		}
-		b, rerr := os.ReadFile(filepath.Join(cli.dir, "generated.tf"))
+		b, rerr := os.ReadFile(filepath.Join(cli.Dir, "generated.tf"))
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
@@ -129,13 +130,13 @@ import {
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
-		if err := os.WriteFile(filepath.Join(cli.dir, "generated.tf"), filled, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(cli.Dir, "generated.tf"), filled, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := cli.run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil || !strings.Contains(out, "1 imported") {
+		if out, err := cli.Run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil || !strings.Contains(out, "1 imported") {
 			t.Fatalf("apply of the filled-in configuration: %v\n%s", err, out)
 		}
-		if out, err := cli.run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
+		if out, err := cli.Run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
 			t.Fatalf("destroy: %v\n%s", err, out)
 		}
 	})

@@ -12,15 +12,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
-
-// tf114Versions skips a test below Terraform 1.14, which brought identity
-// import, list resources and actions. OpenTofu 1.10 reports 1.10 and skips too.
-var tf114Versions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
 
 // expectImported checks the plan of an identity import: the identity
 // imported, and the imported object (change.before) holding hosts
@@ -75,39 +71,39 @@ func (c expectImported) CheckPlan(_ context.Context, req plancheck.CheckPlanRequ
 // nothing of the processes around it.
 func TestAccManagedProcess_identityImport(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
-		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, labels: `{ team = "ops" }`, extra: "running = true"})
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		cfg := e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, Labels: `{ team = "ops" }`, Extra: "running = true"})
 		resource.Test(t, resource.TestCase{
-			TerraformVersionChecks:   tf114Versions,
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkOnlyLeft("gse/proc-other", "other/proc-test"),
+			TerraformVersionChecks:   acctest.TF114Versions,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckOnlyLeft("gse/proc-other", "other/proc-test"),
 			Steps: []resource.TestStep{
 				{
 					PreConfig: func() {
-						e.register(t, gse.Meta{Namespace: "gse", Name: "proc-other"}, []string{"0:10.0.0.1", "0:10.0.0.3"}, nil)
-						e.register(t, gse.Meta{Namespace: "other", Name: "proc-test"}, []string{"0:10.0.0.4"}, nil)
+						e.Register(t, gse.Meta{Namespace: "gse", Name: "proc-other"}, []string{"0:10.0.0.1", "0:10.0.0.3"}, nil)
+						e.Register(t, gse.Meta{Namespace: "other", Name: "proc-test"}, []string{"0:10.0.0.4"}, nil)
 					},
 					Config: cfg,
 					ConfigStateChecks: []statecheck.StateCheck{
-						statecheck.ExpectIdentity(addr, map[string]knownvalue.Check{
+						statecheck.ExpectIdentity(acctest.Addr, map[string]knownvalue.Check{
 							"namespace": knownvalue.StringExact("gse"), "name": knownvalue.StringExact("proc-test"),
 						}),
 					},
 				},
 				{
-					ResourceName:       addr,
+					ResourceName:       acctest.Addr,
 					ImportState:        true,
 					ImportStateKind:    resource.ImportBlockWithResourceIdentity,
 					ExpectNonEmptyPlan: true, // the spec, which GSE cannot return, is sent again
 					ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-						expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
+						plancheck.ExpectResourceAction(acctest.Addr, plancheck.ResourceActionUpdate),
+						expectImported{addr: acctest.Addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
 							hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, labels: map[string]any{"team": "ops"}},
 					}},
 				},
 				{
 					// The string import ID still works, and sets the identity.
-					ResourceName:            addr,
+					ResourceName:            acctest.Addr,
 					ImportState:             true,
 					ImportStateKind:         resource.ImportCommandWithID,
 					ImportStateId:           "gse/proc-test@0:0:10.0.0.1,1:0:10.0.0.2",
@@ -116,7 +112,7 @@ func TestAccManagedProcess_identityImport(t *testing.T) {
 				},
 			},
 		})
-		if e.sim.Calls("sync_proc_status") == 0 {
+		if e.Sim.Calls("sync_proc_status") == 0 {
 			t.Fatal("the identity import never listed the namespace with sync_proc_status")
 		}
 	})
@@ -127,7 +123,7 @@ func TestAccManagedProcess_identityImport(t *testing.T) {
 // next plan is empty. A process GSE does not have fails the plan.
 func TestAccManagedProcess_identityImportBlock(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
 		importBlock := func(name string) string {
 			return fmt.Sprintf(`
 import {
@@ -136,11 +132,11 @@ import {
 }
 `, name)
 		}
-		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, extra: "running = true"})
+		cfg := e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, Extra: "running = true"})
 		resource.Test(t, resource.TestCase{
-			TerraformVersionChecks:   tf114Versions,
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkSimEmpty,
+			TerraformVersionChecks:   acctest.TF114Versions,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{
 				{
 					Config:      cfg + importBlock("absent"),
@@ -154,22 +150,22 @@ import {
 				},
 				{
 					PreConfig: func() {
-						e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, opPtr(gse.OpHost))
+						e.Register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, acctest.OpPtr(gse.OpHost))
 					},
 					Config: cfg + importBlock("proc-test"),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-						expectImported{addr: addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
+						plancheck.ExpectResourceAction(acctest.Addr, plancheck.ResourceActionUpdate),
+						expectImported{addr: acctest.Addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
 							hosts: []string{"0:10.0.0.1", "0:10.0.0.2", "2:10.0.0.1"}, labels: nil},
 					}},
 					Check: resource.ComposeAggregateTestCheckFunc(
-						e.simCheck(0, "10.0.0.1", func(p simulator.Process) error {
+						e.SimCheck(0, "10.0.0.1", func(p simulator.Process) error {
 							if specField(p, "setup_path") != "/data/gsetest" {
 								return fmt.Errorf("the spec was not sent after import: %s", p.Spec)
 							}
-							return hostedAndRunning(p)
+							return acctest.HostedAndRunning(p)
 						}),
-						e.simCheck(2, "10.0.0.1", hostedAndRunning),
+						e.SimCheck(2, "10.0.0.1", acctest.HostedAndRunning),
 					),
 				},
 				{Config: cfg + importBlock("proc-test"), PlanOnly: true},

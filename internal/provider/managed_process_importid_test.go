@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 // The import ID takes hosts as bk_cloud_id:ip, the spelling of
@@ -12,10 +14,10 @@ import (
 // naming that host, not with Terraform's generic "non-existent remote object".
 func TestAccManagedProcess_importIDCloudIP(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
-		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, extra: "running = true"})
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		cfg := e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, Extra: "running = true"})
 		importStep := func(id string) resource.TestStep {
-			return resource.TestStep{Config: cfg, ResourceName: addr, ImportState: true, ImportStateId: id}
+			return resource.TestStep{Config: cfg, ResourceName: acctest.Addr, ImportState: true, ImportStateId: id}
 		}
 		verified := importStep("gse/proc-test@0:10.0.0.1,1:10.0.0.2")
 		verified.ImportStateVerify = true
@@ -25,8 +27,8 @@ func TestAccManagedProcess_importIDCloudIP(t *testing.T) {
 		elsewhere := importStep("monitor/ghost@0:10.0.0.1")
 		elsewhere.ExpectError = regexp.MustCompile(`(?s)Process monitor/ghost not found on 1 of 1 hosts.*0:10\.0\.0\.1`)
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkSimEmpty,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
 			Steps:                    []resource.TestStep{{Config: cfg}, verified, ghost, elsewhere},
 		})
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 func named(name string) queryfilter.QueryFilter {
@@ -20,31 +21,25 @@ func identityOf(name string) map[string]knownvalue.Check {
 	return map[string]knownvalue.Check{"namespace": knownvalue.StringExact("gse"), "name": knownvalue.StringExact(name)}
 }
 
-func host(cloud int64, ip string) knownvalue.Check {
-	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"ip": knownvalue.StringExact(ip), "bk_cloud_id": knownvalue.Int64Exact(cloud), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null(),
-	})
-}
-
 // terraform query finds the processes registered outside Terraform, filtered
 // by namespace, name prefix and labels, with their identity, display name
 // and (include_resource) the resource as import would read it.
 func TestAccManagedProcessList_query(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
 		resource.Test(t, resource.TestCase{
-			TerraformVersionChecks:   tf114Versions,
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkOnlyLeft("gse/web-a", "gse/web-b", "gse/db", "other/web-c"),
+			TerraformVersionChecks:   acctest.TF114Versions,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckOnlyLeft("gse/web-a", "gse/web-b", "gse/db", "other/web-c"),
 			Steps: []resource.TestStep{
 				{
 					PreConfig: func() {
-						e.register(t, gse.Meta{Namespace: "gse", Name: "web-a", Labels: map[string]string{"team": "web", "tier": "front"}}, []string{"0:10.0.0.2", "0:10.0.0.1"}, opPtr(gse.OpStart))
-						e.register(t, gse.Meta{Namespace: "gse", Name: "web-b", Labels: map[string]string{"team": "web"}}, []string{"0:10.0.0.3"}, nil)
-						e.register(t, gse.Meta{Namespace: "gse", Name: "db", Labels: map[string]string{"team": "db"}}, []string{"1:10.0.0.4"}, opPtr(gse.OpHost))
-						e.register(t, gse.Meta{Namespace: "other", Name: "web-c"}, []string{"0:10.0.0.5"}, nil)
+						e.Register(t, gse.Meta{Namespace: "gse", Name: "web-a", Labels: map[string]string{"team": "web", "tier": "front"}}, []string{"0:10.0.0.2", "0:10.0.0.1"}, acctest.OpPtr(gse.OpStart))
+						e.Register(t, gse.Meta{Namespace: "gse", Name: "web-b", Labels: map[string]string{"team": "web"}}, []string{"0:10.0.0.3"}, nil)
+						e.Register(t, gse.Meta{Namespace: "gse", Name: "db", Labels: map[string]string{"team": "db"}}, []string{"1:10.0.0.4"}, acctest.OpPtr(gse.OpHost))
+						e.Register(t, gse.Meta{Namespace: "other", Name: "web-c"}, []string{"0:10.0.0.5"}, nil)
 					},
-					Config: e.providerBlock(),
+					Config: e.ProviderBlock(),
 				},
 				{
 					Query: true,
@@ -104,14 +99,14 @@ list "gse_managed_process" "none" {
 								"namespace": knownvalue.StringExact("gse"), "name": knownvalue.StringExact("web-a"),
 								"labels": knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("web"), "tier": knownvalue.StringExact("front")}),
 							})},
-							{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{host(0, "10.0.0.1"), host(0, "10.0.0.2")})},
+							{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{acctest.Host(0, "10.0.0.1"), acctest.Host(0, "10.0.0.2")})},
 							{Path: tfjsonpath.New("managed"), KnownValue: knownvalue.Bool(true)},
 							{Path: tfjsonpath.New("running"), KnownValue: knownvalue.Bool(true)},
 							{Path: tfjsonpath.New("spec"), KnownValue: knownvalue.Null()},
 							{Path: tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), KnownValue: knownvalue.StringExact("running")},
 						}),
 						querycheck.ExpectResourceKnownValues("gse_managed_process.web", named("web-b"), []querycheck.KnownValueCheck{
-							{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{host(0, "10.0.0.3")})},
+							{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{acctest.Host(0, "10.0.0.3")})},
 							{Path: tfjsonpath.New("managed"), KnownValue: knownvalue.Bool(false)},
 							{Path: tfjsonpath.New("running"), KnownValue: knownvalue.Null()},
 							{Path: tfjsonpath.New("spec"), KnownValue: knownvalue.Null()},
@@ -125,8 +120,8 @@ list "gse_managed_process" "none" {
 				},
 			},
 		})
-		if e.sim.Calls("sync_proc_status") == 0 || e.sim.Calls("get_proc_status_v2") == 0 {
-			t.Fatalf("the query did not list and confirm: %v", e.sim.AllCalls())
+		if e.Sim.Calls("sync_proc_status") == 0 || e.Sim.Calls("get_proc_status_v2") == 0 {
+			t.Fatalf("the query did not list and confirm: %v", e.Sim.AllCalls())
 		}
 	})
 }

@@ -3,6 +3,8 @@ package provider_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 // A host leaving and another joining: Terraform renders the list position by
@@ -10,22 +12,22 @@ import (
 // warning, which hosts leave and which join; an unchanged plan says nothing.
 func TestAccManagedProcess_hostsLeaveAndJoin(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	cfg := func(hosts ...string) string {
-		return strings.TrimPrefix(e.config(proc{hosts: hosts, extra: "running = true"}), e.providerBlock())
+		return strings.TrimPrefix(e.Config(acctest.Proc{Hosts: hosts, Extra: "running = true"}), e.ProviderBlock())
 	}
-	cli := newCLIRunFrom(t, e, "1.0.0", cfg("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3"))
-	if out, err := cli.run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil {
+	cli := acctest.NewCLIRunFrom(t, e, "1.0.0", cfg("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3"))
+	if out, err := cli.Run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	out, err := cli.run("plan", "-no-color", "-input=false")
+	out, err := cli.Run("plan", "-no-color", "-input=false")
 	if err != nil || strings.Contains(out, "hosts leave") {
 		t.Fatalf("unchanged plan: %v\n%s", err, out)
 	}
-	if err := writeMain(cli, cfg("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.150")); err != nil {
+	if err := acctest.WriteMain(cli, cfg("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.150")); err != nil {
 		t.Fatal(err)
 	}
-	out, err = cli.run("plan", "-no-color", "-input=false")
+	out, err = cli.Run("plan", "-no-color", "-input=false")
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
@@ -33,7 +35,7 @@ func TestAccManagedProcess_hostsLeaveAndJoin(t *testing.T) {
 		"Joining (the process is registered there): 0:10.0.0.150.", "no host changes address").MatchString(out) {
 		t.Errorf("plan does not name the host leaving and the host joining:\n%s", out)
 	}
-	if out, err := cli.run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
+	if out, err := cli.Run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
 		t.Fatalf("destroy: %v\n%s", err, out)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -20,10 +21,10 @@ import (
 // apply starts it again; a restart trigger runs it once more (836 again).
 func TestAccManagedProcess_oneShot(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
 		cfg := func(trigger string) string {
-			c := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, extra: "running = true\n  restart_triggers = { run = \"" + trigger + "\" }"})
-			return edited(t, c, "auto_type = 1", "auto_type = 2")
+			c := e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, Extra: "running = true\n  restart_triggers = { run = \"" + trigger + "\" }"})
+			return acctest.Edited(t, c, "auto_type = 1", "auto_type = 2")
 		}
 		ranAndExited := func(restarts int) func(simulator.Process) error {
 			return func(p simulator.Process) error {
@@ -33,11 +34,11 @@ func TestAccManagedProcess_oneShot(t *testing.T) {
 				return nil
 			}
 		}
-		starts := func() int { return e.sim.Calls("operate_proc_v2") + e.sim.Calls("operate_proc_multi") }
+		starts := func() int { return e.Sim.Calls("operate_proc_v2") + e.Sim.Calls("operate_proc_multi") }
 		var before int
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkSimEmpty,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{
 				{
 					Config: cfg("1"),
@@ -45,12 +46,12 @@ func TestAccManagedProcess_oneShot(t *testing.T) {
 						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 					},
 					ConfigStateChecks: []statecheck.StateCheck{
-						statecheck.ExpectKnownValue(addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
-						statecheck.ExpectKnownValue(addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
+						statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+						statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("managed"), knownvalue.Bool(true)),
 						// Create reads back the hosts it changed: the one-shot ran and exited.
-						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.StringExact("stopped")),
+						statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.1").AtMapKey("status"), knownvalue.StringExact("stopped")),
 					},
-					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", ranAndExited(0)), e.simCheck(1, "10.0.0.2", ranAndExited(0))),
+					Check: resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.1", ranAndExited(0)), e.SimCheck(1, "10.0.0.2", ranAndExited(0))),
 				},
 				{
 					// Refreshed: GSE reports it stopped, which is what a one-shot that ran is.
@@ -58,8 +59,8 @@ func TestAccManagedProcess_oneShot(t *testing.T) {
 					Config:           cfg("1"),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 					ConfigStateChecks: []statecheck.StateCheck{
-						statecheck.ExpectKnownValue(addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
-						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status").AtMapKey("1:10.0.0.2").AtMapKey("status"), knownvalue.StringExact("stopped")),
+						statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+						statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey("1:10.0.0.2").AtMapKey("status"), knownvalue.StringExact("stopped")),
 					},
 					Check: func(*terraform.State) error {
 						if n := starts() - before; n != 0 {
@@ -71,7 +72,7 @@ func TestAccManagedProcess_oneShot(t *testing.T) {
 				{
 					Config:           cfg("2"),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-					Check:            resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", ranAndExited(1)), e.simCheck(1, "10.0.0.2", ranAndExited(1))),
+					Check:            resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.1", ranAndExited(1)), e.SimCheck(1, "10.0.0.2", ranAndExited(1))),
 				},
 			},
 		})

@@ -8,8 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/bk-gse/terraform-provider-gse/internal/provider"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 // BenchmarkManagedProcessPlan measures the provider's side of planning one
@@ -18,7 +17,7 @@ import (
 // `go test ./internal/provider/ -run '^$' -bench ManagedProcessPlan -benchtime 3x`.
 func BenchmarkManagedProcessPlan(b *testing.B) {
 	ctx := context.Background()
-	server, typ := benchServer(ctx, b, "gse_managed_process")
+	server, typ := acctest.BenchServer(ctx, b, "gse_managed_process")
 	for _, n := range []int{1000, 10000} {
 		config := benchManagedProcess(typ, n)
 		dv, err := tfprotov6.NewDynamicValue(typ, config)
@@ -51,7 +50,7 @@ func BenchmarkManagedProcessApply(b *testing.B) {
 	ctx := context.Background()
 	server, schemas, sim := configuredBenchServer(ctx, b)
 	typ, _ := schemas.ResourceSchemas["gse_managed_process"].ValueType().(tftypes.Object)
-	null := benchDynamic(b, tftypes.NewValue(typ, nil))
+	null := acctest.BenchDynamic(b, tftypes.NewValue(typ, nil))
 	for _, n := range []int{1000, 10000} {
 		config := benchManagedProcess(typ, n)
 		b.Run(fmt.Sprintf("create/hosts=%d", n), func(b *testing.B) {
@@ -61,8 +60,8 @@ func BenchmarkManagedProcessApply(b *testing.B) {
 				// A new process each time: the simulator keeps the last one.
 				attrs := map[string]tftypes.Value{}
 				_ = config.As(&attrs)
-				attrs["meta"] = benchValue(typ.AttributeTypes["meta"], map[string]any{"namespace": "bench", "name": fmt.Sprintf("p%d-%d", n, i)})
-				dv := benchDynamic(b, tftypes.NewValue(typ, attrs))
+				attrs["meta"] = acctest.BenchValue(typ.AttributeTypes["meta"], map[string]any{"namespace": "bench", "name": fmt.Sprintf("p%d-%d", n, i)})
+				dv := acctest.BenchDynamic(b, tftypes.NewValue(typ, attrs))
 				pr, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: "gse_managed_process",
 					Config: dv, ProposedNewState: dv, PriorState: null})
 				if err != nil || len(pr.Diagnostics) > 0 {
@@ -88,7 +87,7 @@ func benchManagedProcess(typ tftypes.Object, n int) tftypes.Value {
 	for i := range hosts {
 		hosts[i] = map[string]any{"ip": fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255), "bk_cloud_id": 0}
 	}
-	return benchValue(typ, map[string]any{
+	return acctest.BenchValue(typ, map[string]any{
 		"meta":  map[string]any{"namespace": "bench", "name": "p0"},
 		"hosts": hosts,
 		"spec": map[string]any{
@@ -98,22 +97,4 @@ func benchManagedProcess(typ tftypes.Object, n int) tftypes.Value {
 			"monitor_policy": map[string]any{"auto_type": 1},
 		},
 	})
-}
-
-// benchServer is the provider's framework server, with the value type of the
-// resource typeName.
-func benchServer(ctx context.Context, b testing.TB, typeName string) (tfprotov6.ProviderServer, tftypes.Object) {
-	server, err := packed.NewProtocol6(provider.New("bench")())()
-	if err != nil {
-		b.Fatal(err)
-	}
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	typ, ok := schemas.ResourceSchemas[typeName].ValueType().(tftypes.Object)
-	if !ok {
-		b.Fatal("no object type")
-	}
-	return server, typ
 }

@@ -14,14 +14,15 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 // countConfig is e.config's process declared n times (proc-0, proc-1, ...),
 // with providerArgs added to the provider block.
-func countConfig(e *testEnv, n int, providerArgs string, p proc) string {
-	cfg := e.config(p)
+func countConfig(e *acctest.Env, n int, providerArgs string, p acctest.Proc) string {
+	cfg := e.Config(p)
 	cfg = strings.Replace(cfg, `username   = "admin"`, `username   = "admin"`+"\n  "+providerArgs, 1)
 	cfg = strings.Replace(cfg, `resource "gse_managed_process" "test" {`, fmt.Sprintf(`resource "gse_managed_process" "test" {
   count = %d`, n), 1)
@@ -38,9 +39,9 @@ func wordsRegexp(phrases ...string) *regexp.Regexp {
 }
 
 // checkAllRunning asserts that n processes proc-0... are registered and running.
-func checkAllRunning(e *testEnv, n int) resource.TestCheckFunc {
+func checkAllRunning(e *acctest.Env, n int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		ps := e.sim.Processes()
+		ps := e.Sim.Processes()
 		if len(ps) != n {
 			return fmt.Errorf("%d processes registered, want %d", len(ps), n)
 		}
@@ -57,15 +58,15 @@ func checkAllRunning(e *testEnv, n int) resource.TestCheckFunc {
 // provider down and fails nothing, even with no retry allowed for faults.
 func TestAccManagedProcess_throttledApplySucceeds(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
-		e.sim.SetQuota(4, 1)
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		e.Sim.SetQuota(4, 1)
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkSimEmpty,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{{
-				Config: countConfig(e, 4, "max_retries = 0", proc{hosts: []string{"0:10.0.0.1"}, extra: "running = true"}),
+				Config: countConfig(e, 4, "max_retries = 0", acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: "running = true"}),
 				Check: resource.ComposeTestCheckFunc(checkAllRunning(e, 4), func(*terraform.State) error {
-					if n := e.sim.AllCalls()[simulator.RateLimitedKey]; n == 0 {
+					if n := e.Sim.AllCalls()[simulator.RateLimitedKey]; n == 0 {
 						return fmt.Errorf("the simulator refused no request: the test proves nothing")
 					}
 					return nil
@@ -80,19 +81,19 @@ func TestAccManagedProcess_throttledApplySucceeds(t *testing.T) {
 // error says it throttled the calls, with the code and how often, and what to do.
 func TestAccManagedProcess_deadlineWhileThrottled(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	e.sim.AddFault(simulator.Fault{API: "register_proc_info", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit of the app", Times: simulator.Forever})
+	e := acctest.NewEnv(t)
+	e.Sim.AddFault(simulator.Fault{API: "register_proc_info", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit of the app", Times: simulator.Forever})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{{
-			Config: e.config(proc{hosts: []string{"0:10.0.0.1"}, extra: `timeouts = { create = "2s" }`}),
+			Config: e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: `timeouts = { create = "2s" }`}),
 			ExpectError: wordsRegexp("Could not create process gse/proc-test", "context deadline exceeded while the installation was throttling the calls",
 				"requests sent in", "for the app's rate limit (code 1306429)", "Request rate exceeds the limit of the app",
 				"Run fewer Terraform runs", "set rate_limit (or GSE_RATE_LIMIT)", "raise the timeout"),
 		}},
 	})
-	if n := e.sim.Calls("register_proc_info"); n < 2 {
+	if n := e.Sim.Calls("register_proc_info"); n < 2 {
 		t.Fatalf("register_proc_info sent %d times: the refusals were not retried until the deadline", n)
 	}
 }
@@ -101,15 +102,15 @@ func TestAccManagedProcess_deadlineWhileThrottled(t *testing.T) {
 // single operate_proc_v2 tasks.
 func TestAccManagedProcess_withoutOperateProcMulti(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	e.sim.RemoveAPIs("operate_proc_multi")
+	e := acctest.NewEnv(t)
+	e.Sim.RemoveAPIs("operate_proc_multi")
 	// A fast fixed rate, so that the creates reach the batcher together and a batch is tried.
 	cfg := func(extra string) string {
-		return countConfig(e, 3, "rate_limit = 1000", proc{hosts: []string{"0:10.0.0.1"}, extra: extra})
+		return countConfig(e, 3, "rate_limit = 1000", acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: extra})
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{
 			{
 				Config:           cfg("running = true"),
@@ -119,12 +120,12 @@ func TestAccManagedProcess_withoutOperateProcMulti(t *testing.T) {
 			{
 				Config: cfg("running = false\n  managed = false"),
 				Check: func(*terraform.State) error {
-					for _, p := range e.sim.Processes() {
+					for _, p := range e.Sim.Processes() {
 						if p.Running || p.Hosted {
 							return fmt.Errorf("%s is still running or hosted", p.Name)
 						}
 					}
-					if e.sim.Calls("operate_proc_multi") == 0 {
+					if e.Sim.Calls("operate_proc_multi") == 0 {
 						return fmt.Errorf("no batch was tried: the fallback was not exercised")
 					}
 					return nil
@@ -140,14 +141,14 @@ func TestAccManagedProcess_withoutOperateProcMulti(t *testing.T) {
 // query fails alike: see TestDiscoverWithoutSyncProcStatus.)
 func TestAccManagedProcess_identityImportWithoutSyncProcStatus(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
-		e.sim.RemoveAPIs("sync_proc_status")
-		e.register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1"}, nil)
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		e.Sim.RemoveAPIs("sync_proc_status")
+		e.Register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1"}, nil)
 		resource.Test(t, resource.TestCase{
-			TerraformVersionChecks:   tf114Versions,
-			ProtoV6ProviderFactories: e.factories(),
+			TerraformVersionChecks:   acctest.TF114Versions,
+			ProtoV6ProviderFactories: e.Factories(),
 			Steps: []resource.TestStep{{
-				Config: e.config(proc{hosts: []string{"0:10.0.0.1"}}) + `
+				Config: e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1"}}) + `
 import {
   to       = gse_managed_process.test
   identity = { namespace = "gse", name = "proc-test" }
@@ -165,9 +166,9 @@ import {
 func TestDiscoverWithoutSyncProcStatus(t *testing.T) {
 	t.Parallel()
 	for _, gateway := range []bool{false, true} {
-		e := newTestEnvIn(t, testModes[map[bool]int{false: 0, true: 1}[gateway]])
-		e.sim.RemoveAPIs("sync_proc_status")
-		_, err := provider.DiscoverProcesses(context.Background(), e.client(t), "gse", func(gse.Meta) bool { return true })
+		e := acctest.NewEnvIn(t, acctest.Modes[map[bool]int{false: 0, true: 1}[gateway]])
+		e.Sim.RemoveAPIs("sync_proc_status")
+		_, err := provider.DiscoverProcesses(context.Background(), e.Client(t), "gse", func(gse.Meta) bool { return true })
 		var diags diag.Diagnostics
 		plumbing.AddAPIError(&diags, "list", provider.NamespaceTarget("gse"), err, "")
 		if !diags.HasError() || !wordsRegexp("sync_proc_status", "This installation has no sync_proc_status", "terraform import gse_managed_process.NAME").MatchString(diags[0].Detail()) {

@@ -3,7 +3,6 @@ package provider_test
 import (
 	"context"
 	"encoding/json"
-	"math/big"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -31,7 +31,7 @@ func BenchmarkManagedProcessRefresh(b *testing.B) {
 
 	const typeName = "gse_managed_process"
 	typ := schemas.ResourceSchemas[typeName].ValueType()
-	config := benchValue(typ, map[string]any{
+	config := acctest.BenchValue(typ, map[string]any{
 		"meta":  map[string]any{"namespace": "bench", "name": "p0"},
 		"hosts": []any{map[string]any{"ip": "10.0.0.1", "bk_cloud_id": 0}},
 		"spec": map[string]any{
@@ -44,12 +44,12 @@ func BenchmarkManagedProcessRefresh(b *testing.B) {
 	})
 	null := tftypes.NewValue(typ, nil)
 	plan, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: typeName,
-		Config: benchDynamic(b, config), ProposedNewState: benchDynamic(b, config), PriorState: benchDynamic(b, null)})
+		Config: acctest.BenchDynamic(b, config), ProposedNewState: acctest.BenchDynamic(b, config), PriorState: acctest.BenchDynamic(b, null)})
 	if err != nil || len(plan.Diagnostics) > 0 {
 		b.Fatalf("plan create: %v %v", err, plan.Diagnostics)
 	}
 	created, err := server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: typeName,
-		Config: benchDynamic(b, config), PlannedState: plan.PlannedState, PlannedPrivate: plan.PlannedPrivate, PriorState: benchDynamic(b, null)})
+		Config: acctest.BenchDynamic(b, config), PlannedState: plan.PlannedState, PlannedPrivate: plan.PlannedPrivate, PriorState: acctest.BenchDynamic(b, null)})
 	if err != nil || len(created.Diagnostics) > 0 {
 		b.Fatalf("create: %v %v", err, created.Diagnostics)
 	}
@@ -57,7 +57,7 @@ func BenchmarkManagedProcessRefresh(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	stateJSON, err := json.Marshal(benchJSON(state))
+	stateJSON, err := json.Marshal(acctest.BenchJSON(state))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func BenchmarkManagedProcessRefresh(b *testing.B) {
 		}
 	}
 	validate := func() {
-		resp, err := server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: typeName, Config: benchDynamic(b, config)})
+		resp, err := server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: typeName, Config: acctest.BenchDynamic(b, config)})
 		if err != nil || len(resp.Diagnostics) > 0 {
 			b.Fatalf("validate: %v %v", err, resp.Diagnostics)
 		}
@@ -83,7 +83,7 @@ func BenchmarkManagedProcessRefresh(b *testing.B) {
 	}
 	refreshed := read()
 	planNoop := func() {
-		resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: typeName, Config: benchDynamic(b, config),
+		resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: typeName, Config: acctest.BenchDynamic(b, config),
 			ProposedNewState: refreshed.NewState, PriorState: refreshed.NewState, PriorPrivate: refreshed.Private})
 		if err != nil || len(resp.Diagnostics) > 0 || len(resp.RequiresReplace) > 0 {
 			b.Fatalf("plan: %v %v", err, resp.Diagnostics)
@@ -108,7 +108,7 @@ func BenchmarkManagedProcessRefresh(b *testing.B) {
 // configuredBenchServer is the provider's server, configured for an
 // in-process simulator, its schemas and the simulator.
 func configuredBenchServer(ctx context.Context, b *testing.B) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse, *simulator.Server) {
-	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret})
+	sim := simulator.New(simulator.Options{AppCode: acctest.AppCode, AppSecret: acctest.AppSecret})
 	srv := httptest.NewServer(sim)
 	b.Cleanup(srv.Close)
 	server, err := packed.NewProtocol6(provider.NewTuned("bench", func(c *gse.Config) {
@@ -123,99 +123,9 @@ func configuredBenchServer(ctx context.Context, b *testing.B) (tfprotov6.Provide
 		b.Fatal(err)
 	}
 	providerType := schemas.Provider.ValueType()
-	cfg := benchValue(providerType, map[string]any{"endpoint": srv.URL, "app_code": testAppCode, "app_secret": testAppSecret, "username": "admin"})
-	if resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: benchDynamic(b, cfg)}); err != nil || len(resp.Diagnostics) > 0 {
+	cfg := acctest.BenchValue(providerType, map[string]any{"endpoint": srv.URL, "app_code": acctest.AppCode, "app_secret": acctest.AppSecret, "username": "admin"})
+	if resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: acctest.BenchDynamic(b, cfg)}); err != nil || len(resp.Diagnostics) > 0 {
 		b.Fatalf("configure: %v %v", err, resp.Diagnostics)
 	}
 	return server, schemas, sim
-}
-
-// benchValue builds a value of typ from Go values (maps for objects and maps,
-// slices for lists and sets, tftypes.UnknownValue for an unknown); what v
-// leaves out is null.
-func benchValue(typ tftypes.Type, v any) tftypes.Value {
-	if v == nil || v == tftypes.UnknownValue {
-		return tftypes.NewValue(typ, v)
-	}
-	switch t := typ.(type) {
-	case tftypes.Object:
-		m, _ := v.(map[string]any)
-		attrs := map[string]tftypes.Value{}
-		for name, at := range t.AttributeTypes {
-			attrs[name] = benchValue(at, m[name])
-		}
-		return tftypes.NewValue(t, attrs)
-	case tftypes.List:
-		var elems []tftypes.Value
-		l, _ := v.([]any)
-		for _, e := range l {
-			elems = append(elems, benchValue(t.ElementType, e))
-		}
-		return tftypes.NewValue(t, elems)
-	case tftypes.Set:
-		var elems []tftypes.Value
-		l, _ := v.([]any)
-		for _, e := range l {
-			elems = append(elems, benchValue(t.ElementType, e))
-		}
-		return tftypes.NewValue(t, elems)
-	case tftypes.Map:
-		elems := map[string]tftypes.Value{}
-		m, _ := v.(map[string]any)
-		for k, e := range m {
-			elems[k] = benchValue(t.ElementType, e)
-		}
-		return tftypes.NewValue(t, elems)
-	}
-	switch x := v.(type) {
-	case int:
-		return tftypes.NewValue(typ, big.NewFloat(float64(x)))
-	case float64:
-		return tftypes.NewValue(typ, big.NewFloat(x))
-	}
-	return tftypes.NewValue(typ, v)
-}
-
-func benchDynamic(b testing.TB, v tftypes.Value) *tfprotov6.DynamicValue {
-	d, err := tfprotov6.NewDynamicValue(v.Type(), v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &d
-}
-
-// benchJSON is v as Terraform writes it in a state file, for UpgradeResourceState.
-func benchJSON(v tftypes.Value) any {
-	if v.IsNull() {
-		return nil
-	}
-	switch {
-	case v.Type().Is(tftypes.Object{}), v.Type().Is(tftypes.Map{}):
-		var m map[string]tftypes.Value
-		_ = v.As(&m)
-		out := map[string]any{}
-		for k, e := range m {
-			out[k] = benchJSON(e)
-		}
-		return out
-	case v.Type().Is(tftypes.List{}), v.Type().Is(tftypes.Set{}):
-		var l []tftypes.Value
-		_ = v.As(&l)
-		out := []any{}
-		for _, e := range l {
-			out = append(out, benchJSON(e))
-		}
-		return out
-	case v.Type().Is(tftypes.Number):
-		var f big.Float
-		_ = v.As(&f)
-		return json.Number(f.Text('g', -1))
-	case v.Type().Is(tftypes.Bool):
-		var x bool
-		_ = v.As(&x)
-		return x
-	}
-	var s string
-	_ = v.As(&s)
-	return s
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -34,10 +35,10 @@ func (expectNoDrift) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest
 // what the refresh reads.
 func TestAccManagedProcess_noDriftAfterApply(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
-		step := func(p proc, preApply ...plancheck.PlanCheck) resource.TestStep {
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		step := func(p acctest.Proc, preApply ...plancheck.PlanCheck) resource.TestStep {
 			return resource.TestStep{
-				Config: e.config(p),
+				Config: e.Config(p),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             preApply,
 					PostApplyPostRefresh: []plancheck.PlanCheck{expectNoDrift{}, plancheck.ExpectEmptyPlan()},
@@ -51,31 +52,31 @@ func TestAccManagedProcess_noDriftAfterApply(t *testing.T) {
 			PostRefresh: []plancheck.PlanCheck{expectNoDrift{}, plancheck.ExpectEmptyPlan()},
 		}}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkSimEmpty,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{
-				step(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}),
+				step(acctest.Proc{Hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, Extra: "running = true"}),
 				refresh,
 				// A spec change (update_proc_info, hosted again), a host leaves, one joins: the kept
 				// host's facts stay known in the plan (hosting a hosted process changes none), the
 				// new host's are read after the apply.
-				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest2", extra: "running = true"},
-					plancheck.ExpectKnownValue(addr, status("0:10.0.0.2", "status"), knownvalue.StringExact("running")),
-					plancheck.ExpectKnownValue(addr, status("0:10.0.0.2", "pid"), knownvalue.NotNull()),
-					plancheck.ExpectUnknownValue(addr, status("1:10.0.0.3", "pid"))),
+				step(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, SetupPath: "/data/gsetest2", Extra: "running = true"},
+					plancheck.ExpectKnownValue(acctest.Addr, status("0:10.0.0.2", "status"), knownvalue.StringExact("running")),
+					plancheck.ExpectKnownValue(acctest.Addr, status("0:10.0.0.2", "pid"), knownvalue.NotNull()),
+					plancheck.ExpectUnknownValue(acctest.Addr, status("1:10.0.0.3", "pid"))),
 				refresh,
 				// Only a spec field changes: no fact of any host is unknown.
-				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest3", extra: "running = true"},
-					plancheck.ExpectKnownValue(addr, status("0:10.0.0.2", "last_start_time"), knownvalue.NotNull()),
-					plancheck.ExpectKnownValue(addr, status("1:10.0.0.3", "version"), knownvalue.StringExact("1.0.0"))),
+				step(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, SetupPath: "/data/gsetest3", Extra: "running = true"},
+					plancheck.ExpectKnownValue(acctest.Addr, status("0:10.0.0.2", "last_start_time"), knownvalue.NotNull()),
+					plancheck.ExpectKnownValue(acctest.Addr, status("1:10.0.0.3", "version"), knownvalue.StringExact("1.0.0"))),
 				refresh,
 				// A restart trigger: every host's facts may change.
-				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest3", extra: "running = true\n restart_triggers = { v = \"1\" }"},
-					plancheck.ExpectUnknownValue(addr, status("0:10.0.0.2", "pid")),
-					plancheck.ExpectUnknownValue(addr, status("1:10.0.0.3", "pid"))),
+				step(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, SetupPath: "/data/gsetest3", Extra: "running = true\n restart_triggers = { v = \"1\" }"},
+					plancheck.ExpectUnknownValue(acctest.Addr, status("0:10.0.0.2", "pid")),
+					plancheck.ExpectUnknownValue(acctest.Addr, status("1:10.0.0.3", "pid"))),
 				refresh,
 				// Hosted, run state left alone: hosting proves no status, the read does.
-				step(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, setupPath: "/data/gsetest4"}),
+				step(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, SetupPath: "/data/gsetest4"}),
 				refresh,
 			},
 		})
@@ -88,36 +89,36 @@ func TestAccManagedProcess_noDriftAfterApply(t *testing.T) {
 // while printing "No changes" (see package packed, numbers.go).
 func TestAccManagedProcess_refreshOnlyExitCode(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
-		cfg := strings.TrimPrefix(e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, extra: "running = true"}), e.providerBlock())
-		cli := newCLIRunFrom(t, e, "1.0.0", cfg)
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		cfg := strings.TrimPrefix(e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, Extra: "running = true"}), e.ProviderBlock())
+		cli := acctest.NewCLIRunFrom(t, e, "1.0.0", cfg)
 		drift := func() {
 			t.Helper()
-			out, code, _ := cli.exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false")
+			out, code, _ := cli.Exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false")
 			if code == 0 {
 				t.Fatalf("plan -refresh-only -detailed-exitcode after an out-of-band stop: exit 0, want 2\n%s", out)
 			}
 		}
 		noDrift := func(after string) {
 			t.Helper()
-			if out, code, _ := cli.exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false"); code != 0 {
+			if out, code, _ := cli.Exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false"); code != 0 {
 				t.Fatalf("plan -refresh-only -detailed-exitcode after %s: exit %d, want 0\n%s", after, code, out)
 			}
 		}
-		if out, err := cli.run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil {
+		if out, err := cli.Run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil {
 			t.Fatalf("apply: %v\n%s", err, out)
 		}
 		noDrift("apply")
-		if out, err := cli.run("apply", "-refresh-only", "-auto-approve", "-no-color", "-input=false"); err != nil {
+		if out, err := cli.Run("apply", "-refresh-only", "-auto-approve", "-no-color", "-input=false"); err != nil {
 			t.Fatalf("apply -refresh-only: %v\n%s", err, out)
 		}
 		noDrift("apply -refresh-only")
 		noDrift("a refresh-only plan") // and again: nothing accumulates
-		if err := e.sim.Drift(simulator.DriftStop, "gse", "proc-test", 0, "10.0.0.1"); err != nil {
+		if err := e.Sim.Drift(simulator.DriftStop, "gse", "proc-test", 0, "10.0.0.1"); err != nil {
 			t.Fatal(err)
 		}
 		drift()
-		if out, err := cli.run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
+		if out, err := cli.Run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
 			t.Fatalf("destroy: %v\n%s", err, out)
 		}
 	})
@@ -128,32 +129,32 @@ func TestAccManagedProcess_refreshOnlyExitCode(t *testing.T) {
 // leaves the state as it was.
 func TestAccManagedProcess_throttledRefreshEndsAtReadTimeout(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
-		cfg := e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, extra: `running = true
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		cfg := e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, Extra: `running = true
   timeouts = { read = "2s" }`})
 		throttle := simulator.Fault{API: "get_proc_status_v2", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit of the app", Times: simulator.Forever}
-		if e.gateway {
+		if e.Gateway {
 			throttle.Code, throttle.HTTPStatus = 0, 429
 		}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkSimEmpty,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{
 				{Config: cfg},
 				{
-					PreConfig:    func() { e.sim.AddFault(throttle) },
+					PreConfig:    func() { e.Sim.AddFault(throttle) },
 					RefreshState: true,
 					ExpectError: wordsRegexp("Could not read process gse/proc-test", "context deadline exceeded while the installation was throttling the calls",
 						"get_proc_status_v2", "raise the timeout"),
 				},
 				{
 					// Nothing was lost: the state still has both hosts, and nothing is planned.
-					PreConfig:        e.sim.ClearFaults,
+					PreConfig:        e.Sim.ClearFaults,
 					Config:           cfg,
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 					ConfigStateChecks: []statecheck.StateCheck{
-						statecheck.ExpectKnownValue(addr, tfjsonpath.New("host_status"), knownvalue.MapSizeExact(2)),
-						statecheck.ExpectKnownValue(addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
+						statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status"), knownvalue.MapSizeExact(2)),
+						statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
 					},
 				},
 			},
@@ -164,12 +165,12 @@ func TestAccManagedProcess_throttledRefreshEndsAtReadTimeout(t *testing.T) {
 // The same for the gse_process_status data source.
 func TestAccProcessStatus_throttledReadEndsAtReadTimeout(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	e.sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit of the app", Times: simulator.Forever})
+	e := acctest.NewEnv(t)
+	e.Sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit of the app", Times: simulator.Forever})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
+		ProtoV6ProviderFactories: e.Factories(),
 		Steps: []resource.TestStep{{
-			Config: e.providerBlock() + `
+			Config: e.ProviderBlock() + `
 data "gse_process_status" "s" {
   meta     = { namespace = "gse", name = "proc-test" }
   hosts    = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]

@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 // A replacement with create_before_destroy fails before anything changes,
@@ -17,9 +19,9 @@ import (
 // (here: a new trigger value) replaces it.
 func TestAccManagedProcess_createBeforeDestroyRefused(t *testing.T) {
 	t.Parallel()
-	inModes(t, func(t *testing.T, e *testEnv) {
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
 		cfg := func(trigger string, cbd bool) string {
-			return e.config(proc{hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, extra: fmt.Sprintf(`running = true
+			return e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "1:10.0.0.2"}, Extra: fmt.Sprintf(`running = true
   lifecycle {
     create_before_destroy = %t
     replace_triggered_by  = [terraform_data.release]
@@ -31,15 +33,15 @@ resource "terraform_data" "release" {
 		}
 		var firstPID int64
 		pidOf := func(*terraform.State) (int64, error) {
-			p, ok := e.gseProc(0, "10.0.0.1")()
+			p, ok := e.GSEProc(0, "10.0.0.1")()
 			if !ok {
 				return 0, fmt.Errorf("the process is gone from 0:10.0.0.1")
 			}
 			return p.PID, nil
 		}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: e.factories(),
-			CheckDestroy:             e.checkSimEmpty,
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{
 				{
 					Config: cfg("v1", true),
@@ -57,7 +59,7 @@ resource "terraform_data" "release" {
 					// The old object is intact: running with the same pid, and nothing planned.
 					Config:           cfg("v2", true),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(1, "10.0.0.2", hostedAndRunning),
+					Check: resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning), e.SimCheck(1, "10.0.0.2", acctest.HostedAndRunning),
 						func(s *terraform.State) error {
 							if pid, err := pidOf(s); err != nil || pid != firstPID {
 								return fmt.Errorf("pid %d (%v), want %d: the refused create touched the process", pid, err, firstPID)
@@ -69,9 +71,9 @@ resource "terraform_data" "release" {
 					// Destroy first, then create: the replacement goes through.
 					Config: cfg("v3", false),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectResourceAction(acctest.Addr, plancheck.ResourceActionDestroyBeforeCreate),
 					}},
-					Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", hostedAndRunning), e.simCheck(1, "10.0.0.2", hostedAndRunning)),
+					Check: resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning), e.SimCheck(1, "10.0.0.2", acctest.HostedAndRunning)),
 				},
 			},
 		})

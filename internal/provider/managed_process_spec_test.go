@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
@@ -51,8 +52,8 @@ func specWith(set map[string]any) map[string]any {
 func TestSpecPackedRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	server, typ := benchServer(ctx, t, "gse_managed_process")
-	config := benchValue(typ, map[string]any{
+	server, typ := acctest.BenchServer(ctx, t, "gse_managed_process")
+	config := acctest.BenchValue(typ, map[string]any{
 		"meta":  map[string]any{"namespace": "gse", "name": "web"},
 		"hosts": []any{map[string]any{"ip": "10.0.0.1", "bk_cloud_id": 0}},
 		"spec":  specWith(map[string]any{"identity.setup_path": unknown, "resource.fd": unknown, "configmap": []any{map[string]any{"path": "/opt/web/a.conf"}}}),
@@ -79,8 +80,8 @@ func TestSpecPackedRoundTrip(t *testing.T) {
 		t.Errorf("sent %+v %+v", sent.Resource, sent.Configmap)
 	}
 
-	dv := benchDynamic(t, config)
-	null := benchDynamic(t, tftypes.NewValue(typ, nil))
+	dv := acctest.BenchDynamic(t, config)
+	null := acctest.BenchDynamic(t, tftypes.NewValue(typ, nil))
 	if resp, err := server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: "gse_managed_process", Config: dv}); err != nil || len(resp.Diagnostics) > 0 {
 		t.Fatalf("validate: %v %v", err, resp.Diagnostics)
 	}
@@ -105,7 +106,7 @@ func TestSpecPackedRoundTrip(t *testing.T) {
 func mustPack(t *testing.T, values map[string]any) []byte {
 	t.Helper()
 	typ := spec.Value{}.UnpackedType(context.Background())
-	dv, err := tfprotov6.NewDynamicValue(typ, benchValue(typ, values))
+	dv, err := tfprotov6.NewDynamicValue(typ, acctest.BenchValue(typ, values))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func mustPack(t *testing.T, values map[string]any) []byte {
 func TestSpecPackedChecksAsTheFramework(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	packedServer, typ := benchServer(ctx, t, "gse_managed_process")
+	packedServer, typ := acctest.BenchServer(ctx, t, "gse_managed_process")
 	plainServer, err := providerserver.NewProtocol6WithError(specOnlyProvider{})()
 	if err != nil {
 		t.Fatal(err)
@@ -140,8 +141,8 @@ func TestSpecPackedChecksAsTheFramework(t *testing.T) {
 		"empty required obj": specWith(map[string]any{"monitor_policy": map[string]any{}}),
 	} {
 		t.Run(name, func(t *testing.T) {
-			got := specDiags(t, packedServer, "gse_managed_process", benchValue(typ, map[string]any{"spec": spec}))
-			want := specDiags(t, plainServer, "gse_spec", benchValue(plainTyp, map[string]any{"spec": spec}))
+			got := specDiags(t, packedServer, "gse_managed_process", acctest.BenchValue(typ, map[string]any{"spec": spec}))
+			want := specDiags(t, plainServer, "gse_spec", acctest.BenchValue(plainTyp, map[string]any{"spec": spec}))
 			checked += len(want)
 			if !slices.Equal(got, want) {
 				t.Errorf("packed:\n%s\nthe framework:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -156,7 +157,7 @@ func TestSpecPackedChecksAsTheFramework(t *testing.T) {
 // specDiags are the diagnostics of validating config, at spec or within it, sorted.
 func specDiags(t *testing.T, s tfprotov6.ProviderServer, typeName string, config tftypes.Value) []string {
 	t.Helper()
-	resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: typeName, Config: benchDynamic(t, config)})
+	resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: typeName, Config: acctest.BenchDynamic(t, config)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 // restartOnUpdate is the process of e.config with labels, restarted by the
 // action after each update.
-func restartOnUpdate(e *testEnv, label string) string {
-	return e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, labels: fmt.Sprintf(`{ rev = %q }`, label), extra: `
+func restartOnUpdate(e *acctest.Env, label string) string {
+	return e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, Labels: fmt.Sprintf(`{ rev = %q }`, label), Extra: `
   running = true
   lifecycle {
     action_trigger {
@@ -40,30 +41,30 @@ action "gse_process_operation" "restart" {
 // not on create; a host that fails the restart fails the apply, named.
 func TestAccProcessOperationAction_afterUpdate(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   tf114Versions,
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		TerraformVersionChecks:   acctest.TF114Versions,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{
 			{
 				Config: restartOnUpdate(e, "1"),
-				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", restarts(0)), e.simCheck(0, "10.0.0.2", restarts(0))),
+				Check:  resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.1", acctest.Restarts(0)), e.SimCheck(0, "10.0.0.2", acctest.Restarts(0))),
 			},
 			{
 				Config: restartOnUpdate(e, "2"),
-				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", restarts(1)), e.simCheck(0, "10.0.0.2", restarts(1))),
+				Check:  resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.1", acctest.Restarts(1)), e.SimCheck(0, "10.0.0.2", acctest.Restarts(1))),
 			},
 			{
 				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{int(gse.OpRestart)}, Code: gse.HostAgentAbnormal, Message: "agent offline", Times: 1})
+					e.Sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{int(gse.OpRestart)}, Code: gse.HostAgentAbnormal, Message: "agent offline", Times: 1})
 				},
 				Config:      restartOnUpdate(e, "3"),
 				ExpectError: regexp.MustCompile(`(?s)Could not run restart on process gse/proc-test.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 117: agent offline`),
 			},
 			{
 				Config: restartOnUpdate(e, "3"),
-				Check:  resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", restarts(2)), e.simCheck(0, "10.0.0.2", restarts(1))),
+				Check:  resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.1", acctest.Restarts(2)), e.SimCheck(0, "10.0.0.2", acctest.Restarts(1))),
 			},
 		},
 	})
@@ -74,9 +75,9 @@ func TestAccProcessOperationAction_afterUpdate(t *testing.T) {
 // fails the run, named with its GSE code.
 func TestAccProcessOperationAction_invoke(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	e.register(t, gse.Meta{Namespace: "gse", Name: "web"}, []string{"0:10.0.0.1", "1:10.0.0.2"}, opPtr(gse.OpStart))
-	cli := newCLIRun(t, e, `
+	e := acctest.NewEnv(t)
+	e.Register(t, gse.Meta{Namespace: "gse", Name: "web"}, []string{"0:10.0.0.1", "1:10.0.0.2"}, acctest.OpPtr(gse.OpStart))
+	cli := acctest.NewCLIRun(t, e, `
 action "gse_process_operation" "restart" {
   config {
     op = "restart"
@@ -93,7 +94,7 @@ action "gse_process_operation" "restart" {
   }
 }
 `)
-	out, err := cli.run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.restart")
+	out, err := cli.Run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.restart")
 	if err != nil {
 		t.Fatalf("apply -invoke: %v\n%s", err, out)
 	}
@@ -111,13 +112,13 @@ action "gse_process_operation" "restart" {
 		cloud int64
 		ip    string
 	}{{0, "10.0.0.1"}, {1, "10.0.0.2"}} {
-		if p, ok := e.sim.Process("gse", "web", h.cloud, h.ip); !ok || p.Restarts != 1 {
+		if p, ok := e.Sim.Process("gse", "web", h.cloud, h.ip); !ok || p.Restarts != 1 {
 			t.Errorf("%d:%s restarted %d times, want 1", h.cloud, h.ip, p.Restarts)
 		}
 	}
 
-	e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Code: gse.HostAgentAbnormal, Message: "agent offline", Times: 1})
-	out, err = cli.run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.restart")
+	e.Sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Code: gse.HostAgentAbnormal, Message: "agent offline", Times: 1})
+	out, err = cli.Run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.restart")
 	flat := strings.Join(strings.Fields(out), " ")
 	if err == nil || !strings.Contains(flat, "10.0.0.2 (bk_cloud_id 1): GSE code 117: agent offline") ||
 		!strings.Contains(flat, "restart gse/web: 10.0.0.2 (bk_cloud_id 1) failed, GSE code 117: agent offline") {
@@ -129,7 +130,7 @@ action "gse_process_operation" "restart" {
 // and its arguments are validated as the resource's are.
 func TestAccProcessOperationAction_jobAndValidation(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	action := func(op, target string) string {
 		return fmt.Sprintf(`
 action "gse_process_operation" "nginx" {
@@ -150,8 +151,8 @@ action "gse_process_operation" "nginx" {
         ip_list    = [{ bk_cloud_id = 0, ip = "10.0.0.1" }, { bk_cloud_id = 0, ip = "10.0.0.2" }]
       }]
     }`
-	cli := newCLIRun(t, e, action("start", job))
-	out, err := cli.run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.nginx")
+	cli := acctest.NewCLIRun(t, e, action("start", job))
+	out, err := cli.Run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.nginx")
 	if err != nil {
 		t.Fatalf("apply -invoke: %v\n%s", err, out)
 	}
@@ -159,11 +160,11 @@ action "gse_process_operation" "nginx" {
 		if want := "start biz:2//data/nginx/bin/nginx: " + ip + " (bk_cloud_id 0) ok"; !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}
-		if p, ok := e.sim.JobProcess(jobScope, jobIndex, 0, ip); !ok || !p.Running {
+		if p, ok := e.Sim.JobProcess(acctest.JobScope, acctest.JobIndex, 0, ip); !ok || !p.Running {
 			t.Errorf("nginx on %s: %+v, want running", ip, p)
 		}
 	}
-	if n := e.sim.Calls("job/operate_process"); n != 1 {
+	if n := e.Sim.Calls("job/operate_process"); n != 1 {
 		t.Errorf("job/operate_process called %d times, want 1", n)
 	}
 
@@ -172,18 +173,18 @@ action "gse_process_operation" "nginx" {
 		{action("start", ""), `Set gse (a GSE process: meta, hosts and spec) or job`},
 		{action("start", strings.Replace(job, `start_cmd  = "./nginx"`, `cmd_shell_ext = "zsh"`, 1)), `cmd_shell_ext value must be one of: ["sh" "bat" "ps1"]`},
 	} {
-		out, err := newCLIRun(t, e, tc.cfg).run("validate", "-no-color")
+		out, err := acctest.NewCLIRun(t, e, tc.cfg).Run("validate", "-no-color")
 		if flat := strings.Join(strings.Fields(out), " "); err == nil || !strings.Contains(flat, tc.want) {
 			t.Errorf("validate: want an error with %q, got %v:\n%s", tc.want, err, out)
 		}
 	}
 
 	// On a JOB 3.7+ the action fails at its first call, saying why and what to use.
-	e.sim.SetJobProcessAPIsRemoved(true)
-	before := e.jobCalls()
-	out, err = newCLIRun(t, e, action("start", job)).run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.nginx")
-	if err == nil || !removedJOB("operate_process").MatchString(out) {
+	e.Sim.SetJobProcessAPIsRemoved(true)
+	before := e.JobCalls()
+	out, err = acctest.NewCLIRun(t, e, action("start", job)).Run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.nginx")
+	if err == nil || !acctest.RemovedJOB("operate_process").MatchString(out) {
 		t.Errorf("a JOB 3.7+ must fail the action, saying so: %v\n%s", err, out)
 	}
-	e.callsOnce(t, "the action", before)
+	e.CallsOnce(t, "the action", before)
 }

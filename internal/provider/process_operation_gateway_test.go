@@ -8,16 +8,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
 // gse_process_operation addresses hosts by agent id through the gateway, and
 // fails at once, naming it, on a host whose agent is down.
 func TestAccProcessOperationGateway_agentID(t *testing.T) {
 	t.Parallel()
-	e := newGatewayEnv(t, nil)
-	e.sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	e := acctest.NewGatewayEnv(t, nil)
+	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
 	cfg := func(trigger string) string {
-		return e.config(proc{hosts: []string{"agent:" + provider.AgentA, "0:10.0.0.1"}, extra: "running = true"}) + fmt.Sprintf(`
+		return e.Config(acctest.Proc{Hosts: []string{"agent:" + provider.AgentA, "0:10.0.0.1"}, Extra: "running = true"}) + fmt.Sprintf(`
 resource "gse_process_operation" "test" {
   op       = "restart"
   triggers = { config = %q }
@@ -30,13 +31,13 @@ resource "gse_process_operation" "test" {
 `, trigger)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{
 			{
 				Config: cfg("v1"),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.5", restarts(1)), e.simCheck(0, "10.0.0.1", restarts(1)),
+					e.SimCheck(0, "10.0.0.5", acctest.Restarts(1)), e.SimCheck(0, "10.0.0.1", acctest.Restarts(1)),
 					resource.TestCheckResourceAttr(opAddr, "results.#", "2"),
 					resource.TestCheckResourceAttr(opAddr, "results.0.agent_id", provider.AgentA), // ordered by cloud id, then ip: "" first
 					resource.TestCheckNoResourceAttr(opAddr, "results.1.agent_id"),
@@ -44,14 +45,14 @@ resource "gse_process_operation" "test" {
 				),
 			},
 			{
-				PreConfig:   func() { e.sim.SetAgentState(provider.AgentA, -1) },
+				PreConfig:   func() { e.Sim.SetAgentState(provider.AgentA, -1) },
 				Config:      cfg("v2"),
 				ExpectError: regexp.MustCompile(`the GSE agent is not running on agent_id\s+` + provider.AgentA + `\s+\(status_code -1,\s+unknown\)`),
 			},
 			{
-				PreConfig: func() { e.sim.SetAgentState(provider.AgentA, 2) },
+				PreConfig: func() { e.Sim.SetAgentState(provider.AgentA, 2) },
 				Config:    cfg("v2"),
-				Check:     resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.5", restarts(2)), e.simCheck(0, "10.0.0.1", restarts(2))),
+				Check:     resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.5", acctest.Restarts(2)), e.SimCheck(0, "10.0.0.1", acctest.Restarts(2))),
 			},
 		},
 	})

@@ -14,14 +14,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 const opAddr = "gse_process_operation.test"
 
 // gseOperation targets the process of e.config with op, its spec taken from the resource.
-func gseOperation(e *testEnv, op, trigger string) string {
-	return e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = true"}) + fmt.Sprintf(`
+func gseOperation(e *acctest.Env, op, trigger string) string {
+	return e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, Extra: "running = true"}) + fmt.Sprintf(`
 resource "gse_process_operation" "test" {
   op       = %q
   triggers = { config = %q }
@@ -34,26 +35,17 @@ resource "gse_process_operation" "test" {
 `, op, trigger)
 }
 
-func restarts(n int) func(simulator.Process) error {
-	return func(p simulator.Process) error {
-		if p.Restarts != n {
-			return fmt.Errorf("restarted %d times, want %d", p.Restarts, n)
-		}
-		return hostedAndRunning(p)
-	}
-}
-
 func TestAccProcessOperation_gse(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{
 			{
 				Config: gseOperation(e, "restart", "v1"),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					e.simCheck(0, "10.0.0.1", restarts(1)), e.simCheck(0, "10.0.0.2", restarts(1)),
+					e.SimCheck(0, "10.0.0.1", acctest.Restarts(1)), e.SimCheck(0, "10.0.0.2", acctest.Restarts(1)),
 					resource.TestCheckResourceAttrPair(opAddr, "id", opAddr, "task_id"),
 					resource.TestMatchResourceAttr(opAddr, "task_id", regexp.MustCompile(`^GSETASK:`)),
 					resource.TestCheckResourceAttr(opAddr, "results.#", "2"),
@@ -65,7 +57,7 @@ func TestAccProcessOperation_gse(t *testing.T) {
 				// Same triggers: nothing runs.
 				Config:           gseOperation(e, "restart", "v1"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				Check:            e.simCheck(0, "10.0.0.1", restarts(1)),
+				Check:            e.SimCheck(0, "10.0.0.1", acctest.Restarts(1)),
 			},
 			{
 				// New triggers: the operation runs again.
@@ -73,7 +65,7 @@ func TestAccProcessOperation_gse(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(opAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
-				Check: resource.ComposeAggregateTestCheckFunc(e.simCheck(0, "10.0.0.1", restarts(2)), e.simCheck(0, "10.0.0.2", restarts(2))),
+				Check: resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.1", acctest.Restarts(2)), e.SimCheck(0, "10.0.0.2", acctest.Restarts(2))),
 			},
 			{
 				// A status query: its content is parsed into pid, managed and version.
@@ -84,7 +76,7 @@ func TestAccProcessOperation_gse(t *testing.T) {
 						"content": knownvalue.StringRegexp(regexp.MustCompile(`"procname":"proc-test"`)),
 					})),
 				},
-				Check: resource.TestCheckResourceAttrPair(opAddr, "results.0.pid", addr, "host_status.0:10.0.0.1.pid"),
+				Check: resource.TestCheckResourceAttrPair(opAddr, "results.0.pid", acctest.Addr, "host_status.0:10.0.0.1.pid"),
 			},
 			{
 				// Start on running processes answers 828: a success, reported as such.
@@ -97,16 +89,16 @@ func TestAccProcessOperation_gse(t *testing.T) {
 			{
 				// A failing host fails the apply, by IP.
 				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{9}, Code: 836, Message: "process still alive after kill", Times: 1})
+					e.Sim.AddHostFault(simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.2", Ops: []int{9}, Code: 836, Message: "process still alive after kill", Times: 1})
 				},
 				Config:      gseOperation(e, "kill", "v2"),
 				ExpectError: regexp.MustCompile(`(?s)Could not run kill on process gse/proc-test.*10\.0\.0\.2 \(bk_cloud_id 0\): GSE code 836: process still alive\s+after kill`),
 			},
 			{
 				// Destroying the operation does nothing remotely.
-				Config: e.config(proc{hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, extra: "running = false\n managed = false"}),
+				Config: e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, Extra: "running = false\n managed = false"}),
 				Check: func(*terraform.State) error {
-					if n := e.sim.Calls("operate_proc_v2"); n == 0 {
+					if n := e.Sim.Calls("operate_proc_v2"); n == 0 {
 						return fmt.Errorf("no operation at all")
 					}
 					return nil
@@ -117,8 +109,8 @@ func TestAccProcessOperation_gse(t *testing.T) {
 }
 
 // jobOperation runs op through JOB on nginx at 10.0.0.1 and 10.0.0.2; extra goes into the process_infos item.
-func jobOperation(e *testEnv, op, trigger, extra string) string {
-	return e.providerBlock() + fmt.Sprintf(`
+func jobOperation(e *acctest.Env, op, trigger, extra string) string {
+	return e.ProviderBlock() + fmt.Sprintf(`
 resource "gse_process_operation" "test" {
   op       = %q
   triggers = { run = %q }
@@ -138,10 +130,10 @@ resource "gse_process_operation" "test" {
 
 func TestAccProcessOperation_job(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	calls := func(api string, n int) resource.TestCheckFunc {
 		return func(*terraform.State) error {
-			if got := e.sim.Calls(api); got != n {
+			if got := e.Sim.Calls(api); got != n {
 				return fmt.Errorf("%s called %d times, want %d", api, got, n)
 			}
 			return nil
@@ -150,7 +142,7 @@ func TestAccProcessOperation_job(t *testing.T) {
 	running := func(want bool) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			for _, ip := range []string{"10.0.0.1", "10.0.0.2"} {
-				p, ok := e.sim.JobProcess(jobScope, jobIndex, 0, ip)
+				p, ok := e.Sim.JobProcess(acctest.JobScope, acctest.JobIndex, 0, ip)
 				if !ok || p.Running != want {
 					return fmt.Errorf("nginx on %s: %+v, want running = %v", ip, p, want)
 				}
@@ -159,7 +151,7 @@ func TestAccProcessOperation_job(t *testing.T) {
 		}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
+		ProtoV6ProviderFactories: e.Factories(),
 		Steps: []resource.TestStep{
 			{
 				// Seed 001: operate_process, with its own fields.
@@ -191,7 +183,7 @@ func TestAccProcessOperation_job(t *testing.T) {
 				Config: jobOperation(e, "start", "5", `cmd_shell_ext = "sh"
       mem_lmt = 10`),
 				Check: resource.ComposeAggregateTestCheckFunc(calls("job/operate_proc", 3), running(true), func(*terraform.State) error {
-					p, _ := e.sim.JobProcess(jobScope, jobIndex, 0, "10.0.0.1")
+					p, _ := e.Sim.JobProcess(acctest.JobScope, acctest.JobIndex, 0, "10.0.0.1")
 					var def simulator.JobDefinition
 					if err := json.Unmarshal(p.Spec, &def); err != nil || def.StartCmd != "cd /data/nginx/bin && ./start.sh nginx &" ||
 						def.Type != 1 || def.CPULmt != 0 || def.MemLmt != 10 {
@@ -202,7 +194,7 @@ func TestAccProcessOperation_job(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.1", Code: 117, Message: "agent offline", Times: 1})
+					e.Sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.1", Code: 117, Message: "agent offline", Times: 1})
 				},
 				Config:      jobOperation(e, "restart", "4", ""),
 				ExpectError: regexp.MustCompile(`(?s)Could not run restart on process JOB biz:2//data/nginx/bin/nginx.*10\.0\.0\.1 \(bk_cloud_id 0\): GSE code 117: agent offline`),
@@ -213,18 +205,18 @@ func TestAccProcessOperation_job(t *testing.T) {
 
 func TestAccProcessOperation_validation(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	for _, tc := range []struct{ cfg, want string }{
 		{jobOperation(e, "start", "1", `cmd_shell_ext = "sh"
       start_cmd = "./nginx"`), `only .setup_path., .proc_name., .pid_path., .account., .cmd_shell_ext., .cpu_lmt., .mem_lmt.; unset .start_cmd.`},
 		{jobOperation(e, "start", "1", `cmd_shell_ext = "zsh"`), `cmd_shell_ext value must be one of: \["sh" "bat" "ps1"\]`},
 		{jobOperation(e, "launch", "1", ""), `op value must be one of: \["start" "stop" "status" "restart" "reload" "kill"\]`},
-		{e.providerBlock() + `
+		{e.ProviderBlock() + `
 resource "gse_process_operation" "test" {
   op = "start"
 }`, `Set gse \(a GSE process: meta, hosts and spec\) or job`},
 	} {
 		// These messages wrap in the terminal: a space in the pattern matches any whitespace.
-		e.expectPlanErrors(t, []planError{{tc.cfg, strings.ReplaceAll(tc.want, " ", `\s+`)}})
+		e.ExpectPlanErrors(t, []acctest.PlanError{{Config: tc.cfg, Want: strings.ReplaceAll(tc.want, " ", `\s+`)}})
 	}
 }

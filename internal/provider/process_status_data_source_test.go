@@ -8,12 +8,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 func TestAccProcessStatusDataSource(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	ds := "data.gse_process_status.test"
 	// The data source reads the resource's hosts plus one where the process is not registered.
 	dataSource := `
@@ -23,11 +24,11 @@ data "gse_process_status" "test" {
 }
 `
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{
 			{
-				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, extra: "running = true"}) + sprintf(dataSource, "[]"),
+				Config: e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, Extra: "running = true"}) + acctest.Sprintf(dataSource, "[]"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("all_running"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("proc_infos"), knownvalue.ListExact([]knownvalue.Check{
@@ -42,8 +43,8 @@ data "gse_process_status" "test" {
 				},
 			},
 			{
-				Config: e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, extra: "running = true"}) +
-					sprintf(dataSource, `[{ ip = "10.0.0.7", bk_cloud_id = 0 }]`),
+				Config: e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, Extra: "running = true"}) +
+					acctest.Sprintf(dataSource, `[{ ip = "10.0.0.7", bk_cloud_id = 0 }]`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("all_running"), knownvalue.Bool(false)),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("proc_infos").AtSliceIndex(1), knownvalue.ObjectPartial(map[string]knownvalue.Check{
@@ -51,12 +52,12 @@ data "gse_process_status" "test" {
 					})),
 				},
 				// Create read the status of the hosts it started, pid included.
-				Check: resource.TestCheckResourceAttrPair(ds, "proc_infos.0.pid", addr, "host_status.0:10.0.0.2.pid"),
+				Check: resource.TestCheckResourceAttrPair(ds, "proc_infos.0.pid", acctest.Addr, "host_status.0:10.0.0.2.pid"),
 			},
 			{
 				// A stop behind Terraform's back shows in the data source at once.
-				PreConfig: func() { _ = e.sim.Drift(simulator.DriftStop, "gse", "proc-test", 1, "10.0.0.1") },
-				Config:    e.config(proc{hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, extra: "running = true"}) + sprintf(dataSource, "[]"),
+				PreConfig: func() { _ = e.Sim.Drift(simulator.DriftStop, "gse", "proc-test", 1, "10.0.0.1") },
+				Config:    e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, Extra: "running = true"}) + acctest.Sprintf(dataSource, "[]"),
 				// The refresh before this step's plan sees the drift; apply repairs it and the data source reads after.
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("all_running"), knownvalue.Bool(true)),
@@ -69,18 +70,18 @@ data "gse_process_status" "test" {
 // Hosts are checked at plan time: cloud ids, zones, the same host in two spellings.
 func TestAccProcessStatusDataSource_validation(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	cfg := func(hosts string) string {
-		return e.providerBlock() + `data "gse_process_status" "test" {
+		return e.ProviderBlock() + `data "gse_process_status" "test" {
   meta  = { namespace = "gse", name = "proc-test" }
   hosts = ` + hosts + `
 }
 `
 	}
-	e.expectPlanErrors(t, []planError{
-		{cfg(`[{ ip = "10.0.0.1", bk_cloud_id = -1 }]`), `bk_cloud_id must be 0 or more`},
-		{cfg(`[{ ip = "fe80::1%eth0", bk_cloud_id = 0 }]`), `ip must be an IPv4 or IPv6 address without a zone`},
-		{cfg(`[{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "::ffff:10.0.0.1", bk_cloud_id = 0 }]`), `more than once`},
-		{cfg(`[]`), `must list at least one host`},
+	e.ExpectPlanErrors(t, []acctest.PlanError{
+		{Config: cfg(`[{ ip = "10.0.0.1", bk_cloud_id = -1 }]`), Want: `bk_cloud_id must be 0 or more`},
+		{Config: cfg(`[{ ip = "fe80::1%eth0", bk_cloud_id = 0 }]`), Want: `ip must be an IPv4 or IPv6 address without a zone`},
+		{Config: cfg(`[{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "::ffff:10.0.0.1", bk_cloud_id = 0 }]`), Want: `more than once`},
+		{Config: cfg(`[]`), Want: `must list at least one host`},
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
@@ -38,7 +39,7 @@ func packedFixture(t *testing.T) (tftypes.Object, tftypes.Value) {
 		return tftypes.NewValue(hostType, map[string]tftypes.Value{"ip": ip, "agent_id": agent, "bk_cloud_id": cloud, "bk_supplier_id": supplier})
 	}
 	statusType, _ := typ.AttributeTypes["host_status"].(tftypes.Map)
-	value := benchValue(typ, map[string]any{"meta": map[string]any{"namespace": "gse", "name": "p"}})
+	value := acctest.BenchValue(typ, map[string]any{"meta": map[string]any{"namespace": "gse", "name": "p"}})
 	attrs := map[string]tftypes.Value{}
 	if err := value.As(&attrs); err != nil {
 		t.Fatal(err)
@@ -50,8 +51,8 @@ func packedFixture(t *testing.T) (tftypes.Object, tftypes.Value) {
 		tftypes.NewValue(hostType, tftypes.UnknownValue),
 	})
 	attrs["host_status"] = tftypes.NewValue(statusType, map[string]tftypes.Value{
-		"0:10.0.0.1": benchValue(statusType.ElementType, map[string]any{"status": "running", "managed": true, "pid": 42, "last_start_time": 1700000000}),
-		"0:10.0.0.2": benchValue(statusType.ElementType, map[string]any{}),
+		"0:10.0.0.1": acctest.BenchValue(statusType.ElementType, map[string]any{"status": "running", "managed": true, "pid": 42, "last_start_time": 1700000000}),
+		"0:10.0.0.2": acctest.BenchValue(statusType.ElementType, map[string]any{}),
 	})
 	return typ, tftypes.NewValue(typ, attrs)
 }
@@ -106,7 +107,7 @@ func TestPackedUpgradeState(t *testing.T) {
 		t.Fatal(err)
 	}
 	typ, _ := packedFixture(t)
-	state := benchValue(typ, map[string]any{
+	state := acctest.BenchValue(typ, map[string]any{
 		"id":    "gse:p",
 		"meta":  map[string]any{"namespace": "gse", "name": "p"},
 		"hosts": []any{map[string]any{"ip": "10.0.0.1", "bk_cloud_id": 0, "bk_supplier_id": 0}, map[string]any{"agent_id": "0:10.0.0.2", "bk_supplier_id": 0}},
@@ -115,7 +116,7 @@ func TestPackedUpgradeState(t *testing.T) {
 			"0:10.0.0.2": map[string]any{},
 		},
 	})
-	raw, err := json.Marshal(benchJSON(state))
+	raw, err := json.Marshal(acctest.BenchJSON(state))
 	if err != nil {
 		t.Fatal(err)
 	}

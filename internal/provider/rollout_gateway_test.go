@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
@@ -21,13 +22,13 @@ import (
 func TestRolloutThroughGateway(t *testing.T) {
 	t.Parallel()
 	const stage = "/api/bk-gse/prod"
-	sim := simulator.New(simulator.Options{AppCode: testAppCode, AppSecret: testAppSecret, TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}})
+	sim := simulator.New(simulator.Options{AppCode: acctest.AppCode, AppSecret: acctest.AppSecret, TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}})
 	srv := httptest.NewServer(http.StripPrefix(stage, sim))
 	t.Cleanup(srv.Close)
 	c, err := gse.New(gse.Config{
-		GatewayURL: srv.URL + stage, AppCode: testAppCode, AppSecret: testAppSecret, Username: "admin",
+		GatewayURL: srv.URL + stage, AppCode: acctest.AppCode, AppSecret: acctest.AppSecret, Username: "admin",
 		PollInitial: time.Millisecond, PollMax: 5 * time.Millisecond, RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond,
-		RateLimit: testRate,
+		RateLimit: acctest.Rate,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func TestRolloutThroughGateway(t *testing.T) {
 	if err != nil || len(done) != 4 {
 		t.Fatalf("done on %v: %v", done, err)
 	}
-	got, err := opBatches(sim, 0, int(gse.OpStart))
+	got, err := acctest.OpBatches(sim, 0, int(gse.OpStart))
 	if want := [][]string{{"10.0.0.1", "10.0.0.2"}, {"10.0.9.1", "10.0.9.2"}}; err != nil || !slices.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("batches %v (%v), want %v", got, err, want)
 	}

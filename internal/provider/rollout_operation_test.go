@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -17,8 +18,8 @@ import (
 // waiting for each batch to run; task_id lists the batches' tasks.
 func TestAccRollout_operationGSE(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	cfg := e.config(proc{hosts: fleet(6), extra: "running = true"}) + `
+	e := acctest.NewEnv(t)
+	cfg := e.Config(acctest.Proc{Hosts: acctest.Fleet(6), Extra: "running = true"}) + `
 resource "gse_process_operation" "test" {
   op = "restart"
   gse = {
@@ -31,32 +32,32 @@ resource "gse_process_operation" "test" {
 `
 	var mark int
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSimEmpty,
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{{
-			PreConfig: markTasks(e.sim, &mark),
+			PreConfig: acctest.MarkTasks(e.Sim, &mark),
 			Config:    cfg,
 			Check: resource.ComposeAggregateTestCheckFunc(
-				expectBatches(e.sim, &mark, int(gse.OpRestart), ipRange(1, 2), ipRange(3, 4), ipRange(5, 6)),
+				acctest.ExpectBatches(e.Sim, &mark, int(gse.OpRestart), acctest.IPRange(1, 2), acctest.IPRange(3, 4), acctest.IPRange(5, 6)),
 				resource.TestCheckResourceAttr(opAddr, "results.#", "6"),
 				resource.TestMatchResourceAttr(opAddr, "task_id", regexp.MustCompile(`^GSETASK:[^,]+,GSETASK:[^,]+,GSETASK:[^,]+$`)),
-				e.simCheck(0, "10.0.0.6", restarts(1)),
+				e.SimCheck(0, "10.0.0.6", acctest.Restarts(1)),
 			),
 		}, {
 			// A new rollout alone is an in-place update: the operation does not run again.
-			PreConfig: markTasks(e.sim, &mark),
+			PreConfig: acctest.MarkTasks(e.Sim, &mark),
 			Config:    strings.Replace(cfg, `batch_size = 2`, `batch_size = 3`, 1),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(opAddr, plancheck.ResourceActionUpdate),
 			}},
-			Check: expectBatches(e.sim, &mark, int(gse.OpRestart)),
+			Check: acctest.ExpectBatches(e.Sim, &mark, int(gse.OpRestart)),
 		}},
 	})
 }
 
 // jobRolloutOperation restarts nginx through JOB on 10.0.0.1-4 with rollout.
-func jobRolloutOperation(e *testEnv, run, rollout string) string {
-	return e.providerBlock() + fmt.Sprintf(`
+func jobRolloutOperation(e *acctest.Env, run, rollout string) string {
+	return e.ProviderBlock() + fmt.Sprintf(`
 resource "gse_process_operation" "test" {
   op       = "restart"
   triggers = { run = %q }
@@ -78,43 +79,43 @@ resource "gse_process_operation" "test" {
 // max_fail_percentage = 0 leaves batch 2 untouched, and the error says so.
 func TestAccRollout_operationJOB(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
+	e := acctest.NewEnv(t)
 	var mark int
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
+		ProtoV6ProviderFactories: e.Factories(),
 		Steps: []resource.TestStep{
 			{
-				PreConfig: markTasks(e.sim, &mark),
+				PreConfig: acctest.MarkTasks(e.Sim, &mark),
 				Config:    jobRolloutOperation(e, "1", `{ batch_size = "50%" }`),
-				Check:     expectBatches(e.sim, &mark, int(gse.OpRestart), ipRange(1, 2), ipRange(3, 4)),
+				Check:     acctest.ExpectBatches(e.Sim, &mark, int(gse.OpRestart), acctest.IPRange(1, 2), acctest.IPRange(3, 4)),
 			},
 			{
 				PreConfig: func() {
-					markTasks(e.sim, &mark)()
-					e.sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.2", Code: 117, Message: "agent offline", Times: 1})
+					acctest.MarkTasks(e.Sim, &mark)()
+					e.Sim.AddHostFault(simulator.HostFault{API: "job/operate_process", IP: "10.0.0.2", Code: 117, Message: "agent offline", Times: 1})
 				},
 				Config: jobRolloutOperation(e, "2", `{ batch_size = 2, max_fail_percentage = 0 }`),
-				ExpectError: wrapped("Could not run restart on process JOB biz:2//data/nginx/bin/nginx",
+				ExpectError: acctest.Wrapped("Could not run restart on process JOB biz:2//data/nginx/bin/nginx",
 					"rolling restart of JOB biz:2//data/nginx/bin/nginx stopped after batch 1 of 2: 1 of 4 hosts failed",
 					"- 10.0.0.2 (bk_cloud_id 0): GSE code 117: agent offline", "Untouched (2 hosts", "- 10.0.0.3 (bk_cloud_id 0)", "- 10.0.0.4 (bk_cloud_id 0)"),
 			},
 			{
 				Config: jobRolloutOperation(e, "2", `{ batch_size = 2, max_fail_percentage = 0 }`), PlanOnly: true, ExpectNonEmptyPlan: true,
-				Check: expectBatches(e.sim, &mark, int(gse.OpRestart), ipRange(1, 2)),
+				Check: acctest.ExpectBatches(e.Sim, &mark, int(gse.OpRestart), acctest.IPRange(1, 2)),
 			},
 		},
 	})
-	e.expectPlanErrors(t, []planError{
-		{jobRolloutOperation(e, "1", `{ batch_size = 5 }`), ws(`rollout.batch_size must be a host count from 1 to 4 (the number of hosts)`)},
+	e.ExpectPlanErrors(t, []acctest.PlanError{
+		{Config: jobRolloutOperation(e, "1", `{ batch_size = 5 }`), Want: acctest.WrappedText(`rollout.batch_size must be a host count from 1 to 4 (the number of hosts)`)},
 	})
 }
 
 // The action reports each batch as a progress message.
 func TestAccRollout_action(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	e.register(t, gse.Meta{Namespace: "gse", Name: "web"}, []string{"0:10.0.0.1", "0:10.0.0.2", "1:10.0.0.1"}, opPtr(gse.OpStart))
-	cli := newCLIRun(t, e, `
+	e := acctest.NewEnv(t)
+	e.Register(t, gse.Meta{Namespace: "gse", Name: "web"}, []string{"0:10.0.0.1", "0:10.0.0.2", "1:10.0.0.1"}, acctest.OpPtr(gse.OpStart))
+	cli := acctest.NewCLIRun(t, e, `
 action "gse_process_operation" "restart" {
   config {
     op = "restart"
@@ -132,7 +133,7 @@ action "gse_process_operation" "restart" {
   }
 }
 `)
-	out, err := cli.run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.restart")
+	out, err := cli.Run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.restart")
 	if err != nil {
 		t.Fatalf("apply -invoke: %v\n%s", err, out)
 	}
@@ -146,7 +147,7 @@ action "gse_process_operation" "restart" {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}
 	}
-	got, err := opBatches(e.sim, 0, int(gse.OpRestart))
+	got, err := acctest.OpBatches(e.Sim, 0, int(gse.OpRestart))
 	if err != nil || len(got) != 2 || strings.Join(got[0], ",") != "10.0.0.1,10.0.0.2" || strings.Join(got[1], ",") != "10.0.0.1" {
 		t.Errorf("restart batches = %v (%v), want [10.0.0.1 10.0.0.2] of cloud 0, then 10.0.0.1 of cloud 1", got, err)
 	}

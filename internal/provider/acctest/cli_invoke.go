@@ -1,4 +1,4 @@
-package provider_test
+package acctest
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
 // cliRun runs the Terraform CLI the acceptance tests use (TF_ACC_TERRAFORM_PATH,
@@ -22,29 +23,29 @@ import (
 type cliRun struct {
 	t        *testing.T
 	bin      string
-	dir      string
+	Dir      string
 	env      []string
 	provider string // the provider block
 }
 
-// writeMain makes config, with the provider block, the configuration of r.
-func writeMain(r *cliRun, config string) error {
+// WriteMain makes config, with the provider block, the configuration of r.
+func WriteMain(r *cliRun, config string) error {
 	cfg := `terraform {
   required_providers {
     gse = { source = "bk-gse/gse" }
   }
 }
 ` + r.provider + config
-	return os.WriteFile(filepath.Join(r.dir, "main.tf"), []byte(cfg), 0o600)
+	return os.WriteFile(filepath.Join(r.Dir, "main.tf"), []byte(cfg), 0o600)
 }
 
-func newCLIRun(t *testing.T, e *testEnv, config string) *cliRun {
+func NewCLIRun(t *testing.T, e *Env, config string) *cliRun {
 	t.Helper()
-	return newCLIRunFrom(t, e, "1.14.0", config)
+	return NewCLIRunFrom(t, e, "1.14.0", config)
 }
 
-// newCLIRunFrom is newCLIRun on any CLI of version minVersion or later.
-func newCLIRunFrom(t *testing.T, e *testEnv, minVersion, config string) *cliRun {
+// NewCLIRunFrom is newCLIRun on any CLI of version minVersion or later.
+func NewCLIRunFrom(t *testing.T, e *Env, minVersion, config string) *cliRun {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -69,7 +70,7 @@ func newCLIRunFrom(t *testing.T, e *testEnv, minVersion, config string) *cliRun 
 
 	ctx, cancel := context.WithCancel(context.Background())
 	reattach, closed := make(chan *plugin.ReattachConfig, 1), make(chan struct{})
-	factory := e.factories()["gse"]
+	factory := e.Factories()["gse"]
 	server, err := factory()
 	if err != nil {
 		t.Fatal(err)
@@ -93,27 +94,27 @@ func newCLIRunFrom(t *testing.T, e *testEnv, minVersion, config string) *cliRun 
 		"Protocol": rc.Protocol, "ProtocolVersion": rc.ProtocolVersion, "Pid": rc.Pid, "Test": rc.Test,
 		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
 	}})
-	r := &cliRun{t: t, bin: bin, dir: t.TempDir(), env: append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(info), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1"),
-		provider: e.providerBlock()}
-	if err := writeMain(r, config); err != nil {
+	r := &cliRun{t: t, bin: bin, Dir: t.TempDir(), env: append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(info), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1"),
+		provider: e.ProviderBlock()}
+	if err := WriteMain(r, config); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := r.run("init", "-no-color", "-input=false"); err != nil {
+	if out, err := r.Run("init", "-no-color", "-input=false"); err != nil {
 		t.Fatalf("terraform init: %v\n%s", err, out)
 	}
 	return r
 }
 
-// run runs the CLI with args and returns its combined output.
-func (r *cliRun) run(args ...string) (string, error) {
-	out, _, err := r.exit(args...)
+// Run runs the CLI with args and returns its combined output.
+func (r *cliRun) Run(args ...string) (string, error) {
+	out, _, err := r.Exit(args...)
 	return out, err
 }
 
-// exit is run, with the CLI's exit code.
-func (r *cliRun) exit(args ...string) (string, int, error) {
+// Exit is run, with the CLI's exit code.
+func (r *cliRun) Exit(args ...string) (string, int, error) {
 	cmd := exec.Command(r.bin, args...)
-	cmd.Dir, cmd.Env = r.dir, r.env
+	cmd.Dir, cmd.Env = r.Dir, r.env
 	out, err := cmd.CombinedOutput()
 	var code int
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -121,3 +122,7 @@ func (r *cliRun) exit(args ...string) (string, int, error) {
 	}
 	return string(out), code, err
 }
+
+// tf114Versions skips a test below Terraform 1.14, which brought identity
+// import, list resources and actions. OpenTofu 1.10 reports 1.10 and skips too.
+var TF114Versions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
