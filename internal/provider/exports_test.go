@@ -19,6 +19,5 @@ const AgentB = agentB
 
 type NamespaceTarget = namespaceTarget
 
-var CMDBAgent = cmdbAgent
 var DiscoverProcesses = discoverProcesses
 var RawWith = rawWith

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbhosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -310,7 +311,7 @@ func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{newProcessStatusDataSource, newJobProcessStatusDataSource, newCMDBHostsDataSource}
+	return []func() datasource.DataSource{newProcessStatusDataSource, newJobProcessStatusDataSource, cmdbhosts.NewDataSource}
 }
 
 // Functions need Terraform 1.8 or later; older CLIs ignore them.

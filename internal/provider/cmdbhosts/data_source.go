@@ -1,4 +1,4 @@
-package provider
+package cmdbhosts
 
 import (
 	"context"
@@ -23,7 +23,7 @@ var _ datasource.DataSourceWithConfigure = (*cmdbHostsDataSource)(nil)
 // in the forms the other resources take them.
 type cmdbHostsDataSource struct{ client *gse.Client }
 
-func newCMDBHostsDataSource() datasource.DataSource { return &cmdbHostsDataSource{} }
+func NewDataSource() datasource.DataSource { return &cmdbHostsDataSource{} }
 
 type cmdbHostsModel struct {
 	BkBizID        types.Int64      `tfsdk:"bk_biz_id"`

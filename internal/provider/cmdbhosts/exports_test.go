@@ -1,0 +1,5 @@
+package cmdbhosts
+
+// Internals the black-box tests use.
+
+var CMDBAgent = cmdbAgent
