@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
@@ -147,8 +146,8 @@ func TestDocsPassHostsAsTheyAre(t *testing.T) {
 func TestAccExamplesHostsByAgentID(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
-	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + provider.AgentA, "0:10.0.0.1"}, Extra: "running = true"})
+	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + acctest.AgentA, "0:10.0.0.1"}, Extra: "running = true"})
 	for _, f := range []string{"examples/data-sources/gse_process_status/data-source.tf", "examples/functions/parse_status_content/function.tf"} {
 		cfg += "\n" + strings.ReplaceAll(readRepoFile(t, f), "gse_managed_process.agent.", "gse_managed_process.test.")
 	}
@@ -159,12 +158,12 @@ func TestAccExamplesHostsByAgentID(t *testing.T) {
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.gse_process_status.agent", tfjsonpath.New("proc_infos"), knownvalue.ListExact([]knownvalue.Check{
-					knownvalue.ObjectPartial(map[string]knownvalue.Check{"agent_id": knownvalue.StringExact(provider.AgentA), "ip": knownvalue.Null()}),
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"agent_id": knownvalue.StringExact(acctest.AgentA), "ip": knownvalue.Null()}),
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"agent_id": knownvalue.Null(), "ip": knownvalue.StringExact("10.0.0.1")}),
 				})),
 				statecheck.ExpectKnownOutputValue("agent_status", knownvalue.MapSizeExact(2)),
-				statecheck.ExpectKnownOutputValueAtPath("agent_status", tfjsonpath.New(provider.AgentA), knownvalue.NotNull()),
-				statecheck.ExpectKnownOutputValueAtPath("pids", tfjsonpath.New(provider.AgentA), knownvalue.NotNull()),
+				statecheck.ExpectKnownOutputValueAtPath("agent_status", tfjsonpath.New(acctest.AgentA), knownvalue.NotNull()),
+				statecheck.ExpectKnownOutputValueAtPath("pids", tfjsonpath.New(acctest.AgentA), knownvalue.NotNull()),
 				statecheck.ExpectKnownOutputValueAtPath("pids", tfjsonpath.New("0:10.0.0.1"), knownvalue.NotNull()),
 			},
 		}},

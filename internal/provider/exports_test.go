@@ -14,9 +14,6 @@ func ManagedProcessWithClient(c *gse.Client) resource.Resource {
 	return &managedProcessResource{client: c}
 }
 
-const AgentA = agentA
-const AgentB = agentB
-
 type NamespaceTarget = namespaceTarget
 
 var DiscoverProcesses = discoverProcesses

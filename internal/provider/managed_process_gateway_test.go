@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -41,9 +40,9 @@ data "gse_process_status" "x" {
 func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
-	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + provider.AgentA, "agent:1:2001:db8::7", "0:10.0.0.1"}, Extra: "running = true"}) +
-		statusOf(fmt.Sprintf(`{ agent_id = %q }`, provider.AgentA), `{ agent_id = "1:2001:db8::7" }`, `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
+	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + acctest.AgentA, "agent:1:2001:db8::7", "0:10.0.0.1"}, Extra: "running = true"}) +
+		statusOf(fmt.Sprintf(`{ agent_id = %q }`, acctest.AgentA), `{ agent_id = "1:2001:db8::7" }`, `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories(),
 		CheckDestroy:             e.CheckSimEmpty,
@@ -51,12 +50,12 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("hosts").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"agent_id": knownvalue.StringExact(provider.AgentA), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),
+					"agent_id": knownvalue.StringExact(acctest.AgentA), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),
 				})),
-				statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(provider.AgentA).AtMapKey("status"), knownvalue.StringExact("running")),
+				statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(acctest.AgentA).AtMapKey("status"), knownvalue.StringExact("running")),
 				statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey("1:2001:db8::7").AtMapKey("managed"), knownvalue.Bool(true)),
 				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("all_running"), knownvalue.Bool(true)),
-				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("agent_id"), knownvalue.StringExact(provider.AgentA)),
+				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("agent_id"), knownvalue.StringExact(acctest.AgentA)),
 			},
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			Check: resource.ComposeAggregateTestCheckFunc(
@@ -65,8 +64,8 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 					if n := e.Sim.Calls("register_proc_info"); n != 0 {
 						return fmt.Errorf("register_proc_info called %d times through the gateway, want 0", n)
 					}
-					if p, _ := e.Sim.Process("gse", "proc-test", 0, "10.0.0.5"); p.AgentID != provider.AgentA {
-						return fmt.Errorf("the process on 10.0.0.5 was created through agent %q, want %s", p.AgentID, provider.AgentA)
+					if p, _ := e.Sim.Process("gse", "proc-test", 0, "10.0.0.5"); p.AgentID != acctest.AgentA {
+						return fmt.Errorf("the process on 10.0.0.5 was created through agent %q, want %s", p.AgentID, acctest.AgentA)
 					}
 					return nil
 				},
@@ -76,7 +75,7 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 		}, {
 			ResourceName:            acctest.Addr,
 			ImportState:             true,
-			ImportStateId:           "gse/proc-test@agent_id=" + provider.AgentA + ",agent_id=1:2001:db8::7,0:0:10.0.0.1",
+			ImportStateId:           "gse/proc-test@agent_id=" + acctest.AgentA + ",agent_id=1:2001:db8::7,0:0:10.0.0.1",
 			ImportStateVerify:       true,
 			ImportStateVerifyIgnore: []string{"spec", "running", "timeouts"}, // as in TestAccManagedProcess_lifecycle
 		}},
@@ -89,12 +88,12 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
-	hosts := []string{"agent:" + provider.AgentA, "0:10.0.0.1"}
+	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	hosts := []string{"agent:" + acctest.AgentA, "0:10.0.0.1"}
 	cfg := func(trigger string) string {
 		return e.Config(acctest.Proc{Hosts: hosts, Extra: "running = true\n restart_triggers = { conf = \"" + trigger + "\" }"})
 	}
-	read := statusOf(fmt.Sprintf(`{ agent_id = %q }`, provider.AgentA), `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
+	read := statusOf(fmt.Sprintf(`{ agent_id = %q }`, acctest.AgentA), `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
 	var operations int
 	operateCalls := func() int { return e.Sim.Calls("operate_proc_v2") + e.Sim.Calls("operate_proc_multi") }
 	resource.Test(t, resource.TestCase{
@@ -103,7 +102,7 @@ func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: cfg("v1")},
 			{
-				PreConfig: func() { e.Sim.SetAgentState(provider.AgentA, 3) }, // damaged
+				PreConfig: func() { e.Sim.SetAgentState(acctest.AgentA, 3) }, // damaged
 				Config:    cfg("v1") + read,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.Addr, plancheck.ResourceActionNoop)},
@@ -111,7 +110,7 @@ func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("hosts"), knownvalue.ListSizeExact(2)),
 					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("running"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(provider.AgentA).AtMapKey("status"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(acctest.AgentA).AtMapKey("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("unknown")),
 					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(1).AtMapKey("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("all_running"), knownvalue.Bool(false)),
@@ -120,14 +119,14 @@ func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 			{
 				PreConfig:   func() { operations = operateCalls() },
 				Config:      cfg("v2"),
-				ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*the GSE agent is not running on agent_id\s+` + provider.AgentA + `\s+\(status_code 3,\s+damaged\)`),
+				ExpectError: regexp.MustCompile(`(?s)Could not update process gse/proc-test.*the GSE agent is not running on agent_id\s+` + acctest.AgentA + `\s+\(status_code 3,\s+damaged\)`),
 			},
 			{
 				PreConfig: func() {
 					if n := operateCalls() - operations; n != 0 {
 						t.Errorf("%d operations sent while the agent was down, want 0", n)
 					}
-					e.Sim.SetAgentState(provider.AgentA, 2)
+					e.Sim.SetAgentState(acctest.AgentA, 2)
 				},
 				Config: cfg("v2"),
 				Check:  resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.5", acctest.HostedAndRunning), e.SimCheck(0, "10.0.0.5", restartsAndNoReload(1))),
@@ -281,13 +280,13 @@ func headerOnly(reqs []simulator.RequestRecord, token string) error {
 func TestAccManagedProcessGateway_agentIDOnlyHosts(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
-	e.Sim.AddAgent(provider.AgentB, 2, "10.0.0.6")
-	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, Extra: "running = true"}) +
-		statusOf(fmt.Sprintf(`{ agent_id = %q }`, provider.AgentA), fmt.Sprintf(`{ agent_id = %q }`, provider.AgentB))
+	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	e.Sim.AddAgent(acctest.AgentB, 2, "10.0.0.6")
+	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + acctest.AgentA, "agent:" + acctest.AgentB}, Extra: "running = true"}) +
+		statusOf(fmt.Sprintf(`{ agent_id = %q }`, acctest.AgentA), fmt.Sprintf(`{ agent_id = %q }`, acctest.AgentB))
 	ds := "data.gse_process_status.x"
 	var checks, refreshed []statecheck.StateCheck
-	for i, id := range []string{provider.AgentA, provider.AgentB} {
+	for i, id := range []string{acctest.AgentA, acctest.AgentB} {
 		checks = append(checks,
 			statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(id), knownvalue.ObjectPartial(map[string]knownvalue.Check{
 				"status": knownvalue.StringExact("running"), "managed": knownvalue.Bool(true),
@@ -348,14 +347,14 @@ func positive(v int64) error {
 func TestAccManagedProcessGateway_discoverAgentIDs(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
-	e.Sim.AddAgent(provider.AgentB, 2, "10.0.0.6")
+	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	e.Sim.AddAgent(acctest.AgentB, 2, "10.0.0.6")
 	agentHost := func(id string) knownvalue.Check {
 		return knownvalue.ObjectExact(map[string]knownvalue.Check{
 			"agent_id": knownvalue.StringExact(id), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),
 		})
 	}
-	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, Extra: "running = true"})
+	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + acctest.AgentA, "agent:" + acctest.AgentB}, Extra: "running = true"})
 	importBlock := `
 import {
   to       = gse_managed_process.test
@@ -369,7 +368,7 @@ import {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					e.Register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"agent:" + provider.AgentB, "agent:" + provider.AgentA}, acctest.OpPtr(gse.OpStart))
+					e.Register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"agent:" + acctest.AgentB, "agent:" + acctest.AgentA}, acctest.OpPtr(gse.OpStart))
 				},
 				Config: e.ProviderBlock(),
 			},
@@ -387,9 +386,9 @@ list "gse_managed_process" "all" {
 				QueryResultChecks: []querycheck.QueryResultCheck{
 					querycheck.ExpectLength("gse_managed_process.all", 1),
 					querycheck.ExpectResourceKnownValues("gse_managed_process.all", named("proc-test"), []querycheck.KnownValueCheck{
-						{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{agentHost(provider.AgentA), agentHost(provider.AgentB)})},
+						{Path: tfjsonpath.New("hosts"), KnownValue: knownvalue.ListExact([]knownvalue.Check{agentHost(acctest.AgentA), agentHost(acctest.AgentB)})},
 						{Path: tfjsonpath.New("running"), KnownValue: knownvalue.Bool(true)},
-						{Path: tfjsonpath.New("host_status").AtMapKey(provider.AgentB).AtMapKey("status"), KnownValue: knownvalue.StringExact("running")},
+						{Path: tfjsonpath.New("host_status").AtMapKey(acctest.AgentB).AtMapKey("status"), KnownValue: knownvalue.StringExact("running")},
 					}),
 				},
 			},
@@ -398,10 +397,10 @@ list "gse_managed_process" "all" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(acctest.Addr, plancheck.ResourceActionUpdate), // the spec, which GSE cannot return
 					expectImported{addr: acctest.Addr, identity: map[string]any{"namespace": "gse", "name": "proc-test"},
-						hosts: []string{"agent:" + provider.AgentA, "agent:" + provider.AgentB}, labels: nil},
+						hosts: []string{"agent:" + acctest.AgentA, "agent:" + acctest.AgentB}, labels: nil},
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("hosts"), knownvalue.ListExact([]knownvalue.Check{agentHost(provider.AgentA), agentHost(provider.AgentB)})),
+					statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("hosts"), knownvalue.ListExact([]knownvalue.Check{agentHost(acctest.AgentA), agentHost(acctest.AgentB)})),
 				},
 			},
 			{Config: cfg + importBlock, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},

@@ -24,6 +24,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbhosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/processoperation"
 )
 
 const defaultMaxRetries = 5
@@ -307,7 +308,7 @@ func checkRequired(settings []setting, values map[string]string, diags *diag.Dia
 // The registration lists: everything the provider serves, in one place.
 
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newManagedProcessResource, newJobManagedProcessResource, newProcessOperationResource}
+	return []func() resource.Resource{newManagedProcessResource, newJobManagedProcessResource, processoperation.NewResource}
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
@@ -326,5 +327,5 @@ func (p *gseProvider) ListResources(context.Context) []func() list.ListResource 
 
 // Actions run with `terraform apply -invoke` or from action_trigger (Terraform 1.14+).
 func (p *gseProvider) Actions(context.Context) []func() action.Action {
-	return []func() action.Action{newProcessOperationAction}
+	return []func() action.Action{processoperation.NewAction}
 }

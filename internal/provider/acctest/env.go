@@ -199,3 +199,9 @@ func WithAccessToken(t *testing.T, cfg, token string) string {
 
 // ws is s as a pattern that matches across Terraform's line breaks.
 func WrappedText(s string) string { return strings.ReplaceAll(regexp.QuoteMeta(s), " ", `\s+`) }
+
+// Two agent ids of the 36-hex form, for hosts addressed by agent_id.
+const (
+	AgentA = "0200000007525400f355781710390005465c"
+	AgentB = "0200000007525400f355781710390005465d"
+)

@@ -1,4 +1,4 @@
-package provider
+package processoperation
 
 import (
 	"context"
@@ -25,7 +25,7 @@ var (
 // validation and the run are the resource's (operationTarget).
 type processOperationAction struct{ client *gse.Client }
 
-func newProcessOperationAction() action.Action { return &processOperationAction{} }
+func NewAction() action.Action { return &processOperationAction{} }
 
 type processOperationActionModel struct {
 	operationTarget

@@ -1,4 +1,4 @@
-package provider_test
+package processoperation_test
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
-	"github.com/bk-gse/terraform-provider-gse/internal/provider"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 )
 
@@ -16,9 +15,9 @@ import (
 func TestAccProcessOperationGateway_agentID(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(provider.AgentA, 0, "10.0.0.5")
+	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
 	cfg := func(trigger string) string {
-		return e.Config(acctest.Proc{Hosts: []string{"agent:" + provider.AgentA, "0:10.0.0.1"}, Extra: "running = true"}) + fmt.Sprintf(`
+		return e.Config(acctest.Proc{Hosts: []string{"agent:" + acctest.AgentA, "0:10.0.0.1"}, Extra: "running = true"}) + fmt.Sprintf(`
 resource "gse_process_operation" "test" {
   op       = "restart"
   triggers = { config = %q }
@@ -39,18 +38,18 @@ resource "gse_process_operation" "test" {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					e.SimCheck(0, "10.0.0.5", acctest.Restarts(1)), e.SimCheck(0, "10.0.0.1", acctest.Restarts(1)),
 					resource.TestCheckResourceAttr(opAddr, "results.#", "2"),
-					resource.TestCheckResourceAttr(opAddr, "results.0.agent_id", provider.AgentA), // ordered by cloud id, then ip: "" first
+					resource.TestCheckResourceAttr(opAddr, "results.0.agent_id", acctest.AgentA), // ordered by cloud id, then ip: "" first
 					resource.TestCheckNoResourceAttr(opAddr, "results.1.agent_id"),
 					resource.TestCheckResourceAttr(opAddr, "results.1.ip", "10.0.0.1"),
 				),
 			},
 			{
-				PreConfig:   func() { e.Sim.SetAgentState(provider.AgentA, -1) },
+				PreConfig:   func() { e.Sim.SetAgentState(acctest.AgentA, -1) },
 				Config:      cfg("v2"),
-				ExpectError: regexp.MustCompile(`the GSE agent is not running on agent_id\s+` + provider.AgentA + `\s+\(status_code -1,\s+unknown\)`),
+				ExpectError: regexp.MustCompile(`the GSE agent is not running on agent_id\s+` + acctest.AgentA + `\s+\(status_code -1,\s+unknown\)`),
 			},
 			{
-				PreConfig: func() { e.Sim.SetAgentState(provider.AgentA, 2) },
+				PreConfig: func() { e.Sim.SetAgentState(acctest.AgentA, 2) },
 				Config:    cfg("v2"),
 				Check:     resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.5", acctest.Restarts(2)), e.SimCheck(0, "10.0.0.1", acctest.Restarts(2))),
 			},

@@ -1,4 +1,4 @@
-package provider
+package processoperation
 
 import (
 	"cmp"
@@ -43,7 +43,7 @@ var (
 // terraform_data: every input replaces it, so changing triggers runs it again.
 type processOperationResource struct{ client *gse.Client }
 
-func newProcessOperationResource() resource.Resource { return &processOperationResource{} }
+func NewResource() resource.Resource { return &processOperationResource{} }
 
 // operations are the op names of HCL (gse.OpInfo.HCL), with their op_type.
 var operations = func() map[string]gse.OpType {

@@ -1,4 +1,4 @@
-package provider
+package processoperation
 
 import (
 	"encoding/json"
