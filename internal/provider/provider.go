@@ -23,6 +23,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbhosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/jobmanagedprocess"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/processoperation"
 )
@@ -308,11 +309,11 @@ func checkRequired(settings []setting, values map[string]string, diags *diag.Dia
 // The registration lists: everything the provider serves, in one place.
 
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newManagedProcessResource, newJobManagedProcessResource, processoperation.NewResource}
+	return []func() resource.Resource{newManagedProcessResource, jobmanagedprocess.NewResource, processoperation.NewResource}
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{newProcessStatusDataSource, newJobProcessStatusDataSource, cmdbhosts.NewDataSource}
+	return []func() datasource.DataSource{newProcessStatusDataSource, jobmanagedprocess.NewStatusDataSource, cmdbhosts.NewDataSource}
 }
 
 // Functions need Terraform 1.8 or later; older CLIs ignore them.

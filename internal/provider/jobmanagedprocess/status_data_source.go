@@ -1,4 +1,4 @@
-package provider
+package jobmanagedprocess
 
 import (
 	"context"
@@ -26,7 +26,7 @@ var _ datasource.DataSourceWithConfigure = (*jobProcessStatusDataSource)(nil)
 // operate_process and reads each IP's answer.
 type jobProcessStatusDataSource struct{ client *gse.Client }
 
-func newJobProcessStatusDataSource() datasource.DataSource { return &jobProcessStatusDataSource{} }
+func NewStatusDataSource() datasource.DataSource { return &jobProcessStatusDataSource{} }
 
 type jobProcessStatusModel struct {
 	BkBizID    types.Int64        `tfsdk:"bk_biz_id"`

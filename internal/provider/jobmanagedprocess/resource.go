@@ -1,4 +1,4 @@
-package provider
+package jobmanagedprocess
 
 import (
 	"context"
@@ -30,7 +30,7 @@ var (
 // job_managed_process_import.go, the state upgrade in job_managed_process_upgrade.go.
 type jobManagedProcessResource struct{ client *gse.Client }
 
-func newJobManagedProcessResource() resource.Resource { return &jobManagedProcessResource{} }
+func NewResource() resource.Resource { return &jobManagedProcessResource{} }
 
 // steps are the operate_process calls the CRUD is made of (job_managed_process_apply.go).
 func (r *jobManagedProcessResource) steps() jobSteps { return jobSteps{client: r.client} }

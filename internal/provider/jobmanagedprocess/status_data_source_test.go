@@ -1,4 +1,4 @@
-package provider_test
+package jobmanagedprocess_test
 
 import (
 	"strings"
