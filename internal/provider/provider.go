@@ -24,6 +24,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbhosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/jobmanagedprocess"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/managedprocess"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/processoperation"
 )
@@ -309,11 +310,11 @@ func checkRequired(settings []setting, values map[string]string, diags *diag.Dia
 // The registration lists: everything the provider serves, in one place.
 
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newManagedProcessResource, jobmanagedprocess.NewResource, processoperation.NewResource}
+	return []func() resource.Resource{managedprocess.NewResource, jobmanagedprocess.NewResource, processoperation.NewResource}
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{newProcessStatusDataSource, jobmanagedprocess.NewStatusDataSource, cmdbhosts.NewDataSource}
+	return []func() datasource.DataSource{managedprocess.NewStatusDataSource, jobmanagedprocess.NewStatusDataSource, cmdbhosts.NewDataSource}
 }
 
 // Functions need Terraform 1.8 or later; older CLIs ignore them.
@@ -323,7 +324,7 @@ func (p *gseProvider) Functions(context.Context) []func() function.Function {
 
 // ListResources serve `terraform query` (Terraform 1.14+).
 func (p *gseProvider) ListResources(context.Context) []func() list.ListResource {
-	return []func() list.ListResource{newManagedProcessList}
+	return []func() list.ListResource{managedprocess.NewList}
 }
 
 // Actions run with `terraform apply -invoke` or from action_trigger (Terraform 1.14+).

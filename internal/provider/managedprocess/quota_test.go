@@ -1,0 +1,178 @@
+package managedprocess_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/managedprocess"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// countConfig is e.config's process declared n times (proc-0, proc-1, ...),
+// with providerArgs added to the provider block.
+func countConfig(e *acctest.Env, n int, providerArgs string, p acctest.Proc) string {
+	cfg := e.Config(p)
+	cfg = strings.Replace(cfg, `username   = "admin"`, `username   = "admin"`+"\n  "+providerArgs, 1)
+	cfg = strings.Replace(cfg, `resource "gse_managed_process" "test" {`, fmt.Sprintf(`resource "gse_managed_process" "test" {
+  count = %d`, n), 1)
+	return strings.Replace(cfg, `name = "proc-test"`, `name = "proc-${count.index}"`, 1)
+}
+
+// wordsRegexp matches words in order, wherever Terraform wraps the lines between them.
+func wordsRegexp(phrases ...string) *regexp.Regexp {
+	var parts []string
+	for _, p := range phrases {
+		parts = append(parts, strings.Join(strings.Fields(regexp.QuoteMeta(p)), `\s+`))
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
+}
+
+// checkAllRunning asserts that n processes proc-0... are registered and running.
+func checkAllRunning(e *acctest.Env, n int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ps := e.Sim.Processes()
+		if len(ps) != n {
+			return fmt.Errorf("%d processes registered, want %d", len(ps), n)
+		}
+		for _, p := range ps {
+			if !p.Running {
+				return fmt.Errorf("%s/%s on %s is not running", p.Namespace, p.Name, p.IP)
+			}
+		}
+		return nil
+	}
+}
+
+// An installation refusing the app's requests for its quota slows the
+// provider down and fails nothing, even with no retry allowed for faults.
+func TestAccManagedProcess_throttledApplySucceeds(t *testing.T) {
+	t.Parallel()
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		e.Sim.SetQuota(4, 1)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
+			Steps: []resource.TestStep{{
+				Config: countConfig(e, 4, "max_retries = 0", acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: "running = true"}),
+				Check: resource.ComposeTestCheckFunc(checkAllRunning(e, 4), func(*terraform.State) error {
+					if n := e.Sim.AllCalls()[simulator.RateLimitedKey]; n == 0 {
+						return fmt.Errorf("the simulator refused no request: the test proves nothing")
+					}
+					return nil
+				}),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			}},
+		})
+	})
+}
+
+// When the timeout passes while the installation refuses every request, the
+// error says it throttled the calls, with the code and how often, and what to do.
+func TestAccManagedProcess_deadlineWhileThrottled(t *testing.T) {
+	t.Parallel()
+	e := acctest.NewEnv(t)
+	e.Sim.AddFault(simulator.Fault{API: "register_proc_info", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit of the app", Times: simulator.Forever})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
+		Steps: []resource.TestStep{{
+			Config: e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: `timeouts = { create = "2s" }`}),
+			ExpectError: wordsRegexp("Could not create process gse/proc-test", "context deadline exceeded while the installation was throttling the calls",
+				"requests sent in", "for the app's rate limit (code 1306429)", "Request rate exceeds the limit of the app",
+				"Run fewer Terraform runs", "set rate_limit (or GSE_RATE_LIMIT)", "raise the timeout"),
+		}},
+	})
+	if n := e.Sim.Calls("register_proc_info"); n < 2 {
+		t.Fatalf("register_proc_info sent %d times: the refusals were not retried until the deadline", n)
+	}
+}
+
+// An ESB without operate_proc_multi: create, change and destroy work with
+// single operate_proc_v2 tasks.
+func TestAccManagedProcess_withoutOperateProcMulti(t *testing.T) {
+	t.Parallel()
+	e := acctest.NewEnv(t)
+	e.Sim.RemoveAPIs("operate_proc_multi")
+	// A fast fixed rate, so that the creates reach the batcher together and a batch is tried.
+	cfg := func(extra string) string {
+		return countConfig(e, 3, "rate_limit = 1000", acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: extra})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
+		Steps: []resource.TestStep{
+			{
+				Config:           cfg("running = true"),
+				Check:            checkAllRunning(e, 3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				Config: cfg("running = false\n  managed = false"),
+				Check: func(*terraform.State) error {
+					for _, p := range e.Sim.Processes() {
+						if p.Running || p.Hosted {
+							return fmt.Errorf("%s is still running or hosted", p.Name)
+						}
+					}
+					if e.Sim.Calls("operate_proc_multi") == 0 {
+						return fmt.Errorf("no batch was tried: the fallback was not exercised")
+					}
+					return nil
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// Without sync_proc_status, import by identity fails naming the API and
+// the alternative, import by ID; nothing is imported. (Listing with terraform
+// query fails alike: see TestDiscoverWithoutSyncProcStatus.)
+func TestAccManagedProcess_identityImportWithoutSyncProcStatus(t *testing.T) {
+	t.Parallel()
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		e.Sim.RemoveAPIs("sync_proc_status")
+		e.Register(t, gse.Meta{Namespace: "gse", Name: "proc-test"}, []string{"0:10.0.0.1"}, nil)
+		resource.Test(t, resource.TestCase{
+			TerraformVersionChecks:   acctest.TF114Versions,
+			ProtoV6ProviderFactories: e.Factories(),
+			Steps: []resource.TestStep{{
+				Config: e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1"}}) + `
+import {
+  to       = gse_managed_process.test
+  identity = { namespace = "gse", name = "proc-test" }
+}
+`,
+				PlanOnly:    true,
+				ExpectError: wordsRegexp("Could not discover the hosts of process gse/proc-test", "sync_proc_status", "This installation has no sync_proc_status", "Import by ID instead"),
+			}},
+		})
+	})
+}
+
+// The list resource and import by identity share discoverProcesses: without
+// sync_proc_status, its error is advised on with the API and import by ID.
+func TestDiscoverWithoutSyncProcStatus(t *testing.T) {
+	t.Parallel()
+	for _, gateway := range []bool{false, true} {
+		e := acctest.NewEnvIn(t, acctest.Modes[map[bool]int{false: 0, true: 1}[gateway]])
+		e.Sim.RemoveAPIs("sync_proc_status")
+		_, err := managedprocess.DiscoverProcesses(context.Background(), e.Client(t), "gse", func(gse.Meta) bool { return true })
+		var diags diag.Diagnostics
+		plumbing.AddAPIError(&diags, "list", managedprocess.NamespaceTarget("gse"), err, "")
+		if !diags.HasError() || !wordsRegexp("sync_proc_status", "This installation has no sync_proc_status", "terraform import gse_managed_process.NAME").MatchString(diags[0].Detail()) {
+			t.Errorf("gateway %v: %v", gateway, diags)
+		}
+	}
+}

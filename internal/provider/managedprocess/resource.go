@@ -1,0 +1,301 @@
+package managedprocess
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*managedProcessResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*managedProcessResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*managedProcessResource)(nil)
+	_ resource.ResourceWithImportState    = (*managedProcessResource)(nil)
+	_ resource.ResourceWithIdentity       = (*managedProcessResource)(nil)
+)
+
+// managedProcessResource is gse_managed_process: one process (meta) registered
+// with one spec on a list of hosts, hosted and running as configured. The
+// schema is in managed_process_schema.go, the model in managed_process_model.go
+// (spec's in common_spec_schema.go and common_spec_model.go, packed in
+// managed_process_spec.go), the plan in managed_process_plan.go, the GSE steps
+// of Create, Update and Delete in managed_process_apply.go, import in
+// managed_process_import.go and managed_process_identity.go, `terraform query`
+// in managed_process_list.go, the configuration Terraform 1.14+ generates in
+// managed_process_genconfig.go.
+type managedProcessResource struct{ client *gse.Client }
+
+func NewResource() resource.Resource { return &managedProcessResource{} }
+
+// steps are the GSE calls the CRUD is made of (managed_process_apply.go).
+func (r *managedProcessResource) steps() processSteps { return processSteps{client: r.client} }
+
+func (r *managedProcessResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_managed_process"
+}
+
+func (r *managedProcessResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = managedProcessSchema(ctx)
+}
+
+func (r *managedProcessResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = plumbing.ClientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *managedProcessResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = managedProcessIdentitySchema()
+}
+
+// ValidateConfig checks what spans several attributes: run states GSE cannot
+// hold, operations without their command, and deadlines that could never pass.
+func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var c struct {
+		managed, running                types.Bool
+		restartTriggers, reloadTriggers types.Map
+		spec                            spec.Value
+	}
+	for _, a := range []struct {
+		at     path.Path
+		target any
+	}{
+		{path.Root("managed"), &c.managed}, {path.Root("running"), &c.running},
+		{path.Root("restart_triggers"), &c.restartTriggers}, {path.Root("reload_triggers"), &c.reloadTriggers},
+		{path.Root("spec"), &c.spec},
+	} {
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, a.at, a.target)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	spec := c.spec.Model()
+	validateRunState(c.managed, c.running, &resp.Diagnostics)
+	rollout.ValidateSize(ctx, req.Config, path.Root("rollout"), rollout.ElementCount(ctx, req.Config, path.Root("hosts")), &resp.Diagnostics)
+	needsCommand(c.running.ValueBool(), "running = true", "starts the process (op_type 0)", spec.Control.StartCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
+	needsCommand(!c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", spec.Control.RestartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
+	needsCommand(!c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", spec.Control.ReloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
+	// A warning, not an error: GSE accepts a periodic process without a rule
+	// (operate_proc_v2 documents crontab_rule as optional and reserved), but nothing will run it.
+	if p := spec.MonitorPolicy; !p.AutoType.IsUnknown() && !p.AutoType.IsNull() && p.AutoType.ValueInt64() == 0 && p.CrontabRule.IsNull() {
+		resp.Diagnostics.AddAttributeWarning(policyPath.AtName("crontab_rule"), "Periodic process without crontab_rule",
+			"auto_type = 0 makes the process periodic: the agent runs it on the schedule in crontab_rule, and without one it is never run. "+
+				"Set crontab_rule (for example \"*/5 * * * *\"), or auto_type = 1 for a resident process.")
+	}
+}
+
+// ModifyPlan refuses hosts that need gateway_url when it is not set, names
+// hosts leaving and joining, keeps host_status when nothing else changes, and
+// else keeps the entries of hosts the update leaves alone. The framework marks
+// computed attributes unknown whenever Terraform's proposed state differs from
+// the prior state, and a reordered or respelled hosts list does, even though
+// hostsPlan then plans the prior hosts: without this, such a plan would show an
+// update of host_status alone.
+func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	hosts.PlanNeedsGateway(ctx, r.client, req.Plan, path.Root("hosts"), &resp.Diagnostics) // common_gateway.go
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	sayHostsMoving(ctx, req.State, req.Plan, &resp.Diagnostics)
+	if !sameExcept(req.Plan.Raw, req.State.Raw, "host_status") {
+		status, ok, d := plannedStatus(ctx, req.State, req.Plan) // managed_process_plan_status.go
+		if resp.Diagnostics.Append(d...); ok {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
+		}
+		return
+	}
+	var status status.HostStatus
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("host_status"), &status)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
+}
+
+func (r *managedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer appendIdentity(ctx, req.Plan, resp.Identity, &resp.Diagnostics) // managed_process_identity.go
+	// Announced first thing, so that other creates' operations wait for this
+	// one's and no batch waits for nothing (gse.ProcService.ExpectOperate).
+	ctx, withdraw := r.client.Proc.ExpectOperate(ctx)
+	defer withdraw()
+	var plan managedProcessModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
+	meta, d := plan.Meta.Expand(ctx)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	spec := plan.Spec.Expand()
+	plan.ID = types.StringValue(meta.String())
+	targets := plumbing.Each(plan.Hosts.Hosts(), hosts.Model.Expand)
+	var pr proven // no prior host_status
+
+	err := hosts.Reachable(ctx, r.client, targets) // common_gateway.go
+	if err == nil {
+		err = refuseLive(ctx, r.client, meta, targets) // managed_process_replace.go
+	}
+	var registered []gse.Host
+	if err == nil {
+		registered, err = r.steps().createInBatches(ctx, meta, spec, &plan, targets, &pr) // managed_process_apply.go
+	}
+	if err != nil {
+		if len(registered) == 0 {
+			plumbing.AddAPIError(&resp.Diagnostics, "create", meta, err, "Nothing was registered by this create, so the resource is not in the state.")
+			return // nothing exists remotely: no state
+		}
+		plumbing.AddAPIError(&resp.Diagnostics, "create", meta, err, fmt.Sprintf(
+			"The %d hosts where the process may be registered are kept in the state, and the resource is tainted: "+
+				"the next apply removes it there and creates it again. Fix the cause above first.", len(registered)))
+		plan.Hosts = hosts.NewList(plumbing.SelectBy(plan.Hosts.Hosts(), plumbing.KeyOf(hosts.Model.Expand), plumbing.Each(registered, gse.Host.Key), true))
+	}
+	if err == nil {
+		plan.HostStatus = r.steps().appliedStatus(ctx, meta, plan.Hosts.Hosts(), &pr, &resp.Diagnostics)
+	} else {
+		plan.HostStatus = pr.value(plan.Hosts.Hosts())
+	}
+	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read refreshes the runtime state. Hosts where the process is no longer
+// registered leave the state; with none left, the resource does. managed and
+// running turn to what GSE reports, so a plan shows the drift; running of a
+// one-shot process (auto_type 2) is not read back.
+func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// From the prior state: when the process is gone the new state is null,
+	// and Terraform still expects the identity.
+	defer appendIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics)
+	var state refreshedModel
+	resp.Diagnostics.Append(state.get(ctx, req.State)...)
+	ctx, cancel := plumbing.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
+	defer cancel()
+	prior := state
+	meta, d := state.Meta.Expand(ctx)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	targets := plumbing.Each(state.Hosts.Hosts(), hosts.Model.Expand)
+	var byKey map[string]gse.ProcStatus
+	down, err := hosts.DownAgents(ctx, r.client, targets) // gateway: hosts whose status is unknown
+	if err == nil {
+		byKey, err = status.Find(ctx, r.client, meta, hosts.Up(targets, down))
+	}
+	if err != nil {
+		plumbing.AddAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint or gateway, then refresh again.")
+		return
+	}
+	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
+	kept, hosted, running, labels := observe(state.Hosts.Hosts(), byKey, down) // managed_process_refresh.go
+	if len(kept) == 0 {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Process %s is gone", meta),
+			"GSE no longer has the process registered on any of its hosts, so it was removed from the state; the next apply creates it again.")
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.Hosts = hosts.NewList(kept)
+	hosts.WarnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
+	// Judged against what was asked: true holds while every host agrees, false while none disagrees.
+	if seen := len(kept) - len(down); seen > 0 {
+		state.Managed = types.BoolValue(observedFlag(want.Managed, hosted, seen))
+		// A one-shot exits by design: running is what Terraform did, not read back.
+		if want.Running != nil && state.AutoType.ValueInt64() != gse.AutoTypeOneShot {
+			state.Running = types.BoolValue(observedFlag(*want.Running, running, seen))
+		}
+	}
+	switch {
+	case len(labels) > 0:
+		state.Meta.Labels, d = types.MapValueFrom(ctx, types.StringType, labels)
+		resp.Diagnostics.Append(d...)
+	case len(state.Meta.Labels.Elements()) > 0:
+		state.Meta.Labels = types.MapNull(types.StringType)
+	}
+	state.HostStatus = keepDownStatus(hostStatusValue(kept, byKey), state.HostStatus, kept, down)
+	resp.Diagnostics.Append(state.setChanged(ctx, prior, &resp.State)...)
+}
+
+// Update converges step by step. applied starts as the prior state and records
+// each step that succeeded, so a failure leaves a state that says what exists
+// (hosts registered or possibly registered, spec in effect, triggers run);
+// runtime drift (hosting, run state) is caught by the next refresh anyway.
+func (r *managedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer appendIdentity(ctx, req.Plan, resp.Identity, &resp.Diagnostics)
+	var plan, prior managedProcessModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
+	defer cancel()
+	meta, d := plan.Meta.Expand(ctx)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	applied := prior
+	applied.Timeouts = plan.Timeouts
+	pr := proven{prior: prior.HostStatus}
+	triggers := loadTriggerProgress(ctx, req.Private, &resp.Diagnostics)
+	if err := r.steps().updateInSteps(ctx, meta, &plan, &prior, &applied, &pr, triggers); err != nil {
+		plumbing.AddAPIError(&resp.Diagnostics, "update", meta, err,
+			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
+		applied.HostStatus = pr.value(applied.Hosts.Hosts())
+	} else {
+		applied = plan
+		applied.HostStatus = updatedStatus(plan.HostStatus, r.steps().appliedStatus(ctx, meta, applied.Hosts.Hosts(), &pr, &resp.Diagnostics))
+	}
+	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
+	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
+}
+
+func (r *managedProcessResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, withdraw := r.client.Proc.ExpectOperate(ctx) // as in Create
+	defer withdraw()
+	var state managedProcessModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	ctx, cancel := plumbing.Deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
+	defer cancel()
+	meta, d := state.Meta.Expand(ctx)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Stop when the process is, or was asked to be, running: a stop also unhosts.
+	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
+	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
+	targets := plumbing.Each(state.Hosts.Hosts(), hosts.Model.Expand)
+	if state.Spec.Decoded == nil && r.client.Gateway() {
+		refuseSpeclessDelete(&resp.Diagnostics, meta, targets) // managed_process_replace.go
+		return
+	}
+	err := hosts.AgentsUp(ctx, r.client, targets) // gateway: fail at once on a down agent
+	if err == nil {
+		_, err = r.steps().teardown(ctx, meta, state.Spec.Expand(), targets, stop)
+	}
+	if err != nil {
+		plumbing.AddAPIError(&resp.Diagnostics, "delete", meta, err,
+			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")
+		return
+	}
+	warnRecordsLeft(&resp.Diagnostics, r.client, meta, targets, stop)
+}
+
+// ImportState takes the string ID (importIDFormat) or, with no ID, an identity:
+// then the hosts are discovered.
+func (r *managedProcessResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		importByIdentity(ctx, r.client, req, resp) // managed_process_identity.go
+		return
+	}
+	importByID(ctx, r.client, req, resp) // managed_process_import.go
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(identityFrom(ctx, resp.State, resp.Identity)...)
+	}
+}
