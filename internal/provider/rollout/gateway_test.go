@@ -1,4 +1,4 @@
-package provider_test
+package rollout_test
 
 import (
 	"context"

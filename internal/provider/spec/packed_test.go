@@ -1,4 +1,4 @@
-package provider_test
+package spec_test
 
 import (
 	"context"
