@@ -20,8 +20,8 @@ import (
 
 // Every attribute a resource declares packed (packed.Type) reaches Terraform
 // with the type the packed type names, hosts as a list nested attribute with
-// the element attributes of hostObjectType, spec exactly as the framework
-// serves gse_process_operation's gse.spec (the same specSchema, not packed
+// the element attributes of hosts.ObjectType, spec exactly as the framework
+// serves gse_process_operation's gse.spec (the same spec.Schema, not packed
 // there), and no other attribute is
 // rewritten: renaming the attribute, the resource or an element attribute on
 // one side only fails here.

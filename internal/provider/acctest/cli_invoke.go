@@ -18,7 +18,7 @@ import (
 // cliRun runs the Terraform CLI the acceptance tests use (TF_ACC_TERRAFORM_PATH,
 // else terraform on PATH) in a directory against the provider served
 // in-process, for what terraform-plugin-testing cannot drive yet, such as
-// `terraform apply -invoke`, or exit codes. newCLIRun skips unless TF_ACC is
+// `terraform apply -invoke`, or exit codes. NewCLIRun skips unless TF_ACC is
 // set and the CLI is Terraform 1.14 or later (actions).
 type cliRun struct {
 	t        *testing.T
@@ -44,7 +44,7 @@ func NewCLIRun(t *testing.T, e *Env, config string) *cliRun {
 	return NewCLIRunFrom(t, e, "1.14.0", config)
 }
 
-// NewCLIRunFrom is newCLIRun on any CLI of version minVersion or later.
+// NewCLIRunFrom is NewCLIRun on any CLI of version minVersion or later.
 func NewCLIRunFrom(t *testing.T, e *Env, minVersion, config string) *cliRun {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {

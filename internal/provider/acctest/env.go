@@ -25,7 +25,7 @@ const (
 	Rate      = 1000 // requests/s of the tests' providers unless rate_limit is set
 )
 
-// testEnv is one simulator behind an httptest server, and providers wired to
+// Env is one simulator behind an httptest server, and providers wired to
 // it in one mode: GSE 1.0 through ESB, or GSE 2.0 through the API gateway.
 type Env struct {
 	Sim     *simulator.Server
@@ -33,7 +33,7 @@ type Env struct {
 	Gateway bool
 }
 
-// testTenant is the tenant of the gateway simulator, which checks it.
+// Tenant is the tenant of the gateway simulator, which checks it.
 const Tenant = "tenant-acc"
 
 // testMode is how the provider reaches GSE in a test.
@@ -48,7 +48,7 @@ func NewEnv(t *testing.T) *Env { return NewEnvIn(t, Modes[0]) }
 
 func NewEnvIn(t *testing.T, m testMode) *Env { return NewEnvWith(t, m, nil) }
 
-// newTestEnvWith is newTestEnvIn with simulator options changed by tweak.
+// NewEnvWith is NewEnvIn with simulator options changed by tweak.
 func NewEnvWith(t *testing.T, m testMode, tweak func(*simulator.Options)) *Env {
 	t.Helper()
 	opts := simulator.Options{AppCode: AppCode, AppSecret: AppSecret, TaskPolls: simulator.TaskPolls{Unqueued: 2, Pending: 2}}
@@ -188,7 +188,7 @@ func NewGatewayEnv(t *testing.T, tweak func(*simulator.Options)) *Env {
 	return NewEnvWith(t, Modes[1], tweak)
 }
 
-// wrappedRe lets each space of a pattern match Terraform's line wrapping.
+// WrappedPattern lets each space of a pattern match Terraform's line wrapping.
 func WrappedPattern(pattern string) string { return strings.ReplaceAll(pattern, " ", `\s+`) }
 
 // WithAccessToken swaps the app and user of cfg's provider block for access_token.

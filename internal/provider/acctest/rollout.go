@@ -20,7 +20,7 @@ func Fleet(n int) []string {
 	return out
 }
 
-// ipRange is 10.0.0.from .. 10.0.0.to, in order.
+// IPRange is 10.0.0.from .. 10.0.0.to, in order.
 func IPRange(from, to int) []string {
 	var out []string
 	for i := from; i <= to; i++ {

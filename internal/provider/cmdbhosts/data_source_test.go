@@ -21,7 +21,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
-// inCMDBModes is inModes over a simulator with n CMDB hosts.
+// inCMDBModes is acctest.InModes over a simulator with n CMDB hosts.
 func inCMDBModes(t *testing.T, n int, test func(t *testing.T, e *acctest.Env)) {
 	for _, m := range acctest.Modes {
 		t.Run(m.Name, func(t *testing.T) {
@@ -91,7 +91,7 @@ resource "gse_process_operation" "restart" {
   }
 }
 `) + managedOn(e, t, fleet+".hosts", "running = true") + acctest.Edited(t, e.JobConfig("./nginx"), "ip_list                = []", "ip_list = data.gse_cmdb_hosts.set.ip_list")
-		cfg = strings.Replace(cfg, e.ProviderBlock(), "", 2) // e.config and jobConfig bring their own
+		cfg = strings.Replace(cfg, e.ProviderBlock(), "", 2) // e.config and acctest.Env.JobConfig bring their own
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.Factories(),
 			CheckDestroy:             e.CheckSimEmpty,

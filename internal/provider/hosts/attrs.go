@@ -8,7 +8,7 @@ import (
 )
 
 // The host schemas of the resources and data sources other than
-// gse_managed_process.hosts (common_hosts.go): hosts by ip and bk_cloud_id,
+// gse_managed_process.hosts (Schema): hosts by ip and bk_cloud_id,
 // and for GSE processes by agent_id too.
 
 // hostRefResourceAttributes are the ip and bk_cloud_id of a host in a resource schema.
@@ -19,7 +19,7 @@ func hostRefResourceAttributes() map[string]schema.Attribute {
 	}
 }
 
-// gseHostRefAttributes are the attributes of a host of a GSE process that a
+// GSERefAttributes are the attributes of a host of a GSE process that a
 // data source reads: by ip and bk_cloud_id, or by agent_id.
 func GSERefAttributes() map[string]dschema.Attribute {
 	return map[string]dschema.Attribute{
@@ -29,7 +29,7 @@ func GSERefAttributes() map[string]dschema.Attribute {
 	}
 }
 
-// gseHostRefSetAttribute is hostRefSetAttribute for the hosts of a GSE
+// GSERefSetAttribute is RefSetAttribute for the hosts of a GSE
 // process (the GSE target of gse_process_operation): agent_id besides ip and bk_cloud_id.
 func GSERefSetAttribute(desc string) schema.SetNestedAttribute {
 	return schema.SetNestedAttribute{
@@ -43,7 +43,7 @@ func GSERefSetAttribute(desc string) schema.SetNestedAttribute {
 	}
 }
 
-// hostRefSetAttribute is a set of hosts by ip and bk_cloud_id: the hosts of a
+// RefSetAttribute is a set of hosts by ip and bk_cloud_id: the hosts of a
 // GSE target and the ip_list of a JOB process in gse_process_operation, whose
 // every input replaces the resource, so the order needs no plan modifier.
 func RefSetAttribute(desc string) schema.SetNestedAttribute {

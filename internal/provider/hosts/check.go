@@ -133,7 +133,7 @@ func checkHostForm(a map[string]attr.Value, i int, at func(int, string) path.Pat
 	return true
 }
 
-// hostRefsValidator checks a list or set of hosts by ip and bk_cloud_id (an
+// RefsValidator checks a list or set of hosts by ip and bk_cloud_id (an
 // ip_list, or the hosts of gse_process_operation) with checkHosts, the check
 // of every host list.
 type RefsValidator struct{}

@@ -250,7 +250,7 @@ func TestCheckHostsAgentID(t *testing.T) {
 	}
 }
 
-// needsGateway names the hosts only GSE 2.0 can address, and only when the
+// NeedsGateway names the hosts only GSE 2.0 can address, and only when the
 // client speaks ESB.
 func TestNeedsGateway(t *testing.T) {
 	t.Parallel()

@@ -15,7 +15,7 @@ type importHost struct {
 	IP              string
 }
 
-// parseImportHosts reads the host list of an import ID: comma-separated items
+// ParseImport reads the host list of an import ID: comma-separated items
 // bk_cloud_id:ip, or bk_cloud_id:bk_supplier_id:ip withSupplier. The IP comes
 // last because an IPv6 address holds ':'. It must parse without a zone, the ids
 // must be 0 or more, and no host may appear twice in any spelling (by

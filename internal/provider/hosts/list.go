@@ -35,7 +35,7 @@ const (
 )
 
 // hostElement is each attribute of a gse_managed_process.hosts element: the
-// one definition hostObjectType, hostListType.UnpackedSchema (Terraform's
+// one definition ObjectType, hostListType.UnpackedSchema (Terraform's
 // view) and hostCodec (the wire) are built from. They are in name order, the
 // order Terraform encodes them in.
 var hostElement = []hostAttr{
@@ -54,7 +54,7 @@ type hostAttr struct {
 	field    func(h *Model) any // *types.String or *types.Int64
 }
 
-// hostObjectType is the element type of gse_managed_process.hosts.
+// ObjectType is the element type of gse_managed_process.hosts.
 var ObjectType = func() types.ObjectType {
 	t := types.ObjectType{AttrTypes: map[string]attr.Type{}}
 	for _, a := range hostElement {
@@ -76,7 +76,7 @@ func (List) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
 	obj := &tfprotov6.SchemaObject{Nesting: tfprotov6.SchemaObjectNestingModeList}
 	for _, e := range hostElement {
 		// Every element attribute is optional: a host is ip + bk_cloud_id or
-		// agent_id, which checkHosts enforces.
+		// agent_id, which Check enforces.
 		obj.Attributes = append(obj.Attributes, &tfprotov6.SchemaAttribute{Name: e.name, Type: e.typ.TerraformType(ctx), Description: e.desc,
 			DescriptionKind: tfprotov6.StringKindMarkdown, Optional: true, Computed: e.computed})
 	}
@@ -87,7 +87,7 @@ func (List) UnpackedType(ctx context.Context) tftypes.Type {
 	return tftypes.List{ElementType: ObjectType.TerraformType(ctx)}
 }
 
-// hostList is a packed gse_managed_process.hosts: the wire bytes (the
+// List is a packed gse_managed_process.hosts: the wire bytes (the
 // string), and the hosts decoded from them once.
 type List struct {
 	basetypes.StringValue
@@ -107,12 +107,12 @@ func (l List) Equal(o attr.Value) bool {
 
 var _ plumbing.ElementsValue = List{}
 
-// newHostList packs known hosts.
+// NewList packs known hosts.
 func NewList(hosts []Model) List {
 	return List{StringValue: Pack(hosts, nil), hosts: hosts}
 }
 
-// packHosts is the packed string of hosts; unknown marks the elements unknown
+// Pack is the packed string of hosts; unknown marks the elements unknown
 // as a whole.
 func Pack(hosts []Model, unknown []bool) types.String {
 	var buf bytes.Buffer
@@ -139,8 +139,8 @@ func hostListOf(ctx context.Context, s types.String) (List, diag.Diagnostics) {
 // Hosts are the hosts of a known list; those of a null or unknown one are none.
 func (l List) Hosts() []Model { return l.hosts }
 
-// Elements are the hosts as objects of hostObjectType, for the checks and plan
-// modifiers shared with the other host lists (checkHosts, hostFields).
+// Elements are the hosts as objects of ObjectType, for the checks and plan
+// modifiers shared with the other host lists (Check, Fields).
 func (l List) Elements() []attr.Value {
 	return hostCodec.Elements(l.hosts, l.Unknown, ObjectType)
 }

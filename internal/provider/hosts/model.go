@@ -16,7 +16,7 @@ import (
 // The typed models of host objects, their conversion to the client's host
 // types, and the known values of a host object before it has a model.
 
-// gseHostRefModel is a host of a GSE process without bk_supplier_id: one the
+// GSERef is a host of a GSE process without bk_supplier_id: one the
 // status data source reads or an operation targets.
 type GSERef struct {
 	IP        types.String `tfsdk:"ip"`
@@ -24,12 +24,12 @@ type GSERef struct {
 	AgentID   types.String `tfsdk:"agent_id"`
 }
 
-// Expand is the host as GSE addresses it (see hostModel.expand).
+// Expand is the host as GSE addresses it (see Model.Expand).
 func (m GSERef) Expand() gse.Host {
 	return gse.Host{IP: unmapIP(m.IP.ValueString()), BkCloudID: m.BkCloudID.ValueInt64(), AgentID: agentAddress(m.AgentID.ValueString())}
 }
 
-// hostRefModel is a host by ip and bk_cloud_id, the one host type of every
+// Ref is a host by ip and bk_cloud_id, the one host type of every
 // schema without bk_supplier_id: an element of a JOB ip_list, and a host the
 // status data sources or an operation read.
 type Ref struct {
@@ -42,7 +42,7 @@ func (m Ref) Expand() gse.JobIP {
 	return gse.JobIP{BkCloudID: m.BkCloudID.ValueInt64(), IP: m.IP.ValueString()}
 }
 
-// hostModel is one element of gse_managed_process.hosts: by ip and
+// Model is one element of gse_managed_process.hosts: by ip and
 // bk_cloud_id, or by agent_id (then ip and bk_cloud_id are null).
 type Model struct {
 	IP           types.String `tfsdk:"ip"`
@@ -75,14 +75,14 @@ func unmapIP(ip string) string {
 	return ip
 }
 
-// compareHosts is the one order of hosts in what the provider lists (status
+// Compare is the one order of hosts in what the provider lists (status
 // entries of the data sources): by bk_cloud_id, then by ip as written.
 func Compare(cloudA int64, ipA string, cloudB int64, ipB string) int {
 	return cmp.Or(cmp.Compare(cloudA, cloudB), strings.Compare(ipA, ipB))
 }
 
 // CompareByAddress orders hosts as the provider lists them: hosts by agent id
-// first, ordered by it, then hosts by ip as compareHosts does.
+// first, ordered by it, then hosts by ip as Compare does.
 func CompareByAddress(a, b gse.Host) int {
 	if byAgent := a.AgentID != ""; byAgent != (b.AgentID != "") {
 		return map[bool]int{true: -1, false: 1}[byAgent]
@@ -128,7 +128,7 @@ func (m Model) known() (h knownHost, ok bool) {
 	return h, true
 }
 
-// hostFields reads one host object of any host schema as hostModel.known
+// Fields reads one host object of any host schema as Model.known
 // does; an attribute the schema lacks is null.
 func Fields(v attr.Value) (h knownHost, ok bool) {
 	obj, isObj := v.(types.Object)

@@ -48,8 +48,8 @@ func NeedsGateway(c *gse.Client, hosts []gse.Host) error {
 }
 
 // Reachable is what every apply checks before its first call: that the
-// client can address hosts (needsGateway), and, through the gateway, that
-// their agents run (agentsUp), so an operation fails at once naming a host
+// client can address hosts (NeedsGateway), and, through the gateway, that
+// their agents run (AgentsUp), so an operation fails at once naming a host
 // instead of polling 115 until the deadline.
 func Reachable(ctx context.Context, c *gse.Client, hosts []gse.Host) error {
 	if err := NeedsGateway(c, hosts); err != nil {
@@ -64,7 +64,7 @@ func isIPv6(ip string) bool {
 	return err == nil && a.Is6() && !a.Is4In6()
 }
 
-// PlanNeedsGateway is needsGateway at plan time for the hosts list or set at
+// PlanNeedsGateway is NeedsGateway at plan time for the hosts list or set at
 // at in plan; hosts not yet known are checked at apply.
 func PlanNeedsGateway(ctx context.Context, c *gse.Client, plan tfsdk.Plan, at path.Path, diags *diag.Diagnostics) {
 	if c == nil || c.Gateway() || plan.Raw.IsNull() {
@@ -131,7 +131,7 @@ func DownAgents(ctx context.Context, c *gse.Client, hosts []gse.Host) (map[strin
 	return down, nil
 }
 
-// upHosts is hosts without those whose agent is down: hosts itself when none is.
+// Up is hosts without those whose agent is down: hosts itself when none is.
 func Up(hosts []gse.Host, down map[string]gse.AgentState) []gse.Host {
 	if len(down) == 0 {
 		return hosts

@@ -15,15 +15,14 @@ import (
 // gse_managed_process.hosts has no per-element validators, defaults or plan
 // modifiers: one validator checks every element, and one plan modifier makes
 // the order irrelevant and fills bk_supplier_id. The framework holds the list
-// packed (common_hosts_list.go), one leaf it does not walk element by
+// packed (List), one leaf it does not walk element by
 // element (a nested list costs it the square of the hosts in v1.19:
 // listElemObject copies the list per element); Terraform sees a list nested
 // attribute with its per-element schema, and the values are the same on the
 // wire.
 
-// hostsSchema is gse_managed_process.hosts as the framework sees it: packed
-// (common_hosts_list.go); hostListType.terraformSchema is the same attribute
-// as Terraform sees it.
+// Schema is gse_managed_process.hosts as the framework sees it: packed
+// (List); List.UnpackedSchema is the same attribute as Terraform sees it.
 func Schema(desc string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Required: true, CustomType: hostListType{}, MarkdownDescription: desc,
@@ -32,7 +31,7 @@ func Schema(desc string) schema.StringAttribute {
 	}
 }
 
-// hostsValidator checks every host in one pass over the list (checkHosts):
+// Validator checks every host in one pass over the list (checkHosts):
 // at least one, each by agent_id or by ip and bk_cloud_id, no host twice.
 type Validator struct{}
 
@@ -47,7 +46,7 @@ func (Validator) ValidateList(_ context.Context, req validator.ListRequest, resp
 	}
 }
 
-// ValidateString checks a packed list (hostsSchema).
+// ValidateString checks a packed list (Schema).
 func (Validator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	l, diags := hostListOf(ctx, req.ConfigValue)
 	if resp.Diagnostics.Append(diags...); !diags.HasError() && !l.IsNull() && !l.IsUnknown() {

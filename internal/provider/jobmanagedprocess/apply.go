@@ -36,7 +36,7 @@ func jobMayExist(out *gse.JobOutcome, err error) []gse.JobIP {
 }
 
 // ipStatus reads ip_status; hosted, when not nil, receives the drift
-// judgement of each IP (stillHosted). A failed query leaves a warning, not an error.
+// judgement of each IP (status.StillHosted). A failed query leaves a warning, not an error.
 func (r jobSteps) ipStatus(ctx context.Context, m *jobManagedProcessModel, hosted map[string]bool, diags *diag.Diagnostics) types.Map {
 	elems := map[string]attr.Value{}
 	if m.PidPath.ValueString() == "" || len(m.IPList) == 0 {

@@ -23,16 +23,12 @@ var (
 )
 
 // jobManagedProcessResource hosts one process definition on a set of IPs
-// through JOB's operate_process (op_type 3 and 4). The schema is in
-// job_managed_process_schema.go, the model in job_managed_process_model.go,
-// the operate_process steps of the CRUD in job_managed_process_apply.go, the
-// status query in job_managed_process_find.go, import in
-// job_managed_process_import.go, the state upgrade in job_managed_process_upgrade.go.
+// through JOB's operate_process (op_type 3 and 4).
 type jobManagedProcessResource struct{ client *gse.Client }
 
 func NewResource() resource.Resource { return &jobManagedProcessResource{} }
 
-// steps are the operate_process calls the CRUD is made of (job_managed_process_apply.go).
+// steps are the operate_process calls the CRUD is made of.
 func (r *jobManagedProcessResource) steps() jobSteps { return jobSteps{client: r.client} }
 
 func (r *jobManagedProcessResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -45,7 +41,7 @@ func (r *jobManagedProcessResource) Configure(_ context.Context, req resource.Co
 }
 
 func (r *jobManagedProcessResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = jobManagedProcessSchema(ctx) // job_managed_process_schema.go
+	resp.Schema = jobManagedProcessSchema(ctx)
 }
 
 // UpgradeState moves states of schema version 0 (hosting through manage_proc)
@@ -205,7 +201,7 @@ func (r *jobManagedProcessResource) Delete(ctx context.Context, req resource.Del
 	}
 }
 
-// ImportState takes jobImportIDFormat (job_managed_process_import.go).
+// ImportState takes jobImportIDFormat.
 func (r *jobManagedProcessResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importJobByID(ctx, req, resp)
 }

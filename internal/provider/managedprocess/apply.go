@@ -74,7 +74,7 @@ func (r processSteps) updateInSteps(ctx context.Context, meta gse.Meta, plan, pr
 	u.removed, u.added, u.kept = plumbing.DiffBy(plumbing.Each(prior.Hosts.Hosts(), hosts.Model.Expand), plumbing.Each(plan.Hosts.Hosts(), hosts.Model.Expand), gse.Host.Key)
 	u.specChanged = !sameSpec(prior.Spec.Decoded, plan.Spec.Decoded) || !prior.Meta.Labels.Equal(plan.Meta.Labels)
 	if err := hosts.Reachable(ctx, r.client, slices.Concat(u.removed, u.added, u.kept)); err != nil {
-		return err // common_gateway.go: hosts need gateway_url, or their agent is down
+		return err // hosts need gateway_url, or their agent is down
 	}
 	for _, step := range []func(context.Context) error{u.removeHosts, u.sendSpec, u.addHosts, u.setHosting, u.setRunning} {
 		if err := step(ctx); err != nil {
@@ -134,7 +134,7 @@ func (u *update) addHosts(ctx context.Context) error {
 	register := u.r.register
 	if u.r.client.Gateway() {
 		register = u.r.createInBatches
-		if err := refuseLive(ctx, u.r.client, u.meta, u.added); err != nil { // managed_process_replace.go
+		if err := refuseLive(ctx, u.r.client, u.meta, u.added); err != nil {
 			return err
 		}
 	}
@@ -249,7 +249,7 @@ func sameSpec(a, b *spec.Model) bool {
 // ESB that is register_proc_info (converge then hosts and starts it). Through
 // the gateway it is one operate with the spec: op 0 when running = true, else
 // op 3; then, for managed = false, op 1 (running = false) or op 4, so the
-// hosts are converged when it returns. Callers check agentsUp first.
+// hosts are converged when it returns. Callers check hosts.AgentsUp first.
 func (r processSteps) register(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
 	if !r.client.Gateway() {
 		done, err := r.client.Proc.RegisterProcInfo(ctx, meta, hosts, spec)

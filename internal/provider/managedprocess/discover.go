@@ -137,7 +137,7 @@ func (d discoveredProcess) flatten(ctx context.Context) (managedProcessModel, di
 	return m, diags
 }
 
-// byKey indexes the confirmed entries by host identity, as findProcessHosts does.
+// byKey indexes the confirmed entries by host identity, as status.Find does.
 func (d discoveredProcess) byKey() map[string]gse.ProcStatus {
 	out := make(map[string]gse.ProcStatus, len(d.Entries))
 	for _, e := range d.Entries {

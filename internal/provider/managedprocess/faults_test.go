@@ -22,7 +22,7 @@ import (
 // Faults of issue 7 through a real gse_managed_process: each case injects a
 // fault of the simulator, applies, and destroys to an empty simulator.
 
-// faultEnv is a testEnv whose provider is tuned per test: tune runs after the
+// faultEnv is a acctest.Env whose provider is tuned per test: tune runs after the
 // usual millisecond polling, and extra goes into the provider block.
 type faultEnv struct {
 	*acctest.Env

@@ -29,7 +29,7 @@ type managedProcessModel struct {
 	Timeouts        timeouts.Value    `tfsdk:"timeouts"`
 }
 
-// hostStatusValue builds host_status for hosts from their status entries (see findProcessHosts).
+// hostStatusValue builds host_status for hosts from their status entries (see status.Find).
 func hostStatusValue(hosts []hosts.Model, byKey map[string]gse.ProcStatus) status.HostStatus {
 	entries := make(map[string]status.HostEntry, len(hosts))
 	for _, h := range hosts {

@@ -13,7 +13,7 @@ import (
 )
 
 // liveElsewhereError names the hosts where a gateway create found the
-// process already hosted (see registeredElsewhere).
+// process already hosted (see plumbing.RegisteredElsewhere).
 type liveElsewhereError struct {
 	meta  gse.Meta
 	hosts []gse.Host

@@ -25,19 +25,12 @@ var (
 )
 
 // managedProcessResource is gse_managed_process: one process (meta) registered
-// with one spec on a list of hosts, hosted and running as configured. The
-// schema is in managed_process_schema.go, the model in managed_process_model.go
-// (spec's in common_spec_schema.go and common_spec_model.go, packed in
-// managed_process_spec.go), the plan in managed_process_plan.go, the GSE steps
-// of Create, Update and Delete in managed_process_apply.go, import in
-// managed_process_import.go and managed_process_identity.go, `terraform query`
-// in managed_process_list.go, the configuration Terraform 1.14+ generates in
-// managed_process_genconfig.go.
+// with one spec on a list of hosts, hosted and running as configured.
 type managedProcessResource struct{ client *gse.Client }
 
 func NewResource() resource.Resource { return &managedProcessResource{} }
 
-// steps are the GSE calls the CRUD is made of (managed_process_apply.go).
+// steps are the GSE calls the CRUD is made of.
 func (r *managedProcessResource) steps() processSteps { return processSteps{client: r.client} }
 
 func (r *managedProcessResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -100,13 +93,13 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 // hostsPlan then plans the prior hosts: without this, such a plan would show an
 // update of host_status alone.
 func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	hosts.PlanNeedsGateway(ctx, r.client, req.Plan, path.Root("hosts"), &resp.Diagnostics) // common_gateway.go
+	hosts.PlanNeedsGateway(ctx, r.client, req.Plan, path.Root("hosts"), &resp.Diagnostics)
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
 	}
 	sayHostsMoving(ctx, req.State, req.Plan, &resp.Diagnostics)
 	if !sameExcept(req.Plan.Raw, req.State.Raw, "host_status") {
-		status, ok, d := plannedStatus(ctx, req.State, req.Plan) // managed_process_plan_status.go
+		status, ok, d := plannedStatus(ctx, req.State, req.Plan)
 		if resp.Diagnostics.Append(d...); ok {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
 		}
@@ -118,7 +111,7 @@ func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 func (r *managedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer appendIdentity(ctx, req.Plan, resp.Identity, &resp.Diagnostics) // managed_process_identity.go
+	defer appendIdentity(ctx, req.Plan, resp.Identity, &resp.Diagnostics)
 	// Announced first thing, so that other creates' operations wait for this
 	// one's and no batch waits for nothing (gse.ProcService.ExpectOperate).
 	ctx, withdraw := r.client.Proc.ExpectOperate(ctx)
@@ -137,13 +130,13 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	targets := plumbing.Each(plan.Hosts.Hosts(), hosts.Model.Expand)
 	var pr proven // no prior host_status
 
-	err := hosts.Reachable(ctx, r.client, targets) // common_gateway.go
+	err := hosts.Reachable(ctx, r.client, targets)
 	if err == nil {
-		err = refuseLive(ctx, r.client, meta, targets) // managed_process_replace.go
+		err = refuseLive(ctx, r.client, meta, targets)
 	}
 	var registered []gse.Host
 	if err == nil {
-		registered, err = r.steps().createInBatches(ctx, meta, spec, &plan, targets, &pr) // managed_process_apply.go
+		registered, err = r.steps().createInBatches(ctx, meta, spec, &plan, targets, &pr)
 	}
 	if err != nil {
 		if len(registered) == 0 {
@@ -193,7 +186,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
-	kept, hosted, running, labels := observe(state.Hosts.Hosts(), byKey, down) // managed_process_refresh.go
+	kept, hosted, running, labels := observe(state.Hosts.Hosts(), byKey, down)
 	if len(kept) == 0 {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Process %s is gone", meta),
 			"GSE no longer has the process registered on any of its hosts, so it was removed from the state; the next apply creates it again.")
@@ -272,7 +265,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
 	targets := plumbing.Each(state.Hosts.Hosts(), hosts.Model.Expand)
 	if state.Spec.Decoded == nil && r.client.Gateway() {
-		refuseSpeclessDelete(&resp.Diagnostics, meta, targets) // managed_process_replace.go
+		refuseSpeclessDelete(&resp.Diagnostics, meta, targets)
 		return
 	}
 	err := hosts.AgentsUp(ctx, r.client, targets) // gateway: fail at once on a down agent
@@ -291,10 +284,10 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 // then the hosts are discovered.
 func (r *managedProcessResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if req.ID == "" {
-		importByIdentity(ctx, r.client, req, resp) // managed_process_identity.go
+		importByIdentity(ctx, r.client, req, resp)
 		return
 	}
-	importByID(ctx, r.client, req, resp) // managed_process_import.go
+	importByID(ctx, r.client, req, resp)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(identityFrom(ctx, resp.State, resp.Identity)...)
 	}

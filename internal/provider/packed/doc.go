@@ -41,23 +41,23 @@
 // test no longer shows a difference.
 //
 //  1. The packed attribute (this package; gse_managed_process.hosts,
-//     host_status and spec in internal/provider common_hosts_list.go,
-//     common_status.go and managed_process_spec.go). Framework v1.19 walks a
+//     host_status and spec: hosts.List, status.HostStatus and spec.Value
+//     in the packages of internal/provider). Framework v1.19 walks a
 //     nested attribute's value per element, several times per RPC:
 //     hashicorp/terraform-plugin-framework#775; and per attribute, so that
 //     spec's 30 attributes were most of a refresh's allocations. Benchmark:
 //     BenchmarkManagedProcessPlan and BenchmarkManagedProcessApply
 //     (create/hosts=10000); for spec, BenchmarkManagedProcessRefresh.
-//  2. Types built once (internal/provider schema_types.go, withTypesBuilt).
+//  2. Types built once (plumbing.WithTypesBuilt).
 //     Framework v1.19 rebuilds a nested attribute's type from its attributes
 //     on every GetType call, for every step of every attribute path of every
 //     value. Benchmark: BenchmarkManagedProcessRefresh (allocations per op).
-//  3. ip_list a plain list (internal/provider job_ip_list.go). Framework
+//  3. ip_list a plain list (hosts.JobIPListAttribute). Framework
 //     v1.19 walks a list nested attribute once per element and copies the
 //     list for each, so a plan grew with the square of the IPs:
 //     hashicorp/terraform-plugin-framework#775. Benchmark:
 //     BenchmarkJobManagedProcessPlan.
-//  4. refreshedModel (internal/provider managed_process_resource.go): Read
+//  4. refreshedModel (internal/provider/managedprocess): Read
 //     gets and sets only the attributes it may change. Framework v1.19
 //     reflects over every field of a model (a regular expression compiled
 //     per field) and rewrites the whole value per attribute set. Benchmark:

@@ -34,7 +34,7 @@ func ClientFrom(data any, diags *diag.Diagnostics) *gse.Client {
 }
 
 // Deadline bounds ctx by an operation's timeout from the timeouts block
-// (defaultTimeout when unset). Check diags before using the context.
+// (DefaultTimeout when unset). Check diags before using the context.
 func Deadline(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), diags *diag.Diagnostics) (context.Context, context.CancelFunc) {
 	d, ds := timeout(ctx, DefaultTimeout)
 	diags.Append(ds...)

@@ -93,7 +93,7 @@ func GatewayURL() validator.String {
 	}}
 }
 
-// caCertPEM checks ca_cert_pem as the client will (gse.CACertPool).
+// CACertPEM checks ca_cert_pem as the client will (gse.CACertPool).
 func CACertPEM() validator.String {
 	return StringCheck{Desc: "must hold PEM-encoded certificates", Check: func(s string) error {
 		if _, err := gse.CACertPool(s); err != nil {
@@ -108,7 +108,7 @@ func CACertPEM() validator.String {
 // own validators print 0.000000 and say "value" where this names the attribute.
 type numberRange struct{ min, max float64 }
 
-// ZeroTo accepts 0 to hi inclusive; zeroOrMore 0 or more.
+// ZeroTo accepts 0 to hi inclusive; ZeroOrMore 0 or more.
 func ZeroTo(hi float64) numberRange { return numberRange{0, hi} }
 func ZeroOrMore() numberRange       { return numberRange{0, math.Inf(1)} }
 

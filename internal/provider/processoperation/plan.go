@@ -14,8 +14,8 @@ import (
 var _ resource.ResourceWithModifyPlan = (*processOperationResource)(nil)
 
 // ModifyPlan refuses, at plan time, GSE target hosts only the gateway can
-// address when gateway_url is not set (see needsGateway), and a JOB target
-// when endpoint is not (see needsESB).
+// address when gateway_url is not set (see hosts.NeedsGateway), and a JOB target
+// when endpoint is not (see plumbing.NeedsESB).
 func (r *processOperationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return

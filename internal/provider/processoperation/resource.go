@@ -186,7 +186,7 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 }
 
 // operationTargetAttributes are the arguments of the resource that the action
-// shares (see actionAttributes): op, and the target in gse or job. Every
+// shares (see plumbing.ActionAttributes): op, and the target in gse or job. Every
 // one replaces the resource.
 func operationTargetAttributes() map[string]schema.Attribute {
 	jobProc := spec.JobAttributes(spec.OperateProcessFields, []string{"setup_path", "proc_name", "pid_path"}, nil)

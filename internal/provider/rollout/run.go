@@ -12,7 +12,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
-// rolloutStep is one disruptive step to roll out over hosts.
+// Step is one disruptive step to roll out over hosts.
 type Step struct {
 	What   string       // the step, such as "restart", for logs and errors
 	Target fmt.Stringer // the process

@@ -31,7 +31,7 @@ type Model struct {
 	Pause             types.String `tfsdk:"pause"`
 }
 
-// rolloutAttribute is the schema of rollout; steps says which steps of the
+// Attribute is the schema of rollout; steps says which steps of the
 // resource it governs and what a stopped rollout leaves behind.
 func Attribute(steps string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
@@ -137,7 +137,7 @@ func nonNegativeDuration() validator.String {
 	}}
 }
 
-// validateRolloutSize is the plan-time check that needs the hosts: a count
+// ValidateSize is the plan-time check that needs the hosts: a count
 // batch_size may not exceed them. hosts < 0 means not known yet.
 func ValidateSize(ctx context.Context, config tfsdk.Config, at path.Path, hosts int, diags *diag.Diagnostics) {
 	var size types.String

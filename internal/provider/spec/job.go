@@ -102,7 +102,7 @@ func JobAttributes(names, required, replace []string) map[string]schema.Attribut
 	return out
 }
 
-// jobDefinitionModel holds the process_infos fields that
+// JobDefinition holds the process_infos fields that
 // gse_job_managed_process and the JOB target of gse_process_operation share
 // (operate_process's); each model embeds it.
 type JobDefinition struct {
@@ -144,7 +144,7 @@ func (d JobDefinition) Expand(ips []gse.JobIP) gse.JobProcess {
 	}
 }
 
-// FlattenJobIPs is ips as ip_list holds them, the inverse of expandJobIPs.
+// FlattenJobIPs is ips as ip_list holds them, the inverse of ExpandJobIPs.
 func FlattenJobIPs(ips []gse.JobIP) []hosts.Ref {
 	out := make([]hosts.Ref, len(ips))
 	for i, ip := range ips {

@@ -6,8 +6,8 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// This file holds the model of a process's spec (common_spec_schema.go), and
-// the spec as GSE takes it.
+// The model of a process's spec (its schema is Schema), and the spec as GSE
+// takes it.
 
 type Model struct {
 	Identity         identityModel          `tfsdk:"identity"`

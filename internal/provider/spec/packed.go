@@ -19,12 +19,12 @@ import (
 )
 
 // This file holds gse_managed_process.spec packed for the framework (see
-// package packed): Terraform sees specSchema, the framework one string, which
-// the provider decodes into a specModel, and checks with specSchema's own
+// package packed): Terraform sees Schema, the framework one string, which
+// the provider decodes into a Model, and checks with Schema's own
 // validators (specChecks). Packed, a refresh no longer pays the framework's
 // walks of its 30 attributes.
 
-// specAttribute is spec as Terraform sees it: the type, the schema and the
+// Attribute is spec as Terraform sees it: the type, the schema and the
 // validators of its attributes.
 var Attribute = func() schema.SingleNestedAttribute {
 	attrs := map[string]schema.Attribute{"spec": Schema("")}
@@ -51,7 +51,7 @@ func (Value) UnpackedType(ctx context.Context) tftypes.Type {
 	return Attribute.GetType().TerraformType(ctx)
 }
 
-// specValue is a packed spec: the wire bytes (the string), and the spec
+// Value is a packed spec: the wire bytes (the string), and the spec
 // decoded from them once.
 type Value struct {
 	basetypes.StringValue
@@ -143,7 +143,7 @@ func (specChecks) ValidateString(ctx context.Context, req validator.StringReques
 type specPart func(ctx context.Context, d *msgpack.Decoder, v *Value, ck *packed.Check, at path.Path) error
 
 // specParts are the attributes of spec, by name: each an object, or a list
-// of objects, of specModel.
+// of objects, of Model.
 var specParts = map[string]specPart{
 	"identity":           objectPart("identity", func(s *Model) *identityModel { return &s.Identity }),
 	"control":            objectPart("control", func(s *Model) *controlModel { return &s.Control }),

@@ -113,7 +113,7 @@ func mustPack(t *testing.T, values map[string]any) []byte {
 	return dv.MsgPack
 }
 
-// Packed, spec is checked exactly as the framework checks specSchema not
+// Packed, spec is checked exactly as the framework checks Schema not
 // packed (gse_managed_process_spec below): the same diagnostics at the same
 // paths, for invalid, missing, null and unknown values at any depth.
 func TestSpecPackedChecksAsTheFramework(t *testing.T) {
@@ -171,7 +171,7 @@ func specDiags(t *testing.T, s tfprotov6.ProviderServer, typeName string, config
 	return out
 }
 
-// specOnlyProvider serves gse_spec, whose schema is specSchema not packed.
+// specOnlyProvider serves gse_spec, whose schema is Schema not packed.
 type specOnlyProvider struct{}
 
 func (specOnlyProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {

@@ -14,7 +14,7 @@ import (
 )
 
 // This file holds the schema of a process's spec, shared by
-// gse_managed_process (packed there, managed_process_spec.go) and
+// gse_managed_process (packed there: Value) and
 // gse_process_operation, and the attribute helpers it is written with.
 
 // Documented defaults of the monitor policy (register_proc_info and operate_proc_v2).
@@ -45,7 +45,7 @@ func RequiredString(desc string, v ...validator.String) schema.StringAttribute {
 }
 
 // nonNegative is an optional count. A documented API default (def >= 0) is
-// applied when the spec is sent (specModel.expand), not with a schema Default:
+// applied when the spec is sent (Model.Expand), not with a schema Default:
 // defaults run on every plan of every resource, and the state keeps what the
 // configuration says.
 func nonNegative(desc string, def int64) schema.Int64Attribute {
@@ -58,7 +58,7 @@ func nonNegative(desc string, def int64) schema.Int64Attribute {
 
 func nonEmpty() validator.String { return stringvalidator.LengthAtLeast(1) }
 
-// specSchema is spec as Terraform sees it.
+// Schema is spec as Terraform sees it.
 func Schema(desc string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Required:            true,

@@ -6,7 +6,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// findProcessHosts reads the status of a process on hosts (get_proc_status_v2)
+// Find reads the status of a process on hosts (get_proc_status_v2)
 // and indexes the hosts where it is registered by host identity
 // (gse.Host.Key): a host missing from the index does not have the process.
 // Every reader of GSE status goes through it: Read, the teardown of hosts

@@ -18,7 +18,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
-// statusName names GSE's process states (flag and status).
+// Name names GSE's process states (flag and status).
 func Name(s int) string {
 	switch s {
 	case gse.StateUnregistered:
@@ -40,7 +40,7 @@ var hostStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"version": types.StringType, "last_start_time": types.Int64Type,
 }}
 
-// hostStatusModel is one value of host_status.
+// HostEntry is one value of host_status.
 type HostEntry struct {
 	LastStartTime types.Int64
 	Managed       types.Bool
@@ -59,7 +59,7 @@ var statusCodec = packed.ObjectCodec[HostEntry]{
 	{Name: "version", Field: func(s *HostEntry) any { return &s.Version }},
 }
 
-// hostStatusMapType is the framework's type of host_status, packed (see
+// HostStatusType is the framework's type of host_status, packed (see
 // package packed): a map of hostStatusType to Terraform.
 type HostStatusType = packed.Of[HostStatus]
 
@@ -71,7 +71,7 @@ func (HostStatus) UnpackedType(ctx context.Context) tftypes.Type {
 	return tftypes.Map{ElementType: hostStatusType.TerraformType(ctx)}
 }
 
-// hostStatusMap is a packed host_status: the wire bytes (the string) and the
+// HostStatus is a packed host_status: the wire bytes (the string) and the
 // entries decoded from them once.
 type HostStatus struct {
 	basetypes.StringValue
@@ -95,7 +95,7 @@ func (m HostStatus) String() string {
 	return fmt.Sprintf("<status of %d hosts>", len(m.Entries))
 }
 
-// newHostStatusMap packs entries, in key order as Terraform encodes a map.
+// NewHostStatus packs entries, in key order as Terraform encodes a map.
 func NewHostStatus(entries map[string]HostEntry) HostStatus {
 	var buf bytes.Buffer
 	buf.Grow(96 * len(entries))

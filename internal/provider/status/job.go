@@ -10,7 +10,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// findJobIPStates runs a status query (op_type 2 through operate_process) for
+// FindJob runs a status query (op_type 2 through operate_process) for
 // proc and indexes the answers by host (gse.JobIP.Key). An IP that failed or
 // never answered is absent or carries its code; err names those IPs.
 func FindJob(ctx context.Context, c *gse.Client, scope gse.JobScope, proc gse.JobProcess) (map[string]gse.JobIPOutcome, error) {
@@ -35,7 +35,7 @@ type jobIPStatus struct {
 	Msg              string
 }
 
-// jobIPStatusOf judges one IP's answer (answered false: none before the
+// JobIPOf judges one IP's answer (answered false: none before the
 // deadline). Every instance counts: see gse.Status.
 func JobIPOf(o gse.JobIPOutcome, answered bool) jobIPStatus {
 	st := jobIPStatus{Status: "stopped", Managed: types.BoolNull(), PID: -1, Code: o.ErrorCode, Msg: o.ErrorMsg}
@@ -73,7 +73,7 @@ func StillHosted(o gse.JobIPOutcome, answered bool) bool {
 	return h == nil || *h
 }
 
-// jobStatusType is the element type of ip_status.
+// JobIPType is the element type of ip_status.
 var JobIPType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"status": types.StringType, "managed": types.BoolType, "pid": types.Int64Type, "version": types.StringType, "running_instances": types.Int64Type,
 }}

@@ -12,7 +12,7 @@ import (
 // with what GSE or JOB reported: what wait_running polls after each batch.
 type notRunning = func(ctx context.Context, hosts []gse.Host) (map[string]string, error)
 
-// gseNotRunning is wait_running's check of a GSE process: the hosts whose
+// GSENotRunning is wait_running's check of a GSE process: the hosts whose
 // status is not running with a pid, with what GSE reported.
 func GSENotRunning(c *gse.Client, meta gse.Meta) notRunning {
 	return func(ctx context.Context, hosts []gse.Host) (map[string]string, error) {

@@ -2,7 +2,7 @@ package plumbing
 
 import "github.com/hashicorp/terraform-plugin-framework/attr"
 
-// ElementsValue is a list or a set: types.List, types.Set, hostList.
+// ElementsValue is a list or a set: types.List, types.Set, hosts.List.
 type ElementsValue interface {
 	attr.Value
 	Elements() []attr.Value
@@ -31,7 +31,7 @@ func DiffBy[T any, K comparable](prior, plan []T, key func(T) K) (removed, added
 }
 
 // Each is f of every item, in order: how hosts change form (gse.JobIP.Host,
-// gse.Host.JobIP, hostModel.expand) or become keys (gse.Host.Key).
+// gse.Host.JobIP, hosts.Model.Expand) or become keys (gse.Host.Key).
 func Each[T, U any](items []T, f func(T) U) []U {
 	out := make([]U, len(items))
 	for i, x := range items {
@@ -41,7 +41,7 @@ func Each[T, U any](items []T, f func(T) U) []U {
 }
 
 // KeyOf is the key of an item through the client type it converts to, such
-// as keyOf(hostRefModel.expand): hosts are compared by the client's Key alone.
+// as KeyOf(hosts.Ref.Expand): hosts are compared by the client's Key alone.
 func KeyOf[T any, H interface{ Key() string }](api func(T) H) func(T) string {
 	return func(x T) string { return api(x).Key() }
 }

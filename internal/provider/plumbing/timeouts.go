@@ -23,7 +23,7 @@ const (
 	timeoutDescription = "Deadline of %s, a positive duration such as `90s` or `10m` (default `%s`)."
 )
 
-// defaultTimeoutText is defaultTimeout as a user writes it: 10m, not 10m0s.
+// defaultTimeoutText is DefaultTimeout as a user writes it: 10m, not 10m0s.
 var defaultTimeoutText = shortDuration(DefaultTimeout)
 
 func shortDuration(d time.Duration) string {
@@ -67,7 +67,7 @@ func ResourceTimeouts(ctx context.Context, opts timeouts.Opts) schema.SingleNest
 	return a
 }
 
-// DataSourceTimeouts is resourceTimeouts for a data source (read only).
+// DataSourceTimeouts is ResourceTimeouts for a data source (read only).
 func DataSourceTimeouts(ctx context.Context) dschema.SingleNestedAttribute {
 	a, ok := dstimeouts.Attributes(ctx).(dschema.SingleNestedAttribute)
 	if !ok {
@@ -77,7 +77,7 @@ func DataSourceTimeouts(ctx context.Context) dschema.SingleNestedAttribute {
 	for name, nested := range a.Attributes {
 		if s, ok := nested.(dschema.StringAttribute); ok {
 			s.MarkdownDescription = fmt.Sprintf(timeoutDescription, name, defaultTimeoutText)
-			s.Validators = []validator.String{Duration()} // alone, as in resourceTimeouts
+			s.Validators = []validator.String{Duration()} // alone, as in ResourceTimeouts
 			a.Attributes[name] = s
 		}
 	}
