@@ -1,6 +1,8 @@
-// Package gse is a typed client for the GSE process-management APIs served
-// through BlueKing ESB. It knows HTTP, authentication, envelopes, retries and
-// polling, and nothing of Terraform.
+// Package gse is a typed client for the process-management APIs of BlueKing:
+// GSE 1.0 and JOB through ESB, GSE 2.0 through the API gateway, and CMDB's
+// hosts through ESB or the bk-cmdb gateway. It knows HTTP, authentication,
+// envelopes, retries, rate limits, batching and polling, and nothing of
+// Terraform.
 package gse
 
 import (

@@ -76,6 +76,9 @@ type JobScope struct {
 	ID   string
 }
 
+// BizScope is the scope of business bizID.
+func BizScope(bizID int64) JobScope { return JobScope{Type: "biz", ID: strconv.FormatInt(bizID, 10)} }
+
 func (s JobScope) String() string { return s.Type + ":" + s.ID }
 
 // fields are the scope arguments of a body: bk_scope_type / bk_scope_id, and

@@ -20,12 +20,10 @@ const (
 	OpKill    OpType = 9
 )
 
-// OpInfo is everything the provider and the client know of one op_type;
-// adding an operation is one row of ops (and its simulator support).
+// OpInfo is what the client knows of one op_type; adding an operation is one
+// row of ops (and its simulator support).
 type OpInfo struct {
-	API  string // as the API docs name it, in OpType.String
-	HCL  string // gse_process_operation's operation value; empty when not offered there
-	Verb string // the operation in rollout messages
+	API string // as the API docs name it, in OpType.String
 	// Running and Hosted are what a success proves of the host (nil: nothing).
 	Running, Hosted *bool
 	// Starts: the process should run after it, so wait_running and a
@@ -46,23 +44,18 @@ type OpInfo struct {
 var yes, no = true, false
 
 var ops = map[OpType]OpInfo{
-	OpStart:   {API: "start", HCL: "start", Verb: "start", Running: &yes, Hosted: &yes, Starts: true, Also: []int{HostAlreadyRunning}, OneShotAlso: []int{HostPostCheck}},
-	OpStop:    {API: "stop", HCL: "stop", Verb: "stop", Running: &no, Hosted: &no, Also: []int{HostNotRunning}},
-	OpStatus:  {API: "status", HCL: "status", Verb: "status query"},
-	OpHost:    {API: "register hosting", Verb: "hosting (op_type 3)", Hosted: &yes},
-	OpUnhost:  {API: "unregister hosting", Verb: "unhosting (op_type 4)", Hosted: &no, Also: []int{HostNotRunning}},
-	OpRestart: {API: "restart", HCL: "restart", Verb: "restart", Running: &yes, Starts: true, OneShotAlso: []int{HostPostCheck}},
-	OpReload:  {API: "reload", HCL: "reload", Verb: "reload", Starts: true},
-	OpKill:    {API: "kill", HCL: "kill", Verb: "kill", Also: []int{HostNotRunning}},
+	OpStart:   {API: "start", Running: &yes, Hosted: &yes, Starts: true, Also: []int{HostAlreadyRunning}, OneShotAlso: []int{HostPostCheck}},
+	OpStop:    {API: "stop", Running: &no, Hosted: &no, Also: []int{HostNotRunning}},
+	OpStatus:  {API: "status"},
+	OpHost:    {API: "register hosting", Hosted: &yes},
+	OpUnhost:  {API: "unregister hosting", Hosted: &no, Also: []int{HostNotRunning}},
+	OpRestart: {API: "restart", Running: &yes, Starts: true, OneShotAlso: []int{HostPostCheck}},
+	OpReload:  {API: "reload", Starts: true},
+	OpKill:    {API: "kill", Also: []int{HostNotRunning}},
 }
 
-// Info is the row of o; an unknown op_type has only its number (Verb).
-func (o OpType) Info() OpInfo {
-	if i, ok := ops[o]; ok {
-		return i
-	}
-	return OpInfo{Verb: o.String()}
-}
+// Info is the row of o; an unknown op_type has none.
+func (o OpType) Info() OpInfo { return ops[o] }
 
 func (o OpType) String() string {
 	if i, ok := ops[o]; ok {
@@ -79,16 +72,4 @@ func (o OpType) Succeeded(code int) bool {
 // SucceededOn is Succeeded for an operation on a one-shot process or not (OpInfo.OneShotAlso).
 func (o OpType) SucceededOn(code int, oneShot bool) bool {
 	return o.Succeeded(code) || (oneShot && slices.Contains(ops[o].OneShotAlso, code))
-}
-
-// HCLOps are the operations gse_process_operation offers, by op_type.
-func HCLOps() []OpType {
-	var out []OpType
-	for o, i := range ops {
-		if i.HCL != "" {
-			out = append(out, o)
-		}
-	}
-	slices.Sort(out)
-	return out
 }

@@ -18,15 +18,13 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// The retry story of every call, in the order go-retryablehttp runs it: the
-// logging hook (logAttempt) waits for the limiter and logs each retry; the
-// policy (checkRetry over retryPolicy) decides whether an attempt is retried
-// within the call's budgets; the backoff (throttleBackoff over retryBackoff)
-// says how long to wait; the give-up hook (giveUp) hands the last failure to
-// the caller. newRetryClient wires them together.
-
-// newRetryClient is go-retryablehttp with the hooks of this file and cfg's
-// waits. Its own attempt bound is lifted: checkRetry keeps the budgets
+// newRetryClient is go-retryablehttp with the retry story of every call, in
+// the order it runs it: the logging hook (logAttempt) waits for the limiter
+// and logs each retry; the policy (checkRetry over retryPolicy) decides
+// whether an attempt is retried within the call's budgets; the backoff
+// (throttleBackoff over retryBackoff) says how long to wait; the give-up hook
+// (giveUp) hands the last failure to the caller. Waits are cfg's; the
+// library's own attempt bound is lifted: checkRetry keeps the budgets
 // (Config.MaxRetries for faults, the context for refusals).
 func (c *Client) newRetryClient(cfg Config, transport http.RoundTripper) *retryablehttp.Client {
 	rc := retryablehttp.NewClient()

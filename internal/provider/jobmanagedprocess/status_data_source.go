@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -109,7 +108,7 @@ func (d *jobProcessStatusDataSource) Read(ctx context.Context, req datasource.Re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(m.BkBizID.ValueInt64(), 10)}
+	scope := gse.BizScope(m.BkBizID.ValueInt64())
 	ips := spec.ExpandJobIPs(m.IPList)
 	proc := gse.JobProcess{SetupPath: m.SetupPath.ValueString(), ProcName: m.ProcName.ValueString(), PidPath: m.PidPath.ValueString(),
 		Account: m.Account.ValueString(), IPList: ips}

@@ -320,7 +320,7 @@ func keepDownStatus(current, prior status.HostStatus, list []hosts.Model, down m
 // the hosts where it succeeded. wait_running applies to the operations that
 // leave the process running (gse.OpInfo.Starts).
 func (r processSteps) rollOperate(ctx context.Context, ro *rollout.Settings, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
-	st := rollout.Step{What: op.Info().Verb, Target: meta, Run: func(ctx context.Context, batch []gse.Host) error {
+	st := rollout.Step{What: rollout.Verb(op), Target: meta, Run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := r.operate(ctx, meta, spec, op, batch, pr)
 		return err
 	}}

@@ -14,6 +14,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 // gse_managed_process has a resource identity, { namespace, name } (Terraform
@@ -74,7 +75,7 @@ func importByIdentity(ctx context.Context, c *gse.Client, req resource.ImportSta
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	meta := gse.Meta{Namespace: id.Namespace.ValueString(), Name: id.Name.ValueString()}
+	meta := spec.MetaRef{Namespace: id.Namespace, Name: id.Name}.Expand()
 	found, err := discoverProcesses(ctx, c, meta.Namespace, func(m gse.Meta) bool { return m.Name == meta.Name })
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "discover the hosts of", meta, err, "Nothing was imported; run the import again once GSE answers.")

@@ -109,7 +109,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	meta := gse.Meta{Namespace: m.Meta.Namespace.ValueString(), Name: m.Meta.Name.ValueString()}
+	meta := m.Meta.Expand()
 	targets := make([]gse.Host, len(m.Hosts))
 	for i, h := range m.Hosts {
 		targets[i] = h.Expand()

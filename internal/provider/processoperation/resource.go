@@ -45,29 +45,39 @@ type processOperationResource struct{ client *gse.Client }
 
 func NewResource() resource.Resource { return &processOperationResource{} }
 
-// operations are the op names of HCL (gse.OpInfo.HCL), with their op_type.
+// operationOrder are the values of operation, in op_type order; register and
+// unregister hosting (3, 4) belong to the managed resources.
+var operationOrder = []struct {
+	name string
+	op   gse.OpType
+}{
+	{"start", gse.OpStart}, {"stop", gse.OpStop}, {"status", gse.OpStatus},
+	{"restart", gse.OpRestart}, {"reload", gse.OpReload}, {"kill", gse.OpKill},
+}
+
+// operations are the values of operation with their op_type.
 var operations = func() map[string]gse.OpType {
 	m := map[string]gse.OpType{}
-	for _, o := range gse.HCLOps() {
-		m[o.Info().HCL] = o
+	for _, o := range operationOrder {
+		m[o.name] = o.op
 	}
 	return m
 }()
 
-// opTypeNumbers lists the op_type of each HCL name: "0, 1, 2, 7, 8 and 9".
+// opTypeNumbers lists the op_type of each operation: "0, 1, 2, 7, 8 and 9".
 func opTypeNumbers() string {
 	var nums []string
-	for _, o := range gse.HCLOps() {
-		nums = append(nums, strconv.Itoa(int(o)))
+	for _, o := range operationOrder {
+		nums = append(nums, strconv.Itoa(int(o.op)))
 	}
 	return strings.Join(nums[:len(nums)-1], ", ") + " and " + nums[len(nums)-1]
 }
 
-// operationNames are the HCL names in op_type order.
+// operationNames are the values of operation in op_type order.
 func operationNames() []string {
 	var names []string
-	for _, o := range gse.HCLOps() {
-		names = append(names, o.Info().HCL)
+	for _, o := range operationOrder {
+		names = append(names, o.name)
 	}
 	return names
 }
@@ -311,10 +321,10 @@ func (r *processOperationResource) Create(ctx context.Context, req resource.Crea
 func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(string)) (taskID string, results []operationResult, target fmt.Stringer, err error) {
 	op := operations[t.Op.ValueString()]
 	var taskIDs []string
-	st := rollout.Step{What: op.Info().Verb, Progress: progress}
+	st := rollout.Step{What: rollout.Verb(op), Progress: progress}
 	var targets []gse.Host
 	if g := t.GSE; g != nil {
-		meta := gse.Meta{Namespace: g.Meta.Namespace.ValueString(), Name: g.Meta.Name.ValueString()}
+		meta := g.Meta.Expand()
 		target = meta
 		for _, h := range g.Hosts {
 			targets = append(targets, h.Expand())
@@ -333,7 +343,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 			st.NotRunning = &rollout.RunningCheck{Client: c, Query: status.GSENotRunning(c, meta)}
 		}
 	} else {
-		scope := gse.JobScope{Type: "biz", ID: strconv.FormatInt(t.JOB.BkBizID.ValueInt64(), 10)}
+		scope := gse.BizScope(t.JOB.BkBizID.ValueInt64())
 		var procs []gse.JobProcess
 		for _, p := range t.JOB.ProcessInfos {
 			procs = append(procs, p.expand())

@@ -26,6 +26,23 @@ type Step struct {
 	Progress   func(msg string) // the action's progress messages; nil elsewhere
 }
 
+// Verb names op in a rollout's messages ("rolling restart of ..."): as the
+// API docs name it, hosting and unhosting with their op_type.
+func Verb(op gse.OpType) string {
+	switch op {
+	case gse.OpStatus:
+		return "status query"
+	case gse.OpHost:
+		return "hosting (op_type 3)"
+	case gse.OpUnhost:
+		return "unhosting (op_type 4)"
+	}
+	if api := op.Info().API; api != "" {
+		return api
+	}
+	return op.String()
+}
+
 // RunningCheck reads which hosts of batch GSE does not report running
 // (status 1, pid > 0), by gse.Host.Key, each with what GSE reported; client
 // paces the reads on its poll schedule.
