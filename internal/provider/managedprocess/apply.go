@@ -25,42 +25,110 @@ import (
 // what succeeded.
 type processSteps struct{ client *gse.Client }
 
-// appliedStatus is host_status after an apply that succeeded: the hosts it
-// touched (and any without an entry) read again with get_proc_status_v2, so
-// the state holds what the next refresh reads and `plan -refresh-only` right
-// after an apply reports no change; the others keep their entries. When that
-// read fails, the apply still stands: the facts its tasks proved are recorded
-// (proven.value), with a warning, and the next refresh reads the rest.
-func (r processSteps) appliedStatus(ctx context.Context, meta gse.Meta, list []hosts.Model, pr *proven, diags *diag.Diagnostics) status.HostStatus {
-	st := pr.value(list)
-	read := pr.touchedOrNew(list)
-	if len(read) == 0 {
-		return st
+// createInBatches registers the process and brings it to the planned hosting
+// and run state (converge), batch by batch, and returns the hosts where it
+// may be registered. Hosts of batches never reached stay untouched: not even
+// registered.
+func (r processSteps) createInBatches(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
+	var registered []gse.Host
+	st := rollout.Step{What: "create", Target: meta, Run: func(ctx context.Context, batch []gse.Host) error {
+		got, err := r.register(ctx, meta, spec, plan, batch, pr) // through the gateway or ESB, above
+		registered = append(registered, got...)
+		if err != nil || r.client.Gateway() { // through the gateway, register converges too
+			return err
+		}
+		return r.converge(ctx, meta, spec, plan, got, pr)
+	}}
+	if plan.Running.ValueBool() && !spec.OneShot() {
+		st.NotRunning = &rollout.RunningCheck{Client: r.client, Query: status.GSENotRunning(r.client, meta)}
 	}
-	byKey, err := status.Find(ctx, r.client, meta, plumbing.Each(read, hosts.Model.Expand))
-	if err != nil {
-		diags.AddWarning(fmt.Sprintf("Status of process %s not read after the apply", meta),
-			fmt.Sprintf("The apply succeeded; reading the status of the hosts it changed (get_proc_status_v2) failed: %v. "+
-				"host_status records what the apply's tasks proved, and the next refresh reads the rest.", err))
-		return st
-	}
-	entries := maps.Clone(st.Entries)
-	maps.Copy(entries, hostStatusValue(read, byKey).Entries) // a host not found keeps what its tasks proved
-	return status.NewHostStatus(entries)
+	_, err := plan.Rollout.Expand().Run(ctx, hosts, st)
+	return registered, err
 }
 
-// updatedStatus is host_status after an update that succeeded: the entries
-// the plan knew (plannedStatus), as Terraform requires, and the others read
-// (appliedStatus).
-func updatedStatus(planned, read status.HostStatus) status.HostStatus {
-	entries := make(map[string]status.HostEntry, len(read.Entries))
-	for k, e := range read.Entries {
-		if p, ok := planned.Entries[k]; ok && !p.Status.IsUnknown() {
-			e = p
+// register makes the process exist on hosts with spec, and returns the hosts
+// where it may exist, also after an error (never leave an orphan). Through
+// ESB that is register_proc_info (converge then hosts and starts it).
+//
+// GSE 2.0 has no register or unregister (the GSE 2.0 API gateway documents
+// neither; an inference from every public caller): an operate carrying the
+// full spec (op 0 or 3) creates the process, and a stop (op 1) or unhost
+// (op 4) ends its life; the process record stays in GSE, stopped or
+// unhosted, as no API removes it. So through the gateway register is one
+// operate with the spec: op 0 when running = true, else op 3; then, for
+// managed = false, op 1 (running = false) or op 4, so the hosts are
+// converged when it returns. Before acting on or trusting the status of a
+// host, the provider asks list_agent_state (callers check hosts.AgentsUp
+// first): a host whose agent is not running answers 115 forever, and its
+// process is absent from status reads.
+func (r processSteps) register(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
+	if !r.client.Gateway() {
+		done, err := r.client.Proc.RegisterProcInfo(ctx, meta, hosts, spec)
+		if err != nil {
+			done = mayExist(hosts, done, err, func(int) bool { return true })
 		}
-		entries[k] = e
+		return done, err
 	}
-	return status.NewHostStatus(entries)
+	op := gse.OpHost
+	if plan.Running.ValueBool() {
+		op = gse.OpStart
+	}
+	if _, err := r.operate(ctx, meta, spec, op, hosts, pr); err != nil {
+		return mayExist(hosts, nil, err, func(code int) bool { return code == gse.HostAgentAbnormal }), err
+	}
+	var err error
+	switch {
+	case !plan.Running.IsNull() && !plan.Running.ValueBool():
+		_, err = r.operate(ctx, meta, spec, gse.OpStop, hosts, pr)
+	case !plan.Managed.ValueBool():
+		_, err = r.operate(ctx, meta, spec, gse.OpUnhost, hosts, pr)
+	}
+	return hosts, err
+}
+
+// mayExist is the part of targets on which a failed create may have left the
+// process, so that none is left that Terraform does not know of: all of them
+// when the outcome is unknown (a deadline, a cut connection); done when the
+// request was refused as a whole (by GSE, by the gateway before GSE saw it, or
+// before it was sent because an agent is down); and, when GSE answered per
+// host, all but the hosts whose code refused says were turned away before the
+// spec was taken. register_proc_info turns a host away outright (such as 850,
+// someone else's process); an operate with the spec only with 117 (agent
+// unknown or abnormal), as any other failure (a start command that failed)
+// comes after the spec was taken.
+func mayExist(targets, done []gse.Host, err error, refused func(code int) bool) []gse.Host {
+	var he *gse.HostsError
+	var ae *gse.APIError
+	switch {
+	case errors.As(err, &he):
+		var out []gse.Host
+		for _, f := range he.Failures {
+			if refused(f.Code) {
+				out = append(out, f.Host)
+			}
+		}
+		return plumbing.SelectBy(targets, gse.Host.Key, plumbing.Each(out, gse.Host.Key), false)
+	case errors.As(err, &ae) && (ae.HTTPStatus == 200 || ae.GatewayRefused()), errors.As(err, new(*hosts.AgentsDownError)):
+		return done
+	}
+	return targets
+}
+
+// converge brings freshly registered hosts to the planned hosting and run
+// state with one task: a start also hosts the process (operate_proc_v2), so
+// running = true is op 0 alone; otherwise op 3 hosts it, and running = false
+// (which needs managed = false) stops it.
+func (r processSteps) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) error {
+	var err error
+	switch {
+	case plan.Running.ValueBool():
+		_, err = r.operate(ctx, meta, spec, gse.OpStart, hosts, pr)
+	case !plan.Running.IsNull():
+		_, err = r.operate(ctx, meta, spec, gse.OpStop, hosts, pr)
+	case plan.Managed.ValueBool():
+		_, err = r.operate(ctx, meta, spec, gse.OpHost, hosts, pr)
+	}
+	return err
 }
 
 // updateInSteps takes the hosts and the spec from prior to plan in order:
@@ -236,99 +304,7 @@ func sameSpec(a, b *spec.Model) bool {
 	return reflect.DeepEqual(a.Expand(), b.Expand())
 }
 
-// gse_managed_process through the GSE 2.0 gateway. GSE 2.0 has no register
-// or unregister (the GSE 2.0 API gateway documents neither; an inference from every public caller): an
-// operate carrying the full spec (op 0 or 3) creates the process, and a stop
-// (op 1) or unhost (op 4) ends its life; the process record stays in GSE,
-// stopped or unhosted, as no API removes it. Before acting on or trusting the
-// status of a host, the provider asks list_agent_state: a host whose agent is
-// not running answers 115 forever, and its process is absent from status reads.
-
-// register makes the process exist on hosts with spec, and returns the hosts
-// where it may exist, also after an error (never leave an orphan). Through
-// ESB that is register_proc_info (converge then hosts and starts it). Through
-// the gateway it is one operate with the spec: op 0 when running = true, else
-// op 3; then, for managed = false, op 1 (running = false) or op 4, so the
-// hosts are converged when it returns. Callers check hosts.AgentsUp first.
-func (r processSteps) register(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
-	if !r.client.Gateway() {
-		done, err := r.client.Proc.RegisterProcInfo(ctx, meta, hosts, spec)
-		if err != nil {
-			done = mayExist(hosts, done, err)
-		}
-		return done, err
-	}
-	op := gse.OpHost
-	if plan.Running.ValueBool() {
-		op = gse.OpStart
-	}
-	if _, err := r.operate(ctx, meta, spec, op, hosts, pr); err != nil {
-		return createdMayExist(hosts, err), err
-	}
-	var err error
-	switch {
-	case !plan.Running.IsNull() && !plan.Running.ValueBool():
-		_, err = r.operate(ctx, meta, spec, gse.OpStop, hosts, pr)
-	case !plan.Managed.ValueBool():
-		_, err = r.operate(ctx, meta, spec, gse.OpUnhost, hosts, pr)
-	}
-	return hosts, err
-}
-
-// createdMayExist is where a failed creating operate may have left the
-// process: every host but those GSE refused because their agent is unknown or
-// abnormal (117) or the request was refused as a whole (by GSE, or by the
-// gateway before GSE saw it). Any other per-host
-// failure (a start command that failed) comes after the spec was taken.
-func createdMayExist(targets []gse.Host, err error) []gse.Host {
-	var he *gse.HostsError
-	var ae *gse.APIError
-	switch {
-	case errors.As(err, &he):
-		var refused []gse.Host
-		for _, f := range he.Failures {
-			if f.Code == gse.HostAgentAbnormal {
-				refused = append(refused, f.Host)
-			}
-		}
-		return plumbing.SelectBy(targets, gse.Host.Key, plumbing.Each(refused, gse.Host.Key), false)
-	case errors.As(err, &ae) && (ae.HTTPStatus == 200 || ae.GatewayRefused()), errors.As(err, new(*hosts.AgentsDownError)):
-		return nil
-	}
-	return targets
-}
-
-// keepDownStatus carries the prior host_status of hosts whose agent is down
-// into current: what GSE cannot say now is not drift.
-func keepDownStatus(current, prior status.HostStatus, list []hosts.Model, down map[string]gse.AgentState) status.HostStatus {
-	if len(down) == 0 {
-		return current
-	}
-	entries := maps.Clone(current.Entries)
-	for _, h := range list {
-		if _, isDown := down[h.Expand().Key()]; isDown {
-			if old, ok := prior.Entries[statusKey(h)]; ok {
-				entries[statusKey(h)] = old
-			}
-		}
-	}
-	return status.NewHostStatus(entries)
-}
-
-// rollOperate performs op on hosts batch by batch (see rollout.run) through
-// operate, the path every operation of gse_managed_process takes, and returns
-// the hosts where it succeeded. wait_running applies to the operations that
-// leave the process running (gse.OpInfo.Starts).
-func (r processSteps) rollOperate(ctx context.Context, ro *rollout.Settings, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
-	st := rollout.Step{What: rollout.Verb(op), Target: meta, Run: func(ctx context.Context, batch []gse.Host) error {
-		_, err := r.operate(ctx, meta, spec, op, batch, pr)
-		return err
-	}}
-	if op.Info().Starts && !spec.OneShot() { // a one-shot exits by design
-		st.NotRunning = &rollout.RunningCheck{Client: r.client, Query: status.GSENotRunning(r.client, meta)}
-	}
-	return ro.Run(ctx, hosts, st)
-}
+const rolloutTriggersKey = "rollout_triggers"
 
 // triggerProgress is how a restart or reload trigger that did not reach
 // every host is finished. The state keeps the prior trigger value, so the
@@ -343,8 +319,6 @@ type triggerProgress struct {
 	Want string   `json:"want"` // the trigger map being rolled out, as JSON
 	Done []string `json:"done"` // gse.Host.Key of the hosts it reached
 }
-
-const rolloutTriggersKey = "rollout_triggers"
 
 // triggerProgresses are the unfinished triggers by name ("restart", "reload").
 type triggerProgresses map[string]triggerProgress
@@ -396,48 +370,6 @@ func (r processSteps) runTrigger(ctx context.Context, ro *rollout.Settings, meta
 	}
 	delete(progress, name)
 	return nil
-}
-
-// createInBatches registers the process and brings it to the planned hosting
-// and run state (converge), batch by batch, and returns the hosts where it
-// may be registered. Hosts of batches never reached stay untouched: not even
-// registered.
-func (r processSteps) createInBatches(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
-	var registered []gse.Host
-	st := rollout.Step{What: "create", Target: meta, Run: func(ctx context.Context, batch []gse.Host) error {
-		got, err := r.register(ctx, meta, spec, plan, batch, pr) // through the gateway or ESB, above
-		registered = append(registered, got...)
-		if err != nil || r.client.Gateway() { // through the gateway, register converges too
-			return err
-		}
-		return r.converge(ctx, meta, spec, plan, got, pr)
-	}}
-	if plan.Running.ValueBool() && !spec.OneShot() {
-		st.NotRunning = &rollout.RunningCheck{Client: r.client, Query: status.GSENotRunning(r.client, meta)}
-	}
-	_, err := plan.Rollout.Expand().Run(ctx, hosts, st)
-	return registered, err
-}
-
-// operate performs op on hosts and waits for it. Without a spec (an imported
-// resource before its first apply) it uses operate_proc, which acts on the
-// registered spec. What succeeded is noted in pr.
-func (r processSteps) operate(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
-	if len(hosts) == 0 {
-		return &gse.Outcome{}, nil
-	}
-	req := gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: spec}
-	var out *gse.Outcome
-	var err error
-	if spec == nil {
-		out, err = r.client.Proc.OperateV1(ctx, req)
-	} else {
-		out, err = r.client.Proc.Operate(ctx, req)
-	}
-	if err == nil {
-		pr.note(hosts, op, spec.OneShot())
-	}
-	return out, err
 }
 
 // teardown stops (stop) or unhosts the process on hosts, then unregisters it.
@@ -496,39 +428,93 @@ func (r processSteps) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spe
 	return append(gone, done...), err
 }
 
-// mayExist is the part of hosts on which a failed register may have left the
-// process: all but the hosts GSE refused outright (such as 850, someone else's
-// process) when it said which, only done when it refused the whole request,
-// and all of them when the outcome is unknown (a deadline, a cut connection).
-func mayExist(hosts, done []gse.Host, err error) []gse.Host {
-	var he *gse.HostsError
-	var ae *gse.APIError
-	switch {
-	case errors.As(err, &he):
-		refused := make([]gse.Host, len(he.Failures))
-		for i, f := range he.Failures {
-			refused[i] = f.Host
-		}
-		return plumbing.SelectBy(hosts, gse.Host.Key, plumbing.Each(refused, gse.Host.Key), false)
-	case errors.As(err, &ae) && ae.HTTPStatus == 200:
-		return done
+// rollOperate performs op on hosts batch by batch (see rollout.run) through
+// operate, the path every operation of gse_managed_process takes, and returns
+// the hosts where it succeeded. wait_running applies to the operations that
+// leave the process running (gse.OpInfo.Starts).
+func (r processSteps) rollOperate(ctx context.Context, ro *rollout.Settings, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
+	st := rollout.Step{What: rollout.Verb(op), Target: meta, Run: func(ctx context.Context, batch []gse.Host) error {
+		_, err := r.operate(ctx, meta, spec, op, batch, pr)
+		return err
+	}}
+	if op.Info().Starts && !spec.OneShot() { // a one-shot exits by design
+		st.NotRunning = &rollout.RunningCheck{Client: r.client, Query: status.GSENotRunning(r.client, meta)}
 	}
-	return hosts
+	return ro.Run(ctx, hosts, st)
 }
 
-// converge brings freshly registered hosts to the planned hosting and run
-// state with one task: a start also hosts the process (operate_proc_v2), so
-// running = true is op 0 alone; otherwise op 3 hosts it, and running = false
-// (which needs managed = false) stops it.
-func (r processSteps) converge(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) error {
-	var err error
-	switch {
-	case plan.Running.ValueBool():
-		_, err = r.operate(ctx, meta, spec, gse.OpStart, hosts, pr)
-	case !plan.Running.IsNull():
-		_, err = r.operate(ctx, meta, spec, gse.OpStop, hosts, pr)
-	case plan.Managed.ValueBool():
-		_, err = r.operate(ctx, meta, spec, gse.OpHost, hosts, pr)
+// operate performs op on hosts and waits for it. Without a spec (an imported
+// resource before its first apply) it uses operate_proc, which acts on the
+// registered spec. What succeeded is noted in pr.
+func (r processSteps) operate(ctx context.Context, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) (*gse.Outcome, error) {
+	if len(hosts) == 0 {
+		return &gse.Outcome{}, nil
 	}
-	return err
+	req := gse.OperateRequest{Meta: meta, Hosts: hosts, Op: op, Spec: spec}
+	var out *gse.Outcome
+	var err error
+	if spec == nil {
+		out, err = r.client.Proc.OperateV1(ctx, req)
+	} else {
+		out, err = r.client.Proc.Operate(ctx, req)
+	}
+	if err == nil {
+		pr.note(hosts, op, spec.OneShot())
+	}
+	return out, err
+}
+
+// appliedStatus is host_status after an apply that succeeded: the hosts it
+// touched (and any without an entry) read again with get_proc_status_v2, so
+// the state holds what the next refresh reads and `plan -refresh-only` right
+// after an apply reports no change; the others keep their entries. When that
+// read fails, the apply still stands: the facts its tasks proved are recorded
+// (proven.value), with a warning, and the next refresh reads the rest.
+func (r processSteps) appliedStatus(ctx context.Context, meta gse.Meta, list []hosts.Model, pr *proven, diags *diag.Diagnostics) status.HostStatus {
+	st := pr.value(list)
+	read := pr.touchedOrNew(list)
+	if len(read) == 0 {
+		return st
+	}
+	byKey, err := status.Find(ctx, r.client, meta, plumbing.Each(read, hosts.Model.Expand))
+	if err != nil {
+		diags.AddWarning(fmt.Sprintf("Status of process %s not read after the apply", meta),
+			fmt.Sprintf("The apply succeeded; reading the status of the hosts it changed (get_proc_status_v2) failed: %v. "+
+				"host_status records what the apply's tasks proved, and the next refresh reads the rest.", err))
+		return st
+	}
+	entries := maps.Clone(st.Entries)
+	maps.Copy(entries, hostStatusValue(read, byKey).Entries) // a host not found keeps what its tasks proved
+	return status.NewHostStatus(entries)
+}
+
+// updatedStatus is host_status after an update that succeeded: the entries
+// the plan knew (plannedStatus), as Terraform requires, and the others read
+// (appliedStatus).
+func updatedStatus(planned, read status.HostStatus) status.HostStatus {
+	entries := make(map[string]status.HostEntry, len(read.Entries))
+	for k, e := range read.Entries {
+		if p, ok := planned.Entries[k]; ok && !p.Status.IsUnknown() {
+			e = p
+		}
+		entries[k] = e
+	}
+	return status.NewHostStatus(entries)
+}
+
+// keepDownStatus carries the prior host_status of hosts whose agent is down
+// into current: what GSE cannot say now is not drift.
+func keepDownStatus(current, prior status.HostStatus, list []hosts.Model, down map[string]gse.AgentState) status.HostStatus {
+	if len(down) == 0 {
+		return current
+	}
+	entries := maps.Clone(current.Entries)
+	for _, h := range list {
+		if _, isDown := down[h.Expand().Key()]; isDown {
+			if old, ok := prior.Entries[statusKey(h)]; ok {
+				entries[statusKey(h)] = old
+			}
+		}
+	}
+	return status.NewHostStatus(entries)
 }
