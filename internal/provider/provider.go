@@ -1,4 +1,6 @@
-// Package provider is the Terraform provider for the GSE process-management APIs.
+// Package provider is the Terraform provider for the GSE process-management
+// APIs: its configuration, the registration of every resource family (each
+// a package below this one) and the provider functions.
 package provider
 
 import (

@@ -34,7 +34,7 @@ func GSERefAttributes() map[string]dschema.Attribute {
 func GSERefSetAttribute(desc string) schema.SetNestedAttribute {
 	return schema.SetNestedAttribute{
 		Required: true, MarkdownDescription: desc + " Each host may appear once, by `agent_id` or by `bk_cloud_id` and IP.",
-		Validators: []validator.Set{setvalidator.SizeAtLeast(1), RefsValidator{}},
+		Validators: []validator.Set{setvalidator.SizeAtLeast(1), refsValidator{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"ip":          schema.StringAttribute{Optional: true, MarkdownDescription: gseHostIPDesc},
 			"bk_cloud_id": schema.Int64Attribute{Optional: true, MarkdownDescription: gseHostCloudDesc},
@@ -49,7 +49,7 @@ func GSERefSetAttribute(desc string) schema.SetNestedAttribute {
 func RefSetAttribute(desc string) schema.SetNestedAttribute {
 	return schema.SetNestedAttribute{
 		Required: true, MarkdownDescription: desc + " Each `bk_cloud_id` and IP pair may appear once.",
-		Validators:   []validator.Set{setvalidator.SizeAtLeast(1), RefsValidator{}},
+		Validators:   []validator.Set{setvalidator.SizeAtLeast(1), refsValidator{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: hostRefResourceAttributes()},
 	}
 }

@@ -133,24 +133,24 @@ func checkHostForm(a map[string]attr.Value, i int, at func(int, string) path.Pat
 	return true
 }
 
-// RefsValidator checks a list or set of hosts by ip and bk_cloud_id (an
+// refsValidator checks a list or set of hosts by ip and bk_cloud_id (an
 // ip_list, or the hosts of gse_process_operation) with checkHosts, the check
 // of every host list.
-type RefsValidator struct{}
+type refsValidator struct{}
 
-func (RefsValidator) Description(context.Context) string {
+func (refsValidator) Description(context.Context) string {
 	return "every ip is an IPv4 or IPv6 address without zone, bk_cloud_id is 0 or more, and no host appears twice"
 }
 
-func (v RefsValidator) MarkdownDescription(ctx context.Context) string {
+func (v refsValidator) MarkdownDescription(ctx context.Context) string {
 	return v.Description(ctx)
 }
 
-func (v RefsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+func (v refsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
 	checkHosts(req.Path, req.ConfigValue.Elements(), func(i int, name string) path.Path { return req.Path.AtListIndex(i).AtName(name) }, &resp.Diagnostics)
 }
 
-func (v RefsValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+func (v refsValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
 	// A set element's path is its whole value: the message names the IP instead.
 	checkHosts(req.Path, req.ConfigValue.Elements(), func(int, string) path.Path { return req.Path }, &resp.Diagnostics)
 }

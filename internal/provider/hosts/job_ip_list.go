@@ -36,7 +36,7 @@ func JobIPListAttribute(desc string) schema.ListAttribute {
 	return schema.ListAttribute{
 		Required: true, ElementType: JobIPObjectType,
 		MarkdownDescription: desc + jobIPElementDesc + " Order does not matter; each `bk_cloud_id` and IP pair may appear once.",
-		Validators:          []validator.List{listvalidator.SizeAtLeast(1), RefsValidator{}},
+		Validators:          []validator.List{listvalidator.SizeAtLeast(1), refsValidator{}},
 		PlanModifiers:       []planmodifier.List{ignoreIPOrder{}},
 	}
 }
@@ -46,7 +46,7 @@ func JobIPListDataSourceAttribute(desc string) dschema.ListAttribute {
 	return dschema.ListAttribute{
 		Required: true, ElementType: JobIPObjectType,
 		MarkdownDescription: desc + jobIPElementDesc + " Each `bk_cloud_id` and IP pair may appear once.",
-		Validators:          []validator.List{listvalidator.SizeAtLeast(1), RefsValidator{}},
+		Validators:          []validator.List{listvalidator.SizeAtLeast(1), refsValidator{}},
 	}
 }
 
@@ -78,14 +78,14 @@ func (ignoreIPOrder) PlanModifyList(_ context.Context, req planmodifier.ListRequ
 	if req.StateValue.IsNull() || req.PlanValue.IsUnknown() || req.PlanValue.IsNull() || req.PlanValue.Equal(req.StateValue) {
 		return
 	}
-	if SameIPsAnyOrder(req.StateValue.Elements(), req.PlanValue.Elements()) {
+	if sameIPsAnyOrder(req.StateValue.Elements(), req.PlanValue.Elements()) {
 		resp.PlanValue = req.StateValue
 	}
 }
 
-// SameIPsAnyOrder reports whether two ip_lists hold the same elements, as
+// sameIPsAnyOrder reports whether two ip_lists hold the same elements, as
 // written, in any order.
-func SameIPsAnyOrder(a, b []attr.Value) bool {
+func sameIPsAnyOrder(a, b []attr.Value) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -30,7 +30,7 @@ func TestSameIPsAnyOrder(t *testing.T) {
 		"one twice":       {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2")}, false},
 		"unknown element": {[]attr.Value{ipObj(0, "10.0.0.1"), ipObj(1, "10.0.0.2"), types.ObjectUnknown(map[string]attr.Type{"ip": types.StringType, "bk_cloud_id": types.Int64Type})}, false},
 	} {
-		if got := SameIPsAnyOrder(a, tc.b); got != tc.same {
+		if got := sameIPsAnyOrder(a, tc.b); got != tc.same {
 			t.Errorf("%s: %v, want %v", name, got, tc.same)
 		}
 	}
@@ -50,7 +50,7 @@ func TestJobIPListValidator(t *testing.T) {
 		"not an ip":    {[]attr.Value{ipObj(0, "10.0.0"), ipObj(-1, "10.0.0.1")}, []string{"Invalid ip", "Invalid bk_cloud_id"}},
 	} {
 		resp := &validator.ListResponse{}
-		RefsValidator{}.ValidateList(context.Background(), validator.ListRequest{Path: path.Root("ip_list"), ConfigValue: types.ListValueMust(elType, tc.els)}, resp)
+		refsValidator{}.ValidateList(context.Background(), validator.ListRequest{Path: path.Root("ip_list"), ConfigValue: types.ListValueMust(elType, tc.els)}, resp)
 		var got []string
 		for _, d := range resp.Diagnostics {
 			got = append(got, d.Summary())

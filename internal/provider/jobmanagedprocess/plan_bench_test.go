@@ -14,7 +14,7 @@ import (
 // BenchmarkJobManagedProcessPlan measures the provider's side of planning one
 // gse_job_managed_process with n IPs (validate + plan), without Terraform
 // core: a create, and a plan against a prior state whose ip_list is reordered.
-// Run it with `go test ./internal/provider/ -run '^$' -bench JobManagedProcessPlan -benchtime 3x`.
+// Run it with `go test ./internal/provider/jobmanagedprocess/ -run '^$' -bench JobManagedProcessPlan -benchtime 3x`.
 func BenchmarkJobManagedProcessPlan(b *testing.B) {
 	ctx := context.Background()
 	server, typ := acctest.BenchServer(ctx, b, "gse_job_managed_process")

@@ -95,7 +95,7 @@ func TestDiscoverProcessesConfirmsStaleListing(t *testing.T) {
 
 // Discovery of one process on many hosts: the listing pages and the
 // confirming reads, both in calls of 1000 hosts.
-// Run it with: go test ./internal/provider/ -run '^$' -bench DiscoverProcesses -benchtime 5x.
+// Run it with: go test ./internal/provider/managedprocess/ -run '^$' -bench DiscoverProcesses -benchtime 5x.
 func BenchmarkDiscoverProcesses(b *testing.B) {
 	for _, n := range []int{1000, 5000} {
 		b.Run(fmt.Sprintf("hosts=%d", n), func(b *testing.B) {

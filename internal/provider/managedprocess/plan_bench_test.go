@@ -14,7 +14,7 @@ import (
 // BenchmarkManagedProcessPlan measures the provider's side of planning one
 // gse_managed_process with n hosts (validate + plan of a create), without
 // Terraform core or the wire. Run it with
-// `go test ./internal/provider/ -run '^$' -bench ManagedProcessPlan -benchtime 3x`.
+// `go test ./internal/provider/managedprocess/ -run '^$' -bench ManagedProcessPlan -benchtime 3x`.
 func BenchmarkManagedProcessPlan(b *testing.B) {
 	ctx := context.Background()
 	server, typ := acctest.BenchServer(ctx, b, "gse_managed_process")
@@ -45,7 +45,7 @@ func BenchmarkManagedProcessPlan(b *testing.B) {
 // gse_managed_process with n hosts (plan and apply) against an in-process
 // simulator: the client's calls and the framework's handling of the values.
 // Run it with
-// `go test ./internal/provider/ -run '^$' -bench ManagedProcessApply -benchtime 3x`.
+// `go test ./internal/provider/managedprocess/ -run '^$' -bench ManagedProcessApply -benchtime 3x`.
 func BenchmarkManagedProcessApply(b *testing.B) {
 	ctx := context.Background()
 	server, schemas, sim := configuredBenchServer(ctx, b)

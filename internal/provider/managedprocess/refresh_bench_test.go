@@ -24,7 +24,7 @@ import (
 // ReadResource, PlanResourceChange), each also alone. Its allocations per op
 // are what the refresh of 1000 resources pays 1000 times.
 //
-//	go test ./internal/provider/ -run '^$' -bench ManagedProcessRefresh -benchmem
+//	go test ./internal/provider/managedprocess/ -run '^$' -bench ManagedProcessRefresh -benchmem
 func BenchmarkManagedProcessRefresh(b *testing.B) {
 	ctx := context.Background()
 	server, schemas, _ := configuredBenchServer(ctx, b)
