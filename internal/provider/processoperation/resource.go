@@ -123,7 +123,7 @@ type operationJOBProcessModel struct {
 // expand is the item as sent. With cmd_shell_ext (operate_proc) both limits go
 // explicitly, 0 when unset, so no server default applies silently.
 func (m operationJOBProcessModel) expand() gse.JobProcess {
-	p := m.JobDefinition.Expand(spec.ExpandJobIPs(m.IPList))
+	p := m.Expand(spec.ExpandJobIPs(m.IPList))
 	p.Contact, p.Account, p.CmdShellExt = m.Contact.ValueString(), m.Account.ValueString(), m.CmdShellExt.ValueString()
 	if p.CmdShellExt != "" {
 		p.CPULmt, p.MemLmt = cmp.Or(p.CPULmt, new(int64)), cmp.Or(p.MemLmt, new(int64))
