@@ -126,7 +126,7 @@ import {
 			}
 		}
 		// Filled in as the docs show.
-		filled, rerr := os.ReadFile("../../examples/resources/gse_managed_process/import-generated.tf")
+		filled, rerr := os.ReadFile("../../../examples/resources/gse_managed_process/import-generated.tf")
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
