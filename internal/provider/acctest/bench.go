@@ -77,6 +77,7 @@ func BenchValue(typ tftypes.Type, v any) tftypes.Value {
 	return tftypes.NewValue(typ, v)
 }
 
+// BenchDynamic is v as the protocol carries it, failing b when it cannot be.
 func BenchDynamic(b testing.TB, v tftypes.Value) *tfprotov6.DynamicValue {
 	d, err := tfprotov6.NewDynamicValue(v.Type(), v)
 	if err != nil {

@@ -39,6 +39,7 @@ func WriteMain(r *cliRun, config string) error {
 	return os.WriteFile(filepath.Join(r.Dir, "main.tf"), []byte(cfg), 0o600)
 }
 
+// NewCLIRun is NewCLIRunFrom on any CLI this suite runs on.
 func NewCLIRun(t *testing.T, e *Env, config string) *cliRun {
 	t.Helper()
 	return NewCLIRunFrom(t, e, "1.14.0", config)

@@ -19,6 +19,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
+// The app of the simulator and of every provider configuration of the tests.
 const (
 	AppCode   = "tf-acc"
 	AppSecret = "acc-secret"
@@ -36,20 +37,23 @@ type Env struct {
 // Tenant is the tenant of the gateway simulator, which checks it.
 const Tenant = "tenant-acc"
 
-// testMode is how the provider reaches GSE in a test.
-type testMode struct {
+// Mode is how the provider reaches GSE in a test.
+type Mode struct {
 	Name    string
 	Gateway bool
 }
 
-var Modes = []testMode{{"esb", false}, {"gateway", true}}
+// Modes are the ways a test reaches GSE: through ESB and through the gateway.
+var Modes = []Mode{{"esb", false}, {"gateway", true}}
 
+// NewEnv is an Env through ESB.
 func NewEnv(t *testing.T) *Env { return NewEnvIn(t, Modes[0]) }
 
-func NewEnvIn(t *testing.T, m testMode) *Env { return NewEnvWith(t, m, nil) }
+// NewEnvIn is an Env in mode m.
+func NewEnvIn(t *testing.T, m Mode) *Env { return NewEnvWith(t, m, nil) }
 
 // NewEnvWith is NewEnvIn with simulator options changed by tweak.
-func NewEnvWith(t *testing.T, m testMode, tweak func(*simulator.Options)) *Env {
+func NewEnvWith(t *testing.T, m Mode, tweak func(*simulator.Options)) *Env {
 	t.Helper()
 	opts := simulator.Options{AppCode: AppCode, AppSecret: AppSecret, TaskPolls: simulator.TaskPolls{Unqueued: 2, Pending: 2}}
 	if m.Gateway {
@@ -146,6 +150,7 @@ func (e *Env) CheckSimEmpty(*terraform.State) error {
 	return nil
 }
 
+// Sprintf is fmt.Sprintf, for configurations built inline.
 func Sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
 
 // PlanError is a configuration and the pattern of the plan-time error it must give.
@@ -172,6 +177,7 @@ func Edited(t *testing.T, base, from, to string) string {
 	return cfg
 }
 
+// Token is the access_token the gateway simulator accepts when a test sets it.
 const Token = "acc-token-4f1e"
 
 // Wrapped matches parts in order, across the line breaks Terraform puts into
@@ -184,6 +190,7 @@ func Wrapped(parts ...string) *regexp.Regexp {
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
 }
 
+// NewGatewayEnv is an Env through the gateway, its simulator changed by tweak.
 func NewGatewayEnv(t *testing.T, tweak func(*simulator.Options)) *Env {
 	return NewEnvWith(t, Modes[1], tweak)
 }

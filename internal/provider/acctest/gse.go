@@ -15,6 +15,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
+// Addr is the gse_managed_process of Env.Config.
 const Addr = "gse_managed_process.test"
 
 // Proc describes a test configuration of gse_managed_process.
@@ -25,6 +26,7 @@ type Proc struct {
 	Extra     string // more arguments: running, managed, triggers, timeouts
 }
 
+// Config is the provider block and a gse_managed_process for p.
 func (e *Env) Config(p Proc) string {
 	var hosts []string
 	for _, h := range p.Hosts {
@@ -95,18 +97,22 @@ func expectGone(where string, get func() (simulator.Process, bool), gone func(si
 	}
 }
 
+// GSEProc reads the process of Config on a host from the simulator.
 func (e *Env) GSEProc(cloud int64, ip string) func() (simulator.Process, bool) {
 	return func() (simulator.Process, bool) { return e.Sim.Process("gse", "proc-test", cloud, ip) }
 }
 
+// SimCheck checks the process of Config on a host in the simulator.
 func (e *Env) SimCheck(cloud int64, ip string, check func(simulator.Process) error) resource.TestCheckFunc {
 	return ExpectProc(fmt.Sprintf("GSE %d:%s", cloud, ip), e.GSEProc(cloud, ip), check)
 }
 
+// SimAbsent checks that the process of Config is gone from a host (see Env.Gone).
 func (e *Env) SimAbsent(cloud int64, ip string) resource.TestCheckFunc {
 	return expectGone(fmt.Sprintf("GSE %d:%s", cloud, ip), e.GSEProc(cloud, ip), e.gone)
 }
 
+// HostedAndRunning checks that a process is hosted and running.
 func HostedAndRunning(p simulator.Process) error {
 	if !p.Hosted || !p.Running || p.PID <= 0 {
 		return fmt.Errorf("want hosted and running, got %+v", p)
@@ -114,12 +120,14 @@ func HostedAndRunning(p simulator.Process) error {
 	return nil
 }
 
+// Host checks a host object by bk_cloud_id and ip.
 func Host(cloud int64, ip string) knownvalue.Check {
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{
 		"ip": knownvalue.StringExact(ip), "bk_cloud_id": knownvalue.Int64Exact(cloud), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.Null(),
 	})
 }
 
+// Restarts checks that a process was restarted n times and is hosted and running.
 func Restarts(n int) func(simulator.Process) error {
 	return func(p simulator.Process) error {
 		if p.Restarts != n {
@@ -175,6 +183,7 @@ func (e *Env) Register(t *testing.T, meta gse.Meta, hosts []string, op *gse.OpTy
 	}
 }
 
+// OpPtr is a pointer to op, for the simulator's fields that take one.
 func OpPtr(op gse.OpType) *gse.OpType { return &op }
 
 // CheckOnlyLeft is a CheckDestroy for tests that register processes outside

@@ -11,6 +11,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
+// The gse_job_managed_process of Env.JobConfig: its address, scope and process.
 const (
 	JobAddr  = "gse_job_managed_process.test"
 	JobScope = "biz:2"
@@ -56,6 +57,7 @@ func (e *Env) jobProc(cloud int64, ip string) func() (simulator.Process, bool) {
 	return func() (simulator.Process, bool) { return e.Sim.JobProcess(JobScope, JobIndex, cloud, ip) }
 }
 
+// JobCheck checks the JOB process of JobConfig on a host in the simulator.
 func (e *Env) JobCheck(cloud int64, ip string, check func(simulator.Process) error) resource.TestCheckFunc {
 	return ExpectProc(fmt.Sprintf("JOB %d:%s", cloud, ip), e.jobProc(cloud, ip), check)
 }

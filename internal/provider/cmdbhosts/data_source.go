@@ -23,6 +23,7 @@ var _ datasource.DataSourceWithConfigure = (*cmdbHostsDataSource)(nil)
 // in the forms the other resources take them.
 type cmdbHostsDataSource struct{ client *gse.Client }
 
+// NewDataSource is gse_cmdb_hosts.
 func NewDataSource() datasource.DataSource { return &cmdbHostsDataSource{} }
 
 type cmdbHostsModel struct {

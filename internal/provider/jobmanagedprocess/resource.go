@@ -26,6 +26,7 @@ var (
 // through JOB's operate_process (op_type 3 and 4).
 type jobManagedProcessResource struct{ client *gse.Client }
 
+// NewResource is gse_job_managed_process.
 func NewResource() resource.Resource { return &jobManagedProcessResource{} }
 
 // steps are the operate_process calls the CRUD is made of.

@@ -25,6 +25,7 @@ var _ datasource.DataSourceWithConfigure = (*jobProcessStatusDataSource)(nil)
 // operate_process and reads each IP's answer.
 type jobProcessStatusDataSource struct{ client *gse.Client }
 
+// NewStatusDataSource is gse_job_process_status.
 func NewStatusDataSource() datasource.DataSource { return &jobProcessStatusDataSource{} }
 
 type jobProcessStatusModel struct {

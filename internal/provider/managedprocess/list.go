@@ -22,6 +22,7 @@ var _ list.ListResourceWithConfigure = (*managedProcessList)(nil)
 // it as gse_managed_process.
 type managedProcessList struct{ client *gse.Client }
 
+// NewList is the list resource of gse_managed_process (terraform query).
 func NewList() list.ListResource { return &managedProcessList{} }
 
 type managedProcessListModel struct {

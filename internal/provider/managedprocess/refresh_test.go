@@ -86,7 +86,7 @@ func TestAccManagedProcess_noDriftAfterApply(t *testing.T) {
 // The nightly drift job: `plan -refresh-only -detailed-exitcode` exits 0 right
 // after an apply and after `apply -refresh-only`, and 2 once something did
 // change outside Terraform. Terraform 1.10 to 1.14 exited 2 on every such run
-// while printing "No changes" (see package packed, numbers.go).
+// while printing "No changes" (see package packed: numbers as text on refresh).
 func TestAccManagedProcess_refreshOnlyExitCode(t *testing.T) {
 	t.Parallel()
 	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {

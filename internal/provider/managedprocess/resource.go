@@ -28,6 +28,7 @@ var (
 // with one spec on a list of hosts, hosted and running as configured.
 type managedProcessResource struct{ client *gse.Client }
 
+// NewResource is gse_managed_process.
 func NewResource() resource.Resource { return &managedProcessResource{} }
 
 // steps are the GSE calls the CRUD is made of.

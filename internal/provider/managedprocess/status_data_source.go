@@ -22,6 +22,7 @@ var _ datasource.DataSourceWithConfigure = (*processStatusDataSource)(nil)
 
 type processStatusDataSource struct{ client *gse.Client }
 
+// NewStatusDataSource is gse_process_status.
 func NewStatusDataSource() datasource.DataSource { return &processStatusDataSource{} }
 
 type processStatusModel struct {

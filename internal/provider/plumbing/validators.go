@@ -49,8 +49,10 @@ func attrName(p path.Path) string {
 	return s
 }
 
+// AbsPathRE matches an absolute path, Unix or Windows.
 var AbsPathRE = regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`)
 
+// AbsolutePath requires an absolute path, such as /data/app or C:\app.
 func AbsolutePath() validator.String {
 	return stringvalidator.RegexMatches(AbsPathRE, `must be an absolute path, such as /data/app or C:\app`)
 }
@@ -58,10 +60,12 @@ func AbsolutePath() validator.String {
 // GSE joins names into result keys with ':', and import IDs use '/', '@' and ','.
 var MetaNameRE = regexp.MustCompile(`^[^:/@,\s]+$`)
 
+// MetaName checks a namespace or name of a GSE process (MetaNameRE).
 func MetaName() validator.String {
 	return stringvalidator.RegexMatches(MetaNameRE, "must be non-empty and hold none of ':', '/', '@', ',' or whitespace")
 }
 
+// Duration requires a positive Go duration with its unit, such as 30s.
 func Duration() validator.String {
 	return StringCheck{Desc: "must be a positive Go duration such as 30s", Check: func(s string) error {
 		if _, err := strconv.ParseFloat(s, 64); err == nil {
@@ -74,6 +78,7 @@ func Duration() validator.String {
 	}}
 }
 
+// EndpointURL checks endpoint as the client will (gse.ParseEndpoint).
 func EndpointURL() validator.String {
 	return StringCheck{Desc: "must be an http:// or https:// URL", Check: func(s string) error {
 		if _, err := gse.ParseEndpoint(s); err != nil {

@@ -25,6 +25,7 @@ var (
 // validation and the run are the resource's (operationTarget).
 type processOperationAction struct{ client *gse.Client }
 
+// NewAction is gse_process_operation, the action.
 func NewAction() action.Action { return &processOperationAction{} }
 
 type processOperationActionModel struct {

@@ -43,6 +43,7 @@ var (
 // terraform_data: every input replaces it, so changing triggers runs it again.
 type processOperationResource struct{ client *gse.Client }
 
+// NewResource is gse_process_operation, the resource.
 func NewResource() resource.Resource { return &processOperationResource{} }
 
 // operationOrder are the values of operation, in op_type order; register and

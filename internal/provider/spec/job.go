@@ -31,6 +31,7 @@ var cmdShellExts = []string{"sh", "bat", "ps1"}
 // absPath is the check of every path field: JOB joins setup_path and proc_name, and the agent runs from it.
 var absPath = []validator.String{stringvalidator.RegexMatches(plumbing.AbsPathRE, `must be an absolute path, such as /data/app or C:\app`)}
 
+// JobFields are the process_infos fields of JOB's operate_process, by attribute name.
 var JobFields = map[string]jobField{
 	"setup_path": {Desc: "Directory of the process (absolute path), such as `/usr/local/gse/plugins/bin`.", Strs: absPath},
 	"proc_name":  {Desc: "Process (binary) name, such as `nginx`."},

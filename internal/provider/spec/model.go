@@ -6,9 +6,8 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// The model of a process's spec (its schema is Schema), and the spec as GSE
-// takes it.
-
+// Model is the spec attribute (its schema is Schema): what GSE needs to run
+// the process; Expand is the spec as GSE takes it.
 type Model struct {
 	Identity         identityModel          `tfsdk:"identity"`
 	Control          controlModel           `tfsdk:"control"`

@@ -40,6 +40,7 @@ func optionalString(desc string, v ...validator.String) schema.StringAttribute {
 	return schema.StringAttribute{Optional: true, MarkdownDescription: desc, Validators: v}
 }
 
+// RequiredString is a required string attribute with desc and validators.
 func RequiredString(desc string, v ...validator.String) schema.StringAttribute {
 	return schema.StringAttribute{Required: true, MarkdownDescription: desc, Validators: v}
 }
