@@ -183,7 +183,7 @@ func (e *Env) Register(t *testing.T, meta gse.Meta, hosts []string, op *gse.OpTy
 	}
 }
 
-// OpPtr is a pointer to op, for the simulator's fields that take one.
+// OpPtr is a pointer to op, for Env.Register's optional operation.
 func OpPtr(op gse.OpType) *gse.OpType { return &op }
 
 // CheckOnlyLeft is a CheckDestroy for tests that register processes outside
