@@ -124,6 +124,6 @@ func (r *cliRun) Exit(args ...string) (string, int, error) {
 	return string(out), code, err
 }
 
-// tf114Versions skips a test below Terraform 1.14, which brought identity
+// TF114Versions skips a test below Terraform 1.14, which brought identity
 // import, list resources and actions. OpenTofu 1.10 reports 1.10 and skips too.
 var TF114Versions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}

@@ -74,13 +74,15 @@
 //     every level of nesting (tftypes jsonUnmarshal), which statejson.go
 //     replaces by one pass. Benchmark: BenchmarkManagedProcessRefresh/upgrade;
 //     test: FuzzStateJSON, TestUpgradePassthroughIsTheFrameworks.
-//  7. Numbers as text on refresh (numbers.go). Terraform 1.10 to 1.14
-//     (fixed in 1.15) compare refreshed states with reflect.DeepEqual, so
-//     a number from a provider differed from the same number read from the
-//     state file: `plan -refresh-only -detailed-exitcode` exited 2 with "No
-//     changes". A correctness fix, no speed-up; its cost is in
-//     BenchmarkManagedProcessRefresh/read. Test:
-//     TestAccManagedProcess_refreshOnlyExitCode.
+//  7. Numbers as text on refresh and in data sources (numbers.go).
+//     Terraform 1.10 to 1.14 (fixed in 1.15) compare refreshed states and
+//     root outputs with reflect.DeepEqual, so a number from a provider
+//     differed from the same number read from the state file: `plan
+//     -refresh-only -detailed-exitcode` exited 2 with "No changes". A
+//     correctness fix, no speed-up; its cost is in
+//     BenchmarkManagedProcessRefresh/read. Tests:
+//     TestAccManagedProcess_refreshOnlyExitCode,
+//     TestAccDataSources_refreshOnlyExitCode.
 //  8. GenerateResourceConfig announced (server.go,
 //     withGenerateResourceConfig). Framework v1.19 serves the RPC but its
 //     internal/toproto6 ServerCapabilities drops the capability, so

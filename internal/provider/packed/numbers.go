@@ -13,10 +13,12 @@ import (
 // MessagePack string of its decimal text, which Terraform decodes exactly as
 // it decodes a number of a state file.
 //
-// Why: Terraform 1.10 to 1.14 tell whether a refresh changed the state by
-// comparing the decoded values with reflect.DeepEqual
-// (hashicorp/terraform internal/states/state_equal.go, ManagedResourcesEqual;
-// replaced by a value comparison in commit 659d5e2218, v1.15.0). The state
+// Why: Terraform 1.10 to 1.14 tell whether a refresh changed the state, and
+// whether it changed a root output, by comparing the decoded values with
+// reflect.DeepEqual (hashicorp/terraform internal/states/state_equal.go,
+// ManagedResourcesEqual and sameRootOutputValues; replaced by value
+// comparisons in commit 659d5e2218, v1.15.0), so a refreshed resource and an
+// output built from a data source differed from the state file's. The state
 // read from the file decodes its numbers from JSON text at 512 bits of
 // precision (go-cty cty.ParseNumberVal); a MessagePack integer decodes at 64
 // (cty.NumberIntVal). So any number made an unchanged refresh differ:

@@ -47,7 +47,7 @@ type frameworkServer interface {
 // server tells Terraform the type of each packed attribute (Type), and packs
 // and unpacks its values on the way to and from the framework. It passes
 // stored states of the current version through itself (upgrade.go), and
-// sends numbers on refresh as text (numbers.go). Every RPC whose values may
+// sends numbers on refresh and in data sources as text (numbers.go). Every RPC whose values may
 // hold a resource's attributes is one of its methods; the others pass
 // through the embedded framework server (tripwire_test.go keeps that so).
 type server struct {
@@ -152,6 +152,19 @@ func (s server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceReq
 		return nil, err
 	}
 	return resp, numbersAsText(resp.NewState) // numbers.go
+}
+
+// ReadDataSource sends a data source's numbers as text too: on Terraform 1.10
+// to 1.14 a root output built from one compared unequal to the same output
+// read from the state file (reflect.DeepEqual in sameRootOutputValues of
+// hashicorp/terraform internal/states/state_equal.go), so `plan -refresh-only
+// -detailed-exitcode` exited 2 while printing "No changes".
+func (s server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	resp, err := s.frameworkServer.ReadDataSource(s.forFramework(ctx), req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	return resp, numbersAsText(resp.State)
 }
 
 func (s server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {

@@ -27,6 +27,7 @@ var handled = map[string]string{
 	"MoveResourceState":      "unpacks the target state (the source state is the source type's JSON, not packed)",
 	"GenerateResourceConfig": "packs the state, unpacks the config, asks the resource's ConfigGenerator",
 	"ListResource":           "unpacks each listed resource",
+	"ReadDataSource":         "numbers as text",
 }
 
 // passedThrough are the RPCs whose values may hold no attribute of a
@@ -36,7 +37,6 @@ var passedThrough = map[string]string{
 	"ValidateProviderConfig":          "the provider's configuration",
 	"ConfigureProvider":               "the provider's configuration",
 	"ValidateDataResourceConfig":      "a data source's configuration",
-	"ReadDataSource":                  "a data source's values",
 	"ValidateEphemeralResourceConfig": "an ephemeral resource's configuration",
 	"OpenEphemeralResource":           "an ephemeral resource's values",
 	"CallFunction":                    "a function's arguments and result",
