@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -385,9 +386,13 @@ func (c *Client) post(ctx context.Context, api, target string, viaGateway bool, 
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		if ctx.Err() != nil && info.last != nil {
+		var op *net.OpError
+		switch {
+		case ctx.Err() != nil && info.last != nil:
 			err = c.interrupted(ctx.Err(), info.last)
-		} else {
+		case ctx.Err() == nil && errors.As(err, &op) && op.Op == "dial":
+			err = &ConnectError{API: api, Root: c.rootOf(target), URL: req.URL.Scheme + "://" + req.URL.Host, Err: err}
+		default:
 			err = fmt.Errorf("%s: %w", api, err)
 		}
 		c.log.Warn(ctx, "GSE API call failed", map[string]any{"api": api, "request_id": rid, "attempts": info.attempts, "elapsed_ms": time.Since(start).Milliseconds(), "error": err.Error()})

@@ -301,3 +301,29 @@ func (e *HostsError) Codes() []int {
 	}
 	return out
 }
+
+// Root is which configured root URL a call went to.
+type Root int
+
+// The roots a call may go to (Config.Endpoint, GatewayURL, CMDBGatewayURL).
+const (
+	RootESB Root = iota
+	RootGateway
+	RootCMDBGateway
+)
+
+// ConnectError is a call whose last attempt could not connect to the root it
+// went to (refused, unreachable, a name that does not resolve): most often a
+// wrong root URL in the configuration.
+type ConnectError struct {
+	API  string
+	Root Root
+	URL  string // scheme and host of the root
+	Err  error
+}
+
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("%s: could not connect to %s: %v", e.API, e.URL, e.Err)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }

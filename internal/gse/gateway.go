@@ -52,6 +52,17 @@ func (c *Client) route(family, api string) (string, bool) {
 	return c.base.JoinPath("api/c/compapi/v2", family, api).String() + "/", false
 }
 
+// rootOf is the root target is under.
+func (c *Client) rootOf(target string) Root {
+	switch {
+	case c.gateway != nil && strings.HasPrefix(target, c.gateway.String()):
+		return RootGateway
+	case c.cmdb != nil && strings.HasPrefix(target, c.cmdb.String()):
+		return RootCMDBGateway
+	}
+	return RootESB
+}
+
 // Address is how the gateway addresses h: its agent id, or {bk_cloud_id}:{ip}
 // for a host given by ip (the form GSE 2.0 takes where agent-id mode is off,
 // and the only way to reach an IPv6 host).

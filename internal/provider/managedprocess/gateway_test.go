@@ -56,6 +56,7 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 				statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey("1:2001:db8::7").AtMapKey("managed"), knownvalue.Bool(true)),
 				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("all_running"), knownvalue.Bool(true)),
 				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("agent_id"), knownvalue.StringExact(acctest.AgentA)),
+				statecheck.ExpectKnownValue("data.gse_process_status.x", tfjsonpath.New("proc_infos").AtSliceIndex(0).AtMapKey("key"), knownvalue.StringExact(acctest.AgentA)),
 			},
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			Check: resource.ComposeAggregateTestCheckFunc(

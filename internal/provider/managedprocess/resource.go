@@ -185,7 +185,7 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		byKey, err = status.Find(ctx, r.client, meta, hosts.Up(targets, down))
 	}
 	if err != nil {
-		plumbing.AddAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration and the ESB endpoint or gateway, then refresh again.")
+		plumbing.AddAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration (endpoint or gateway_url), then refresh again.")
 		return
 	}
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)

@@ -34,6 +34,7 @@ type processStatusModel struct {
 }
 
 type procInfoModel struct {
+	Key            types.String  `tfsdk:"key"`
 	IP             types.String  `tfsdk:"ip"`
 	BkCloudID      types.Int64   `tfsdk:"bk_cloud_id"`
 	AgentID        types.String  `tfsdk:"agent_id"`
@@ -78,6 +79,8 @@ func (d *processStatusDataSource) Schema(ctx context.Context, _ datasource.Schem
 			"proc_infos": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "One entry per requested host, ordered by `bk_cloud_id` then `ip`, hosts by `agent_id` first, ordered by it.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"key": schema.StringAttribute{Computed: true, MarkdownDescription: "The host as `gse_managed_process.host_status` keys it: its `agent_id`, or `{bk_cloud_id}:{ip}`. " +
+						"`{ for p in data.gse_process_status.s.proc_infos : p.key => p }` lines up with `host_status`."},
 					"ip":              schema.StringAttribute{Computed: true, MarkdownDescription: "IP address, as requested; null for a host requested by `agent_id`."},
 					"bk_cloud_id":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Cloud area id; null for a host requested by `agent_id`."},
 					"agent_id":        schema.StringAttribute{Computed: true, MarkdownDescription: "Agent id, as requested; null for a host requested by `ip`."},
@@ -126,7 +129,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		byKey, err = status.Find(ctx, d.client, meta, hosts.Up(targets, down))
 	}
 	if err != nil {
-		plumbing.AddAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration and the ESB endpoint.")
+		plumbing.AddAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration (endpoint or gateway_url), then plan again.")
 		return
 	}
 	allRunning := true
@@ -137,17 +140,17 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 			e = gse.ProcStatus{Status: gse.StateUnregistered, Flag: gse.StateUnregistered}
 		}
 		allRunning = allRunning && e.Status == gse.StateRunning
-		status, expected := types.StringValue(status.Name(e.Status)), types.StringValue(status.Name(e.Flag))
+		state, expected := types.StringValue(status.Name(e.Status)), types.StringValue(status.Name(e.Flag))
 		if _, isDown := down[h.Key()]; isDown {
-			status, expected, allRunning = types.StringValue("unknown"), types.StringNull(), false
+			state, expected, allRunning = types.StringValue("unknown"), types.StringNull(), false
 		}
 		ip, cloud, agent := types.StringValue(h.IP), types.Int64Value(h.BkCloudID), types.StringNull()
 		if h.AgentID != "" {
 			ip, cloud, agent = types.StringNull(), types.Int64Null(), types.StringValue(h.AgentID)
 		}
 		m.ProcInfos = append(m.ProcInfos, procInfoModel{
-			IP: ip, BkCloudID: cloud, AgentID: agent,
-			Status: status, ExpectedStatus: expected,
+			Key: types.StringValue(h.Address()), IP: ip, BkCloudID: cloud, AgentID: agent,
+			Status: state, ExpectedStatus: expected,
 			Managed: types.BoolValue(e.IsAuto), PID: types.Int64Value(e.PID), Version: types.StringValue(e.Version),
 			RegisterTime: types.Int64Value(e.RegisterTime), LastStartTime: types.Int64Value(e.LastStartTime),
 			ReportTime: types.Int64Value(e.ReportTime), CPUUsage: types.Float64Value(e.CPUUsage), MemUsage: types.Float64Value(e.MemUsage),

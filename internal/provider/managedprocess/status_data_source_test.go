@@ -33,11 +33,11 @@ data "gse_process_status" "test" {
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("all_running"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("proc_infos"), knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.ObjectPartial(map[string]knownvalue.Check{
-							"ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "status": knownvalue.StringExact("running"),
+							"key": knownvalue.StringExact("0:10.0.0.2"), "ip": knownvalue.StringExact("10.0.0.2"), "bk_cloud_id": knownvalue.Int64Exact(0), "status": knownvalue.StringExact("running"),
 							"expected_status": knownvalue.StringExact("running"), "managed": knownvalue.Bool(true), "version": knownvalue.StringExact("1.0.0"),
 						}),
 						knownvalue.ObjectPartial(map[string]knownvalue.Check{
-							"ip": knownvalue.StringExact("10.0.0.1"), "bk_cloud_id": knownvalue.Int64Exact(1), "status": knownvalue.StringExact("running"),
+							"key": knownvalue.StringExact("1:10.0.0.1"), "ip": knownvalue.StringExact("10.0.0.1"), "bk_cloud_id": knownvalue.Int64Exact(1), "status": knownvalue.StringExact("running"),
 						}),
 					})),
 				},

@@ -59,6 +59,14 @@ func isPlainDeadline(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &ie)
 }
 
+// rootSettings are the provider arguments, with their environment
+// variables, that set each root the client calls.
+var rootSettings = map[gse.Root]struct{ name, env string }{
+	gse.RootESB:         {"endpoint", "BK_COMPONENT_API_URL"},
+	gse.RootGateway:     {"gateway_url", "BKAPP_BK_GSE_APIGATEWAY"},
+	gse.RootCMDBGateway: {"cmdb_gateway_url", "BKAPP_BK_CC_APIGATEWAY"},
+}
+
 // CallAdvice advises on a call that failed as a whole.
 func CallAdvice(err error) string {
 	var re *gse.ReplyError
@@ -79,6 +87,11 @@ func CallAdvice(err error) string {
 	}
 	if a := quotaAdvice(err); a != "" {
 		return a
+	}
+	var ce *gse.ConnectError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("Nothing answers at %s: check %s in the provider block (or %s), its scheme, host and port, "+
+			"and that this machine reaches it.", ce.URL, rootSettings[ce.Root].name, rootSettings[ce.Root].env)
 	}
 	var ae *gse.APIError
 	switch {
