@@ -3,7 +3,6 @@ package gse
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -154,6 +153,9 @@ type opItem struct {
 	final map[string]HostResult
 	out   *Outcome
 	err   error
+	// refusedAt is how many requests the limiter had seen refused when the
+	// item came: more at its deadline, and it ran out of time being paced.
+	refusedAt int
 }
 
 // opTask is one submitted task and the items it carries.
@@ -164,6 +166,7 @@ type opTask struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	failing *lastFailure // why its calls are failing, for callers that leave
+	started time.Time    // when its submit was answered with a task id
 }
 
 // operate splits req into items of at most chunkSize hosts, queues them and
@@ -171,7 +174,7 @@ type opTask struct {
 func (b *batcher) operate(ctx context.Context, req OperateRequest) (*Outcome, error) {
 	var items []*opItem
 	for hosts := range slices.Chunk(req.Hosts, chunkSize) {
-		it := &opItem{ctx: ctx, req: req, done: make(chan struct{}), final: map[string]HostResult{}}
+		it := &opItem{ctx: ctx, req: req, done: make(chan struct{}), final: map[string]HostResult{}, refusedAt: b.c.limiter.Throttling().Refused}
 		it.req.Hosts = hosts
 		for _, h := range hosts {
 			it.keys = append(it.keys, b.fam.key(h, req.Meta))
@@ -301,10 +304,23 @@ func (b *batcher) run(t *opTask) {
 	err := pollUntil(t.ctx, b.c.poll, func(ctx context.Context) (map[string]HostResult, error) {
 		return b.c.getResult(ctx, b.fam.result, t.id)
 	}, func(data map[string]HostResult) bool { return b.dispatch(t, data, submitted) })
-	if err != nil && t.ctx.Err() == nil { // not merely every caller gone
-		b.mu.Lock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case err != nil && t.ctx.Err() == nil: // not merely every caller gone
 		b.concludeAllLocked(t, err)
-		b.mu.Unlock()
+	case err != nil:
+		b.concludeLeftLocked(t)
+	}
+}
+
+// concludeLeftLocked concludes the items of t still waiting after their
+// callers left, each with why its deadline passed (see leave).
+func (b *batcher) concludeLeftLocked(t *opTask) {
+	for _, it := range t.items {
+		if it.state == sentItem {
+			b.concludeLocked(it, b.c.expired(it.ctx, nil, it.refusedAt))
+		}
 	}
 }
 
@@ -330,7 +346,7 @@ func (b *batcher) submit(t *opTask) (time.Time, bool) {
 	api, body := b.request(t)
 	var reply taskReply
 	submitted := time.Now()
-	err := b.c.call(t.ctx, familyGSE, api, body, &reply, false)
+	info, err := b.c.do(t.ctx, familyGSE, api, body, &reply, false)
 	if err != nil && len(t.items) > 1 && (b.lacksMulti(t.ctx, api, err) || refusedUnstarted(err)) {
 		// GSE checks a multi task as a whole and refused it before starting
 		// anything: send each item alone, so only the bad one fails.
@@ -339,8 +355,19 @@ func (b *batcher) submit(t *opTask) (time.Time, bool) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	t.api, t.id = api, reply.TaskID
-	if err != nil {
+	t.api, t.id, t.started = api, reply.TaskID, time.Now()
+	switch {
+	case err != nil && t.ctx.Err() != nil && !info.mayHaveActed && !info.inFlight:
+		for _, it := range t.items {
+			if it.state == sentItem {
+				b.notActedLocked(it) // every caller left before the submit could act
+			}
+		}
+		return submitted, false
+	case err != nil && t.ctx.Err() != nil:
+		b.concludeLeftLocked(t)
+		return submitted, false
+	case err != nil:
 		b.concludeAllLocked(t, err)
 		return submitted, false
 	}
@@ -418,24 +445,47 @@ func refusedUnstarted(err error) bool {
 }
 
 // leave concludes it for a caller whose context ended: not sent, or with the
-// results its task had so far and the rest pending.
+// results its task had so far and the rest pending. The last caller of a task
+// whose submit has not been answered cancels the submit and waits for it: its
+// outcome tells whether GSE can have acted (a request in flight, an
+// ambiguous answer) or not (still waiting its turn, refused for the rate
+// limit).
 func (b *batcher) leave(it *opItem) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	switch it.state {
-	case doneItem:
+	switch {
+	case it.state == doneItem:
+		b.mu.Unlock()
 		return
-	case gatheringItem:
-		it.state = doneItem
-		it.err = fmt.Errorf("%s %s of %s: not sent: %w", b.fam.single, it.req.Op, it.req.Meta, it.ctx.Err())
-		close(it.done)
+	case it.state == gatheringItem:
+		b.notActedLocked(it)
+		b.mu.Unlock()
+		return
+	case it.task.id == "" && it.task.live == 1:
+		it.task.cancel()
+		b.mu.Unlock()
+		<-it.done
 		return
 	}
-	cause := it.ctx.Err()
+	defer b.mu.Unlock()
+	cause := b.c.expired(it.ctx, nil, it.refusedAt)
 	if last := it.task.failing.get(); last != nil {
-		cause = b.c.interrupted(cause, last)
+		cause = b.c.interrupted(it.ctx.Err(), last)
 	}
 	b.concludeLocked(it, cause)
+}
+
+// notActedLocked concludes it for a caller whose context ended before any
+// request GSE can have acted on carried it: nothing was done on its hosts.
+func (b *batcher) notActedLocked(it *opItem) {
+	it.state = doneItem
+	it.err = &HostsError{API: b.fam.single, Target: it.req.Meta, Op: &it.req.Op, Total: len(it.req.Hosts),
+		NotActed: it.req.Hosts, Cause: b.c.expired(it.ctx, nil, it.refusedAt)}
+	close(it.done)
+	if t := it.task; t != nil {
+		if t.live--; t.live == 0 {
+			t.cancel()
+		}
+	}
 }
 
 func (b *batcher) concludeAllLocked(t *opTask, err error) {
@@ -458,7 +508,11 @@ func (b *batcher) concludeLocked(it *opItem, cause error) {
 	if api == "" {
 		api = b.fam.single
 	}
-	it.out, it.err = conclude(it.ctx, cause, &HostsError{API: api, Target: it.req.Meta, Op: &it.req.Op, TaskID: t.id}, it.final, it.keys, wants)
+	he := &HostsError{API: api, Target: it.req.Meta, Op: &it.req.Op, TaskID: t.id}
+	if !t.started.IsZero() && it.ctx.Err() != nil {
+		he.Waited = time.Since(t.started)
+	}
+	it.out, it.err = conclude(it.ctx, cause, he, it.final, it.keys, wants)
 	if it.out != nil && t.id == "" {
 		it.out = nil // never submitted
 	}

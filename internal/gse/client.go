@@ -330,7 +330,10 @@ type callInfo struct {
 	// reached the server (a cut connection, a timeout, a 5xx), so the server
 	// may have acted on it.
 	mayHaveActed bool
-	last         error // why the latest failed attempt failed
+	// inFlight: an attempt left the limiter and its answer has not been
+	// seen; when the context ends then, the server may have acted on it.
+	inFlight bool
+	last     error // why the latest failed attempt failed
 	// faults counts the failed attempts retried within maxRetries; refusals
 	// for the rate limit are not faults (retry.go).
 	faults, maxRetries int

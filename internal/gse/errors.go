@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // API-level codes of the ESB and gateway envelopes (BlueKing's GSE and JOB API docs).
@@ -137,6 +138,10 @@ func KindOf(err error) Kind {
 	if errors.As(err, &removed) {
 		return KindRemoved
 	}
+	var paced *PacedError
+	if errors.As(err, &paced) {
+		return KindRateLimited
+	}
 	var e *APIError
 	if errors.As(err, &e) {
 		return e.Kind()
@@ -217,6 +222,21 @@ func (e *InterruptedError) Error() string {
 
 func (e *InterruptedError) Unwrap() []error { return []error{e.Cause, e.Last} }
 
+// PacedError is a deadline that passed while the client paced its calls
+// because the installation had refused some of them for the app's rate limit
+// since the operation began: the calls were not failing, they waited their
+// turn, and the operation ran out of time waiting.
+type PacedError struct {
+	Cause      error
+	Throttling Throttling
+}
+
+func (e *PacedError) Error() string {
+	return fmt.Sprintf("%v while the client paced its calls for the app's rate limit: %v", e.Cause, e.Throttling)
+}
+
+func (e *PacedError) Unwrap() error { return e.Cause }
+
 // HostFailure is one host's failed result.
 type HostFailure struct {
 	Host    Host
@@ -246,6 +266,13 @@ type HostsError struct {
 	// call that failed.
 	Pending []Host
 	Cause   error
+	// NotActed hosts were in no request GSE can have acted on: the deadline
+	// (Cause) passed before it was sent, or while every attempt sent was
+	// refused for the app's rate limit. Nothing was done on them.
+	NotActed []Host
+	// Waited is how long the task had been running when the deadline passed
+	// (zero when there is no task, or it finished).
+	Waited time.Duration
 }
 
 func (e *HostsError) Error() string {
@@ -266,13 +293,25 @@ func (e *HostsError) Error() string {
 			b.WriteString("\n  - " + f.String())
 		}
 	}
-	if len(e.Pending) > 0 {
+	if len(e.NotActed) > 0 {
 		if len(e.Failures) > 0 {
 			b.WriteString("\n and")
 		}
-		if e.DeadlinePassed() {
+		fmt.Fprintf(&b, " was not sent to %d of %d hosts before the deadline (%v):", len(e.NotActed), e.Total, e.Cause)
+		for _, h := range e.NotActed {
+			b.WriteString("\n  - " + h.String() + ": not sent, nothing done there")
+		}
+	}
+	if len(e.Pending) > 0 {
+		if len(e.Failures) > 0 || len(e.NotActed) > 0 {
+			b.WriteString("\n and")
+		}
+		switch {
+		case e.DeadlinePassed() && e.Waited > 0:
+			fmt.Fprintf(&b, " did not finish on %d of %d hosts in the %s it ran before the deadline (%v):", len(e.Pending), e.Total, e.Waited.Round(100*time.Millisecond), e.Cause)
+		case e.DeadlinePassed():
 			fmt.Fprintf(&b, " did not finish on %d of %d hosts before the deadline (%v):", len(e.Pending), e.Total, e.Cause)
-		} else {
+		default:
 			fmt.Fprintf(&b, " has no result on %d of %d hosts (%v):", len(e.Pending), e.Total, e.Cause)
 		}
 		for _, h := range e.Pending {

@@ -79,6 +79,7 @@ type Limiter struct {
 	since         time.Time
 	sent, refused int
 	lastCode      int // the latest refusal's code (or HTTP status)
+	waiting       int // requests waiting their turn now
 }
 
 // NewLimiter paces at rps requests per second, or adaptively when rps is 0.
@@ -107,7 +108,13 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	if !l.fixed {
 		l.grow(l.now())
 	}
+	l.waiting++
 	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.waiting--
+		l.mu.Unlock()
+	}()
 	// Not rate.Limiter.Wait, nor a reservation: both fix the time of the
 	// request when it starts waiting, so requests queued behind a low rate
 	// kept their late turns after the rate had grown again (a run starved
@@ -220,6 +227,7 @@ type Throttling struct {
 	For           time.Duration
 	Rate          float64 // requests/s when it was read
 	Fixed         bool
+	Waiting       int // requests waiting their turn when it was read
 }
 
 func (t Throttling) String() string {
@@ -235,7 +243,7 @@ func (t Throttling) String() string {
 func (l *Limiter) Throttling() Throttling {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return Throttling{Sent: l.sent, Refused: l.refused, Code: l.lastCode, For: l.now().Sub(l.since), Rate: l.rate, Fixed: l.fixed}
+	return Throttling{Sent: l.sent, Refused: l.refused, Code: l.lastCode, For: l.now().Sub(l.since), Rate: l.rate, Fixed: l.fixed, Waiting: l.waiting}
 }
 
 // Throttling reports what the client's limiter saw so far (shared with the

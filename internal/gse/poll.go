@@ -95,6 +95,23 @@ func deadlineCause(ctx context.Context, err error) error {
 	return ctx.Err()
 }
 
+// expired is why an operation begun when the limiter had refused refusedAt
+// requests ran out of time: deadlineCause's answer, or, when nothing was
+// failing at the end but the client was pacing for the rate limit (the
+// installation refused calls meanwhile, or had refused some and calls are
+// waiting their turn now), a *PacedError saying so.
+func (c *Client) expired(ctx context.Context, err error, refusedAt int) error {
+	cause := deadlineCause(ctx, err)
+	var ie *InterruptedError
+	if ctx.Err() == nil || errors.As(cause, &ie) {
+		return cause
+	}
+	if t := c.limiter.Throttling(); t.Refused > refusedAt || (t.Refused > 0 && t.Waiting > 0) {
+		return &PacedError{Cause: cause, Throttling: t}
+	}
+	return cause
+}
+
 // conclude turns a task's final results into its outcome: each wanted host
 // with a final result, and an error naming the hosts that failed and those
 // still pending when the deadline passed (e is completed with them). A poll

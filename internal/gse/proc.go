@@ -90,8 +90,20 @@ func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, h
 	c := s.client
 	var done []Host
 	hostsErr := &HostsError{API: api, Target: meta, Total: len(hosts)}
+	refusedAt := c.limiter.Throttling().Refused
 	unknown := func(pending []Host, cause error) ([]Host, error) {
 		hostsErr.Pending, hostsErr.Cause = append(hostsErr.Pending, pending...), cause
+		return done, hostsErr
+	}
+	// notActed: the deadline passed before GSE can have acted on pending, and
+	// on the hosts no chunk has reached yet.
+	notActed := func(pending []Host, cause error) ([]Host, error) {
+		hostsErr.NotActed, hostsErr.Cause = pending, cause
+		for _, h := range hosts {
+			if !slices.Contains(done, h) && !slices.Contains(pending, h) && !slices.ContainsFunc(hostsErr.Failures, func(f HostFailure) bool { return f.Host == h }) {
+				hostsErr.NotActed = append(hostsErr.NotActed, h)
+			}
+		}
 		return done, hostsErr
 	}
 	for chunk := range slices.Chunk(hosts, chunkSize) {
@@ -100,14 +112,16 @@ func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, h
 		for n := 0; len(pending) > 0; n++ {
 			if n > 0 {
 				if err := c.poll.wait(ctx, n-1); err != nil {
-					return unknown(pending, err)
+					return unknown(pending, c.expired(ctx, err, refusedAt))
 				}
 			}
 			var data map[string]HostResult
 			info, err := c.do(ctx, familyGSE, api, body(pending), &data, true)
 			switch {
+			case err != nil && ctx.Err() != nil && !info.mayHaveActed && !info.inFlight && len(resent) == 0:
+				return notActed(pending, c.expired(ctx, err, refusedAt)) // never sent, or only refused
 			case err != nil && ctx.Err() != nil: // the deadline passed during the call
-				return unknown(pending, deadlineCause(ctx, err))
+				return unknown(pending, c.expired(ctx, err, refusedAt))
 			case err != nil && (info.mayHaveActed || len(resent) > 0):
 				return unknown(pending, err) // GSE may have acted on them
 			case err != nil:

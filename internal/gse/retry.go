@@ -50,7 +50,7 @@ func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, attempt i
 	info.attempts = attempt + 1
 	// The attempt waits its turn here, before its timeout starts; when the
 	// context ends meanwhile, the attempt fails at once with its error.
-	_ = c.limiter.Wait(req.Context())
+	info.inFlight = c.limiter.Wait(req.Context()) == nil
 	if attempt > 0 {
 		fields := map[string]any{"api": info.api, "request_id": info.requestID, "attempt": attempt + 1}
 		if info.last != nil {
@@ -92,12 +92,13 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 // could start a second GSE task.
 func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
-		return false, ctx.Err()
+		return false, ctx.Err() // an attempt in flight stays so (callInfo.inFlight)
 	}
 	info, _ := ctx.Value(callKey).(*callInfo)
 	if info == nil {
 		info = &callInfo{idempotent: true}
 	}
+	info.inFlight = false
 	var env envelope
 	if err == nil {
 		raw, readErr := bufferReply(resp)
@@ -156,6 +157,9 @@ func (info *callInfo) note(ctx context.Context, err error, acted bool) {
 	}
 	info.sawThrottle(err)
 	if lf, ok := ctx.Value(lastFailureKey).(*lastFailure); ok {
+		if pending(err) {
+			err = nil // a task not queued yet is pending, not failing
+		}
 		lf.set(err)
 	}
 }

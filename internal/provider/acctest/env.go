@@ -32,6 +32,9 @@ type Env struct {
 	Sim     *simulator.Server
 	URL     string
 	Gateway bool
+	// AdaptiveRate leaves a provider without rate_limit on the adaptive rate,
+	// as users run it; Factories otherwise fixes it at Rate.
+	AdaptiveRate bool
 }
 
 // Tenant is the tenant of the gateway simulator, which checks it.
@@ -85,7 +88,7 @@ func (e *Env) Factories() map[string]func() (tfprotov6.ProviderServer, error) {
 		"gse": packed.NewProtocol6(provider.NewTuned("test", func(c *gse.Config) {
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
-			if c.RateLimit == 0 {
+			if c.RateLimit == 0 && !e.AdaptiveRate {
 				c.RateLimit = Rate // not the adaptive ramp: tests poll in milliseconds against short timeouts
 			}
 		})()),

@@ -88,7 +88,8 @@ func (r processSteps) register(ctx context.Context, meta gse.Meta, spec *gse.Spe
 
 // mayExist is the part of targets on which a failed create may have left the
 // process, so that none is left that Terraform does not know of: all of them
-// when the outcome is unknown (a deadline, a cut connection); done when the
+// when the outcome is unknown (a deadline, a cut connection), but those no
+// request GSE can have acted on reached (gse.HostsError.NotActed); done when the
 // request was refused as a whole (by GSE, by the gateway before GSE saw it, or
 // before it was sent because an agent is down); and, when GSE answered per
 // host, all but the hosts whose code refused says were turned away before the
@@ -101,7 +102,7 @@ func mayExist(targets, done []gse.Host, err error, refused func(code int) bool) 
 	var ae *gse.APIError
 	switch {
 	case errors.As(err, &he):
-		var out []gse.Host
+		out := he.NotActed // never reached GSE
 		for _, f := range he.Failures {
 			if refused(f.Code) {
 				out = append(out, f.Host)
@@ -217,22 +218,29 @@ func (u *update) addHosts(ctx context.Context) error {
 	return nil
 }
 
-// setHosting hosts new hosts, and kept ones after a spec change or when they
-// were not hosted; or unhosts the kept ones. New hosts that are about to be
-// started need no op 3: a start hosts.
+// setHosting hosts new hosts, and kept ones after a spec change (all of
+// them) or those not hosted; or unhosts the kept ones still hosted. Hosts
+// about to be started need no op 3: a start hosts.
 func (u *update) setHosting(ctx context.Context) error {
-	rehost := u.specChanged || !u.prior.Managed.ValueBool()
 	switch {
 	case u.plan.Managed.ValueBool():
 		hostNew := u.added
 		if u.plan.Running.ValueBool() {
 			hostNew = nil
 		}
-		if _, err := u.r.rollOperate(ctx, u.ro, u.meta, u.spec, gse.OpHost, appendIf(hostNew, u.kept, rehost), u.pr); err != nil {
+		kept := u.kept
+		if !u.specChanged {
+			// Those not hosted, but for those setRunning is about to start.
+			kept = u.drifted(func(e status.HostEntry) bool {
+				return hostingSettled(e, true) || (u.plan.Running.ValueBool() && !runSettled(e, true))
+			})
+		}
+		if _, err := u.r.rollOperate(ctx, u.ro, u.meta, u.spec, gse.OpHost, slices.Concat(hostNew, kept), u.pr); err != nil {
 			return err
 		}
 	case u.prior.Managed.ValueBool():
-		if _, err := u.r.rollOperate(ctx, u.ro, u.meta, u.spec, gse.OpUnhost, u.kept, u.pr); err != nil {
+		kept := u.drifted(func(e status.HostEntry) bool { return hostingSettled(e, false) })
+		if _, err := u.r.rollOperate(ctx, u.ro, u.meta, u.spec, gse.OpUnhost, kept, u.pr); err != nil {
 			return err
 		}
 	}
@@ -246,8 +254,9 @@ func (u *update) setHosting(ctx context.Context) error {
 	return nil
 }
 
-// setRunning starts or stops the added hosts, and the kept ones unless they
-// already are in the planned run state.
+// setRunning starts or stops the added hosts, and the kept ones whose
+// host_status does not show the planned run state: a repair acts only on the
+// hosts that drifted, and its rollout batches only them.
 func (u *update) setRunning(ctx context.Context) error {
 	if !u.plan.Running.IsNull() {
 		starting := u.plan.Running.ValueBool()
@@ -255,8 +264,11 @@ func (u *update) setRunning(ctx context.Context) error {
 		if starting {
 			op = gse.OpStart
 		}
-		settled := !u.prior.Running.IsNull() && u.prior.Running.ValueBool() == starting
-		if _, err := u.r.rollOperate(ctx, u.ro, u.meta, u.spec, op, appendIf(u.added, u.kept, !settled), u.pr); err != nil {
+		var kept []gse.Host
+		if settled := !u.prior.Running.IsNull() && u.prior.Running.ValueBool() == starting; !settled {
+			kept = u.drifted(func(e status.HostEntry) bool { return runSettled(e, starting) })
+		}
+		if _, err := u.r.rollOperate(ctx, u.ro, u.meta, u.spec, op, slices.Concat(u.added, kept), u.pr); err != nil {
 			return err
 		}
 	}
@@ -288,12 +300,16 @@ func (u *update) runTriggers(ctx context.Context, triggers triggerProgresses) er
 	return nil
 }
 
-// appendIf returns base, plus extra when cond holds.
-func appendIf(base, extra []gse.Host, cond bool) []gse.Host {
-	if !cond {
-		return base
+// drifted are the kept hosts whose prior host_status entry does not satisfy
+// settled: those the refresh found otherwise, and those it has no entry for.
+func (u *update) drifted(settled func(status.HostEntry) bool) []gse.Host {
+	var out []gse.Host
+	for _, h := range u.kept {
+		if e, ok := u.prior.HostStatus.Entries[h.Address()]; !ok || !settled(e) {
+			out = append(out, h)
+		}
 	}
-	return append(append([]gse.Host(nil), base...), extra...)
+	return out
 }
 
 // sameSpec compares two specs as GSE would receive them.

@@ -140,20 +140,30 @@ func TestAccManagedProcessFaults_untilDeadline(t *testing.T) {
 	for name, tc := range map[string]struct {
 		fault     simulator.Fault
 		hostFault simulator.HostFault
+		polls     *simulator.TaskPolls // the task's latency, when not the default
 		want      []string
 	}{
 		"503 on every poll": {
 			fault: simulator.Fault{API: "get_proc_operate_result_v2", HTTPStatus: http.StatusServiceUnavailable, Message: "upstream unavailable", Times: simulator.Forever},
-			want: []string{"did not finish on 1 of 1 hosts before the deadline (context deadline exceeded while retrying get_proc_operate_result_v2: HTTP 503: upstream unavailable",
+			want: []string{"did not finish on 1 of 1 hosts in the", "it ran before the deadline (context deadline exceeded while retrying get_proc_operate_result_v2: HTTP 503: upstream unavailable",
 				"10.0.0.1 (bk_cloud_id 0): still pending", "The endpoint kept failing"},
 		},
 		"host missing from the result map": {
 			hostFault: simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Missing: true, Times: simulator.Forever},
-			want:      []string{"did not finish on 1 of 1 hosts before the deadline (context deadline exceeded):", "10.0.0.1 (bk_cloud_id 0): still pending", "check the GSE agent"},
+			want: []string{"did not finish on 1 of 1 hosts in the", "it ran before the deadline (context deadline exceeded):", "10.0.0.1 (bk_cloud_id 0): still pending",
+				"GSE had not finished task", "on the pending hosts when the timeout passed: a slow task", "Raise create in the resource's timeouts block", "check the GSE agent"},
+		},
+		// A task GSE has not queued after the timeout (1000115 on every poll)
+		// is slow, not a failing endpoint.
+		"task never queued": {
+			polls: &simulator.TaskPolls{Unqueued: 1 << 20},
+			want: []string{"did not finish on 1 of 1 hosts in the", "it ran before the deadline (context deadline exceeded):", "still pending",
+				"GSE had not finished task", "a slow task", "Raise create in the resource's timeouts block"},
 		},
 		"host at 115": {
 			hostFault: simulator.HostFault{API: "operate_proc_v2", IP: "10.0.0.1", Code: 115, Times: simulator.Forever},
-			want:      []string{"did not finish on 1 of 1 hosts before the deadline (context deadline exceeded):", "10.0.0.1 (bk_cloud_id 0): still pending", "check the GSE agent"},
+			want: []string{"did not finish on 1 of 1 hosts in the", "it ran before the deadline (context deadline exceeded):", "10.0.0.1 (bk_cloud_id 0): still pending",
+				"GSE had not finished task", "on the pending hosts when the timeout passed: a slow task", "Raise create in the resource's timeouts block", "check the GSE agent"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -169,14 +179,20 @@ func TestAccManagedProcessFaults_untilDeadline(t *testing.T) {
 							if tc.hostFault.API != "" {
 								e.Sim.AddHostFault(tc.hostFault)
 							}
+							if tc.polls != nil {
+								e.Sim.SetTaskPolls(*tc.polls)
+							}
 						},
 						Config:      e.procConfig(`timeouts = { create = "2s", delete = "20s" }`),
 						ExpectError: acctest.Wrapped(tc.want...),
 					},
 					resource.TestStep{
-						PreConfig: e.Sim.ClearFaults,
-						Config:    e.procConfig(`timeouts = { create = "2s", delete = "20s" }`),
-						Check:     e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning),
+						PreConfig: func() {
+							e.Sim.ClearFaults()
+							e.Sim.SetTaskPolls(simulator.TaskPolls{Unqueued: 2, Pending: 2}) // acctest's
+						},
+						Config: e.procConfig(`timeouts = { create = "2s", delete = "20s" }`),
+						Check:  e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning),
 					},
 				)
 			})

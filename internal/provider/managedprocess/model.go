@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -178,3 +179,18 @@ func observedFlag(want bool, n, total int) bool {
 	}
 	return n > 0
 }
+
+// runSettled reports whether a host_status entry shows the run state an
+// update wants (running or not); one that does not know shows none.
+func runSettled(e status.HostEntry, running bool) bool {
+	return known(e.Status) && (e.Status.ValueString() == "running") == running
+}
+
+// hostingSettled reports whether a host_status entry shows the hosting an
+// update wants (managed or not).
+func hostingSettled(e status.HostEntry, managed bool) bool {
+	return known(e.Managed) && e.Managed.ValueBool() == managed
+}
+
+// known reports whether v is neither null nor unknown.
+func known(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }

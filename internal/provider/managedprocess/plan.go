@@ -8,10 +8,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
 
 // sameExcept reports whether two objects hold equal values in every attribute but skip.
@@ -45,19 +47,66 @@ func sayHostsMoving(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, dia
 	if len(removed) == 0 && len(added) == 0 {
 		return
 	}
-	names := func(hs []hosts.Model) string {
-		const most = 20
-		out := plumbing.Each(hs[:min(len(hs), most)], statusKey)
-		if len(hs) > most {
-			out = append(out, fmt.Sprintf("and %d more", len(hs)-most))
-		}
-		if len(out) == 0 {
-			return "none"
-		}
-		return strings.Join(out, ", ")
-	}
 	diags.AddAttributeWarning(path.Root("hosts"), fmt.Sprintf("%d hosts leave, %d join", len(removed), len(added)),
 		fmt.Sprintf("Leaving (the process is removed there): %s.\nJoining (the process is registered there): %s.\n"+
 			"Terraform shows the change of hosts position by position, so a host leaving and another joining at the same position "+
-			"reads as a change of its ip or bk_cloud_id above; no host changes address.", names(removed), names(added)))
+			"reads as a change of its ip or bk_cloud_id above; no host changes address.",
+			hostNames(plumbing.Each(removed, statusKey)), hostNames(plumbing.Each(added, statusKey))))
+}
+
+// sayHostsDrifted names, in a warning, the hosts whose host_status the
+// refresh found out of the planned run state or hosting: the hosts a repair
+// acts on, and the only ones (setRunning, setHosting), which host_status shows
+// only among every host's entries.
+func sayHostsDrifted(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, diags *diag.Diagnostics) {
+	var planned hosts.List
+	var prior status.HostStatus
+	var running, managed types.Bool
+	for _, d := range []diag.Diagnostics{
+		plan.GetAttribute(ctx, path.Root("hosts"), &planned), state.GetAttribute(ctx, path.Root("host_status"), &prior),
+		plan.GetAttribute(ctx, path.Root("running"), &running), plan.GetAttribute(ctx, path.Root("managed"), &managed),
+	} {
+		if d.HasError() {
+			return
+		}
+	}
+	if planned.IsUnknown() || running.IsUnknown() || managed.IsUnknown() {
+		return
+	}
+	var drifted []string
+	for _, h := range planned.Hosts() {
+		e, ok := prior.Entries[statusKey(h)]
+		if !ok {
+			continue // joining, or never read: not drift
+		}
+		var off []string
+		if !running.IsNull() && known(e.Status) && !runSettled(e, running.ValueBool()) {
+			off = append(off, e.Status.ValueString())
+		}
+		if !managed.IsNull() && known(e.Managed) && !hostingSettled(e, managed.ValueBool()) {
+			off = append(off, map[bool]string{true: "hosted", false: "not hosted"}[e.Managed.ValueBool()])
+		}
+		if len(off) > 0 {
+			drifted = append(drifted, statusKey(h)+" ("+strings.Join(off, ", ")+")")
+		}
+	}
+	if len(drifted) == 0 {
+		return
+	}
+	diags.AddAttributeWarning(path.Root("host_status"), fmt.Sprintf("%d hosts drifted", len(drifted)),
+		fmt.Sprintf("GSE reports the process out of its planned state on: %s.\nThe apply acts on these hosts only (in rollout batches of them), "+
+			"and leaves the others as they are.", hostNames(drifted)))
+}
+
+// hostNames lists hosts for a warning, the first 20 of them.
+func hostNames(names []string) string {
+	const most = 20
+	out := names[:min(len(names), most)]
+	if len(names) > most {
+		out = append(out[:most:most], fmt.Sprintf("and %d more", len(names)-most))
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
 }

@@ -17,12 +17,13 @@ import (
 // each host the update leaves as it is, so that a change of one spec field
 // does not print every host's facts as (known after apply), and an entry of
 // unknown facts for each host whose facts it may change. Those are the hosts
-// it adds, every host when it starts or stops the process (running), hosts or
-// unhosts it (managed) or restarts or reloads it (triggers), and, after a
-// spec change, which hosts the kept hosts again (op_type 3), the hosts that
-// were not hosted: hosting a hosted process changes none of its facts. Update
-// records the planned entries as they are and reads the others
-// (updatedStatus). ok is false when the plan leaves too much unknown to tell.
+// it adds, those whose entry is not in the planned run state (running) or
+// hosting (managed), every host when it restarts or reloads the process
+// (triggers), and, after a spec change, which hosts the kept hosts again
+// (op_type 3), the hosts that were not hosted: hosting a hosted process
+// changes none of its facts. Update records the planned entries as they are
+// and reads the others (updatedStatus). ok is false when the plan leaves too
+// much unknown to tell.
 func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (st status.HostStatus, ok bool, diags diag.Diagnostics) {
 	type side struct {
 		hosts                           hosts.List
@@ -57,17 +58,22 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (st 
 	}
 	changed := func(plan, prior types.Map) bool { return !plan.IsNull() && !plan.Equal(prior) }
 	settled := next.running.IsNull() || (!prior.running.IsNull() && prior.running.ValueBool() == next.running.ValueBool())
-	every := !settled || !next.managed.Equal(prior.managed) ||
-		changed(next.restartTriggers, prior.restartTriggers) || changed(next.reloadTriggers, prior.reloadTriggers)
+	every := changed(next.restartTriggers, prior.restartTriggers) || changed(next.reloadTriggers, prior.reloadTriggers)
+	// As the update acts (setHosting, setRunning): on the hosts whose entry is
+	// not already in the planned hosting or run state.
+	drifted := func(e status.HostEntry) bool {
+		return (!settled && !runSettled(e, next.running.ValueBool())) ||
+			(!next.managed.Equal(prior.managed) && !hostingSettled(e, next.managed.ValueBool()))
+	}
 	rehost := !sameSpec(prior.spec.Decoded, next.spec.Decoded) || !prior.labels.Equal(next.labels)
 	unknown := status.HostEntry{LastStartTime: types.Int64Unknown(), Managed: types.BoolUnknown(), PID: types.Int64Unknown(),
 		Status: types.StringUnknown(), Version: types.StringUnknown()}
 	entries := make(map[string]status.HostEntry, len(next.hosts.Hosts()))
 	for _, h := range next.hosts.Hosts() {
 		k := statusKey(h)
-		old, known := prior.hostStatus.Entries[k]
+		old, ok := prior.hostStatus.Entries[k]
 		switch {
-		case every, !known, rehost && !old.Managed.ValueBool():
+		case every, !ok, drifted(old), rehost && !old.Managed.ValueBool():
 			entries[k] = unknown
 		default:
 			entries[k] = old

@@ -99,6 +99,7 @@ func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.Mo
 		return
 	}
 	sayHostsMoving(ctx, req.State, req.Plan, &resp.Diagnostics)
+	sayHostsDrifted(ctx, req.State, req.Plan, &resp.Diagnostics)
 	if !sameExcept(req.Plan.Raw, req.State.Raw, "host_status") {
 		status, ok, d := plannedStatus(ctx, req.State, req.Plan)
 		if resp.Diagnostics.Append(d...); ok {

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -20,7 +21,7 @@ import (
 // and what the user can do next.
 func AddAPIError(diags *diag.Diagnostics, action string, meta fmt.Stringer, err error, next string) {
 	detail := err.Error()
-	if a := advice(err); a != "" {
+	if a := advice(err, action); a != "" {
 		detail += "\n\n" + a
 	}
 	if next != "" {
@@ -29,9 +30,10 @@ func AddAPIError(diags *diag.Diagnostics, action string, meta fmt.Stringer, err 
 	diags.AddError(fmt.Sprintf("Could not %s process %s", action, meta), detail)
 }
 
-// advice turns the client's typed errors into what a Terraform user can do.
-// The client describes the API only; the arguments to change live here.
-func advice(err error) string {
+// advice turns the client's typed errors into what a Terraform user can do
+// after action (create, read, ...: it names the timeout to raise). The client
+// describes the API only; the arguments to change live here.
+func advice(err error, action string) string {
 	var he *gse.HostsError
 	if !errors.As(err, &he) {
 		return CallAdvice(err)
@@ -42,21 +44,37 @@ func advice(err error) string {
 			lines = append(lines, fmt.Sprintf("%s (%s)", a, hostsWith(he, code)))
 		}
 	}
-	if len(he.Pending) > 0 {
-		if a := CallAdvice(he.Cause); a != "" && !isPlainDeadline(he.Cause) {
-			lines = append(lines, a)
-		} else {
-			lines = append(lines, "GSE had not finished on the pending hosts when the timeout passed: check the GSE agent on them, "+
-				"or raise the timeout in the resource's timeouts block.")
-		}
+	timeout := "the timeout"
+	if name, _, _ := strings.Cut(action, " "); slices.Contains([]string{"create", "read", "update", "delete"}, name) {
+		timeout = name
+	}
+	why := CallAdvice(he.Cause)
+	if isPlainDeadline(he.Cause) {
+		why = ""
+	}
+	switch {
+	case (len(he.NotActed) > 0 || len(he.Pending) > 0) && why != "":
+		lines = append(lines, why)
+	case len(he.Pending) > 0 && he.TaskID != "":
+		lines = append(lines, fmt.Sprintf("GSE had not finished task %s on the pending hosts when the timeout passed: a slow task "+
+			"(a slow start command, a busy agent) or a GSE agent that does not answer. Raise %s in the resource's timeouts block, "+
+			"or check the GSE agent on them.", he.TaskID, timeout))
+	case len(he.Pending) > 0:
+		lines = append(lines, fmt.Sprintf("GSE had not answered for the pending hosts when the timeout passed: raise %s in the "+
+			"resource's timeouts block, or check the GSE agent on them.", timeout))
+	case len(he.NotActed) > 0:
+		lines = append(lines, fmt.Sprintf("The timeout passed before the request was sent, so nothing was done on these hosts: "+
+			"raise %s in the resource's timeouts block.", timeout))
 	}
 	return strings.Join(lines, "\n")
 }
 
-// isPlainDeadline: the context ended while the calls were succeeding.
+// isPlainDeadline: the context ended while the calls were succeeding and
+// nothing held them back.
 func isPlainDeadline(err error) bool {
 	var ie *gse.InterruptedError
-	return errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &ie)
+	var pe *gse.PacedError
+	return errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &ie) && !errors.As(err, &pe)
 }
 
 // rootSettings are the provider arguments, with their environment
