@@ -153,9 +153,7 @@ type opItem struct {
 	final map[string]HostResult
 	out   *Outcome
 	err   error
-	// refusedAt is how many requests the limiter had seen refused when the
-	// item came: more at its deadline, and it ran out of time being paced.
-	refusedAt int
+	began time.Time // when the item came (see Client.expired)
 }
 
 // opTask is one submitted task and the items it carries.
@@ -174,7 +172,7 @@ type opTask struct {
 func (b *batcher) operate(ctx context.Context, req OperateRequest) (*Outcome, error) {
 	var items []*opItem
 	for hosts := range slices.Chunk(req.Hosts, chunkSize) {
-		it := &opItem{ctx: ctx, req: req, done: make(chan struct{}), final: map[string]HostResult{}, refusedAt: b.c.limiter.Throttling().Refused}
+		it := &opItem{ctx: ctx, req: req, done: make(chan struct{}), final: map[string]HostResult{}, began: time.Now()}
 		it.req.Hosts = hosts
 		for _, h := range hosts {
 			it.keys = append(it.keys, b.fam.key(h, req.Meta))
@@ -319,7 +317,7 @@ func (b *batcher) run(t *opTask) {
 func (b *batcher) concludeLeftLocked(t *opTask) {
 	for _, it := range t.items {
 		if it.state == sentItem {
-			b.concludeLocked(it, b.c.expired(it.ctx, nil, it.refusedAt))
+			b.concludeLocked(it, b.c.expired(it.ctx, nil, it.began))
 		}
 	}
 }
@@ -467,7 +465,7 @@ func (b *batcher) leave(it *opItem) {
 		return
 	}
 	defer b.mu.Unlock()
-	cause := b.c.expired(it.ctx, nil, it.refusedAt)
+	cause := b.c.expired(it.ctx, nil, it.began)
 	if last := it.task.failing.get(); last != nil {
 		cause = b.c.interrupted(it.ctx.Err(), last)
 	}
@@ -479,7 +477,7 @@ func (b *batcher) leave(it *opItem) {
 func (b *batcher) notActedLocked(it *opItem) {
 	it.state = doneItem
 	it.err = &HostsError{API: b.fam.single, Target: it.req.Meta, Op: &it.req.Op, Total: len(it.req.Hosts),
-		NotActed: it.req.Hosts, Cause: b.c.expired(it.ctx, nil, it.refusedAt)}
+		NotActed: it.req.Hosts, Cause: b.c.expired(it.ctx, nil, it.began)}
 	close(it.done)
 	if t := it.task; t != nil {
 		if t.live--; t.live == 0 {

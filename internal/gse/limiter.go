@@ -78,8 +78,9 @@ type Limiter struct {
 	first         time.Time   // the first request (zero before)
 	since         time.Time
 	sent, refused int
-	lastCode      int // the latest refusal's code (or HTTP status)
-	waiting       int // requests waiting their turn now
+	lastCode      int       // the latest refusal's code (or HTTP status)
+	lastRefused   time.Time // when the latest refusal came
+	waiting       int       // requests waiting their turn now
 }
 
 // NewLimiter paces at rps requests per second, or adaptively when rps is 0.
@@ -195,6 +196,7 @@ func (l *Limiter) Throttled(code int) {
 	l.refused++
 	l.lastCode = code
 	t := l.now()
+	l.lastRefused = t
 	if l.fixed || t.Sub(l.cut) < adaptiveCooldown {
 		return
 	}
@@ -227,7 +229,8 @@ type Throttling struct {
 	For           time.Duration
 	Rate          float64 // requests/s when it was read
 	Fixed         bool
-	Waiting       int // requests waiting their turn when it was read
+	Waiting       int       // requests waiting their turn when it was read
+	LastRefused   time.Time // when the latest refusal came (zero: none)
 }
 
 func (t Throttling) String() string {
@@ -243,7 +246,7 @@ func (t Throttling) String() string {
 func (l *Limiter) Throttling() Throttling {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return Throttling{Sent: l.sent, Refused: l.refused, Code: l.lastCode, For: l.now().Sub(l.since), Rate: l.rate, Fixed: l.fixed, Waiting: l.waiting}
+	return Throttling{Sent: l.sent, Refused: l.refused, Code: l.lastCode, For: l.now().Sub(l.since), Rate: l.rate, Fixed: l.fixed, Waiting: l.waiting, LastRefused: l.lastRefused}
 }
 
 // Throttling reports what the client's limiter saw so far (shared with the

@@ -3,6 +3,7 @@ package gse
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // pollTask polls a task until every wanted key has a final result. An
@@ -95,18 +96,37 @@ func deadlineCause(ctx context.Context, err error) error {
 	return ctx.Err()
 }
 
-// expired is why an operation begun when the limiter had refused refusedAt
-// requests ran out of time: deadlineCause's answer, or, when nothing was
-// failing at the end but the client was pacing for the rate limit (the
-// installation refused calls meanwhile, or had refused some and calls are
-// waiting their turn now), a *PacedError saying so.
-func (c *Client) expired(ctx context.Context, err error, refusedAt int) error {
+// Begin marks ctx as the context of one operation of the caller's (a create,
+// an update), begun now: a deadline of it that passes while the client paces
+// for the rate limit is told as such (a *PacedError) when the installation
+// refused any call since, be it one of this operation or of another.
+func Begin(ctx context.Context) context.Context { return context.WithValue(ctx, beginKey, time.Now()) }
+
+const beginKey ctxKey = 2
+
+// begun is when the operation of ctx began (Begin), or since if earlier or
+// unmarked.
+func begun(ctx context.Context, since time.Time) time.Time {
+	if t, ok := ctx.Value(beginKey).(time.Time); ok && t.Before(since) {
+		return t
+	}
+	return since
+}
+
+// expired is why an operation of ctx, its part here begun at since, ran out of
+// time: deadlineCause's answer, or, when nothing was failing at the end but the
+// client was pacing for the rate limit (the installation refused calls since
+// the operation began, see Begin; or calls wait their turn now at a rate
+// refusals cut), a *PacedError saying so.
+func (c *Client) expired(ctx context.Context, err error, since time.Time) error {
 	cause := deadlineCause(ctx, err)
 	var ie *InterruptedError
 	if ctx.Err() == nil || errors.As(cause, &ie) {
 		return cause
 	}
-	if t := c.limiter.Throttling(); t.Refused > refusedAt || (t.Refused > 0 && t.Waiting > 0) {
+	// Refused since the operation began, or pacing now at a rate refusals cut.
+	t := c.limiter.Throttling()
+	if t.LastRefused.After(begun(ctx, since)) || (t.Waiting > 0 && !t.LastRefused.IsZero()) {
 		return &PacedError{Cause: cause, Throttling: t}
 	}
 	return cause

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -90,7 +91,7 @@ func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, h
 	c := s.client
 	var done []Host
 	hostsErr := &HostsError{API: api, Target: meta, Total: len(hosts)}
-	refusedAt := c.limiter.Throttling().Refused
+	began := time.Now()
 	unknown := func(pending []Host, cause error) ([]Host, error) {
 		hostsErr.Pending, hostsErr.Cause = append(hostsErr.Pending, pending...), cause
 		return done, hostsErr
@@ -112,16 +113,16 @@ func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, h
 		for n := 0; len(pending) > 0; n++ {
 			if n > 0 {
 				if err := c.poll.wait(ctx, n-1); err != nil {
-					return unknown(pending, c.expired(ctx, err, refusedAt))
+					return unknown(pending, c.expired(ctx, err, began))
 				}
 			}
 			var data map[string]HostResult
 			info, err := c.do(ctx, familyGSE, api, body(pending), &data, true)
 			switch {
 			case err != nil && ctx.Err() != nil && !info.mayHaveActed && !info.inFlight && len(resent) == 0:
-				return notActed(pending, c.expired(ctx, err, refusedAt)) // never sent, or only refused
+				return notActed(pending, c.expired(ctx, err, began)) // never sent, or only refused
 			case err != nil && ctx.Err() != nil: // the deadline passed during the call
-				return unknown(pending, c.expired(ctx, err, refusedAt))
+				return unknown(pending, c.expired(ctx, err, began))
 			case err != nil && (info.mayHaveActed || len(resent) > 0):
 				return unknown(pending, err) // GSE may have acted on them
 			case err != nil:

@@ -38,5 +38,6 @@ func ClientFrom(data any, diags *diag.Diagnostics) *gse.Client {
 func Deadline(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), diags *diag.Diagnostics) (context.Context, context.CancelFunc) {
 	d, ds := timeout(ctx, DefaultTimeout)
 	diags.Append(ds...)
-	return context.WithTimeout(ctx, d)
+	return context.WithTimeout(gse.Begin(ctx), d) // its deadline, if paced, is told as such
+
 }
