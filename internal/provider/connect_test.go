@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"net"
 	"regexp"
 	"testing"
 
@@ -17,12 +16,7 @@ import (
 func TestAccProviderUnreachableRootNamesTheSetting(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewEnv(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + l.Addr().String()
-	l.Close() // nothing listens there any more
+	const closed = "http://127.0.0.1:1" // a privileged port nothing listens on
 	status := `
 data "gse_process_status" "x" {
   meta  = { namespace = "gse", name = "p" }
