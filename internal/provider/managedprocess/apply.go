@@ -102,7 +102,7 @@ func mayExist(targets, done []gse.Host, err error, refused func(code int) bool) 
 	var ae *gse.APIError
 	switch {
 	case errors.As(err, &he):
-		out := he.NotActed // never reached GSE
+		out := slices.Clone(he.NotActed) // never reached GSE
 		for _, f := range he.Failures {
 			if refused(f.Code) {
 				out = append(out, f.Host)
