@@ -107,3 +107,26 @@ func TestLimiterWaitOutsideRequestTimeout(t *testing.T) {
 		t.Errorf("get_proc_status_v2 received %d times, want 6", n)
 	}
 }
+
+// A register every attempt of which the installation refused for the rate
+// limit until the deadline reached no GSE: its hosts are NotActed, not
+// pending (nothing may exist there), and the error still names the throttle.
+// The rate keeps the retry waiting its turn when the deadline passes (an
+// attempt in flight then may have acted, and would be pending).
+func TestRegisterOnlyRefusedIsNotActed(t *testing.T) {
+	t.Parallel()
+	c, sim, _ := newClientWith(t, simulator.Options{}, func(cfg *gse.Config) { cfg.MaxRetries, cfg.RateLimit = 0, 0.5 })
+	sim.AddFault(simulator.Fault{API: "register_proc_info", Code: gse.CodeESBRateLimited, Message: "Request rate exceeds the limit", Times: simulator.Forever})
+	hosts := []gse.Host{host1, {IP: "10.0.0.2"}}
+	done, err := c.Proc.RegisterProcInfo(ctxTimeout(t, 300*time.Millisecond), meta, hosts, spec)
+	var he *gse.HostsError
+	if len(done) != 0 || !errors.As(err, &he) || len(he.NotActed) != 2 || len(he.Pending) != 0 || gse.KindOf(err) != gse.KindRateLimited {
+		t.Fatalf("done %v, err %v", done, err)
+	}
+	if sim.Calls("register_proc_info") != 1 || len(sim.Processes()) != 0 {
+		t.Fatalf("%d requests, processes %v: want one, refused", sim.Calls("register_proc_info"), sim.Processes())
+	}
+	if !strings.Contains(err.Error(), "was not sent to 2 of 2 hosts") || !strings.Contains(err.Error(), "(code 1306429)") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -179,54 +179,71 @@ func TestDiscoverWithoutSyncProcStatus(t *testing.T) {
 
 // With the app's quota spent, creates that run out of time say why: the
 // rate limit, with the refused count and code, not the agents; and a create
-// whose operation was never sent (or only refused) leaves nothing in the
-// state: every resource in the state has its process in GSE, and every
-// process in GSE has its resource in the state.
+// whose operation was never sent leaves nothing in the state: every resource
+// in the state had a request for it reach GSE (one in flight at the deadline
+// may have acted, even if GSE then refused it), and every process in GSE has
+// its resource in the state.
 func TestAccManagedProcess_quotaSpent(t *testing.T) {
 	t.Parallel()
-	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
-		e.AdaptiveRate = true
-		e.Sim.SetQuota(2, 2)
-		cfg := countConfig(e, 12, "", acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: "running = true\n  timeouts = { create = \"3s\" }"})
-		cli := acctest.NewCLIRunFrom(t, e, "1.0.0", cfg[strings.Index(cfg, "resource "):])
-		out, err := cli.Run("apply", "-auto-approve", "-no-color", "-input=false")
-		if err == nil {
-			t.Fatalf("apply on a spent quota succeeded: the test proves nothing\n%s", out)
+	for _, m := range acctest.Modes {
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			quotaSpent(t, acctest.NewEnvWith(t, m, func(o *simulator.Options) { o.RecordRequests = true }))
+		})
+	}
+}
+
+func quotaSpent(t *testing.T, e *acctest.Env) {
+	e.AdaptiveRate = true
+	e.Sim.SetQuota(2, 2)
+	cfg := countConfig(e, 12, "", acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: "running = true\n  timeouts = { create = \"3s\" }"})
+	cli := acctest.NewCLIRunFrom(t, e, "1.0.0", cfg[strings.Index(cfg, "resource "):])
+	out, err := cli.Run("apply", "-auto-approve", "-no-color", "-input=false")
+	if err == nil {
+		t.Fatalf("apply on a spent quota succeeded: the test proves nothing\n%s", out)
+	}
+	if !wordsRegexp("for the app's rate limit (code").MatchString(out) || !wordsRegexp("Run fewer Terraform runs").MatchString(out) {
+		t.Errorf("no error names the rate limit:\n%s", out)
+	}
+	if strings.Contains(out, "check the GSE agent") {
+		t.Errorf("an error blames the agents for the rate limit:\n%s", out)
+	}
+	list, err := cli.Run("state", "list")
+	if err != nil {
+		t.Fatalf("state list: %v\n%s", err, list)
+	}
+	inState := map[string]bool{}
+	for _, addr := range strings.Fields(list) {
+		show, _ := cli.Run("state", "show", "-no-color", addr)
+		if i := strings.Index(show, `name      = "proc-`); i >= 0 {
+			inState[strings.Trim(strings.Fields(show[i:])[2], `"`)] = true
 		}
-		if !wordsRegexp("for the app's rate limit (code").MatchString(out) || !wordsRegexp("Run fewer Terraform runs").MatchString(out) {
-			t.Errorf("no error names the rate limit:\n%s", out)
+	}
+	inGSE, reached := map[string]bool{}, map[string]bool{}
+	for _, p := range e.Sim.Processes() {
+		inGSE[p.Name] = true
+	}
+	nameRE := regexp.MustCompile(`"name":"(proc-\d+)"`)
+	for _, r := range e.Sim.Requests() {
+		if !strings.Contains(r.Path, "register_proc_info") && !strings.Contains(r.Path, "operate_proc") {
+			continue // reads create nothing
 		}
-		if strings.Contains(out, "check the GSE agent") {
-			t.Errorf("an error blames the agents for the rate limit:\n%s", out)
+		for _, m := range nameRE.FindAllSubmatch(r.Body, -1) {
+			reached[string(m[1])] = true
 		}
-		list, err := cli.Run("state", "list")
-		if err != nil {
-			t.Fatalf("state list: %v\n%s", err, list)
+	}
+	for name := range inState {
+		if !reached[name] {
+			t.Errorf("%s is in the state, but no request that could create it ever reached GSE", name)
 		}
-		inState := map[string]bool{}
-		for _, addr := range strings.Fields(list) {
-			show, _ := cli.Run("state", "show", "-no-color", addr)
-			if i := strings.Index(show, `name      = "proc-`); i >= 0 {
-				inState[strings.Trim(strings.Fields(show[i:])[2], `"`)] = true
-			}
+	}
+	for name := range inGSE {
+		if !inState[name] {
+			t.Errorf("%s exists in GSE, but not in the state", name)
 		}
-		inGSE := map[string]bool{}
-		for _, p := range e.Sim.Processes() {
-			inGSE[p.Name] = true
-		}
-		for name := range inState {
-			if !inGSE[name] {
-				t.Errorf("%s is in the state, but GSE never received it", name)
-			}
-		}
-		for name := range inGSE {
-			if !inState[name] {
-				t.Errorf("%s exists in GSE, but not in the state", name)
-			}
-		}
-		e.Sim.SetQuota(0, 0)
-		if out, err := cli.Run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
-			t.Fatalf("destroy: %v\n%s", err, out)
-		}
-	})
+	}
+	e.Sim.SetQuota(0, 0)
+	if out, err := cli.Run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
+		t.Fatalf("destroy: %v\n%s", err, out)
+	}
 }
