@@ -353,7 +353,7 @@ func (b *batcher) submit(t *opTask) (time.Time, bool) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	t.api, t.id, t.started = api, reply.TaskID, time.Now()
+	t.api, t.id = api, reply.TaskID
 	switch {
 	case err != nil && t.ctx.Err() != nil && !info.mayHaveActed && !info.inFlight:
 		for _, it := range t.items {
@@ -369,6 +369,7 @@ func (b *batcher) submit(t *opTask) (time.Time, bool) {
 		b.concludeAllLocked(t, err)
 		return submitted, false
 	}
+	t.started = time.Now()
 	return submitted, true
 }
 
