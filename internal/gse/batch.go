@@ -466,11 +466,11 @@ func (b *batcher) leave(it *opItem) {
 		return
 	}
 	defer b.mu.Unlock()
-	cause := b.c.expired(it.ctx, nil, it.began)
+	var failing error // why the task's calls were failing, if they were
 	if last := it.task.failing.get(); last != nil {
-		cause = b.c.interrupted(it.ctx.Err(), last)
+		failing = b.c.interrupted(it.ctx.Err(), last)
 	}
-	b.concludeLocked(it, cause)
+	b.concludeLocked(it, b.c.expired(it.ctx, failing, it.began))
 }
 
 // notActedLocked concludes it for a caller whose context ended before any
@@ -480,10 +480,16 @@ func (b *batcher) notActedLocked(it *opItem) {
 	it.err = &HostsError{API: b.fam.single, Target: it.req.Meta, Op: &it.req.Op, Total: len(it.req.Hosts),
 		NotActed: it.req.Hosts, Cause: b.c.expired(it.ctx, nil, it.began)}
 	close(it.done)
-	if t := it.task; t != nil {
-		if t.live--; t.live == 0 {
-			t.cancel()
-		}
+	if it.task != nil {
+		releaseLocked(it.task)
+	}
+}
+
+// releaseLocked counts off one item of t whose caller has its answer; with
+// none left waiting, t's calls stop.
+func releaseLocked(t *opTask) {
+	if t.live--; t.live == 0 {
+		t.cancel()
 	}
 }
 
@@ -517,9 +523,7 @@ func (b *batcher) concludeLocked(it *opItem, cause error) {
 	}
 	it.state = doneItem
 	close(it.done)
-	if t.live--; t.live == 0 {
-		t.cancel()
-	}
+	releaseLocked(t)
 }
 
 // merge joins the outcomes of a request's items (more than one when it had

@@ -96,18 +96,15 @@ func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, h
 		hostsErr.Pending, hostsErr.Cause = append(hostsErr.Pending, pending...), cause
 		return done, hostsErr
 	}
-	// notActed: the deadline passed before GSE can have acted on pending, and
+	reached := 0 // hosts of the chunks begun so far
+	// notActed: the deadline passed before GSE can have acted on pending, nor
 	// on the hosts no chunk has reached yet.
 	notActed := func(pending []Host, cause error) ([]Host, error) {
-		hostsErr.NotActed, hostsErr.Cause = pending, cause
-		for _, h := range hosts {
-			if !slices.Contains(done, h) && !slices.Contains(pending, h) && !slices.ContainsFunc(hostsErr.Failures, func(f HostFailure) bool { return f.Host == h }) {
-				hostsErr.NotActed = append(hostsErr.NotActed, h)
-			}
-		}
+		hostsErr.NotActed, hostsErr.Cause = slices.Concat(pending, hosts[reached:]), cause
 		return done, hostsErr
 	}
 	for chunk := range slices.Chunk(hosts, chunkSize) {
+		reached += len(chunk)
 		pending := chunk
 		resent := map[Host]bool{}
 		for n := 0; len(pending) > 0; n++ {

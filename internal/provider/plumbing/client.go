@@ -39,5 +39,4 @@ func Deadline(ctx context.Context, timeout func(context.Context, time.Duration) 
 	d, ds := timeout(ctx, DefaultTimeout)
 	diags.Append(ds...)
 	return context.WithTimeout(gse.Begin(ctx), d) // its deadline, if paced, is told as such
-
 }
