@@ -60,13 +60,9 @@ data "terraform_remote_state" "ours" {
 
 output "host_count" { value = data.terraform_remote_state.ours.outputs.host_count }
 `, filepath.Join(ours.Dir, "terraform.tfstate")))
-	run := func(r interface {
-		Run(...string) (string, error)
-	}, args ...string) {
+	run := func(r interface{ Must(...string) string }, args ...string) {
 		t.Helper()
-		if out, err := r.Run(append(args, "-auto-approve", "-no-color", "-input=false")...); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+		r.Must(append(args, "-auto-approve", "-no-color", "-input=false")...)
 	}
 	refreshOnly := func(after string) {
 		t.Helper()

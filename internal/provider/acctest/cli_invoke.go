@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/go-plugin"
@@ -110,6 +111,16 @@ func NewCLIRunFrom(t *testing.T, e *Env, minVersion, config string) *cliRun {
 func (r *cliRun) Run(args ...string) (string, error) {
 	out, _, err := r.Exit(args...)
 	return out, err
+}
+
+// Must is Run, failing the test with the CLI's output when the command fails.
+func (r *cliRun) Must(args ...string) string {
+	r.t.Helper()
+	out, err := r.Run(args...)
+	if err != nil {
+		r.t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
 }
 
 // Exit is run, with the CLI's exit code.

@@ -208,10 +208,7 @@ func quotaSpent(t *testing.T, e *acctest.Env) {
 	if strings.Contains(out, "check the GSE agent") {
 		t.Errorf("an error blames the agents for the rate limit:\n%s", out)
 	}
-	list, err := cli.Run("state", "list")
-	if err != nil {
-		t.Fatalf("state list: %v\n%s", err, list)
-	}
+	list := cli.Must("state", "list")
 	inState := map[string]bool{}
 	for _, addr := range strings.Fields(list) {
 		show, _ := cli.Run("state", "show", "-no-color", addr)
@@ -243,7 +240,5 @@ func quotaSpent(t *testing.T, e *acctest.Env) {
 		}
 	}
 	e.Sim.SetQuota(0, 0)
-	if out, err := cli.Run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
-		t.Fatalf("destroy: %v\n%s", err, out)
-	}
+	cli.Must("destroy", "-auto-approve", "-no-color", "-input=false")
 }

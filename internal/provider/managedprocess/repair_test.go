@@ -18,9 +18,7 @@ func TestAccManagedProcess_repairTouchesOnlyDrifted(t *testing.T) {
 		cfg := strings.TrimPrefix(e.Config(acctest.Proc{Hosts: acctest.Fleet(8),
 			Extra: "running = true\n  rollout = { batch_size = \"25%\", pause = \"1ms\" }"}), e.ProviderBlock())
 		cli := acctest.NewCLIRunFrom(t, e, "1.0.0", cfg)
-		if out, err := cli.Run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil {
-			t.Fatalf("apply: %v\n%s", err, out)
-		}
+		cli.Must("apply", "-auto-approve", "-no-color", "-input=false")
 		if err := e.Sim.Drift(simulator.DriftStop, "gse", "proc-test", 0, "10.0.0.3"); err != nil {
 			t.Fatal(err)
 		}
@@ -29,9 +27,7 @@ func TestAccManagedProcess_repairTouchesOnlyDrifted(t *testing.T) {
 			t.Fatalf("plan after 10.0.0.3 stopped: %v, want a warning naming it\n%s", err, out)
 		}
 		tasks := len(e.Sim.Tasks())
-		if out, err := cli.Run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil {
-			t.Fatalf("repair: %v\n%s", err, out)
-		}
+		cli.Must("apply", "-auto-approve", "-no-color", "-input=false")
 		var sent []simulator.TaskTarget
 		for _, task := range e.Sim.Tasks()[tasks:] {
 			sent = append(sent, task.Targets...)
@@ -42,9 +38,7 @@ func TestAccManagedProcess_repairTouchesOnlyDrifted(t *testing.T) {
 		if out, code, _ := cli.Exit("plan", "-detailed-exitcode", "-no-color", "-input=false"); code != 0 {
 			t.Errorf("plan after the repair: exit %d, want 0\n%s", code, out)
 		}
-		if out, err := cli.Run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
-			t.Fatalf("destroy: %v\n%s", err, out)
-		}
+		cli.Must("destroy", "-auto-approve", "-no-color", "-input=false")
 		if err := e.CheckSimEmpty(nil); err != nil {
 			t.Fatal(err)
 		}

@@ -36,12 +36,8 @@ func TestAccManagedProcess_failedCreateResumes(t *testing.T) {
 			t.Fatalf("10.0.0.1 after the failed create: registered %v, running %v; want registered, running %v", ok, healthy.Running, e.Gateway)
 		}
 		tasks := len(e.Sim.Tasks())
-		if out, err := cli.Run("untaint", "-no-color", acctest.Addr); err != nil {
-			t.Fatalf("untaint: %v\n%s", err, out)
-		}
-		if out, err := cli.Run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil {
-			t.Fatalf("apply after untaint: %v\n%s", err, out)
-		}
+		cli.Must("untaint", "-no-color", acctest.Addr)
+		cli.Must("apply", "-auto-approve", "-no-color", "-input=false")
 		after, _ := e.GSEProc(0, "10.0.0.1")()
 		switch {
 		case after.RegisterTime != healthy.RegisterTime || after.Restarts != 0 || !after.Running:
@@ -64,9 +60,7 @@ func TestAccManagedProcess_failedCreateResumes(t *testing.T) {
 		if out, code, _ := cli.Exit("plan", "-detailed-exitcode", "-no-color", "-input=false"); code != 0 {
 			t.Errorf("plan after the second apply: exit %d, want 0\n%s", code, out)
 		}
-		if out, err := cli.Run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
-			t.Fatalf("destroy: %v\n%s", err, out)
-		}
+		cli.Must("destroy", "-auto-approve", "-no-color", "-input=false")
 		if err := e.CheckSimEmpty(nil); err != nil {
 			t.Fatal(err)
 		}
