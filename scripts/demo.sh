@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make demo: apply the examples (provider, gse_managed_process, gse_process_status)
+# make demo: apply the examples (the provider's, and gse_process_status's with its gse_managed_process)
 # against the bundled simulator, show the status, detect an out-of-band stop as
 # drift, repair it, and destroy. Uses a dev_overrides CLI config: no registry.
 # GSE_MODE=gateway runs it through the GSE 2.0 API gateway (gateway_url,
@@ -40,9 +40,7 @@ else
   unset BKAPP_BK_GSE_APIGATEWAY BK_TENANT_ID BK_ACCESS_TOKEN
   export BK_COMPONENT_API_URL="$url" BK_APP_CODE=demo BK_APP_SECRET=demo-secret BK_USERNAME=admin
 fi
-cp "$root/examples/provider/provider.tf" \
-  "$root/examples/resources/gse_managed_process/resource.tf" \
-  "$root/examples/data-sources/gse_process_status/data-source.tf" "$work/"
+cp "$root/examples/provider/provider.tf" "$root/examples/data-sources/gse_process_status/data-source.tf" "$work/"
 cd "$work"
 
 step() { printf '\n\033[1m=== %s\033[0m\n' "$*"; }

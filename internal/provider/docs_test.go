@@ -1,12 +1,14 @@
 package provider_test
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -39,35 +41,125 @@ func readmeSection(t *testing.T, title string) string {
 	return section
 }
 
-// TestAccREADMETryIt follows README's "Try it" override (where make build
-// puts the provider) with a configuration that calls a module: plan says the
-// module is not installed, `terraform get` installs it without the network
-// (a proxy that refuses every connection), and plan then works, as the
-// Install section says.
-func TestAccREADMETryIt(t *testing.T) {
+// cliUnderTest is the CLI the acceptance tests run on, skipping the test
+// without TF_ACC or a CLI.
+func cliUnderTest(t *testing.T) string {
+	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		var err error
-		if tf, err = exec.LookPath("terraform"); err != nil {
-			t.Skip("no terraform CLI")
+	if tf := os.Getenv("TF_ACC_TERRAFORM_PATH"); tf != "" {
+		return tf
+	}
+	tf, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Skip("no terraform CLI")
+	}
+	return tf
+}
+
+// tryItBlock is the sh block of README's "Try it" section.
+func tryItBlock(t *testing.T) string {
+	t.Helper()
+	block := regexp.MustCompile("(?s)```sh\n(make build\n.*?)```").FindStringSubmatch(readmeSection(t, "Try it against the simulator"))
+	if block == nil {
+		t.Fatal("README's Try it section has no sh block starting with make build")
+	}
+	return block[1]
+}
+
+// TestAccREADMETryIt runs README's "Try it" block as a user pastes it into a
+// shell at the root of a fresh checkout (the repository's tracked files),
+// with the CLI under test as terraform and a free port for the simulator's,
+// and finds what its comments promise: proc-test applied and running, the
+// drifted host named by the plan, repaired, destroyed, the try directory gone.
+func TestAccREADMETryIt(t *testing.T) {
+	t.Parallel()
+	tf := cliUnderTest(t)
+	for _, tool := range []string{"curl", "git", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("README's Try it needs %s", tool)
 		}
 	}
+	repo := t.TempDir()
+	tracked, err := exec.Command("git", "-C", "../..", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	for _, name := range strings.Split(strings.TrimRight(string(tracked), "\x00"), "\x00") {
+		b, err := os.ReadFile(filepath.Join("..", "..", name))
+		if os.IsNotExist(err) {
+			continue // deleted in the working tree
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(repo, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := t.TempDir() // terraform on PATH is the CLI under test
+	if err := os.Symlink(tf, filepath.Join(path, "terraform")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	script := strings.ReplaceAll(tryItBlock(t), "127.0.0.1:8080", addr)
+	// Stop the simulator however the block ends, so its output pipe closes.
+	cmd := exec.Command("bash", "-e", "-c", "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"+script)
+	cmd.Dir, cmd.WaitDelay = repo, 10*time.Second
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TF_") && !strings.HasPrefix(kv, "BK_") && !strings.HasPrefix(kv, "BKAPP_") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "PATH="+path+string(os.PathListSeparator)+os.Getenv("PATH"), "CHECKPOINT_DISABLE=1")
+	b, err := cmd.CombinedOutput()
+	out := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(string(b), "") // what the user reads, without colours
+	if err != nil {
+		t.Fatalf("README's Try it block failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"Apply complete! Resources: 1 added",
+		`"0:10.0.0.1" = "running, pid`,
+		"1 host drifted",
+		"10.0.0.2",
+		"Apply complete! Resources: 0 added, 1 changed, 0 destroyed",
+		"Destroy complete! Resources: 1 destroyed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("README's Try it output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, "try")); !os.IsNotExist(err) {
+		t.Errorf("README's Try it left its try directory: %v", err)
+	}
+}
+
+// TestAccREADMEInstallModules follows README's "Try it" override (where make
+// build puts the provider) with a configuration that calls a module: plan
+// says the module is not installed, `terraform get` installs it without the
+// network (a proxy that refuses every connection), and plan then works, as
+// the Install section says.
+func TestAccREADMEInstallModules(t *testing.T) {
+	tf := cliUnderTest(t)
 	if !strings.Contains(readmeSection(t, "Install"), "run `terraform get`") {
 		t.Error("README's Install section does not say to run terraform get for modules")
 	}
 	if !strings.Contains(readRepoFile(t, "GNUmakefile"), "BIN := $(CURDIR)/bin\n") {
 		t.Fatal("GNUmakefile no longer builds into bin/: update README's Try it section and this test")
 	}
-	block := regexp.MustCompile("(?s)```sh\n(make build\n.*?)```").FindStringSubmatch(readmeSection(t, "Try it against the simulator"))
-	if block == nil {
-		t.Fatal("README's Try it section has no sh block starting with make build")
-	}
-	rc := regexp.MustCompile(`(?s)cat >bin/dev\.tfrc <<EOF\n(.*?)\nEOF\nexport TF_CLI_CONFIG_FILE="\$PWD/bin/dev\.tfrc"\n`).FindStringSubmatch(block[1])
+	block := tryItBlock(t)
+	rc := regexp.MustCompile(`(?s)cat >bin/dev\.tfrc <<EOF\n(.*?)\nEOF\nexport TF_CLI_CONFIG_FILE="\$PWD/bin/dev\.tfrc"\n`).FindStringSubmatch(block)
 	if rc == nil || !strings.Contains(rc[1], `"registry.terraform.io/bk-gse/gse" = "$PWD/bin"`) {
-		t.Fatalf("README's Try it block does not write a dev_overrides for $PWD/bin into TF_CLI_CONFIG_FILE:\n%s", block[1])
+		t.Fatalf("README's Try it block does not write a dev_overrides for $PWD/bin into TF_CLI_CONFIG_FILE:\n%s", block)
 	}
 
 	repo := t.TempDir() // $PWD of the README's commands
@@ -80,7 +172,7 @@ func TestAccREADMETryIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(repo, "config")
-	const required = "terraform {\n  required_providers {\n    gse = { source = \"bk-gse/gse\" }\n  }\n}\n"
+	required := acctest.RequiredProviders
 	for name, text := range map[string]string{
 		"main.tf":               required + "module \"hosts\" { source = \"./modules/hosts\" }\noutput \"n\" { value = module.hosts.n }\n",
 		"modules/hosts/main.tf": required + "output \"n\" { value = 3 }\n",
@@ -139,32 +231,29 @@ func TestDocsPassHostsAsTheyAre(t *testing.T) {
 	}
 }
 
-// TestAccExamplesHostsByAgentID applies the gse_process_status and
-// parse_status_content examples through the gateway, to a process whose
-// hosts are an agent id and an IP: both are read back, by what they were
-// given as.
+// TestAccExamplesHostsByAgentID applies the gse_process_status example
+// through the gateway with one of its hosts given by agent id: each host is
+// read back, and keyed in the output, by what it was given as.
 func TestAccExamplesHostsByAgentID(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
 	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
-	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + acctest.AgentA, "0:10.0.0.1"}, Extra: "running = true"})
-	for _, f := range []string{"examples/data-sources/gse_process_status/data-source.tf", "examples/functions/parse_status_content/function.tf"} {
-		cfg += "\n" + strings.ReplaceAll(readRepoFile(t, f), "gse_managed_process.agent.", "gse_managed_process.test.")
-	}
+	example := acctest.Edited(t, readRepoFile(t, "examples/data-sources/gse_process_status/data-source.tf"),
+		`{ ip = "10.0.0.1", bk_cloud_id = 0 },`, `{ agent_id = "`+acctest.AgentA+`" },`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories(),
 		CheckDestroy:             e.CheckSimEmpty,
 		Steps: []resource.TestStep{{
-			Config: cfg,
+			Config: e.ProviderBlock() + example,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.gse_process_status.agent", tfjsonpath.New("proc_infos"), knownvalue.ListExact([]knownvalue.Check{
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"agent_id": knownvalue.StringExact(acctest.AgentA), "ip": knownvalue.Null()}),
-					knownvalue.ObjectPartial(map[string]knownvalue.Check{"agent_id": knownvalue.Null(), "ip": knownvalue.StringExact("10.0.0.1")}),
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"agent_id": knownvalue.Null(), "ip": knownvalue.StringExact("10.0.0.2")}),
 				})),
-				statecheck.ExpectKnownOutputValue("agent_status", knownvalue.MapSizeExact(2)),
-				statecheck.ExpectKnownOutputValueAtPath("agent_status", tfjsonpath.New(acctest.AgentA), knownvalue.NotNull()),
-				statecheck.ExpectKnownOutputValueAtPath("pids", tfjsonpath.New(acctest.AgentA), knownvalue.NotNull()),
-				statecheck.ExpectKnownOutputValueAtPath("pids", tfjsonpath.New("0:10.0.0.1"), knownvalue.NotNull()),
+				statecheck.ExpectKnownOutputValue("agent_status", knownvalue.MapExact(map[string]knownvalue.Check{
+					acctest.AgentA: knownvalue.StringRegexp(regexp.MustCompile(`^running, pid \d+, hosted true$`)),
+					"0:10.0.0.2":   knownvalue.StringRegexp(regexp.MustCompile(`^running, pid \d+, hosted true$`)),
+				})),
 			},
 		}},
 	})

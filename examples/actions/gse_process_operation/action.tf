@@ -1,20 +1,7 @@
-# Terraform 1.14+: restart the agent's process after every in-place update of
-# its gse_managed_process (a new spec or labels), or on demand with
-#   terraform apply -invoke=action.gse_process_operation.restart_agent
+# Terraform 1.14+: web, reloaded after every in-place update of its
+# gse_managed_process, and restarted on demand with
+#   terraform apply -invoke=action.gse_process_operation.restart_web
 # one host at a time, each waited for until it runs again.
-action "gse_process_operation" "restart_agent" {
-  config {
-    op = "restart"
-    gse = {
-      meta  = { namespace = "gse", name = gse_managed_process.agent.meta.name }
-      hosts = gse_managed_process.agent.hosts # by ip or agent_id, whichever each host uses
-      spec  = gse_managed_process.agent.spec
-    }
-    rollout = { batch_size = 1, wait_running = true, pause = "10s" }
-    timeout = "15m"
-  }
-}
-
 resource "gse_managed_process" "web" {
   meta  = { namespace = "gse", name = "web" }
   hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]
@@ -26,6 +13,7 @@ resource "gse_managed_process" "web" {
   }
   running = true
 
+  # Reload it after every in-place update (a new spec or labels).
   lifecycle {
     action_trigger {
       events  = [after_update]
@@ -42,5 +30,18 @@ action "gse_process_operation" "reload_web" {
       hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]
       spec  = gse_managed_process.web.spec
     }
+  }
+}
+
+action "gse_process_operation" "restart_web" {
+  config {
+    op = "restart"
+    gse = {
+      meta  = { namespace = "gse", name = gse_managed_process.web.meta.name }
+      hosts = gse_managed_process.web.hosts # by ip or agent_id, whichever each host uses
+      spec  = gse_managed_process.web.spec
+    }
+    rollout = { batch_size = 1, wait_running = true, pause = "10s" }
+    timeout = "15m"
   }
 }

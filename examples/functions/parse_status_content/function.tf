@@ -1,5 +1,6 @@
 # A status answer's content, as GSE sends it (a JSON document, here encoded
-# with jsonencode), and what the function makes of it.
+# with jsonencode), and what the function makes of it. In practice the content
+# is a `content` of the results of a gse_process_operation with op = "status".
 locals {
   status_content = jsonencode({
     process = [{
@@ -24,18 +25,4 @@ output "parsed_status" {
   #   hosted  = true
   #   version = "1.2.0"
   # }
-}
-
-# In practice, the content comes from a status query: each host's pid.
-resource "gse_process_operation" "status" {
-  op = "status"
-  gse = {
-    meta  = { namespace = "gse", name = gse_managed_process.agent.meta.name }
-    hosts = gse_managed_process.agent.hosts
-    spec  = gse_managed_process.agent.spec
-  }
-}
-
-output "pids" {
-  value = { for r in gse_process_operation.status.results : (r.agent_id != null ? r.agent_id : "${r.bk_cloud_id}:${r.ip}") => provider::gse::parse_status_content(r.content).pid }
 }

@@ -1,4 +1,20 @@
-# Reload proc-test (the gse_managed_process example) whenever its configuration changes.
+# proc-test on two hosts (the gse_managed_process page shows every argument).
+resource "gse_managed_process" "agent" {
+  meta = { namespace = "gse", name = "proc-test" }
+  hosts = [
+    { ip = "10.0.0.1", bk_cloud_id = 0 },
+    { ip = "10.0.0.2", bk_cloud_id = 0 },
+  ]
+  spec = {
+    identity       = { proc_name = "proc-test", setup_path = "/data/gsetest", pid_path = "/data/gsetest/proc-test.pid", user = "root" }
+    control        = { start_cmd = "./start.sh", stop_cmd = "./stop.sh", reload_cmd = "./reload.sh" }
+    resource       = { cpu = 10.0, mem = 10.0 }
+    monitor_policy = { auto_type = 1 }
+  }
+  running = true
+}
+
+# Reload it whenever its configuration changes.
 resource "gse_process_operation" "reload_agent" {
   op       = "reload"
   triggers = { config_md5 = "5d41402abc4b2a76b9719d911017c592" }

@@ -27,16 +27,20 @@ type cliRun struct {
 	Dir      string
 	env      []string
 	provider string // the provider block
+	version  *version.Version
 }
 
-// WriteMain makes config, with the provider block, the configuration of r.
-func WriteMain(r *cliRun, config string) error {
-	cfg := `terraform {
+// RequiredProviders is the terraform block every configuration of the provider holds.
+const RequiredProviders = `terraform {
   required_providers {
     gse = { source = "bk-gse/gse" }
   }
 }
-` + r.provider + config
+`
+
+// WriteMain makes config, with the provider block, the configuration of r.
+func WriteMain(r *cliRun, config string) error {
+	cfg := RequiredProviders + r.provider + config
 	return os.WriteFile(filepath.Join(r.Dir, "main.tf"), []byte(cfg), 0o600)
 }
 
@@ -66,7 +70,8 @@ func NewCLIRunFrom(t *testing.T, e *Env, minVersion, config string) *cliRun {
 	if err != nil || json.Unmarshal(out, &v) != nil {
 		t.Fatalf("%s version -json: %v", bin, err)
 	}
-	if ver, err := version.NewVersion(v.Version); err != nil || ver.LessThan(version.Must(version.NewVersion(minVersion))) {
+	ver, err := version.NewVersion(v.Version)
+	if err != nil || ver.LessThan(version.Must(version.NewVersion(minVersion))) {
 		t.Skipf("Terraform CLI version %s is below %s: skipping test", v.Version, minVersion)
 	}
 
@@ -97,7 +102,7 @@ func NewCLIRunFrom(t *testing.T, e *Env, minVersion, config string) *cliRun {
 		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
 	}})
 	r := &cliRun{t: t, bin: bin, Dir: t.TempDir(), env: append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(info), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1"),
-		provider: e.ProviderBlock()}
+		provider: e.ProviderBlock(), version: ver}
 	if err := WriteMain(r, config); err != nil {
 		t.Fatal(err)
 	}
@@ -105,6 +110,17 @@ func NewCLIRunFrom(t *testing.T, e *Env, minVersion, config string) *cliRun {
 		t.Fatalf("terraform init: %v\n%s", err, out)
 	}
 	return r
+}
+
+// Below reports whether the CLI is older than version v (OpenTofu counts by its own numbers).
+func (r *cliRun) Below(v string) bool { return r.version.LessThan(version.Must(version.NewVersion(v))) }
+
+// WriteFile writes text as the file name of r's directory, failing the test on error.
+func (r *cliRun) WriteFile(name, text string) {
+	r.t.Helper()
+	if err := os.WriteFile(filepath.Join(r.Dir, name), []byte(text), 0o600); err != nil {
+		r.t.Fatal(err)
+	}
 }
 
 // Run runs the CLI with args and returns its combined output.

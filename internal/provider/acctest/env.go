@@ -98,18 +98,17 @@ func (e *Env) Factories() map[string]func() (tfprotov6.ProviderServer, error) {
 // ProviderBlock configures the provider for the simulator: endpoint, or
 // gateway_url with tenant_id (the simulator serves both families at its root).
 func (e *Env) ProviderBlock() string {
+	return "\nprovider \"gse\" {\n" + e.ProviderArgs() + "}\n"
+}
+
+// ProviderArgs are the lines of ProviderBlock inside its braces, to add to a
+// provider block of an example.
+func (e *Env) ProviderArgs() string {
 	root := "endpoint    = " + strconv.Quote(e.URL)
 	if e.Gateway {
 		root = fmt.Sprintf("gateway_url = %q\n  tenant_id   = %q", e.URL, Tenant)
 	}
-	return fmt.Sprintf(`
-provider "gse" {
-  %s
-  app_code   = %q
-  app_secret = %q
-  username   = "admin"
-}
-`, root, AppCode, AppSecret)
+	return fmt.Sprintf("  %s\n  app_code   = %q\n  app_secret = %q\n  username   = \"admin\"\n", root, AppCode, AppSecret)
 }
 
 // Client is a GSE client of this env's mode, polling in milliseconds, for

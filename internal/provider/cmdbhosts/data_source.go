@@ -107,7 +107,7 @@ func (d *cmdbHostsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 	sel := selectHosts(found, d.client.Gateway())
 	if w := sel.skippedWarning(d.client.Gateway()); w != "" {
-		resp.Diagnostics.AddWarning(fmt.Sprintf("%d hosts of business %d left out", len(sel.skipped), q.BizID), w)
+		resp.Diagnostics.AddWarning(fmt.Sprintf("%s of business %d left out", plumbing.HostCount(len(sel.skipped)), q.BizID), w)
 	}
 	if len(found) == 0 {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("No hosts in business %d", q.BizID),

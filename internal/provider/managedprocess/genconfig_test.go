@@ -90,14 +90,16 @@ func TestManagedProcessGeneratedConfig(t *testing.T) {
 	}
 }
 
-// Import with -generate-config-out on a real CLI (Terraform 1.14+): the plan
-// names each value of spec left to fill in, on its line of the generated
-// file; filled in as the docs show, the file plans and applies.
+// Import with -generate-config-out on every CLI, as the adoption story in the
+// README and the docs tells it: the plan fails until the spec is filled in
+// (Terraform 1.14+ names each value left, on its line of the provider's
+// skeleton; older CLIs and OpenTofu write spec = null themselves), and filled
+// in as the docs show, the file imports without a restart.
 func TestAccManagedProcess_generatedConfig(t *testing.T) {
 	t.Parallel()
 	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
 		e.Register(t, gse.Meta{Namespace: "gse", Name: "proc-imported"}, []string{"0:10.0.0.1"}, nil)
-		cli := acctest.NewCLIRunFrom(t, e, "1.14.0", `
+		cli := acctest.NewCLIRunFrom(t, e, "1.5.0", `
 import {
   to = gse_managed_process.imported
   id = "gse/proc-imported@0:0:10.0.0.1"
@@ -112,32 +114,51 @@ import {
 			t.Fatal(rerr)
 		}
 		gen := string(b)
-		if n := strings.Count(out, "Missing Configuration for Required Attribute"); n != 7 {
-			t.Errorf("%d required values named, want 7 (proc_name, setup_path, pid_path, user, auto_type, cpu, mem):\n%s", n, out)
-		}
-		for _, want := range []string{"spec = {", "proc_name   = null", `name      = "proc-imported"`, `ip          = "10.0.0.1"`} {
-			if !strings.Contains(gen, want) {
-				t.Errorf("generated.tf lacks %q:\n%s", want, gen)
-			}
-		}
-		for _, noise := range []string{`bk_supplier_id`, `managed\s+= true`, `host_status`, `spec\s+= null`} {
-			if regexp.MustCompile(noise).MatchString(gen) {
-				t.Errorf("generated.tf matches %q:\n%s", noise, gen)
-			}
-		}
-		// Filled in as the docs show.
 		filled, rerr := os.ReadFile("../../../examples/resources/gse_managed_process/import-generated.tf")
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
-		if err := os.WriteFile(filepath.Join(cli.Dir, "generated.tf"), filled, 0o600); err != nil {
-			t.Fatal(err)
+		for _, want := range []string{`name\s+= "proc-imported"`, `ip\s+= "10.0.0.1"`} {
+			if !regexp.MustCompile(want).MatchString(gen) {
+				t.Errorf("generated.tf lacks %q:\n%s", want, gen)
+			}
 		}
-		if out, err := cli.Run("apply", "-auto-approve", "-no-color", "-input=false"); err != nil || !strings.Contains(out, "1 imported") {
-			t.Fatalf("apply of the filled-in configuration: %v\n%s", err, out)
+		if cli.Below("1.14.0") {
+			// The docs: replace the spec = null line with the spec block of the example.
+			specNull := regexp.MustCompile(`(?m)^  spec\s+= null\n`)
+			if !specNull.MatchString(gen) {
+				t.Fatalf("generated.tf has no spec = null line to replace:\n%s", gen)
+			}
+			block := regexp.MustCompile(`(?s)\n  spec = \{\n.*?\n  \}\n`).FindString(string(filled))
+			if block == "" {
+				t.Fatal("import-generated.tf lost its spec block")
+			}
+			filled = []byte(specNull.ReplaceAllLiteralString(gen, block[1:]))
+		} else {
+			if n := strings.Count(out, "Missing Configuration for Required Attribute"); n != 7 {
+				t.Errorf("%d required values named, want 7 (proc_name, setup_path, pid_path, user, auto_type, cpu, mem):\n%s", n, out)
+			}
+			for _, want := range []string{"spec = {", "proc_name   = null"} {
+				if !strings.Contains(gen, want) {
+					t.Errorf("generated.tf lacks %q:\n%s", want, gen)
+				}
+			}
+			for _, noise := range []string{`bk_supplier_id`, `managed\s+= true`, `host_status`, `spec\s+= null`} {
+				if regexp.MustCompile(noise).MatchString(gen) {
+					t.Errorf("generated.tf matches %q:\n%s", noise, gen)
+				}
+			}
 		}
-		if out, err := cli.Run("destroy", "-auto-approve", "-no-color", "-input=false"); err != nil {
-			t.Fatalf("destroy: %v\n%s", err, out)
+		cli.WriteFile("generated.tf", string(filled))
+		if out := cli.Must("plan", "-no-color", "-input=false"); !strings.Contains(out, "1 to import, 0 to add, 1 to change, 0 to destroy") {
+			t.Errorf("plan of the filled-in configuration is not one import and one update (the spec sent again):\n%s", out)
 		}
+		if out := cli.Must("apply", "-auto-approve", "-no-color", "-input=false"); !strings.Contains(out, "1 imported") {
+			t.Fatalf("apply of the filled-in configuration imported nothing:\n%s", out)
+		}
+		if out, code, _ := cli.Exit("plan", "-detailed-exitcode", "-no-color", "-input=false"); code != 0 {
+			t.Errorf("plan after the import's apply: exit %d, want 0:\n%s", code, out)
+		}
+		cli.Must("destroy", "-auto-approve", "-no-color", "-input=false")
 	})
 }

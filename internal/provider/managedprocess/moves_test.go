@@ -21,7 +21,7 @@ func TestAccManagedProcess_hostsLeaveAndJoin(t *testing.T) {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
 	out, err := cli.Run("plan", "-no-color", "-input=false")
-	if err != nil || strings.Contains(out, "hosts leave") {
+	if err != nil || strings.Contains(out, "joining") {
 		t.Fatalf("unchanged plan: %v\n%s", err, out)
 	}
 	if err := acctest.WriteMain(cli, cfg("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.150")); err != nil {
@@ -31,7 +31,7 @@ func TestAccManagedProcess_hostsLeaveAndJoin(t *testing.T) {
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
-	if !wordsRegexp("Warning: 1 hosts leave, 1 join", "Leaving (the process is removed there): 0:10.0.0.3.",
+	if !wordsRegexp("Warning: 1 host leaving, 1 joining", "Leaving (the process is removed there): 0:10.0.0.3.",
 		"Joining (the process is registered there): 0:10.0.0.150.", "no host changes address").MatchString(out) {
 		t.Errorf("plan does not name the host leaving and the host joining:\n%s", out)
 	}

@@ -47,7 +47,7 @@ func sayHostsMoving(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, dia
 	if len(removed) == 0 && len(added) == 0 {
 		return
 	}
-	diags.AddAttributeWarning(path.Root("hosts"), fmt.Sprintf("%d hosts leave, %d join", len(removed), len(added)),
+	diags.AddAttributeWarning(path.Root("hosts"), plumbing.HostCount(len(removed))+fmt.Sprintf(" leaving, %d joining", len(added)),
 		fmt.Sprintf("Leaving (the process is removed there): %s.\nJoining (the process is registered there): %s.\n"+
 			"Terraform shows the change of hosts position by position, so a host leaving and another joining at the same position "+
 			"reads as a change of its ip or bk_cloud_id above; no host changes address.",
@@ -93,7 +93,7 @@ func sayHostsDrifted(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, di
 	if len(drifted) == 0 {
 		return
 	}
-	diags.AddAttributeWarning(path.Root("host_status"), fmt.Sprintf("%d hosts drifted", len(drifted)),
+	diags.AddAttributeWarning(path.Root("host_status"), plumbing.HostCount(len(drifted))+" drifted",
 		fmt.Sprintf("GSE reports the process out of its planned state on: %s.\nThe apply acts on these hosts only (in rollout batches of them), "+
 			"and leaves the others as they are.", hostNames(drifted)))
 }

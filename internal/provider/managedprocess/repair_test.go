@@ -23,7 +23,7 @@ func TestAccManagedProcess_repairTouchesOnlyDrifted(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, err := cli.Run("plan", "-no-color", "-input=false")
-		if err != nil || !wordsRegexp("1 hosts drifted", "GSE reports the process out of its planned state on: 0:10.0.0.3 (stopped, not hosted).").MatchString(out) {
+		if err != nil || !wordsRegexp("1 host drifted", "GSE reports the process out of its planned state on: 0:10.0.0.3 (stopped, not hosted).").MatchString(out) {
 			t.Fatalf("plan after 10.0.0.3 stopped: %v, want a warning naming it\n%s", err, out)
 		}
 		tasks := len(e.Sim.Tasks())
