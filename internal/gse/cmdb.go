@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -80,6 +81,19 @@ var cmdbFields = []string{"bk_host_id", "bk_host_innerip", "bk_host_innerip_v6",
 func (h CMDBHost) FirstIPv4() string {
 	first, _, _ := strings.Cut(h.InnerIP, ",")
 	return strings.TrimSpace(first)
+}
+
+// FirstIPv6 is the first of the host's IPv6 addresses in the short form
+// agents and GSE use, or "". CMDB stores and returns them in full form
+// (2001:0db8:0000:...; bk-cmdb common.ConvertHostIpv6Val); one it holds
+// that does not parse is returned as it is.
+func (h CMDBHost) FirstIPv6() string {
+	first, _, _ := strings.Cut(h.InnerIPv6, ",")
+	first = strings.TrimSpace(first)
+	if a, err := netip.ParseAddr(first); err == nil {
+		return a.String()
+	}
+	return first
 }
 
 type cmdbPage struct {

@@ -209,6 +209,18 @@ func TestListBizHostsFilterRefusals(t *testing.T) {
 	}
 }
 
+// TestListBizHostsInvalidIPv6: an IPv6 value bk-cmdb cannot expand fails the
+// listing with host_server's 1110001, whose message names nothing.
+func TestListBizHostsInvalidIPv6(t *testing.T) {
+	c, _ := newCMDB(t, 100, false)
+	_, err := c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID,
+		Filter: &gse.HostFilter{Condition: "AND", Rules: []gse.HostRule{{Field: "bk_host_innerip_v6", Operator: "in", Value: []any{"fd00::1g"}}}}})
+	var apiErr *gse.APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != 1110001 || apiErr.Message != "Query Host Failed" {
+		t.Fatalf("err = %v, want 1110001 Query Host Failed", err)
+	}
+}
+
 // TestListBizHostsFilterSemantics: comparisons take a number on any int
 // field, custom ones too; the string operators are unescaped regexes, and
 // only contains ignores case; a number never equals a string.
@@ -233,6 +245,9 @@ func TestListBizHostsFilterSemantics(t *testing.T) {
 		"not_ regex on a number":      {one("bk_cloud_id", "not_begins_with", "0"), 100},
 		"equal: a string is no int":   {one("bk_cloud_id", "equal", "0"), 0},
 		"equal: a number is a number": {one("bk_cloud_id", "equal", 0), 100},
+		"IPv6 equal expands":          {one("bk_host_innerip_v6", "equal", "fd00::19"), 1},
+		"IPv6 in expands":             {one("bk_host_innerip_v6", "in", []any{"fd00::19", "FD00:0:0::4b"}), 2},
+		"IPv6 contains as stored":     {one("bk_host_innerip_v6", "contains", "fd00::19"), 0},
 	} {
 		t.Run(name, func(t *testing.T) {
 			hosts, err := c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID, Filter: tc.filter})

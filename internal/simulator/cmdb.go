@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,9 +69,12 @@ func (s *Server) generateCMDB(n int) {
 			BizID: CMDBBizID, SetID: CMDBSetID(m / CMDBModulesPerSet), ModuleID: CMDBModuleID(m),
 			InnerIP: fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255),
 		}
+		agentIP, _, _ := strings.Cut(h.InnerIP, ",")
 		switch {
 		case i%50 == 25:
-			h.InnerIP, h.InnerIPv6 = "", fmt.Sprintf("fd00::%x", i)
+			// Stored in full form, as common.ConvertHostIpv6Val writes it; the agent reports the short one.
+			v6 := netip.MustParseAddr(fmt.Sprintf("fd00::%x", i))
+			h.InnerIP, h.InnerIPv6, agentIP = "", v6.StringExpanded(), v6.String()
 		case i%100 == 99:
 			h.InnerIP = ""
 		case i%10 == 0:
@@ -81,19 +85,12 @@ func (s *Server) generateCMDB(n int) {
 		}
 		if i%2 == 0 {
 			h.AgentID = fmt.Sprintf("0200000007525400%020x", i)
-			ip, _, _ := strings.Cut(h.InnerIP, ",")
-			s.addAgentLocked(h.AgentID, h.CloudID, cmpOr(ip, h.InnerIPv6))
+			s.addAgentLocked(h.AgentID, h.CloudID, agentIP)
 		}
 		s.cmdb = append(s.cmdb, h)
 	}
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // CMDBHosts returns a copy of every generated host, ordered by bk_host_id.
 func (s *Server) CMDBHosts() []CMDBHost {
@@ -203,9 +200,19 @@ func (s *Server) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 		h.BizID = map[bool]int64{true: idleBiz, false: CMDBBizID}[h.BizID == CMDBBizID]
 	}
 	var hosts []*CMDBHost
+	expanded := false
 	for _, h := range s.cmdb {
 		if h.BizID != req.BizID || !inIDs(req.SetIDs, h.SetID) || !inIDs(req.ModuleIDs, h.ModuleID) {
 			continue
+		}
+		// The searcher builds the filter only when the scope holds hosts
+		// (host_server searcher.go): an invalid IPv6 value of an empty scope
+		// lists nothing without an error.
+		if filter != nil && !expanded {
+			expanded = true
+			if filter.expandIPv6() != nil {
+				return nil, &apiError{codeCMDBHostGetFail, "Query Host Failed"}
+			}
 		}
 		if filter != nil {
 			ok, err := filter.match(h.field)

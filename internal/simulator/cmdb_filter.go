@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"regexp"
 	"slices"
 	"time"
@@ -25,6 +26,11 @@ const (
 	// codeCMDBJSON is CCErrCommJSONUnmarshalFailed: rest.Contexts.DecodeInto
 	// answers it when QueryFilter.UnmarshalJSON (ParseRule) fails.
 	codeCMDBJSON = 1199000
+	// codeCMDBHostGetFail is CCErrHostGetFail, "Query Host Failed"
+	// (src/common/errInfo.go): what host_server's listBizHosts
+	// (src/scene_server/host_server/service/findhost.go) answers for any
+	// failure of the search, the cause only in its log.
+	codeCMDBHostGetFail = 1110001
 	// cmdbMaxDeep is querybuilder.MaxDeep: the tree's height, an atom 1 and
 	// a group one more than its highest child (CombinedRule.GetDeep).
 	cmdbMaxDeep = 3
@@ -215,6 +221,49 @@ func cmdbDatetime(s string) bool {
 		}
 	}
 	return false
+}
+
+// cmdbIPv6Fields are the host fields bk-cmdb stores as full-form IPv6
+// addresses (common.ConvertHostIpv6Val on every write).
+var cmdbIPv6Fields = []string{"bk_host_innerip_v6", "bk_host_outerip_v6"}
+
+// expandIPv6 is what AtomRule.ToMgo does to the values of equal, not_equal,
+// in and not_in on an IPv6 field (common.ConvertIpv6ToFullWord): each becomes
+// the full form the field is stored in; one that is not an address fails
+// the search. Other operators pass their value as it is.
+func (r *cmdbRule) expandIPv6() error {
+	if r.group {
+		for _, c := range r.rules {
+			if err := c.expandIPv6(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if !slices.Contains(cmdbIPv6Fields, r.field) {
+		return nil
+	}
+	full := func(v any) (any, error) {
+		s, _ := v.(string)
+		a, err := netip.ParseAddr(s)
+		if err != nil || !a.Is6() {
+			return nil, fmt.Errorf("convert ipv6 full word failed, err: address %v is invalid", v)
+		}
+		return a.StringExpanded(), nil
+	}
+	var err error
+	switch r.operator {
+	case "equal", "not_equal":
+		r.value, err = full(r.value)
+	case "in", "not_in":
+		list, _ := r.value.([]any)
+		for i := range list {
+			if list[i], err = full(list[i]); err != nil {
+				break
+			}
+		}
+	}
+	return err
 }
 
 // match evaluates the MongoDB filter AtomRule.ToMgo / CombinedRule.ToMgo

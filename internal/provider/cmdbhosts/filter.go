@@ -64,7 +64,9 @@ func cmdbTestAttributes() map[string]schema.Attribute {
 				"The string operators send it to CMDB as an unescaped MongoDB regular expression: `begins_with` tests `^value`, `ends_with` `value$`, `contains` `value` (and the `not_` forms their negation), " +
 				"so a `.` matches any character (`begins_with` with `10.0.0.` also matches `10.0.0x` and `10.0.010`), and only `contains` ignores case (`not_contains` does not). Set `literal` to match the text as written. " +
 				"The string operators match string fields only: on a numeric field they match no host (their `not_` forms every host). " +
-				"On the numeric fields " + mdList(cmdbNumericFields) + " an integer `value` of `equal`, `not_equal` or a comparison is sent as a number; on any other field use `number`."},
+				"On the numeric fields " + mdList(cmdbNumericFields) + " an integer `value` of `equal`, `not_equal` or a comparison is sent as a number; on any other field use `number`. " +
+				"On " + mdList(cmdbIPv6Fields) + ", which CMDB stores in full form (`2001:0db8:0000:0000:0000:0000:0000:0001`), `equal`, `not_equal`, `in` and `not_in` take IPv6 addresses in any form (CMDB expands them; anything else is refused at plan, where CMDB would fail the listing with 1110001), " +
+				"and the string operators match the full form as written: a value with `::` is refused at plan."},
 		"values": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 			MarkdownDescription: "The strings of `in` and `not_in` (integers on " + mdList(cmdbNumericFields) + ", sent as numbers). Set `values` or `numbers`, not both: CMDB refuses a list mixing strings and numbers.",
 			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.NoNullValues()}},

@@ -3,6 +3,7 @@ package cmdbhosts
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strconv"
@@ -151,6 +152,51 @@ func (v cmdbRuleValidator) ValidateObject(_ context.Context, req validator.Objec
 			fmt.Sprintf("%s: operator %s compares numbers, and value is sent as a string, which CMDB refuses (1199006): set number instead (for example number = %s).", req.Path.AtName("value"), op, cmdbNumberHint(value)))
 	case numericField:
 		checkNumericValue(a, req, resp)
+	}
+	if slices.Contains(cmdbIPv6Fields, field.ValueString()) {
+		checkIPv6Value(a, op, req, resp)
+	}
+}
+
+// cmdbIPv6Fields are the host fields CMDB stores as IPv6 addresses, each in
+// full form (2001:0db8:0000:...; common.ConvertHostIpv6Val on every write).
+var cmdbIPv6Fields = []string{"bk_host_innerip_v6", "bk_host_outerip_v6"}
+
+// checkIPv6Value checks the values of a rule on an IPv6 field as bk-cmdb
+// reads them (src/common/querybuilder AtomRule.ToMgo): equal, not_equal, in
+// and not_in values are addresses it expands to full form, and an invalid
+// one fails the whole listing with 1110001 "Query Host Failed", naming
+// nothing; the string operators match the stored full form as given, so a
+// value in short form ("::") never matches.
+func checkIPv6Value(a map[string]attr.Value, op string, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	field, _ := a["field"].(types.String)
+	var vals []types.String
+	if v, _ := a["value"].(types.String); !v.IsNull() && !v.IsUnknown() {
+		vals = append(vals, v)
+	}
+	if l, _ := a["values"].(types.List); !l.IsNull() && !l.IsUnknown() {
+		for _, e := range l.Elements() {
+			if s, _ := e.(types.String); !s.IsNull() && !s.IsUnknown() {
+				vals = append(vals, s)
+			}
+		}
+	}
+	for _, v := range vals {
+		s := v.ValueString()
+		switch {
+		case slices.Contains(cmdbStringOperators, op):
+			if strings.Contains(s, "::") {
+				resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter value",
+					fmt.Sprintf("%s: CMDB stores %s in full form (2001:0db8:0000:0000:0000:0000:0000:0001) and %s matches it as written, so %q, in short form, matches no host: write the full form, or use equal or in with the address, which CMDB expands.",
+						req.Path, field.ValueString(), op, s))
+			}
+		default:
+			if addr, err := netip.ParseAddr(s); err != nil || !addr.Is6() || addr.Zone() != "" {
+				resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter value",
+					fmt.Sprintf("%s: %q is not an IPv6 address, which %s %s takes: CMDB would fail the whole listing with 1110001 \"Query Host Failed\", naming nothing.",
+						req.Path, s, field.ValueString(), op))
+			}
+		}
 	}
 }
 

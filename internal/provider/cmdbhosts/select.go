@@ -38,7 +38,7 @@ func selectHosts(found []gse.CMDBHost, gateway bool) hostSelection {
 	for _, h := range found {
 		ip := h.FirstIPv4()
 		if ip == "" {
-			ip = strings.TrimSpace(h.InnerIPv6)
+			ip = h.FirstIPv6()
 		}
 		if ip == "" {
 			skipped = append(skipped, skippedHost{h.BkHostID, "no IPv4 or IPv6 address"})
