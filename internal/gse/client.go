@@ -7,6 +7,7 @@ package gse
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -97,7 +98,7 @@ type Client struct {
 	redact     redactor
 	credential string // credentialKind of what is sent
 	ops        *batcher
-	limiter    *Limiter // every request waits for it
+	pacers     [3]*pacer // by Root: every request waits for its root's (buckets.go)
 	maxRetries int
 	common     service // shared by the services: one allocation for all
 }
@@ -216,8 +217,12 @@ func newClient(cfg Config, base, gateway, cmdb *url.URL) *Client {
 		poll:       newBackoff(orDefault(cfg.PollInitial, defaultPollInitial), orDefault(cfg.PollMax, defaultPollMax)),
 		redact:     newRedactor(cfg.secrets()...),
 		credential: credential,
-		limiter:    sharedLimiter(cfg),
 		maxRetries: cfg.MaxRetries,
+	}
+	for root, u := range map[Root]*url.URL{RootESB: base, RootGateway: gateway, RootCMDBGateway: cmdb} {
+		if u != nil {
+			c.pacers[root] = sharedPacer(cfg, u.String())
+		}
 	}
 	var log Logger = nopLogger{}
 	if cfg.Logger != nil {
@@ -291,19 +296,30 @@ func (a authArgs) credentialKind() string {
 	return "bk_app_code/bk_app_secret with bk_username"
 }
 
-// envelope is the reply of every API. Gateway backends may omit result.
+// envelope is the reply of every API. Gateway backends may omit result;
+// the gateway's own errors add code_name; JOB's carry job_request_id; the
+// replies bk-cmdb's apiserver writes itself keep bk-cmdb's native keys,
+// bk_error_code and bk_error_msg, even through the gateway (its http.go
+// parseResponse renames only what it proxies).
 type envelope struct {
-	Result    *bool           `json:"result"`
-	Code      int             `json:"code"`
-	Message   string          `json:"message"`
-	Data      json.RawMessage `json:"data"`
-	RequestID string          `json:"request_id"`
+	Result       *bool           `json:"result"`
+	Code         int             `json:"code"`
+	CodeName     string          `json:"code_name"`
+	Message      string          `json:"message"`
+	Data         json.RawMessage `json:"data"`
+	RequestID    string          `json:"request_id"`
+	JobRequestID string          `json:"job_request_id"`
+	BkErrorCode  int             `json:"bk_error_code"`
+	BkErrorMsg   string          `json:"bk_error_msg"`
 }
 
 // decodeEnvelope parses a reply body.
 func decodeEnvelope(raw []byte) (envelope, error) {
 	var env envelope
 	err := json.Unmarshal(raw, &env)
+	if env.Code == 0 && env.BkErrorCode != 0 {
+		env.Code, env.Message = env.BkErrorCode, cmp.Or(env.Message, env.BkErrorMsg)
+	}
 	return env, err
 }
 
@@ -321,7 +337,8 @@ const callKey ctxKey = 0
 // callInfo travels in the request context so the retry policy and log hook see it.
 type callInfo struct {
 	api        string
-	requestID  string
+	root       Root
+	requestID  string // sent as X-Request-Id
 	idempotent bool
 	redact     redactor
 	credential string // the kind of credentials sent, named in authentication errors
@@ -338,7 +355,7 @@ type callInfo struct {
 	// for the rate limit are not faults (retry.go).
 	faults, maxRetries int
 	lastThrottled      bool
-	limiter            *Limiter
+	pacer              *pacer
 }
 
 // call posts body (plus the common arguments) to family/api and decodes the
@@ -360,7 +377,8 @@ func (c *Client) do(ctx context.Context, family, api string, body, out any, idem
 // in errors and logs.
 func (c *Client) post(ctx context.Context, api, target string, viaGateway bool, body, out any, idempotent bool) (*callInfo, error) {
 	rid, _ := uuid.GenerateUUID()
-	info := &callInfo{api: api, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries, limiter: c.limiter}
+	info := &callInfo{api: api, root: c.rootOf(target), requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries}
+	info.pacer = c.pacers[info.root]
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return info, fmt.Errorf("%s: encoding the request: %w", api, err)
@@ -381,7 +399,9 @@ func (c *Client) post(ctx context.Context, api, target string, viaGateway bool, 
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	req.Header.Set("X-Bkapi-Authorization", c.headerAuth)
-	req.Header.Set("X-Bkapi-Request-Id", rid)
+	// The id the gateway and bk-cmdb log (the gateway replaces an
+	// X-Bkapi-Request-Id with its own: bk-request-id.lua).
+	req.Header.Set("X-Request-Id", rid)
 	if c.tenant != "" {
 		req.Header.Set("X-Bk-Tenant-Id", c.tenant)
 	}
@@ -394,7 +414,7 @@ func (c *Client) post(ctx context.Context, api, target string, viaGateway bool, 
 		case ctx.Err() != nil && info.last != nil:
 			err = c.interrupted(ctx.Err(), info.last)
 		case ctx.Err() == nil && errors.As(err, &op) && op.Op == "dial":
-			err = &ConnectError{API: api, Root: c.rootOf(target), URL: req.URL.Scheme + "://" + req.URL.Host, Err: err}
+			err = &ConnectError{API: api, Root: info.root, URL: req.URL.Scheme + "://" + req.URL.Host, Err: err}
 		default:
 			err = fmt.Errorf("%s: %w", api, err)
 		}
@@ -406,7 +426,10 @@ func (c *Client) post(ctx context.Context, api, target string, viaGateway bool, 
 	env, decodeErr := decodeEnvelope(raw)
 	fields := map[string]any{"api": api, "request_id": rid, "attempts": info.attempts, "http_status": resp.StatusCode, "code": env.Code, "elapsed_ms": time.Since(start).Milliseconds()}
 	if env.RequestID != "" {
-		fields["gse_request_id"] = env.RequestID
+		fields["server_request_id"] = env.RequestID
+	}
+	if g := resp.Header.Get("X-Bkapi-Request-Id"); g != "" {
+		fields["gateway_request_id"] = g
 	}
 	c.log.Debug(ctx, "GSE API call", fields)
 	if err := attemptError(info, resp, raw, readErr, env, decodeErr); err != nil {
@@ -422,9 +445,9 @@ func (c *Client) post(ctx context.Context, api, target string, viaGateway bool, 
 	return info, nil
 }
 
-// attemptError is the error of one attempt's reply, or nil when GSE accepted the call.
+// attemptError is the error of one attempt's reply, or nil when the server accepted the call.
 func attemptError(info *callInfo, resp *http.Response, raw []byte, readErr error, env envelope, decodeErr error) error {
-	rid := orString(env.RequestID, info.requestID)
+	rid := cmp.Or(env.RequestID, env.JobRequestID, info.requestID)
 	if readErr != nil || (decodeErr != nil && resp.StatusCode == http.StatusOK) {
 		err := readErr
 		if err == nil {
@@ -435,18 +458,19 @@ func attemptError(info *callInfo, resp *http.Response, raw []byte, readErr error
 	if resp.StatusCode == http.StatusOK && env.ok() {
 		return nil
 	}
-	apiErr := &APIError{API: info.api, HTTPStatus: resp.StatusCode, Code: env.Code, Message: info.redact.String(env.Message), RequestID: rid, Attempts: info.attempts}
+	apiErr := &APIError{API: info.api, Root: info.root, HTTPStatus: resp.StatusCode, Code: env.Code, CodeName: env.CodeName,
+		Message: info.redact.String(env.Message), RequestID: rid, GatewayRequestID: resp.Header.Get("X-Bkapi-Request-Id"), Attempts: info.attempts}
 	if apiErr.Code == 0 {
 		apiErr.Code, _ = strconv.Atoi(resp.Header.Get("X-Bkapi-Error-Code")) // a gateway error whose body is not an envelope
-	}
-	if isGatewayAuth(apiErr.Code) {
-		apiErr.Credential = info.credential
 	}
 	if m := resp.Header.Get("X-Bkapi-Error-Message"); apiErr.Message == "" && m != "" {
 		apiErr.Message = info.redact.String(m)
 	}
 	if decodeErr != nil && apiErr.Message == "" {
 		apiErr.Message = info.redact.String(snippet(raw))
+	}
+	if apiErr.Kind() == KindAuth {
+		apiErr.Credential = info.credential
 	}
 	return apiErr
 }

@@ -289,7 +289,7 @@ func TestAuthFailsAtOnce(t *testing.T) {
 	if gse.KindOf(err) != gse.KindAuth || sim.Calls("get_proc_status_v2") != 1 {
 		t.Fatalf("err = %v, calls %d", err, sim.Calls("get_proc_status_v2"))
 	}
-	if strings.Contains(err.Error(), testSecret) || !strings.Contains(err.Error(), "1306401") {
+	if strings.Contains(err.Error(), testSecret) || !strings.Contains(err.Error(), "code 1306000: APP Secret verification failed") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -28,8 +28,6 @@ const (
 	// cmdbParallel bounds the pages read at once (bk-nodeman reads 20; the
 	// gateway's default stage allows 100 requests/s per app).
 	cmdbParallel = 8
-	// CodeCMDBParams is bk-cmdb's "parameter invalid" (CCErrCommParamsInvalid).
-	CodeCMDBParams = 1199006
 	// cmdbReads is how many times a fleet that changed while paged is read.
 	cmdbReads = 3
 )

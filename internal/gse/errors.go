@@ -9,21 +9,6 @@ import (
 	"time"
 )
 
-// API-level codes of the ESB and gateway envelopes (BlueKing's GSE and JOB API docs).
-const (
-	CodeTaskNotQueued  = 1000115 // result polls: the task is not queued yet
-	CodeESBRateLimited = 1306429
-	// CodeESBBackendFailed is ESB's "request third-party interface error": the
-	// backend failed, or has no such resource (its 404). JOB 3.7 and later
-	// answer so for the process APIs they no longer serve.
-	CodeESBBackendFailed = 1306201
-	codeGatewayLimitMin  = 1642901
-	codeGatewayLimitMax  = 1642904
-	// CodeComponentNotFound is ESB's answer for an API the installation does
-	// not have ("component not found"); the gateway answers HTTP 404.
-	CodeComponentNotFound = 1306404
-)
-
 // Per-host error_code values of GSE task results (BlueKing's GSE API docs).
 const (
 	HostOK             = 0
@@ -44,71 +29,64 @@ func hostPending(code int) bool { return code == HostPending || code == HostStop
 // MissingAPI reports whether err is an API the installation lacks, and which.
 func MissingAPI(err error) (string, bool) {
 	var ae *APIError
-	if errors.As(err, &ae) && (ae.Code == CodeComponentNotFound || (ae.Code == 0 && ae.HTTPStatus == http.StatusNotFound)) {
+	if errors.As(err, &ae) && ae.Kind() == KindMissingAPI {
 		return ae.API, true
 	}
 	return "", false
 }
 
-func isRateLimit(code int) bool {
-	return code == CodeESBRateLimited || (code >= codeGatewayLimitMin && code <= codeGatewayLimitMax)
-}
-
-func isAuthCode(code int) bool {
-	switch code {
-	case 1306401, 1306402, 1306403:
-		return true
-	}
-	return isGatewayAuth(code) || isGatewayPermission(code)
-}
-
-func isParamsCode(code int) bool { return code == 1306406 || code == CodeGatewayParams }
-
-// Kind classifies a refusal, so callers can advise without parsing messages.
-type Kind int
-
-// The kinds of APIError.
-const (
-	KindOther       Kind = iota
-	KindAuth             // authentication or permission (1306401-1306403, 1640100-1640102, 1640301-1640304)
-	KindParams           // bad parameters (1306406, 1640001), or a body too large (1641301: split it)
-	KindRateLimited      // HTTP 429, 1306429, 1642901-1642904
-	KindServer           // HTTP 5xx, or the gateway's backend failed or timed out (1650201, 1650401)
-	KindRemoved          // a JOB process API the installation no longer serves (see RemovedError)
-)
-
-// APIError is a call that GSE (or ESB, or the gateway) refused as a whole.
-// Its text describes the API only.
+// APIError is a call that GSE, ESB, the gateway or bk-cmdb refused as a
+// whole. Its text describes the API only.
 type APIError struct {
 	API        string
+	Root       Root // where the call went
 	HTTPStatus int
 	Code       int
+	CodeName   string // the gateway's name of Code, such as INVALID_ARGS
 	Message    string
-	RequestID  string
-	Attempts   int
-	Credential string // gateway authentication errors: the kind of credentials sent
+	// RequestID is the id the server logged the call under: ESB's
+	// request_id, JOB's job_request_id, else the X-Request-Id the client
+	// sent, which the gateway and bk-cmdb log (bk-request-id.lua, rdapi
+	// GenerateHttpHeaderRID). GatewayRequestID is the X-Bkapi-Request-ID
+	// the gateway gave the call (it overwrites the client's).
+	RequestID        string
+	GatewayRequestID string
+	Attempts         int
+	Credential       string // credential refusals: the kind of credentials sent
 }
 
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: ", e.API)
-	if e.Code != 0 || e.HTTPStatus == 200 {
-		fmt.Fprintf(&b, "GSE code %d", e.Code)
-	} else {
+	switch {
+	case e.Code != 0 && e.HTTPStatus != http.StatusOK && e.HTTPStatus != 0:
+		fmt.Fprintf(&b, "HTTP %d, code %d", e.HTTPStatus, e.Code)
+	case e.Code != 0 || e.HTTPStatus == http.StatusOK:
+		fmt.Fprintf(&b, "code %d", e.Code)
+	default:
 		fmt.Fprintf(&b, "HTTP %d", e.HTTPStatus)
+	}
+	if e.CodeName != "" {
+		fmt.Fprintf(&b, " %s", e.CodeName)
 	}
 	if e.Message != "" {
 		fmt.Fprintf(&b, ": %s", e.Message)
 	}
-	switch {
-	case isGatewayAuth(e.Code) && e.Credential != "":
-		fmt.Fprintf(&b, " (the gateway did not accept the %s credentials sent)", e.Credential)
-	case isGatewayPermission(e.Code):
-		fmt.Fprintf(&b, " (the app has no gateway permission for the API %s: it needs a grant for it)", e.API)
-	case e.Code == CodeGatewayBodyTooBig:
+	switch e.Kind() {
+	case KindAuth:
+		if e.Credential != "" {
+			fmt.Fprintf(&b, " (the %s credentials sent were refused)", e.Credential)
+		}
+	case KindPermission:
+		fmt.Fprintf(&b, " (the app has no permission for the API %s: it needs a grant for it)", e.API)
+	}
+	if e.Code == CodeGatewayBodyTooBig {
 		b.WriteString(" (the request body is too large for the gateway)")
 	}
-	if e.RequestID != "" {
+	switch {
+	case e.RequestID != "" && e.GatewayRequestID != "":
+		fmt.Fprintf(&b, " (request id %s, gateway request id %s)", e.RequestID, e.GatewayRequestID)
+	case e.RequestID != "":
 		fmt.Fprintf(&b, " (request id %s)", e.RequestID)
 	}
 	if e.Attempts > 1 {
@@ -118,19 +96,13 @@ func (e *APIError) Error() string {
 }
 
 // Kind says what sort of refusal this is.
-func (e *APIError) Kind() Kind {
-	switch {
-	case isAuthCode(e.Code):
-		return KindAuth
-	case isParamsCode(e.Code) || e.Code == CodeGatewayBodyTooBig:
-		return KindParams
-	case isRateLimit(e.Code) || e.HTTPStatus == 429:
-		return KindRateLimited
-	case e.HTTPStatus >= 500 || isBackendCode(e.Code):
-		return KindServer
-	}
-	return KindOther
-}
+func (e *APIError) Kind() Kind { return classify(e.HTTPStatus, e.Code, e.CodeName, e.Message) }
+
+// MayHaveActed reports whether the server behind may have acted on the
+// refused request: a backend that failed or timed out may have done the
+// work first; anything refused in front of it (credentials, tenant, rate,
+// parameters) or answered by it as a refusal did nothing.
+func (e *APIError) MayHaveActed() bool { return e.Kind() == KindServer }
 
 // KindOf is the Kind of the APIError in err's chain, or KindOther.
 func KindOf(err error) Kind {
@@ -150,10 +122,11 @@ func KindOf(err error) Kind {
 }
 
 // RemovedError is a JOB process API (manage_proc, operate_proc,
-// operate_process, get_proc_result) answered with 1306201 or HTTP 404: bk-job
-// deleted the four in commit 2a899882a (2022-06-15, first tagged
-// v3.7.0-alpha.64), while ESB still routes them to the JOB backend. It is
-// never retried.
+// operate_process, get_proc_result) the installation no longer serves:
+// bk-job deleted the four in commit 2a899882a (2022-06-15, first tagged
+// v3.7.0-alpha.64), and an ESB that still routes them answers 1306201
+// "Status Code: 404" (its backend's 404), one that no longer does its own
+// 404. It is never retried. Any other 1306201 is JOB failing for a while.
 type RemovedError struct{ *APIError }
 
 func (e *RemovedError) Error() string {
@@ -165,10 +138,10 @@ func (e *RemovedError) Unwrap() error { return e.APIError }
 // Kind is KindRemoved, whatever the code.
 func (e *RemovedError) Kind() Kind { return KindRemoved }
 
-// jobRemoved turns a JOB process API's 1306201 or HTTP 404 into a RemovedError.
+// jobRemoved turns a JOB process API that is missing into a RemovedError.
 func jobRemoved(err error) error {
 	var e *APIError
-	if errors.As(err, &e) && (e.Code == CodeESBBackendFailed || (e.Code == 0 && e.HTTPStatus == http.StatusNotFound)) {
+	if errors.As(err, &e) && e.Kind() == KindMissingAPI {
 		return &RemovedError{APIError: e}
 	}
 	return err

@@ -226,34 +226,3 @@ func (s *ClusterService) ListAgentState(ctx context.Context, hosts []Host) ([]Ag
 	}
 	return all, nil
 }
-
-// Gateway error codes (BlueKing's GSE 2.0 API docs), beyond those of errors.go.
-const (
-	CodeGatewayParams      = 1640001
-	CodeGatewayBodyTooBig  = 1641301
-	CodeGatewayBackendFail = 1650201
-	CodeGatewayBackendSlow = 1650401
-)
-
-func isGatewayAuth(code int) bool { return code >= 1640100 && code <= 1640102 }
-
-// GatewayAuth reports whether the gateway refused the credentials (1640100-1640102).
-func (e *APIError) GatewayAuth() bool { return isGatewayAuth(e.Code) }
-
-// GatewayRefused reports whether the gateway itself refused the request
-// (1640001-1642904: parameters, authentication, permission, size, rate):
-// the backend never saw it, whatever the HTTP status.
-func (e *APIError) GatewayRefused() bool {
-	return e.Code >= CodeGatewayParams && e.Code <= codeGatewayLimitMax
-}
-
-// GatewayPermission reports whether the app lacks the gateway's grant for the API (1640301-1640304).
-func (e *APIError) GatewayPermission() bool { return isGatewayPermission(e.Code) }
-
-func isGatewayPermission(code int) bool { return code >= 1640301 && code <= 1640304 }
-
-// isBackendCode is the gateway's "backend failed / timed out", which it may
-// send with HTTP 200 where it rewrites statuses.
-func isBackendCode(code int) bool {
-	return code == CodeGatewayBackendFail || code == CodeGatewayBackendSlow
-}

@@ -232,7 +232,7 @@ func TestGatewayTenantAndAccessToken(t *testing.T) {
 	c, _, _ = newGateway(t, opts, withToken("tenant-b", token))
 	_, err = c.Proc.GetProcStatusV2(ctx, meta, []gse.Host{host1})
 	var apiErr *gse.APIError
-	if !errors.As(err, &apiErr) || apiErr.Code != 1640001 || apiErr.HTTPStatus != http.StatusBadRequest || gse.KindOf(err) != gse.KindParams {
+	if !errors.As(err, &apiErr) || apiErr.Code != 1640302 || apiErr.HTTPStatus != http.StatusForbidden || gse.KindOf(err) != gse.KindTenant || !strings.Contains(err.Error(), "[GH]") {
 		t.Fatalf("wrong tenant: %v", err)
 	}
 
@@ -254,12 +254,13 @@ func TestGatewayErrorClasses(t *testing.T) {
 		statusCalls  int // get_proc_status_v2 (idempotent) attempts
 		operateCalls int // operate_proc_v2 (not idempotent) attempts
 	}{
-		{1640001, 400, gse.KindParams, "injected fault", 1, 1},
-		{1640101, 401, gse.KindAuth, "bk_app_code/bk_app_secret with bk_username credentials", 1, 1},
-		{1640302, 403, gse.KindAuth, "no gateway permission for the API get_proc_status_v2", 1, 1},
+		{1640001, 400, gse.KindParams, "Parameters error", 1, 1},
+		{1640301, 403, gse.KindPermission, "the app has no permission for the API get_proc_status_v2", 1, 1},
+		{1640302, 403, gse.KindTenant, "CROSS_TENANT_FORBIDDEN: Cross tenant forbidden", 1, 1},
 		{1641301, 413, gse.KindParams, "body is too large", 1, 1},
-		{1650201, 502, gse.KindServer, "GSE code 1650201", 4, 1},
-		{1650401, 504, gse.KindServer, "GSE code 1650401", 4, 1},
+		// Upstream failures: the backend may have acted, so an operate is not sent again.
+		{1650200, 502, gse.KindServer, `code 1650200 BAD_GATEWAY: Bad Gateway [upstream_error="connection refused"]`, 4, 1},
+		{1650401, 504, gse.KindServer, "code 1650401 REQUEST_BACKEND_TIMEOUT", 4, 1},
 	} {
 		for _, rewrite := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%d/rewritten=%v", tc.code, rewrite), func(t *testing.T) {
@@ -271,7 +272,7 @@ func TestGatewayErrorClasses(t *testing.T) {
 				_, err := c.Proc.GetProcStatusV2(ctx, meta, []gse.Host{host1})
 				var apiErr *gse.APIError
 				wantStatus := tc.status
-				if rewrite {
+				if rewrite && tc.kind != gse.KindServer { // bk-status-rewrite: the plugins' refusals, not nginx's upstream errors
 					wantStatus = http.StatusOK
 				}
 				if !errors.As(err, &apiErr) || apiErr.Code != tc.code || apiErr.HTTPStatus != wantStatus || gse.KindOf(err) != tc.kind || !strings.Contains(err.Error(), tc.says) {
@@ -321,12 +322,12 @@ func TestGatewayEnvelopeWithoutResult(t *testing.T) {
 		case "code":
 			_, _ = io.WriteString(w, `{"code":1640001,"message":"agent_id_list is required","data":null}`)
 		case "echo":
-			w.Header().Set("X-Bkapi-Error-Code", "1640101")
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = fmt.Fprintf(w, `{"code":1640101,"message":%q}`, "bad credentials: "+r.Header.Get("X-Bkapi-Authorization"))
+			w.Header().Set("X-Bkapi-Error-Code", "1640001")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = fmt.Fprintf(w, `{"code":1640001,"code_name":"INVALID_ARGS","message":%q,"result":false,"data":null}`, `Parameters error [reason="access_token has expired: `+r.Header.Get("X-Bkapi-Authorization")+`"]`)
 		case "headers":
-			w.Header().Set("X-Bkapi-Error-Code", "1640303")
-			w.Header().Set("X-Bkapi-Error-Message", "app has no permission to the resource")
+			w.Header().Set("X-Bkapi-Error-Code", "1640301")
+			w.Header().Set("X-Bkapi-Error-Message", "App has no permission to the resource")
 			w.WriteHeader(http.StatusForbidden)
 			_, _ = io.WriteString(w, "forbidden")
 		}
@@ -357,7 +358,7 @@ func TestGatewayEnvelopeWithoutResult(t *testing.T) {
 	set("headers")
 	_, err = c.Proc.GetProcStatusV2(ctx, meta, []gse.Host{host1})
 	var apiErr *gse.APIError
-	if !errors.As(err, &apiErr) || apiErr.Code != 1640303 || gse.KindOf(err) != gse.KindAuth || !strings.Contains(err.Error(), "app has no permission") {
+	if !errors.As(err, &apiErr) || apiErr.Code != 1640301 || gse.KindOf(err) != gse.KindPermission || !strings.Contains(err.Error(), "the app has no permission") {
 		t.Fatalf("header-only error: %v", err)
 	}
 }
@@ -543,7 +544,7 @@ func TestSimulatorGatewayWantsHeaderCredentials(t *testing.T) {
 	if env := post(body+`,"bk_app_code":"a","bk_app_secret":"s","bk_username":"u"}`, `{"bk_app_code":"a","bk_app_secret":"s","bk_username":"u"}`); env["code"] != float64(1640001) {
 		t.Fatalf("body credentials: %v", env)
 	}
-	if env := post(body+`}`, ""); env["code"] != float64(1640100) {
+	if env := post(body+`}`, ""); env["code"] != float64(1640001) || env["message"] != `Parameters error [reason="app code cannot be empty"]` {
 		t.Fatalf("no header: %v", env)
 	}
 	if env := post(body+`}`, `{"bk_app_code":"a","bk_app_secret":"s","bk_username":"u"}`); env["code"] != float64(0) {

@@ -93,7 +93,7 @@ func TestJobIllegalParam(t *testing.T) {
 	noPid := jobProc("10.0.0.1")
 	noPid.PidPath = ""
 	_, err := c.Job.Operate(ctxTimeout(t, 5*time.Second), gse.JobScope{Type: "biz", ID: "3"}, gse.OpHost, []gse.JobProcess{noPid})
-	if err == nil || !strings.Contains(err.Error(), "GSE code 1241002") || gse.KindOf(err) == gse.KindRemoved {
+	if err == nil || !strings.Contains(err.Error(), "code 1241002") || gse.KindOf(err) == gse.KindRemoved {
 		t.Fatalf("err = %v", err)
 	}
 	if n := sim.Calls("job/operate_process"); n != 1 {

@@ -2,8 +2,6 @@ package gse
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -85,6 +83,14 @@ type Limiter struct {
 
 // NewLimiter paces at rps requests per second, or adaptively when rps is 0.
 func NewLimiter(rps float64) *Limiter { return newLimiter(rps, time.Now) }
+
+// newLimiterAt is an adaptive limiter past its slow start, at rps.
+func newLimiterAt(rps float64) *Limiter {
+	l := newLimiter(0, time.Now)
+	l.slowStart = false
+	l.set(max(rps, adaptiveMin))
+	return l
+}
 
 func newLimiter(rps float64, now func() time.Time) *Limiter {
 	t := now()
@@ -247,34 +253,4 @@ func (l *Limiter) Throttling() Throttling {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return Throttling{Sent: l.sent, Refused: l.refused, Code: l.lastCode, For: l.now().Sub(l.since), Rate: l.rate, Fixed: l.fixed, Waiting: l.waiting, LastRefused: l.lastRefused}
-}
-
-// Throttling reports what the client's limiter saw so far (shared with the
-// clients configured alike).
-func (c *Client) Throttling() Throttling { return c.limiter.Throttling() }
-
-// limiters holds the limiter of each app on each installation in this process.
-var limiters = struct {
-	sync.Mutex
-	m map[string]*Limiter
-}{m: map[string]*Limiter{}}
-
-// sharedLimiter is the limiter of cfg's app on cfg's installation at cfg's
-// rate, made at first use. Clients configured alike share it: an app's quota
-// is the installation's, whichever provider configuration calls for it.
-func sharedLimiter(cfg Config) *Limiter {
-	app := cfg.AppCode
-	if cfg.AccessToken != "" {
-		sum := sha256.Sum256([]byte(cfg.AccessToken)) // a fingerprint: the key holds no secret
-		app = "token:" + hex.EncodeToString(sum[:8])
-	}
-	key := fmt.Sprintf("%s|%s|%s|%g", cfg.Endpoint, cfg.GatewayURL, app, cfg.RateLimit)
-	limiters.Lock()
-	defer limiters.Unlock()
-	l := limiters.m[key]
-	if l == nil {
-		l = NewLimiter(cfg.RateLimit)
-		limiters.m[key] = l
-	}
-	return l
 }

@@ -82,14 +82,39 @@ func TestFixedRateKeepsItsRate(t *testing.T) {
 	}
 }
 
-func TestSharedLimiterPerAppAndInstallation(t *testing.T) {
+func TestSharedPacerPerAppAndRoot(t *testing.T) {
 	cfg := Config{Endpoint: "https://paas.example.com", AppCode: "shared-a"}
-	a, b := sharedLimiter(cfg), sharedLimiter(cfg)
+	root := "https://paas.example.com"
+	a, b := sharedPacer(cfg, root), sharedPacer(cfg, root)
 	other := cfg
 	other.AppCode = "shared-b"
 	fixed := cfg
 	fixed.RateLimit = 3
-	if a != b || a == sharedLimiter(other) || a == sharedLimiter(fixed) {
-		t.Fatal("clients of one app on one installation at one rate must share one limiter, and only they")
+	if a != b || a == sharedPacer(other, root) || a == sharedPacer(fixed, root) || a == sharedPacer(cfg, "https://bkapi.example.com/api/bk-gse/prod") {
+		t.Fatal("clients of one app on one root at one rate must share one pacer, and only they")
+	}
+}
+
+// A refusal by one resource's limit (1642903) slows that API alone; one by
+// the app's limit on the stage (1642902) slows every API of the root.
+func TestPacerBuckets(t *testing.T) {
+	p := &pacer{root: NewLimiter(0), resources: map[string]*Limiter{}}
+	p.root.set(100)
+	p.throttled("get_proc_status_v2", codeGatewayResourceLimit)
+	if p.root.Rate() != 100 {
+		t.Errorf("a resource's refusal cut the root's rate to %v", p.root.Rate())
+	}
+	if r := p.resource("get_proc_status_v2", false); r == nil || r.Rate() >= 100 {
+		t.Fatalf("the refused resource has no limiter of its own, or it was not cut: %v", r)
+	}
+	if p.resource("operate_proc_multi", false) != nil {
+		t.Error("an API never refused got a limiter of its own")
+	}
+	p.throttled("operate_proc_multi", codeGatewayAppStageLimit)
+	if p.root.Rate() >= 100 {
+		t.Errorf("a stage refusal left the root's rate at %v", p.root.Rate())
+	}
+	if th := p.throttling(); th.Refused != 2 || th.Code != codeGatewayAppStageLimit {
+		t.Errorf("throttling %+v, want both refusals, the latest code", th)
 	}
 }

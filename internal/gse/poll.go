@@ -125,7 +125,7 @@ func (c *Client) expired(ctx context.Context, err error, since time.Time) error 
 		return cause
 	}
 	// Refused since the operation began, or pacing now at a rate refusals cut.
-	t := c.limiter.Throttling()
+	t := c.Throttling()
 	if t.LastRefused.After(begun(ctx, since)) || (t.Waiting > 0 && !t.LastRefused.IsZero()) {
 		return &PacedError{Cause: cause, Throttling: t}
 	}

@@ -50,7 +50,7 @@ func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, attempt i
 	info.attempts = attempt + 1
 	// The attempt waits its turn here, before its timeout starts; when the
 	// context ends meanwhile, the attempt fails at once with its error.
-	info.inFlight = c.limiter.Wait(req.Context()) == nil
+	info.inFlight = info.pacer.wait(req.Context(), info.api) == nil
 	if attempt > 0 {
 		fields := map[string]any{"api": info.api, "request_id": info.requestID, "attempt": attempt + 1}
 		if info.last != nil {
@@ -100,11 +100,12 @@ func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, err
 	}
 	info.inFlight = false
 	var env envelope
+	var failed error
 	if err == nil {
 		raw, readErr := bufferReply(resp)
 		var decodeErr error
 		env, decodeErr = decodeEnvelope(raw)
-		failed := attemptError(info, resp, raw, readErr, env, decodeErr)
+		failed = attemptError(info, resp, raw, readErr, env, decodeErr)
 		info.note(ctx, failed, failed != nil && mayHaveActed(resp, readErr, env))
 		var re *ReplyError
 		if errors.As(failed, &re) {
@@ -120,32 +121,23 @@ func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, err
 		// The default policy knows which transport errors are permanent (bad TLS certificate, scheme, redirects).
 		return retryablehttp.DefaultRetryPolicy(ctx, nil, err)
 	}
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
+	if failed == nil {
+		return false, nil
+	}
+	switch classify(resp.StatusCode, env.Code, env.CodeName, env.Message) {
+	case KindRateLimited:
 		return true, nil
-	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
+	case KindServer:
 		return info.idempotent, nil
-	case resp.StatusCode == http.StatusOK: // also the gateway's errors where it rewrites statuses to 200
-		code := env.Code
-		if code == 0 {
-			code, _ = strconv.Atoi(resp.Header.Get("X-Bkapi-Error-Code"))
-		}
-		return isRateLimit(code) || (isBackendCode(code) && info.idempotent), nil
 	}
 	return false, nil
 }
 
-// mayHaveActed says whether the server may have acted on a failed attempt.
-// A rate limit is a refusal before any work; anything else that failed after
-// the request was sent is ambiguous.
+// mayHaveActed says whether the server may have acted on a failed attempt:
+// a reply cut short, or a backend that failed or timed out (it may have done
+// the work first). A refusal in front of the backend did nothing.
 func mayHaveActed(resp *http.Response, readErr error, env envelope) bool {
-	switch {
-	case readErr != nil:
-		return true
-	case resp.StatusCode == http.StatusTooManyRequests || isRateLimit(env.Code):
-		return false
-	}
-	return resp.StatusCode >= 500 || isBackendCode(env.Code)
+	return readErr != nil || classify(resp.StatusCode, env.Code, env.CodeName, env.Message) == KindServer
 }
 
 // note records an attempt's failure (nil: it succeeded) on the call and on
@@ -197,11 +189,11 @@ func (info *callInfo) sawThrottle(err error) {
 	var ae *APIError
 	info.lastThrottled = errors.As(err, &ae) && ae.Kind() == KindRateLimited
 	switch {
-	case info.limiter == nil:
+	case info.pacer == nil:
 	case info.lastThrottled:
-		info.limiter.Throttled(cmp.Or(ae.Code, ae.HTTPStatus))
+		info.pacer.throttled(info.api, cmp.Or(ae.Code, ae.HTTPStatus))
 	default:
-		info.limiter.Served()
+		info.pacer.served(info.api)
 	}
 }
 
@@ -303,7 +295,7 @@ func giveUp(resp *http.Response, err error, numTries int) (*http.Response, error
 func (c *Client) interrupted(cause, last error) *InterruptedError {
 	e := &InterruptedError{Cause: cause, Last: last}
 	if KindOf(last) == KindRateLimited {
-		t := c.limiter.Throttling()
+		t := c.Throttling()
 		e.Throttling = &t
 	}
 	return e

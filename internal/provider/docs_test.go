@@ -82,7 +82,8 @@ func TestAccREADMETryIt(t *testing.T) {
 		}
 	}
 	repo := t.TempDir()
-	tracked, err := exec.Command("git", "-C", "../..", "ls-files", "-z").Output()
+	// A fresh checkout of the working tree: tracked files and new ones not ignored.
+	tracked, err := exec.Command("git", "-C", "../..", "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)
 	}

@@ -128,7 +128,7 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			},
 			"username": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "User the calls act as (`bk_username`); the app must be whitelisted for it. Falls back to `BK_USERNAME`. One of `username` and `bk_token` is required unless `access_token` is set.",
+				MarkdownDescription: "User the calls act as (`bk_username`). It is not a verified user: ESB accepts it only from apps on its `skip_user_auth` whitelist, and the API gateway only from apps it exempts from user verification (CMDB's host listing needs none); elsewhere set `bk_token` or a user's `access_token` (see the troubleshooting guide). Falls back to `BK_USERNAME`. One of `username` and `bk_token` is required unless `access_token` is set.",
 			},
 			"bk_token": schema.StringAttribute{
 				Optional:            true,

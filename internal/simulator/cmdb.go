@@ -91,7 +91,6 @@ func (s *Server) generateCMDB(n int) {
 	}
 }
 
-
 // CMDBHosts returns a copy of every generated host, ordered by bk_host_id.
 func (s *Server) CMDBHosts() []CMDBHost {
 	s.mu.Lock()
@@ -151,7 +150,7 @@ func (s *Server) serveCMDBHosts(w http.ResponseWriter, _ *http.Request) { writeJ
 func (s *Server) serveCMDB(w http.ResponseWriter, r *http.Request) {
 	s.serve(w, r, "cc/", func(api string, raw []byte) (any, *apiError) {
 		if "cc/"+api != cmdbAPI {
-			return nil, badParams("unknown API %q", api)
+			return nil, &apiError{codeComponentNotFound, "Not found, component class not found, " + api}
 		}
 		return s.listBizHosts(raw, 0)
 	})

@@ -15,14 +15,6 @@ import (
 // answers: the credentials of a request body, the envelope of a reply, the
 // call counts and injected faults around the dispatch of a family's APIs.
 
-// Codes of ESB's own answers (and the gateway's bad Authorization header).
-const (
-	codeBadParams     = 1306406
-	codeAuth          = 1306401
-	codeNoUser        = 1306402
-	codeBadAuthHeader = 1640101
-)
-
 // auth is the credentials every ESB request body carries.
 type auth struct {
 	AppCode     string `json:"bk_app_code"`
@@ -58,52 +50,77 @@ func (s *Server) handle(r *http.Request, family, api string, raw []byte, dispatc
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[family+api]++
-	if refused := s.admit(r, raw, family+api, false); refused != nil {
-		return *refused
+	// ESB's order: the router finds the component, validate_request checks
+	// the app and the user, the rate limit counts the app, the component runs.
+	if s.lacks(family + api) {
+		rep := esbError(codeComponentNotFound, "Not found, component class not found, "+family+api)
+		rep.noRequestID = true
+		return rep
+	}
+	if rep := s.authenticate(r, raw); rep != nil {
+		return *rep
+	}
+	if refused, _ := s.overQuota(r, raw); refused {
+		return s.esbRateLimited(r, raw)
 	}
 	f := s.takeFault(family + api)
 	if f != nil && !f.acts() {
-		return f.reply(raw, reply{})
+		return f.reply(family+api, raw, reply{}, false)
 	}
-	rep := s.answer(r, api, raw, dispatch)
+	rep := s.answer(api, raw, dispatch)
 	if f != nil {
-		return f.reply(raw, rep)
+		return f.reply(family+api, raw, rep, false)
 	}
 	return rep
 }
 
 // answer is the reply of a request that reaches the API.
-func (s *Server) answer(r *http.Request, api string, raw []byte, dispatch func(api string, raw []byte) (any, *apiError)) reply {
-	var creds auth
-	if err := json.Unmarshal(raw, &creds); err != nil {
-		return reply{status: http.StatusOK, code: codeBadParams, msg: "the body is not a JSON object: " + err.Error()}
-	}
-	if err := s.authenticate(r, creds); err != nil {
-		return reply{status: http.StatusOK, code: err.code, msg: err.msg}
-	}
+func (s *Server) answer(api string, raw []byte, dispatch func(api string, raw []byte) (any, *apiError)) reply {
 	data, err := dispatch(api, raw)
 	if err != nil {
-		return reply{status: http.StatusOK, code: err.code, msg: err.msg}
+		return esbError(err.code, err.msg)
 	}
 	return reply{status: http.StatusOK, msg: "success", data: data}
 }
 
-func (s *Server) authenticate(r *http.Request, body auth) *apiError {
-	creds := body
+// authenticate is ESB's validate_request (esb/channel/base.py): the app
+// (esb/bkapp/validators.py), then the user (esb/bkauth/validators.py
+// UserAuthValidator), each refusal 1306000 COMMON_ERROR with its reason. The
+// credentials come from X-Bkapi-Authorization when it is sent, else from the
+// body. bk_username alone passes only for apps on the user_auth::skip_user_auth
+// whitelist: every app here, unless Options.VerifiedUsersOnly.
+func (s *Server) authenticate(r *http.Request, raw []byte) *reply {
+	var creds auth
 	if h := r.Header.Get("X-Bkapi-Authorization"); h != "" {
-		var hdr auth
-		if err := json.Unmarshal([]byte(h), &hdr); err != nil {
-			return &apiError{codeBadAuthHeader, "X-Bkapi-Authorization is not a JSON object"}
+		if err := json.Unmarshal([]byte(h), &creds); err != nil {
+			rep := esbError(codeBadParams, "Parameters error, request header X-Bkapi-Authorization is not a valid JSON format string")
+			rep.noRequestID = true
+			return &rep
 		}
-		if creds.AppCode == "" {
-			creds = hdr
+	} else if err := json.Unmarshal(raw, &creds); err != nil {
+		rep := esbError(codeBadParams, "Parameters error, the request body is not a valid JSON format string")
+		return &rep
+	}
+	fail := func(msg string) *reply { rep := esbError(codeESBCommon, msg); return &rep }
+	switch {
+	case creds.AccessToken != "":
+		if s.opts.AccessToken != "" && creds.AccessToken != s.opts.AccessToken {
+			return fail("verify access_token failed, please check if the access_token is valid")
 		}
-	}
-	if s.opts.AppCode != "" && (creds.AppCode != s.opts.AppCode || creds.AppSecret != s.opts.AppSecret) {
-		return &apiError{codeAuth, "app code or app secret is invalid"}
-	}
-	if creds.Username == "" && creds.BkToken == "" && creds.AccessToken == "" {
-		return &apiError{codeNoUser, "one of bk_username, bk_token or access_token is required"}
+		return nil
+	case creds.AppCode == "":
+		return fail("APP Code [bk_app_code] cannot be empty")
+	case s.opts.AppCode != "" && creds.AppCode != s.opts.AppCode:
+		return fail(fmt.Sprintf("Invalid APP Code [bk_app_code=%s], please confirm if the APP Code has been registered", creds.AppCode))
+	case creds.AppSecret == "":
+		return fail("APP Secret [bk_app_secret] cannot be empty")
+	case s.opts.AppSecret != "" && creds.AppSecret != s.opts.AppSecret:
+		// The typo is ESB's own.
+		return fail(fmt.Sprintf("APP Secret verification failed, pelase confirm if the APP Secret and APP Code [bk_app_code=%s] match", creds.AppCode))
+	case creds.BkToken != "":
+		return nil
+	case creds.Username == "" || s.opts.VerifiedUsersOnly:
+		return fail("User authentication failed, please provide a valid user identity, such as bk_token, bk_username")
 	}
 	return nil
 }
@@ -116,7 +133,9 @@ type reply struct {
 	header       http.Header
 	delay        time.Duration // hold the reply this long (or until the client gives up)
 	cut          bool          // send half the body, then drop the connection
-	noResult     bool          // a gateway reply: no "result" field, success is code 0
+	shape        shape         // which server's body (refusals.go)
+	codeName     string        // the gateway's errors: the name of code
+	noRequestID  bool          // ESB's refusals before its handler: no request_id
 }
 
 func (rep reply) write(w http.ResponseWriter, r *http.Request) {
@@ -163,13 +182,25 @@ func writeEnvelope(w http.ResponseWriter, rep reply) {
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	w.Header().Set("Content-Type", "application/json")
-	if rep.code != 0 {
+	var env map[string]any
+	switch rep.shape {
+	case shapeGateway:
 		w.Header().Set("X-Bkapi-Error-Code", fmt.Sprint(rep.code))
+		w.Header().Set("X-Bkapi-Error-Message", rep.msg)
+		env = map[string]any{"code": rep.code, "code_name": rep.codeName, "message": rep.msg, "result": false, "data": nil}
+	case shapeCMDBFilter:
+		env = map[string]any{"result": false, "bk_error_code": rep.code, "bk_error_msg": rep.msg, "permission": nil}
+		if rep.code == codeCMDBNoAuthItem {
+			env["data"] = nil // metadata.Response; the limiter writes a bare BaseResp
+		}
+	case shapeBackend:
+		env = map[string]any{"code": rep.code, "message": rep.msg, "data": rep.data}
+	default:
+		env = map[string]any{"result": rep.code == 0 && rep.status == http.StatusOK, "code": rep.code, "message": rep.msg, "data": rep.data}
+		if !rep.noRequestID {
+			env["request_id"] = hex.EncodeToString(id[:])
+		}
 	}
 	w.WriteHeader(rep.status)
-	env := map[string]any{"code": rep.code, "message": rep.msg, "data": rep.data, "request_id": hex.EncodeToString(id[:])}
-	if !rep.noResult {
-		env["result"] = rep.code == 0 && rep.status == http.StatusOK
-	}
 	_ = json.NewEncoder(w).Encode(env)
 }

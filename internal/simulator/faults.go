@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 	"time"
@@ -13,10 +14,13 @@ const Forever = -1
 // Fault makes whole requests to API ("" = any) misbehave Times times (0 =
 // once, Forever = until cleared). Each field is one knob, so a table of faults
 // reads as a table of cases:
-//   - HTTPStatus alone answers that status (500, 502, 503, 429, ...) instead of
-//     acting; Code alone answers HTTP 200 with that envelope code (1306429,
-//     1642901, 1306401, ...). Acted makes the server act on the request first
-//     (a 5xx after the work was done).
+//   - Code answers that code instead of acting, in the shape, status and
+//     message of the server whose code it is (refusals.go): 1306201 and
+//     1306429 as ESB, 1640001-1650401 as the gateway, 1199997 and 1199027 as
+//     bk-cmdb's apiserver, others as the backend; HTTPStatus with it
+//     overrides the status. HTTPStatus alone answers that status (500, 502,
+//     503, 429, ...) with a body of no server's. Acted makes the server act
+//     on the request first (a failure after the work was done).
 //   - Delay holds the reply (the real one, or the status above) this long: past
 //     the client's request timeout, the client sees a timeout of a request the
 //     server acted on.
@@ -80,6 +84,14 @@ func armed(times int) int {
 	return times
 }
 
+// FaultsLeft is how many request-level faults are still armed: a test
+// asserts that the ones it injected fired.
+func (s *Server) FaultsLeft() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.faults)
+}
+
 // ClearFaults removes every injected fault.
 func (s *Server) ClearFaults() {
 	s.mu.Lock()
@@ -120,23 +132,23 @@ func (s *Server) takeHostFault(api, ip string, op int, also ...string) *HostFaul
 // acts reports whether the request reaches the API before the fault shows.
 func (f *Fault) acts() bool { return f.Acted || (f.HTTPStatus == 0 && f.Code == 0 && !f.Echo) }
 
-// reply is what the client receives: rep (the API's answer) unless the fault
-// replaces it with an error, delivered late or cut as the fault says.
-func (f *Fault) reply(raw []byte, rep reply) reply {
-	if f.HTTPStatus != 0 || f.Code != 0 {
-		rep = reply{status: f.HTTPStatus, code: f.Code, msg: f.Message}
-		if rep.status == 0 {
-			rep.status = http.StatusOK
+// reply is what the client receives for a request to api (through the
+// gateway or not): rep, the API's answer, unless the fault replaces it with
+// a refusal in the shape of the server whose code it is (refusals.go),
+// delivered late or cut as the fault says.
+func (f *Fault) reply(api string, raw []byte, rep reply, gateway bool) reply {
+	switch {
+	case f.Code != 0:
+		rep = refusal(f.Code, api, gateway)
+		if f.HTTPStatus != 0 {
+			rep.status = f.HTTPStatus
 		}
-		if rep.msg == "" {
-			rep.msg = http.StatusText(rep.status)
-			if f.Code != 0 {
-				rep.msg = "injected fault"
-			}
+		if f.Message != "" {
+			rep.msg = f.Message
 		}
-		if rep.code == 0 && rep.status == http.StatusTooManyRequests {
-			rep.code = 1642903
-		}
+	case f.HTTPStatus != 0:
+		// A status alone: a proxy or load balancer in front of it all, its own body.
+		rep = reply{status: f.HTTPStatus, msg: cmp.Or(f.Message, http.StatusText(f.HTTPStatus)), shape: shapeBackend}
 	}
 	rep.header = http.Header{}
 	if f.RetryAfter != "" {

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,14 +19,7 @@ import (
 // gateway rewrites statuses). Calls and faults are counted under the bare API
 // name, so the ESB knobs (Fault, HostFault by ip) work here too.
 
-// Gateway codes the simulator answers with. Which of 1640100-1640102 the real
-// gateway picks for each credential problem is not documented: these are
-// the simulator's choice, and so is 1640001 for a wrong tenant.
 const (
-	codeGatewayParams   = 1640001
-	codeGatewayBadAuth  = 1640100 // X-Bkapi-Authorization missing or not JSON
-	codeGatewayBadApp   = 1640101 // the app (or access token) is not valid
-	codeGatewayNoUser   = 1640102 // no user: neither bk_username nor bk_token
 	codeNoAgents        = 1011003 // list_agent_state: none of the agents exists
 	hostAgentAbnormal   = 117
 	agentRunning        = 2
@@ -41,7 +35,7 @@ type gatewayKnobs struct {
 	agents  map[string]agent   // agent ids registered with AddAgent
 	ofHost  map[procKey]string // the agent registered for each host (keyOf with namespace and name empty)
 	states  map[string]int     // status_code per agent (normalized id); absent = 2 (running)
-	rewrite bool               // answer gateway errors with HTTP 200
+	rewrite bool               // bk-status-rewrite: the plugins' refusals with HTTP 200
 }
 
 // AddAgent registers a GSE 2.0 agent id for the host cloud:ip. Agents in the
@@ -209,75 +203,73 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	s.handleGateway(r, r.PathValue("api"), raw, s.gatewayRequest).write(w, r)
 }
 
-// handleGateway is what every gateway API shares (counts, faults, tenant,
-// credentials, the gateway's HTTP statuses); dispatch answers the body.
+// handleGateway is what every gateway API shares, in the order of the
+// gateway's plugins: the route (bk-not-found-handler), the request ids
+// (bk-request-id), the credentials (bk-auth-verify, bk-auth-validate), the
+// tenant (bk-tenant-validate), the app's rate on the stage
+// (bk-stage-rate-limit); then the backend, whose reply passes as it is.
+// dispatch answers the body.
 func (s *Server) handleGateway(r *http.Request, api string, raw []byte, dispatch func(api string, raw []byte) (any, *apiError)) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[api]++
+	if s.lacks(api) {
+		// The operator's root route: no request-id plugin, no status rewrite.
+		return gatewayError(codeGatewayNotFound, [2]string{"method", r.Method}, [2]string{"path", r.URL.Path})
+	}
 	var rep reply
-	var f *Fault
-	refused := s.admit(r, raw, api, true)
-	if refused == nil {
-		f = s.takeFault(api)
-	}
-	switch {
-	case refused != nil:
+	var quota http.Header
+	if refused := s.gatewayFront(r, raw); refused != nil {
 		rep = *refused
-	case f != nil && !f.acts():
-		rep = f.reply(raw, reply{})
-	default:
-		rep = s.answerGateway(r, api, raw, dispatch)
+	} else if over, header := s.overQuota(r, raw); over {
+		rep, quota = gatewayError(codeGatewayStageLimit), header
+	} else if f := s.takeFault(api); f != nil && !f.acts() {
+		rep, quota = f.reply(api, raw, reply{}, true), header
+	} else {
+		rep, quota = s.answerGateway(api, raw, dispatch), header
 		if f != nil {
-			rep = f.reply(raw, rep)
+			rep = f.reply(api, raw, rep, true)
 		}
 	}
-	rep.noResult = true
-	if rep.code != 0 {
-		if st := gatewayStatus(rep.code); st != 0 && rep.status == http.StatusOK {
-			rep.status = st
-		}
-		if s.gw.rewrite {
-			rep.status = http.StatusOK
-		}
-		if rep.header == nil {
-			rep.header = http.Header{}
-		}
-		if rep.header.Get("X-Bkapi-Error-Message") == "" {
-			rep.header.Set("X-Bkapi-Error-Message", rep.msg)
-		}
+	if rep.shape == shapeGateway && s.gw.rewrite && rep.code != codeGatewayBadGateway && rep.code != codeGatewayTimeout {
+		rep.status = http.StatusOK // upstream errors keep theirs: nginx sets it after the plugins ran
 	}
+	if rep.header == nil {
+		rep.header = http.Header{}
+	}
+	for k, v := range quota {
+		rep.header[k] = v
+	}
+	// bk-request-id.lua: a fresh X-Bkapi-Request-ID replaces the client's;
+	// X-Request-ID is the client's, or the same id without dashes.
+	id := newUUID()
+	rep.header.Set("X-Bkapi-Request-Id", id)
+	rep.header.Set("X-Request-Id", cmp.Or(r.Header.Get("X-Request-Id"), strings.ReplaceAll(id, "-", "")))
 	return rep
 }
 
-// gatewayStatus is the HTTP status the gateway sends with its own codes (0: none).
-func gatewayStatus(code int) int {
-	switch {
-	case code == codeGatewayParams:
-		return http.StatusBadRequest
-	case code >= 1640100 && code <= 1640102:
-		return http.StatusUnauthorized
-	case code >= 1640301 && code <= 1640304:
-		return http.StatusForbidden
-	case code == 1641301:
-		return http.StatusRequestEntityTooLarge
-	case code >= 1642901 && code <= 1642904:
-		return http.StatusTooManyRequests
-	case code == 1650201:
-		return http.StatusBadGateway
-	case code == 1650401:
-		return http.StatusGatewayTimeout
+// gatewayFront is the refusal of the gateway's plugins in front of the
+// backend, or nil: the credentials, then the tenant.
+func (s *Server) gatewayFront(r *http.Request, raw []byte) *reply {
+	if err := s.authenticateGateway(r.Header.Get("X-Bkapi-Authorization")); err != nil {
+		return err
 	}
-	return 0
+	if t := s.opts.TenantID; t != "" && r.Header.Get("X-Bk-Tenant-Id") != t {
+		reason := "Cross-tenant calls are not allowed: header X-Bk-Tenant-Id is required and should not be empty. the app " + appOf(r, raw) + " tenant_mode=global. [AH1]"
+		if h := r.Header.Get("X-Bk-Tenant-Id"); h != "" {
+			reason = "Cross-tenant calls are not allowed: gateway belongs to tenant " + t + ", header tenant_id is " + h + ". [GH]"
+		}
+		rep := gatewayError(codeGatewayForbidden, [2]string{"reason", reason})
+		return &rep
+	}
+	return nil
 }
 
-func (s *Server) answerGateway(r *http.Request, api string, raw []byte, dispatch func(api string, raw []byte) (any, *apiError)) reply {
-	fail := func(e *apiError) reply { return reply{status: http.StatusOK, code: e.code, msg: e.msg} }
-	if t := s.opts.TenantID; t != "" && r.Header.Get("X-Bk-Tenant-Id") != t {
-		return fail(&apiError{codeGatewayParams, fmt.Sprintf("X-Bk-Tenant-Id %q is not this gateway's tenant", r.Header.Get("X-Bk-Tenant-Id"))})
-	}
-	if err := s.authenticateGateway(r.Header.Get("X-Bkapi-Authorization")); err != nil {
-		return fail(err)
+// answerGateway is the backend's reply: GSE 2.0 takes credentials only from
+// the header, and its envelope has no result.
+func (s *Server) answerGateway(api string, raw []byte, dispatch func(api string, raw []byte) (any, *apiError)) reply {
+	fail := func(e *apiError) reply {
+		return reply{status: http.StatusOK, code: e.code, msg: e.msg, shape: shapeBackend}
 	}
 	var creds auth
 	if err := json.Unmarshal(raw, &creds); err != nil {
@@ -290,7 +282,7 @@ func (s *Server) answerGateway(r *http.Request, api string, raw []byte, dispatch
 	if err != nil {
 		return fail(err)
 	}
-	return reply{status: http.StatusOK, msg: "success", data: data}
+	return reply{status: http.StatusOK, msg: "success", data: data, shape: shapeBackend}
 }
 
 // gatewayRequest answers a GSE 2.0 request.
@@ -302,25 +294,38 @@ func (s *Server) gatewayRequest(api string, raw []byte) (any, *apiError) {
 	return s.dispatchGateway(api, &req)
 }
 
-func (s *Server) authenticateGateway(header string) *apiError {
-	if header == "" {
-		return &apiError{codeGatewayBadAuth, "X-Bkapi-Authorization is required"}
-	}
+// authenticateGateway is bk-auth-verify and bk-auth-validate: the app,
+// then the user; every refusal 400 1640001 with its reason. bk_username is
+// never a verified user: it passes only for apps the gateway exempts (every
+// app here, unless Options.VerifiedUsersOnly).
+func (s *Server) authenticateGateway(header string) *reply {
+	fail := func(reason string) *reply { rep := gatewayInvalidArgs(reason); return &rep }
 	var creds auth
-	if err := json.Unmarshal([]byte(header), &creds); err != nil {
-		return &apiError{codeGatewayBadAuth, "X-Bkapi-Authorization is not a JSON object"}
+	if header != "" && json.Unmarshal([]byte(header), &creds) != nil {
+		return fail("request header X-Bkapi-Authorization is not a valid JSON")
 	}
-	if creds.AccessToken != "" {
+	switch {
+	case creds.AccessToken != "":
 		if s.opts.AccessToken != "" && creds.AccessToken != s.opts.AccessToken {
-			return &apiError{codeGatewayBadApp, "access_token is invalid or expired"}
+			// bkauth's answer for a token it does not know is not in the
+			// gateway's code; the expired one is.
+			return fail("access_token has expired")
 		}
 		return nil
-	}
-	if creds.AppCode == "" || (s.opts.AppCode != "" && (creds.AppCode != s.opts.AppCode || creds.AppSecret != s.opts.AppSecret)) {
-		return &apiError{codeGatewayBadApp, "app code or app secret is invalid"}
-	}
-	if creds.Username == "" && creds.BkToken == "" {
-		return &apiError{codeGatewayNoUser, "one of bk_username or bk_token is required"}
+	case creds.AppCode == "":
+		return fail("app code cannot be empty")
+	case s.opts.AppCode != "" && creds.AppCode != s.opts.AppCode:
+		return fail("app not found")
+	case creds.AppSecret == "":
+		return fail("please provide bk_app_secret or bk_signature to verify app")
+	case s.opts.AppSecret != "" && creds.AppSecret != s.opts.AppSecret:
+		return fail("bk_app_code or bk_app_secret is incorrect")
+	case creds.BkToken != "":
+		return nil
+	case creds.Username == "":
+		return fail("user authentication failed, please provide a valid user identity, such as bk_username, bk_token, access_token")
+	case s.opts.VerifiedUsersOnly:
+		return fail("user authentication failed, the user indicated by bk_username is not verified")
 	}
 	return nil
 }
@@ -345,7 +350,7 @@ func (s *Server) dispatchGateway(api string, req *request) (any, *apiError) {
 	case "list_agent_state":
 		return s.listAgentState(req.Agents)
 	}
-	return nil, &apiError{codeGatewayParams, fmt.Sprintf("unknown API %q", api)}
+	return nil, &apiError{codeGatewayNotFound, fmt.Sprintf("unknown API %q", api)}
 }
 
 func (s *Server) gatewayStatus(req *request) (any, *apiError) {

@@ -24,10 +24,6 @@ const (
 	// codeJobIllegalParam is bk-job's ErrorCode.ILLEGAL_PARAM, the answer of
 	// every checkRequest that fails.
 	codeJobIllegalParam = 1241002
-	// codeESBBackendFailed is ESB's answer when the backend has no such
-	// resource (its 404): what a JOB 3.7+ installation answers for the four
-	// APIs (an inference: ESB still routes them, JOB no longer maps them).
-	codeESBBackendFailed = 1306201
 )
 
 // jobRequest is bk-job's EsbAppScopeReq (bk_biz_id, or bk_scope_type and
@@ -244,8 +240,10 @@ func (s *Server) SetJobContentShape(shape JobContentShape) {
 
 // SetJobProcessAPIsRemoved makes the installation a JOB 3.7 or later (true)
 // or 3.6 and earlier again (false): bk-job commit 2a899882a deleted
-// manage_proc, operate_proc, operate_process and get_proc_result, and ESB,
-// which still routes them, answers 1306201.
+// manage_proc, operate_proc, operate_process and get_proc_result; its
+// gateway still passes any API name to the backend, which answers Spring's
+// 404, and an ESB that still lists the components answers 1306201 "Status
+// Code: 404" (esb/outgoing.py _request).
 func (s *Server) SetJobProcessAPIsRemoved(removed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -293,7 +291,8 @@ func (s *Server) serveJOB(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) dispatchJob(api string, raw []byte) (any, *apiError) {
 	if s.job.removed {
-		return nil, &apiError{codeESBBackendFailed, fmt.Sprintf("Request third-party interface error: the JOB backend answered 404 for %s", api)}
+		rep := esbThirdParty("JOBV3", api, esbThirdPartyNotFound)
+		return nil, &apiError{rep.code, rep.msg}
 	}
 	var req jobRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
@@ -308,7 +307,7 @@ func (s *Server) dispatchJob(api string, raw []byte) (any, *apiError) {
 		return s.pollJob(scope, req.TaskID)
 	}
 	if _, known := jobAPIs[api]; !known {
-		return nil, badParams("unknown JOB API %q", api)
+		return nil, &apiError{codeComponentNotFound, "Not found, component class not found, job/" + api}
 	}
 	if !ok || !req.valid(api) {
 		return nil, illegalParam()

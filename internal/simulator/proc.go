@@ -96,7 +96,7 @@ func (s *Server) dispatch(api string, req *request) (any, *apiError) {
 	case "sync_proc_status":
 		return s.syncStatus(req, nil)
 	}
-	return nil, badParams("unknown API %q", api)
+	return nil, &apiError{codeComponentNotFound, "Not found, component class not found, " + api}
 }
 
 // validateTarget checks meta and the hosts (gw: agent_id_list).

@@ -42,8 +42,8 @@ func TestQuotaIsPerAppAndSharedByCallers(t *testing.T) {
 		t.Errorf("another app shares app-a's bucket: code %d", code)
 	}
 	// The gateway is the same installation: app-a's bucket is empty there too.
-	if st, code := post(t, srv, "/api/v2/proc/get_proc_status_v2", "app-a", `{"meta":{"namespace":"ns","name":"p"},"agent_id_list":["0:10.0.0.1"]}`); st != http.StatusTooManyRequests || code != 1642901 {
-		t.Errorf("gateway: HTTP %d code %d, want 429 code 1642901", st, code)
+	if st, code := post(t, srv, "/api/v2/proc/get_proc_status_v2", "app-a", `{"meta":{"namespace":"ns","name":"p"},"agent_id_list":["0:10.0.0.1"]}`); st != http.StatusTooManyRequests || code != 1642902 {
+		t.Errorf("gateway: HTTP %d code %d, want 429 code 1642902", st, code)
 	}
 	calls := sim.AllCalls()
 	if calls[simulator.RateLimitedKey] != 2 || calls["get_proc_status_v2"] != 5 {
@@ -59,8 +59,8 @@ func TestRemovedAPIs(t *testing.T) {
 	if st, code := post(t, srv, "/api/c/compapi/v2/gse/operate_proc_multi/", "app", `{"proc_operate_req":[]}`); st != http.StatusOK || code != 1306404 {
 		t.Errorf("ESB operate_proc_multi: HTTP %d code %d, want 200 code 1306404", st, code)
 	}
-	if st, _ := post(t, srv, "/api/v2/proc/sync_proc_status", "app", `{"meta":{"namespace":"ns"},"page":{"start":0,"limit":10}}`); st != http.StatusNotFound {
-		t.Errorf("gateway sync_proc_status: HTTP %d, want 404", st)
+	if st, code := post(t, srv, "/api/v2/proc/sync_proc_status", "app", `{"meta":{"namespace":"ns"},"page":{"start":0,"limit":10}}`); st != http.StatusNotFound || code != 1640401 {
+		t.Errorf("gateway sync_proc_status: HTTP %d code %d, want 404 code 1640401", st, code)
 	}
 	if _, code := post(t, srv, "/api/c/compapi/v2/gse/get_proc_status_v2/", "app", statusBody); code != 0 {
 		t.Errorf("an API not removed answers code %d", code)

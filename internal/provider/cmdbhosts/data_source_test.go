@@ -377,3 +377,27 @@ func TestAccCMDBHosts_numbersAndRegexes(t *testing.T) {
 		}},
 	})
 }
+
+// bk-cmdb's apiserver refuses for its rate limit with its own keys
+// (bk_error_code 1199997, HTTP 200), through ESB and its gateway alike: the
+// pages are paced and read again, and the listing is whole.
+func TestAccCMDBHosts_limiterRetried(t *testing.T) {
+	inCMDBModes(t, 1200, func(t *testing.T, e *acctest.Env) {
+		e.Sim.AddFault(simulator.Fault{API: "cc/list_biz_hosts", Code: 1199997, Times: 3})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			Steps: []resource.TestStep{{
+				Config: cmdbConfig(e, "data \"gse_cmdb_hosts\" \"all\" { bk_biz_id = 2 }\n"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.gse_cmdb_hosts.all", tfjsonpath.New("bk_host_ids"), knownvalue.ListSizeExact(map[bool]int{false: 1164, true: 1188}[e.Gateway])),
+				},
+				Check: func(*terraform.State) error {
+					if n := e.Sim.FaultsLeft(); n != 0 {
+						return fmt.Errorf("%d of the refusals never came: the listing did not go through them", n)
+					}
+					return nil
+				},
+			}},
+		})
+	})
+}

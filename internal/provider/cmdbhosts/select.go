@@ -109,10 +109,6 @@ func cmdbAdvice(c *gse.Client, err error) string {
 		return "Hosts were moving in or out of the selection the whole time (a transfer or scale-out in progress): apply again once it has settled."
 	case !c.ESB() && !c.CMDBGateway():
 		return "Set cmdb_gateway_url (or BKAPP_BK_CC_APIGATEWAY) to the bk-cmdb root on the API gateway, or endpoint (or BK_COMPONENT_API_URL) to call list_biz_hosts through ESB."
-	case errors.As(err, &ae) && ae.GatewayPermission():
-		return "The app has no permission for bk-cmdb's list_hosts: apply for it in the BlueKing developer center for the app in app_code, then apply again."
-	case gse.KindOf(err) == gse.KindAuth:
-		return "Check app_code and app_secret (BK_APP_CODE, BK_APP_SECRET), and that the user (username or bk_token) may view the business in CMDB."
 	case gse.KindOf(err) == gse.KindParams || errors.As(err, &ae) && ae.Code == gse.CodeCMDBParams:
 		return "CMDB refused the query: check bk_biz_id, bk_set_ids, bk_module_ids and the fields and operators of filter against the message."
 	}

@@ -6,7 +6,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 // On a JOB 3.7 or later every JOB resource, data source and operation fails
@@ -86,4 +88,28 @@ func TestAccJobManagedProcess_removedAfterCreate(t *testing.T) {
 	if _, ok := e.Sim.JobProcess(acctest.JobScope, acctest.JobIndex, 0, "10.0.0.1"); !ok {
 		t.Error("the process is gone from the agent; unhosting keeps it")
 	}
+}
+
+// JOB failing for a while (ESB's 1306201 with a timeout, not "Status Code:
+// 404") is not a JOB 3.7: the apply reads through it; when it lasts, the
+// error says the calls kept failing, never that JOB removed the API.
+func TestAccJobManagedProcess_outageIsNotRemoved(t *testing.T) {
+	t.Parallel()
+	e := acctest.NewEnv(t)
+	e.Sim.AddFault(simulator.Fault{API: "job/get_proc_result", Code: gse.CodeESBBackendFailed, Times: 2})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories(),
+		CheckDestroy:             e.CheckSimEmpty,
+		Steps: []resource.TestStep{
+			{Config: e.JobConfig("./nginx", "0:10.0.0.1")},
+			{
+				PreConfig: func() {
+					e.Sim.AddFault(simulator.Fault{API: "job/operate_process", Code: gse.CodeESBBackendFailed, Times: simulator.Forever})
+				},
+				Config:      e.JobConfig("./nginx -g daemon", "0:10.0.0.1"),
+				ExpectError: regexp.MustCompile(`(?s)` + acctest.WrappedPattern(`code 1306201: Component request third-party system \[JOBV3\].*response time exceeds 30 seconds.*kept failing`)),
+			},
+			{PreConfig: e.Sim.ClearFaults, Config: e.JobConfig("./nginx", "0:10.0.0.1")},
+		},
+	})
 }

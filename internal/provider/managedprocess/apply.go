@@ -109,7 +109,7 @@ func mayExist(targets, done []gse.Host, err error, refused func(code int) bool) 
 			}
 		}
 		return plumbing.SelectBy(targets, gse.Host.Key, plumbing.Each(out, gse.Host.Key), false)
-	case errors.As(err, &ae) && (ae.HTTPStatus == 200 || ae.GatewayRefused()), errors.As(err, new(*hosts.AgentsDownError)):
+	case errors.As(err, &ae) && !ae.MayHaveActed(), errors.As(err, new(*hosts.AgentsDownError)):
 		return done
 	}
 	return targets

@@ -155,18 +155,20 @@ func TestAccManagedProcessGateway_errorClasses(t *testing.T) {
 		token string // access_token in the provider block instead of the app
 		want  string
 	}{
-		"auth: app": {fault: simulator.Fault{API: "list_agent_state", Code: 1640101, Message: "app code or app secret is invalid"},
-			want: `list_agent_state: GSE code 1640101.*did not accept the bk_app_code/bk_app_secret with bk_username credentials.*check app_code and app_secret`},
+		"auth: app": {fault: simulator.Fault{API: "list_agent_state", Code: 1640001, Message: `Parameters error [reason="bk_app_code or bk_app_secret is incorrect"]`},
+			want: `list_agent_state: (HTTP 400, )?code 1640001 INVALID_ARGS: Parameters error \[reason="bk_app_code or bk_app_secret is incorrect"\] \(the bk_app_code/bk_app_secret with bk_username credentials sent were refused\).*check app_code and app_secret \(BK_APP_CODE, BK_APP_SECRET\)`},
 		"auth: token": {token: "expired-token",
-			want: `list_agent_state: GSE code 1640101.*did not accept the access_token credentials.*did not accept access_token \(BK_ACCESS_TOKEN\)`},
-		"permission": {fault: simulator.Fault{API: "operate_proc_v2", Code: 1640301, Message: "app has no permission"},
-			want: `operate_proc_v2: GSE code 1640301.*no permission for the gateway API operate_proc_v2.*apply for the bk-gse gateway permission of operate_proc_v2`},
-		"params": {fault: simulator.Fault{API: "operate_proc_v2", Code: 1640001, Message: "agent_id_list is invalid"},
-			want: `operate_proc_v2: GSE code 1640001: agent_id_list is invalid.*refused the request's parameters.*tenant_id`},
-		"too large": {fault: simulator.Fault{API: "operate_proc_v2", Code: 1641301, Message: "request body too large", Times: simulator.Forever},
-			want: `GSE code 1641301.*too large for the gateway.*split the hosts over several resources`},
-		"backend": {fault: simulator.Fault{API: "list_agent_state", Code: 1650401, Message: "backend timeout", Times: simulator.Forever},
-			want: `list_agent_state: GSE code 1650401.*after 6 attempts.*kept failing`},
+			want: `list_agent_state: (HTTP 400, )?code 1640001 INVALID_ARGS: Parameters error \[reason="access_token has expired"\] \(the access_token credentials sent were refused\).*access_token \(BK_ACCESS_TOKEN\) was refused`},
+		"permission": {fault: simulator.Fault{API: "operate_proc_v2", Code: 1640301},
+			want: `operate_proc_v2: (HTTP 403, )?code 1640301 APP_NO_PERMISSION.*apply for the bk-gse gateway permission of operate_proc_v2`},
+		"tenant": {fault: simulator.Fault{API: "list_agent_state", Code: 1640302, Message: `Cross tenant forbidden [reason="Cross-tenant calls are not allowed: header X-Bk-Tenant-Id is required and should not be empty. the app tf-acc tenant_mode=global. [AH1]"]`},
+			want: `list_agent_state: (HTTP 403, )?code 1640302 CROSS_TENANT_FORBIDDEN.*\[AH1\].*set tenant_id \(BK_TENANT_ID\)`},
+		"params": {fault: simulator.Fault{API: "operate_proc_v2", Code: 1640001, Message: `Parameters error [reason="agent_id_list is invalid"]`},
+			want: `operate_proc_v2: (HTTP 400, )?code 1640001 INVALID_ARGS: Parameters error \[reason="agent_id_list is invalid"\].*refused the request's parameters`},
+		"too large": {fault: simulator.Fault{API: "operate_proc_v2", Code: 1641301, Times: simulator.Forever},
+			want: `code 1641301 BODY_SIZE_LIMIT_EXCEED.*too large for the gateway.*split the hosts over several resources`},
+		"backend": {fault: simulator.Fault{API: "list_agent_state", Code: 1650401, Times: simulator.Forever},
+			want: `list_agent_state: HTTP 504, code 1650401 REQUEST_BACKEND_TIMEOUT.*after 6 attempts.*kept failing`},
 	} {
 		for _, rewrite := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/rewritten=%v", name, rewrite), func(t *testing.T) {

@@ -112,24 +112,10 @@ func CallAdvice(err error) string {
 			"and that this machine reaches it.", ce.URL, rootSettings[ce.Root].name, rootSettings[ce.Root].env)
 	}
 	var ae *gse.APIError
-	switch {
-	case !errors.As(err, &ae):
-	case ae.GatewayAuth() && ae.Credential == "access_token":
-		return "The gateway did not accept access_token (BK_ACCESS_TOKEN): it may be invalid or expired. Renew it, or set app_code, app_secret and username (or bk_token) instead."
-	case ae.GatewayAuth():
-		return "The gateway did not accept the app or user: check app_code and app_secret (BK_APP_CODE, BK_APP_SECRET), and username or bk_token (BK_USERNAME, BK_TOKEN); or set access_token (BK_ACCESS_TOKEN)."
-	case ae.GatewayPermission():
-		return fmt.Sprintf("The app has no permission for the gateway API %s: in the BlueKing developer center, apply for the bk-gse gateway permission of %s for the app in app_code, then apply again.", ae.API, ae.API)
-	case ae.Code == gse.CodeGatewayParams:
-		return "The gateway refused the request's parameters: fix the values named in the message. If it names X-Bk-Tenant-Id, set tenant_id (BK_TENANT_ID) to the gateway's tenant (`default` on single-tenant installations)."
-	case ae.Code == gse.CodeGatewayBodyTooBig:
-		return "The request was too large for the gateway even when split per process: split the hosts over several resources."
-	}
-	switch gse.KindOf(err) {
-	case gse.KindAuth:
-		return "Check app_code and app_secret (BK_APP_CODE, BK_APP_SECRET), and that the user (username or bk_token) has permission for this API."
-	case gse.KindParams:
-		return "GSE refused the request's parameters: fix the values named in the message."
+	if errors.As(err, &ae) {
+		if a := refusalAdvice(ae); a != "" {
+			return a
+		}
 	}
 	switch {
 	case gse.KindOf(err) == gse.KindServer || errors.As(err, &re) || errors.As(err, &ie):

@@ -31,7 +31,9 @@ func main() {
 	quota := flag.Float64("quota", 0, "requests per second each app may make (token bucket shared by every caller); 0: no limit")
 	quotaBurst := flag.Int("quota-burst", 0, "the quota's burst (0: the quota rounded up)")
 	without := flag.String("without", "", "comma-separated APIs this installation lacks, e.g. operate_proc_multi,sync_proc_status")
-	job37 := flag.Bool("job-3.7", false, "a JOB 3.7 or later: the JOB process APIs answer 1306201")
+	job37 := flag.Bool("job-3.7", false, "a JOB 3.7 or later: the JOB process APIs answer 1306201 \"Status Code: 404\"")
+	verified := flag.Bool("verified-users-only", false, "refuse bk_username without bk_token, as ESB does for apps off its skip_user_auth whitelist and the gateway for apps it does not exempt")
+	statusRewrite := flag.Bool("gateway-status-200", false, "the gateway's refusals with HTTP 200 (bk-status-rewrite, bound to every stage of bk-esb)")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *listen)
@@ -45,7 +47,8 @@ func main() {
 		}
 	}
 	fmt.Println("gse-simulator listening on", url)
-	sim := simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0, CMDBHosts: *cmdbHosts})
+	sim := simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0, CMDBHosts: *cmdbHosts, VerifiedUsersOnly: *verified})
+	sim.SetGatewayStatusRewrite(*statusRewrite)
 	sim.SetQuota(*quota, *quotaBurst)
 	if *without != "" {
 		sim.RemoveAPIs(strings.Split(*without, ",")...)
