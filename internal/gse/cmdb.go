@@ -114,19 +114,20 @@ type listBizHostsReply struct {
 	Info  []CMDBHost `json:"info"`
 }
 
-// FleetChangedError says the hosts kept changing while they were paged, so no
-// consistent listing could be read.
+// FleetChangedError says a CMDB listing kept changing while it was paged,
+// so no consistent one could be read.
 type FleetChangedError struct {
+	API   string
 	BizID int64
 	Reads int
 	Why   string
 }
 
 func (e *FleetChangedError) Error() string {
-	return fmt.Sprintf("list_biz_hosts: the hosts of business %d changed while they were paged, %d reads in a row (%s)", e.BizID, e.Reads, e.Why)
+	return fmt.Sprintf("%s: the listing of business %d changed while it was paged, %d reads in a row (%s)", e.API, e.BizID, e.Reads, e.Why)
 }
 
-// errChanged is one read that saw the fleet change.
+// errChanged is one read that saw the listing change.
 type errChanged struct{ why string }
 
 func (e errChanged) Error() string { return e.why }
@@ -146,13 +147,8 @@ func parseCMDBGatewayURL(s string) (*url.URL, error) {
 // CMDBGateway reports whether host listings go through the bk-cmdb gateway.
 func (c *Client) CMDBGateway() bool { return c.cmdb != nil }
 
-// ListBizHosts reads every host q selects, ordered by bk_host_id. Pages of
-// CMDBPageSize are sorted by bk_host_id: the first gives the count, the rest
-// are read concurrently (at most cmdbParallel at once). Each page after the
-// first starts one host before the previous one ends, and that shared host
-// must match: a host added or removed while paging shifts the pages and
-// breaks the match (as does a count that moves), and then the whole listing
-// is read again, up to cmdbReads times, before a FleetChangedError.
+// ListBizHosts reads every host q selects, ordered by bk_host_id, in pages
+// of CMDBPageSize (pagedRead).
 //
 // CMDB API: list_biz_hosts (ESB), /api/v3/hosts/app/{bk_biz_id}/list_hosts (gateway).
 func (s *CMDBService) ListBizHosts(ctx context.Context, q HostQuery) ([]CMDBHost, error) {
@@ -160,65 +156,80 @@ func (s *CMDBService) ListBizHosts(ctx context.Context, q HostQuery) ([]CMDBHost
 	if c.cmdb == nil && c.base == nil {
 		return nil, errors.New("list_biz_hosts: neither a bk-cmdb gateway URL nor an ESB endpoint is configured")
 	}
-	var why string
-	for range cmdbReads {
-		hosts, err := s.listOnce(ctx, q)
-		var changed errChanged
-		if !errors.As(err, &changed) {
-			return hosts, err
-		}
-		why = changed.why
-		c.log.Warn(ctx, "CMDB hosts changed while paged; reading again", map[string]any{"api": apiListBizHosts, "bk_biz_id": q.BizID, "why": why})
-	}
-	return nil, &FleetChangedError{BizID: q.BizID, Reads: cmdbReads, Why: why}
+	return pagedRead(ctx, c, apiListBizHosts, q.BizID, CMDBPageSize, func(ctx context.Context, start int) (int, []CMDBHost, error) {
+		r, err := s.page(ctx, q, start)
+		return r.Count, r.Info, err
+	}, func(h CMDBHost) int64 { return h.BkHostID })
 }
 
-// listOnce pages through q once; errChanged when the pages do not fit together.
-func (s *CMDBService) listOnce(ctx context.Context, q HostQuery) ([]CMDBHost, error) {
-	first, err := s.page(ctx, q, 0)
+// pagedRead reads a CMDB listing of api sorted by key, in pages of size:
+// the first gives the count, the rest are read concurrently (at most
+// cmdbParallel at once). Each page after the first starts one item before
+// the previous one ends, and that shared item must match: an item added or
+// removed while paging shifts the pages and breaks the match (as does a
+// count that moves), and then the whole listing is read again, up to
+// cmdbReads times, before a FleetChangedError.
+func pagedRead[T any](ctx context.Context, c *Client, api string, biz int64, size int,
+	read func(ctx context.Context, start int) (int, []T, error), key func(T) int64,
+) ([]T, error) {
+	var why string
+	for range cmdbReads {
+		items, err := readOnce(ctx, size, read, key)
+		var changed errChanged
+		if !errors.As(err, &changed) {
+			return items, err
+		}
+		why = changed.why
+		c.log.Warn(ctx, "CMDB listing changed while paged; reading again", map[string]any{"api": api, "bk_biz_id": biz, "why": why})
+	}
+	return nil, &FleetChangedError{API: api, BizID: biz, Reads: cmdbReads, Why: why}
+}
+
+// readOnce pages through a listing once; errChanged when the pages do not fit together.
+func readOnce[T any](ctx context.Context, size int, read func(ctx context.Context, start int) (int, []T, error), key func(T) int64) ([]T, error) {
+	total, first, err := read(ctx, 0)
 	if err != nil {
 		return nil, err
 	}
-	total := first.Count
-	if len(first.Info) >= total {
-		return first.Info[:total], nil
+	if len(first) >= total {
+		return first[:total], nil
 	}
-	// Page k (k >= 1) starts at k*stride: one host before page k-1 ends.
-	const stride = CMDBPageSize - 1
-	pages := make([][]CMDBHost, (total-2)/stride+1)
-	pages[0] = first.Info
+	// Page k (k >= 1) starts at k*stride: one item before page k-1 ends.
+	stride := size - 1
+	pages := make([][]T, (total-2)/stride+1)
+	pages[0] = first
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cmdbParallel)
 	for k := 1; k < len(pages); k++ {
 		g.Go(func() error {
-			r, err := s.page(gctx, q, k*stride)
+			count, items, err := read(gctx, k*stride)
 			if err != nil {
 				return err
 			}
-			if r.Count != total {
-				return errChanged{fmt.Sprintf("the count went from %d to %d", total, r.Count)}
+			if count != total {
+				return errChanged{fmt.Sprintf("the count went from %d to %d", total, count)}
 			}
-			pages[k] = r.Info
+			pages[k] = items
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	out := make([]CMDBHost, 0, total)
+	out := make([]T, 0, total)
 	out = append(out, pages[0]...)
 	for k := 1; k < len(pages); k++ {
 		prev, cur := pages[k-1], pages[k]
-		if len(prev) < CMDBPageSize { // only the last page may be short
-			return nil, errChanged{fmt.Sprintf("page %d held %d hosts, short of %d", k, len(prev), CMDBPageSize)}
+		if len(prev) < size { // only the last page may be short
+			return nil, errChanged{fmt.Sprintf("page %d held %d items, short of %d", k, len(prev), size)}
 		}
-		if len(cur) == 0 || cur[0].BkHostID != prev[len(prev)-1].BkHostID {
-			return nil, errChanged{fmt.Sprintf("pages %d and %d do not meet at bk_host_id %d", k, k+1, prev[len(prev)-1].BkHostID)}
+		if len(cur) == 0 || key(cur[0]) != key(prev[len(prev)-1]) {
+			return nil, errChanged{fmt.Sprintf("pages %d and %d do not meet at id %d", k, k+1, key(prev[len(prev)-1]))}
 		}
 		out = append(out, cur[1:]...)
 	}
 	if len(out) != total {
-		return nil, errChanged{fmt.Sprintf("%d hosts read, the count is %d", len(out), total)}
+		return nil, errChanged{fmt.Sprintf("%d items read, the count is %d", len(out), total)}
 	}
 	return out, nil
 }

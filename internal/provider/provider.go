@@ -24,7 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbhosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdb"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/jobmanagedprocess"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/managedprocess"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
@@ -316,7 +316,7 @@ func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{managedprocess.NewStatusDataSource, jobmanagedprocess.NewStatusDataSource, cmdbhosts.NewDataSource}
+	return []func() datasource.DataSource{managedprocess.NewStatusDataSource, jobmanagedprocess.NewStatusDataSource, cmdb.NewDataSource, cmdb.NewProcessesDataSource}
 }
 
 // Functions need Terraform 1.8 or later; older CLIs ignore them.

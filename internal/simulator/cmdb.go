@@ -89,6 +89,7 @@ func (s *Server) generateCMDB(n int) {
 		}
 		s.cmdb = append(s.cmdb, h)
 	}
+	s.generateProcessTemplates((n + CMDBHostsPerModule - 1) / CMDBHostsPerModule)
 }
 
 // CMDBHosts returns a copy of every generated host, ordered by bk_host_id.
@@ -149,6 +150,9 @@ func (s *Server) serveCMDBHosts(w http.ResponseWriter, _ *http.Request) { writeJ
 
 func (s *Server) serveCMDB(w http.ResponseWriter, r *http.Request) {
 	s.serve(w, r, "cc/", func(api string, raw []byte) (any, *apiError) {
+		if "cc/"+api == cmdbProcAPI {
+			return s.listProcessRelatedInfo(raw, 0)
+		}
 		if "cc/"+api != cmdbAPI {
 			return nil, &apiError{codeComponentNotFound, "Not found, component class not found, " + api}
 		}
@@ -250,7 +254,7 @@ func (req *listBizHostsRequest) check() (*cmdbRule, *apiError) {
 	case req.Page.Sort != "" && req.Page.Sort != "bk_host_id" && req.Page.Sort != "-bk_host_id":
 		return nil, &apiError{codeCMDBParams, "the simulator sorts by bk_host_id only"}
 	}
-	filter, err := parseCMDBFilter(req.Filter)
+	filter, err := parseCMDBFilter(req.Filter, "host_property_filter")
 	switch {
 	case err != nil:
 		return nil, err

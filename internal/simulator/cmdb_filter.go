@@ -61,15 +61,16 @@ type cmdbRule struct {
 
 // cmdbParamsInvalid is CCErrCommParamsInvalid (1199006) with its English text
 // (resources/errors/english/en/common.json), naming the key the validation
-// returned under host_property_filter.
+// returned.
 func cmdbParamsInvalid(key string) *apiError {
-	return &apiError{codeCMDBParams, fmt.Sprintf("'host_property_filter.%s' data parameter verification does not pass", key)}
+	return &apiError{codeCMDBParams, fmt.Sprintf("'%s' data parameter verification does not pass", key)}
 }
 
-// parseCMDBFilter is querybuilder.ParseRuleFromBytes then
-// ListHostsParameter.Validate's filter part: QueryFilter.Validate (the root
-// must be a group), then the height limit. nil for a null filter.
-func parseCMDBFilter(raw json.RawMessage) (*cmdbRule, *apiError) {
+// parseCMDBFilter is querybuilder.ParseRuleFromBytes then the filter part
+// of the request's Validate (ListHostsParameter, ListProcessRelatedInfoOption):
+// QueryFilter.Validate (the root must be a group), then the height limit,
+// each refusal naming the key under name. nil for a null filter.
+func parseCMDBFilter(raw json.RawMessage, name string) (*cmdbRule, *apiError) {
 	var data map[string]any
 	if len(raw) == 0 {
 		return nil, nil
@@ -85,13 +86,13 @@ func parseCMDBFilter(raw json.RawMessage) (*cmdbRule, *apiError) {
 		return nil, nil
 	}
 	if !root.group {
-		return nil, cmdbParamsInvalid("") // QueryFilter.Validate: "query filter must be combined rules"
+		return nil, cmdbParamsInvalid(name + ".") // QueryFilter.Validate: "query filter must be combined rules"
 	}
 	if key, bad := root.validate(); bad {
-		return nil, cmdbParamsInvalid(key)
+		return nil, cmdbParamsInvalid(name + "." + key)
 	}
 	if root.deep() > cmdbMaxDeep {
-		return nil, cmdbParamsInvalid("rules")
+		return nil, cmdbParamsInvalid(name + ".rules")
 	}
 	return root, nil
 }
@@ -349,6 +350,8 @@ func mongoEqual(got, want any) bool {
 func number(v any) (float64, bool) {
 	switch n := v.(type) {
 	case int64:
+		return float64(n), true
+	case int:
 		return float64(n), true
 	case float64:
 		return n, true

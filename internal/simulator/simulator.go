@@ -74,10 +74,12 @@ type Server struct {
 	job        jobKnobs     // JOB-only knobs, in job.go
 	gw         gatewayKnobs // GSE 2.0 gateway knobs, in gateway.go
 	cmdb       []*CMDBHost  // the CMDB business, by bk_host_id (cmdb.go)
-	cmdbChurn  int          // list_biz_hosts requests left that change the fleet first
-	quota      quota        // the app's rate limit and the APIs missing, in quota.go
-	seq        int
-	mux        *http.ServeMux
+	// cmdbTemplates are the process templates of the business's modules (cmdb_process.go).
+	cmdbTemplates []*CMDBProcessTemplate
+	cmdbChurn     int   // list_biz_hosts requests left that change the fleet first
+	quota         quota // the app's rate limit and the APIs missing, in quota.go
+	seq           int
+	mux           *http.ServeMux
 }
 
 // Process is the state of one process on one host.
@@ -128,11 +130,12 @@ func New(opts Options) *Server {
 	s.generateCMDB(opts.CMDBHosts)
 	s.mux = http.NewServeMux()
 	for p, h := range map[string]http.HandlerFunc{
-		"/api/c/compapi/v2/gse/{api}":        s.serveGSE,
-		"/api/v2/proc/{api}":                 s.serveGateway,
-		"/api/v2/cluster/{api}":              s.serveGateway,
-		"/api/c/compapi/v2/cc/{api}":         s.serveCMDB,
-		"/api/v3/hosts/app/{biz}/list_hosts": s.serveCMDBGateway,
+		"/api/c/compapi/v2/gse/{api}":                          s.serveGSE,
+		"/api/v2/proc/{api}":                                   s.serveGateway,
+		"/api/v2/cluster/{api}":                                s.serveGateway,
+		"/api/c/compapi/v2/cc/{api}":                           s.serveCMDB,
+		"/api/v3/hosts/app/{biz}/list_hosts":                   s.serveCMDBGateway,
+		"/api/v3/findmany/proc/process_related_info/biz/{biz}": s.serveCMDBProcessGateway,
 	} {
 		s.mux.HandleFunc("POST "+p, h)
 		s.mux.HandleFunc("POST "+p+"/{$}", h) // Python callers add a slash, Go callers do not
@@ -145,6 +148,8 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("GET /_sim/tasks", s.serveTasks)
 	s.mux.HandleFunc("GET /_sim/cmdb/hosts", s.serveCMDBHosts)
 	s.mux.HandleFunc("POST /_sim/cmdb/move", s.serveMoveHost)
+	s.mux.HandleFunc("GET /_sim/cmdb/process_templates", s.serveProcessTemplates)
+	s.mux.HandleFunc("POST /_sim/cmdb/process_template", s.serveEditProcessTemplate)
 	return s
 }
 

@@ -1,6 +1,7 @@
 package acctest
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
@@ -214,3 +216,15 @@ const (
 	AgentA = "0200000007525400f355781710390005465c"
 	AgentB = "0200000007525400f355781710390005465d"
 )
+
+// SimState is a state check that runs check against the simulator: for
+// configurations with for_each, whose instances terraform-plugin-testing's
+// legacy Check and CheckDestroy cannot hold (it converts the state to a form
+// without string keys).
+func SimState(check func() error) statecheck.StateCheck { return simState(check) }
+
+type simState func() error
+
+func (c simState) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = c()
+}

@@ -74,9 +74,12 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 	spec := c.spec.Model()
 	validateRunState(c.managed, c.running, &resp.Diagnostics)
 	rollout.ValidateSize(ctx, req.Config, path.Root("rollout"), rollout.ElementCount(ctx, req.Config, path.Root("hosts")), &resp.Diagnostics)
-	needsCommand(c.running.ValueBool(), "running = true", "starts the process (op_type 0)", spec.Control.StartCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
-	needsCommand(!c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", spec.Control.RestartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
-	needsCommand(!c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", spec.Control.ReloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
+	// A spec not known yet (from a data source or another resource, such as
+	// gse_cmdb_processes' groups) is checked at plan, once it is.
+	known := !c.spec.IsUnknown() && !c.spec.Partial
+	needsCommand(known && c.running.ValueBool(), "running = true", "starts the process (op_type 0)", spec.Control.StartCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
+	needsCommand(known && !c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", spec.Control.RestartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
+	needsCommand(known && !c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", spec.Control.ReloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
 	// A warning, not an error: GSE accepts a periodic process without a rule
 	// (operate_proc_v2 documents crontab_rule as optional and reserved), but nothing will run it.
 	if p := spec.MonitorPolicy; !p.AutoType.IsUnknown() && !p.AutoType.IsNull() && p.AutoType.ValueInt64() == 0 && p.CrontabRule.IsNull() {

@@ -112,3 +112,31 @@ func (s *Model) Expand() *gse.Spec {
 	}
 	return out
 }
+
+// Flatten is the spec attribute of s, as Expand would send it back: empty
+// strings and unset numbers null.
+func Flatten(s *gse.Spec) Model {
+	str := func(v string) types.String {
+		if v == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(v)
+	}
+	i64 := func(v *int64) types.Int64 { return types.Int64PointerValue(v) }
+	id, c := s.Identity, s.Control
+	m := Model{
+		Identity: identityModel{IndexKey: str(id.IndexKey), ProcName: str(id.ProcName), SetupPath: str(id.SetupPath), PidPath: str(id.PidPath),
+			ConfigPath: str(id.ConfigPath), LogPath: str(id.LogPath), User: str(id.User)},
+		Control: controlModel{StartCmd: str(c.StartCmd), StopCmd: str(c.StopCmd), RestartCmd: str(c.RestartCmd), ReloadCmd: str(c.ReloadCmd),
+			KillCmd: str(c.KillCmd), VersionCmd: str(c.VersionCmd), HealthCmd: str(c.HealthCmd)},
+		Resource: resourceLimitsModel{CPU: types.Float64Value(0), Mem: types.Float64Value(0), Fd: types.Int64Null(), Disk: types.Int64Null(), Net: types.Int64Null()},
+	}
+	if r := s.Resource; r != nil {
+		m.Resource = resourceLimitsModel{CPU: types.Float64Value(r.CPU), Mem: types.Float64Value(r.Mem), Fd: i64(r.Fd), Disk: i64(r.Disk), Net: i64(r.Net)}
+	}
+	if p := s.MonitorPolicy; p != nil {
+		m.MonitorPolicy = monitorPolicyModel{AutoType: types.Int64Value(p.AutoType), StartCheckSecs: i64(p.StartCheckSecs), StopCheckSecs: i64(p.StopCheckSecs),
+			StartRetries: i64(p.StartRetries), StartInterval: i64(p.StartInterval), CrontabRule: str(p.CrontabRule), OpTimeout: i64(p.OpTimeout)}
+	}
+	return m
+}

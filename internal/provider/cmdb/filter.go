@@ -1,4 +1,4 @@
-package cmdbhosts
+package cmdb
 
 import (
 	"encoding/json"
@@ -47,11 +47,11 @@ const cmdbConditionDesc = "How the rules combine: `AND` or `OR`."
 
 func mdList(vs []string) string { return "`" + strings.Join(vs, "`, `") + "`" }
 
-// cmdbTestAttributes are the attributes of a field test.
-func cmdbTestAttributes() map[string]schema.Attribute {
+// cmdbTestAttributes are the attributes of a field test of f.
+func cmdbTestAttributes(f filterFields) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"field": schema.StringAttribute{Optional: true,
-			MarkdownDescription: "Host field to test: CMDB's own, such as `bk_host_name`, `bk_os_type`, `bk_cloud_id`, `bk_host_innerip` or `bk_service_term`, or a custom field of the business. " +
+			MarkdownDescription: f.object + " field to test: " + f.example + ". " +
 				"A letter or digit, then letters, digits, `_`, `-` or `.` (CMDB refuses other names).",
 			Validators: []validator.String{stringvalidator.RegexMatches(cmdbFieldPattern, "must be a CMDB field id (a letter or digit, then letters, digits, _, - or .)")}},
 		"operator": schema.StringAttribute{Optional: true,
@@ -64,11 +64,9 @@ func cmdbTestAttributes() map[string]schema.Attribute {
 				"The string operators send it to CMDB as an unescaped MongoDB regular expression: `begins_with` tests `^value`, `ends_with` `value$`, `contains` `value` (and the `not_` forms their negation), " +
 				"so a `.` matches any character (`begins_with` with `10.0.0.` also matches `10.0.0x` and `10.0.010`), and only `contains` ignores case (`not_contains` does not). Set `literal` to match the text as written. " +
 				"The string operators match string fields only: on a numeric field they match no host (their `not_` forms every host). " +
-				"On the numeric fields " + mdList(cmdbNumericFields) + " an integer `value` of `equal`, `not_equal` or a comparison is sent as a number; on any other field use `number`. " +
-				"On " + mdList(cmdbIPv6Fields) + ", which CMDB stores in full form (`2001:0db8:0000:0000:0000:0000:0000:0001`), `equal`, `not_equal`, `in` and `not_in` take IPv6 addresses in any form (CMDB expands them; anything else is refused at plan, where CMDB would fail the listing with 1110001), " +
-				"and the string operators match the full form as written: a value with `::` is refused at plan."},
+				"On the numeric fields " + mdList(f.numeric) + " an integer `value` of `equal`, `not_equal` or a comparison is sent as a number; on any other field use `number`." + ipv6Note(f)},
 		"values": schema.ListAttribute{Optional: true, ElementType: types.StringType,
-			MarkdownDescription: "The strings of `in` and `not_in` (integers on " + mdList(cmdbNumericFields) + ", sent as numbers). Set `values` or `numbers`, not both: CMDB refuses a list mixing strings and numbers.",
+			MarkdownDescription: "The strings of `in` and `not_in` (integers on " + mdList(f.numeric) + ", sent as numbers). Set `values` or `numbers`, not both: CMDB refuses a list mixing strings and numbers.",
 			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.NoNullValues()}},
 		"number": schema.NumberAttribute{Optional: true,
 			MarkdownDescription: "The number of a comparison (`less`, `less_or_equal`, `greater`, `greater_or_equal`: CMDB takes nothing else) or of `equal` / `not_equal`, on any field: " +
@@ -83,30 +81,39 @@ func cmdbTestAttributes() map[string]schema.Attribute {
 	}
 }
 
-// cmdbFilterAttribute is the filter argument.
-func cmdbFilterAttribute() schema.SingleNestedAttribute {
-	rule := cmdbTestAttributes()
+// ipv6Note says how f's IPv6 fields take values, or nothing when it has none.
+func ipv6Note(f filterFields) string {
+	if len(f.ipv6) == 0 {
+		return ""
+	}
+	return " On " + mdList(f.ipv6) + ", which CMDB stores in full form (`2001:0db8:0000:0000:0000:0000:0000:0001`), `equal`, `not_equal`, `in` and `not_in` take IPv6 addresses in any form " +
+		"(CMDB expands them; anything else is refused at plan, where CMDB would fail the listing with 1110001), and the string operators match the full form as written: a value with `::` is refused at plan."
+}
+
+// cmdbFilterAttribute is the filter argument over the fields of f.
+func cmdbFilterAttribute(f filterFields) schema.SingleNestedAttribute {
+	rule := cmdbTestAttributes(f)
 	rule["condition"] = schema.StringAttribute{Optional: true, MarkdownDescription: "Makes this rule a group: how its `rules` combine, `AND` or `OR`.",
 		Validators: []validator.String{stringvalidator.OneOf("AND", "OR")}}
 	rule["rules"] = schema.ListNestedAttribute{Optional: true, MarkdownDescription: "The field tests of a group, at least one (CMDB nests at most two levels).",
 		Validators:   []validator.List{listvalidator.SizeAtLeast(1)},
-		NestedObject: schema.NestedAttributeObject{Attributes: cmdbTestAttributes(), Validators: []validator.Object{cmdbRuleValidator{group: false}}}}
+		NestedObject: schema.NestedAttributeObject{Attributes: cmdbTestAttributes(f), Validators: []validator.Object{cmdbRuleValidator{group: false, fields: f}}}}
 	return schema.SingleNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "Host property filter (`host_property_filter` of `list_biz_hosts`): rules joined by `condition`. " +
+		MarkdownDescription: f.object + " property filter (" + f.param + "): rules joined by `condition`. " +
 			"A rule is a field test (`field`, `operator`, and `value`, `values`, `number` or `numbers`) or a group (`condition` and `rules` of field tests). " +
 			"Every filter CMDB would refuse (code 1199006) fails at plan instead.",
 		Attributes: map[string]schema.Attribute{
 			"condition": schema.StringAttribute{Required: true, MarkdownDescription: cmdbConditionDesc, Validators: []validator.String{stringvalidator.OneOf("AND", "OR")}},
 			"rules": schema.ListNestedAttribute{Required: true, MarkdownDescription: "Field tests or groups, at least one.",
 				Validators:   []validator.List{listvalidator.SizeAtLeast(1)},
-				NestedObject: schema.NestedAttributeObject{Attributes: rule, Validators: []validator.Object{cmdbRuleValidator{group: true}}}},
+				NestedObject: schema.NestedAttributeObject{Attributes: rule, Validators: []validator.Object{cmdbRuleValidator{group: true, fields: f}}}},
 		},
 	}
 }
 
-// expand is the filter as list_biz_hosts takes it (nil when unset).
-func (f *cmdbFilterModel) expand() *gse.HostFilter {
+// expand is the filter as CMDB takes it, over the fields of fs (nil when unset).
+func (f *cmdbFilterModel) expand(fs filterFields) *gse.HostFilter {
 	if f == nil {
 		return nil
 	}
@@ -115,21 +122,21 @@ func (f *cmdbFilterModel) expand() *gse.HostFilter {
 		if !r.Condition.IsNull() {
 			g := gse.HostRule{Condition: r.Condition.ValueString()}
 			for _, l := range r.Rules {
-				g.Rules = append(g.Rules, l.expand())
+				g.Rules = append(g.Rules, l.expand(fs))
 			}
 			out.Rules = append(out.Rules, g)
 			continue
 		}
-		out.Rules = append(out.Rules, r.expand())
+		out.Rules = append(out.Rules, r.expand(fs))
 	}
 	return out
 }
 
 // expand is the field test as CMDB takes it: numbers as JSON numbers, value
 // escaped when literal.
-func (t cmdbTestModel) expand() gse.HostRule {
+func (t cmdbTestModel) expand(fs filterFields) gse.HostRule {
 	op := t.Operator.ValueString()
-	numeric := slices.Contains(cmdbNumericFields, t.Field.ValueString()) && !slices.Contains(cmdbStringOperators, op)
+	numeric := slices.Contains(fs.numeric, t.Field.ValueString()) && !slices.Contains(cmdbStringOperators, op)
 	conv := func(s types.String) any {
 		if n, err := strconv.ParseInt(s.ValueString(), 10, 64); numeric && err == nil {
 			return n

@@ -1,4 +1,4 @@
-package cmdbhosts
+package cmdb
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 // BenchmarkSelectHosts measures turning 10,000 CMDB hosts into the data
 // source's lists. Run it with
-// `go test ./internal/provider/cmdbhosts/ -run '^$' -bench SelectHosts`.
+// `go test ./internal/provider/cmdb/ -run '^$' -bench SelectHosts`.
 func BenchmarkSelectHosts(b *testing.B) {
 	found := make([]gse.CMDBHost, 10000)
 	for i := range found {

@@ -1,4 +1,4 @@
-package cmdbhosts
+package cmdb
 
 // Internals the black-box tests use.
 

@@ -1,4 +1,4 @@
-package cmdbhosts
+package cmdb
 
 import (
 	"errors"
@@ -24,43 +24,59 @@ type skippedHost struct {
 	reason string
 }
 
+// hostAddress is how a CMDB host is addressed: its first IPv4 address,
+// else its IPv6 one (short form); reason says why it cannot be ("" when it can).
+func hostAddress(h gse.CMDBHost, gateway bool) (ip, reason string) {
+	ip = h.FirstIPv4()
+	if ip == "" {
+		ip = h.FirstIPv6()
+	}
+	switch {
+	case ip == "":
+		return "", "no IPv4 or IPv6 address"
+	case !gateway && h.FirstIPv4() == "": // GSE 1.0 through ESB cannot address IPv6
+		return ip, "only an IPv6 address"
+	}
+	return ip, ""
+}
+
+// hostObject is h as an element of gse_managed_process.hosts: by agent id
+// through the gateway where CMDB has one, else by ip (hostAddress) and cloud.
+func hostObject(h gse.CMDBHost, ip string, gateway bool) attr.Value {
+	el := map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(h.BkCloudID), "bk_supplier_id": types.Int64Value(0), "agent_id": types.StringNull()}
+	if gateway && h.AgentID != "" {
+		el["ip"], el["bk_cloud_id"], el["agent_id"] = types.StringNull(), types.Int64Null(), types.StringValue(h.AgentID)
+	}
+	return types.ObjectValueMust(hosts.ObjectType.AttrTypes, el)
+}
+
 // selectHosts turns CMDB hosts into elements of gse_managed_process.hosts
-// (gateway: by agent id where there is one) and of a JOB ip_list, in CMDB's
-// order. A host uses its first IPv4 address, else its IPv6 one; a host
-// without an address the mode can use, or already listed, is skipped.
+// (hostObject) and of a JOB ip_list, in CMDB's order. A host without an
+// address the mode can use, or already listed, is skipped.
 func selectHosts(found []gse.CMDBHost, gateway bool) hostSelection {
 	objects := make([]attr.Value, 0, len(found))
 	ipList := make([]attr.Value, 0, len(found))
 	ids := make([]attr.Value, 0, len(found))
 	var skipped []skippedHost
 	seen := make(map[string]int64, len(found))
-	supplier := types.Int64Value(0) // as hostsPlan fills it
 	for _, h := range found {
-		ip := h.FirstIPv4()
-		if ip == "" {
-			ip = h.FirstIPv6()
-		}
+		ip, _ := hostAddress(h, true)
 		if ip == "" {
 			skipped = append(skipped, skippedHost{h.BkHostID, "no IPv4 or IPv6 address"})
 			continue
 		}
-		cloud := types.Int64Value(h.BkCloudID)
 		key := gse.JobIP{BkCloudID: h.BkCloudID, IP: ip}.Key()
 		if first, dup := seen[key]; dup {
 			skipped = append(skipped, skippedHost{h.BkHostID, fmt.Sprintf("the same address as bk_host_id %d", first)})
 			continue
 		}
 		seen[key] = h.BkHostID
-		ipList = append(ipList, types.ObjectValueMust(hosts.JobIPObjectType.AttrTypes, map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": cloud}))
-		el := map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": cloud, "bk_supplier_id": supplier, "agent_id": types.StringNull()}
-		switch {
-		case gateway && h.AgentID != "":
-			el["ip"], el["bk_cloud_id"], el["agent_id"] = types.StringNull(), types.Int64Null(), types.StringValue(h.AgentID)
-		case !gateway && h.FirstIPv4() == "":
-			skipped = append(skipped, skippedHost{h.BkHostID, "only an IPv6 address"})
+		ipList = append(ipList, types.ObjectValueMust(hosts.JobIPObjectType.AttrTypes, map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(h.BkCloudID)}))
+		if _, reason := hostAddress(h, gateway); reason != "" {
+			skipped = append(skipped, skippedHost{h.BkHostID, reason})
 			continue
 		}
-		objects = append(objects, types.ObjectValueMust(hosts.ObjectType.AttrTypes, el))
+		objects = append(objects, hostObject(h, ip, gateway))
 		ids = append(ids, types.Int64Value(h.BkHostID))
 	}
 	return hostSelection{

@@ -1,4 +1,4 @@
-package cmdbhosts
+package cmdb
 
 import (
 	"context"
@@ -29,9 +29,32 @@ var (
 	cmdbOperators        = slices.Concat(cmdbEqualOperators, cmdbListOperators, cmdbCompareOperators, cmdbStringOperators)
 )
 
-// cmdbNumericFields are host fields CMDB stores as numbers: value (and
-// values) on them are sent as JSON numbers, as before number existed.
-var cmdbNumericFields = []string{"bk_host_id", "bk_cloud_id", "bk_cpu", "bk_cpu_mhz", "bk_mem", "bk_disk"}
+// filterFields is what a filter's rules test: an object of CMDB and its
+// fields stored as numbers (value and values on them are sent as JSON
+// numbers, as before number existed) and as IPv6 addresses.
+type filterFields struct {
+	object  string // "Host", "Process"
+	param   string // the request's key and API
+	example string // fields to name in the field attribute's description
+	numeric []string
+	ipv6    []string
+}
+
+// hostFields are list_biz_hosts' host fields.
+var hostFields = filterFields{
+	object: "Host", param: "`host_property_filter` of `list_biz_hosts`",
+	example: "CMDB's own, such as `bk_host_name`, `bk_os_type`, `bk_cloud_id`, `bk_host_innerip` or `bk_service_term`, or a custom field of the business",
+	numeric: []string{"bk_host_id", "bk_cloud_id", "bk_cpu", "bk_cpu_mhz", "bk_mem", "bk_disk"},
+	// CMDB stores them in full form (2001:0db8:0000:...; common.ConvertHostIpv6Val on every write).
+	ipv6: []string{"bk_host_innerip_v6", "bk_host_outerip_v6"},
+}
+
+// processFields are list_process_related_info's process fields (metadata.Process).
+var processFields = filterFields{
+	object: "Process", param: "`process_property_filter` of `list_process_related_info`",
+	example: "such as `bk_process_name`, `bk_func_name`, `bk_process_id`, `user`, `priority` or `proc_num`",
+	numeric: []string{"bk_process_id", "bk_start_check_secs", "timeout", "priority", "proc_num"},
+}
 
 // cmdbFieldPattern is the field ids CMDB's query builder accepts (ValidFieldPattern).
 var cmdbFieldPattern = regexp.MustCompile(`^[a-zA-Z0-9][\w\-.]*$`)
@@ -41,14 +64,14 @@ var cmdbValueAttrs = []string{"value", "values", "number", "numbers"}
 
 // cmdbTakes is what an operator takes: the value attributes it accepts and
 // how to say so.
-func cmdbTakes(op string) (attrs []string, say string) {
+func cmdbTakes(op string, f filterFields) (attrs []string, say string) {
 	switch {
 	case slices.Contains(cmdbListOperators, op):
 		return []string{"values", "numbers"}, "values (strings) or numbers, a list"
 	case slices.Contains(cmdbEqualOperators, op):
 		return []string{"value", "number"}, "value (a string) or number"
 	case slices.Contains(cmdbCompareOperators, op):
-		return []string{"number", "value"}, "number (CMDB compares numbers only; value only on " + strings.Join(cmdbNumericFields, ", ") + ")"
+		return []string{"number", "value"}, "number (CMDB compares numbers only; value only on " + strings.Join(f.numeric, ", ") + ")"
 	}
 	return []string{"value"}, "value, a non-empty string (a regular expression)"
 }
@@ -75,7 +98,10 @@ func (cmdbOperatorValidator) ValidateString(ctx context.Context, req validator.S
 
 // cmdbRuleValidator checks that a rule is a field test with what its
 // operator takes, or (group) a group with rules and nothing of a test.
-type cmdbRuleValidator struct{ group bool }
+type cmdbRuleValidator struct {
+	group  bool
+	fields filterFields
+}
 
 func (v cmdbRuleValidator) Description(context.Context) string {
 	d := "a field test: field, operator, and value, values, number or numbers as the operator takes"
@@ -127,7 +153,7 @@ func (v cmdbRuleValidator) ValidateObject(_ context.Context, req validator.Objec
 		return // the operator's own validator says so
 	}
 	field, _ := a["field"].(types.String)
-	checkTakes(req, resp, op, set)
+	checkTakes(req, resp, op, set, v.fields)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -136,7 +162,7 @@ func (v cmdbRuleValidator) ValidateObject(_ context.Context, req validator.Objec
 			fmt.Sprintf("%s: literal applies to the string operators (%s) only, not %s.", req.Path.AtName("literal"), strings.Join(cmdbStringOperators, ", "), op))
 	}
 	value, _ := a["value"].(types.String)
-	numericField := slices.Contains(cmdbNumericFields, field.ValueString())
+	numericField := slices.Contains(v.fields.numeric, field.ValueString())
 	switch {
 	case slices.Contains(cmdbStringOperators, op):
 		if !value.IsUnknown() && value.ValueString() == "" {
@@ -153,14 +179,10 @@ func (v cmdbRuleValidator) ValidateObject(_ context.Context, req validator.Objec
 	case numericField:
 		checkNumericValue(a, req, resp)
 	}
-	if slices.Contains(cmdbIPv6Fields, field.ValueString()) {
+	if slices.Contains(v.fields.ipv6, field.ValueString()) {
 		checkIPv6Value(a, op, req, resp)
 	}
 }
-
-// cmdbIPv6Fields are the host fields CMDB stores as IPv6 addresses, each in
-// full form (2001:0db8:0000:...; common.ConvertHostIpv6Val on every write).
-var cmdbIPv6Fields = []string{"bk_host_innerip_v6", "bk_host_outerip_v6"}
 
 // checkIPv6Value checks the values of a rule on an IPv6 field as bk-cmdb
 // reads them (src/common/querybuilder AtomRule.ToMgo): equal, not_equal, in
@@ -202,9 +224,9 @@ func checkIPv6Value(a map[string]attr.Value, op string, req validator.ObjectRequ
 
 // checkTakes checks that the rule sets exactly one of the value attributes
 // its operator takes, and none it does not.
-func checkTakes(req validator.ObjectRequest, resp *validator.ObjectResponse, op string, set func(string) bool) {
+func checkTakes(req validator.ObjectRequest, resp *validator.ObjectResponse, op string, set func(string) bool, f filterFields) {
 	p := req.Path.String()
-	takes, say := cmdbTakes(op)
+	takes, say := cmdbTakes(op, f)
 	for _, name := range cmdbValueAttrs {
 		if set(name) && !slices.Contains(takes, name) {
 			resp.Diagnostics.AddAttributeError(req.Path.AtName(name), "Invalid filter rule",

@@ -1,4 +1,4 @@
-package cmdbhosts_test
+package cmdb_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbhosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdb"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -61,7 +61,7 @@ func TestAccCMDBHosts_fleet(t *testing.T) {
 		ipv6 := e.SimAbsent(0, "fd00::19")
 		if e.Gateway {
 			count, skipped, second = "1188", 12, knownvalue.ObjectExact(map[string]knownvalue.Check{
-				"ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.StringExact(cmdbhosts.CMDBAgent(2)),
+				"ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0), "agent_id": knownvalue.StringExact(cmdb.CMDBAgent(2)),
 			})
 			ipv6 = e.SimCheck(0, "fd00::19", acctest.HostedAndRunning)
 		}
@@ -165,7 +165,7 @@ data "gse_cmdb_hosts" "mod" {
 		cfg = strings.Replace(cfg, e.ProviderBlock(), "", 1)
 		key := func(id int) string {
 			if e.Gateway && id%2 == 0 {
-				return cmdbhosts.CMDBAgent(id)
+				return cmdb.CMDBAgent(id)
 			}
 			return fmt.Sprintf("0:10.0.%d.%d", id>>8, id&255)
 		}

@@ -1,4 +1,4 @@
-package cmdbhosts
+package cmdb
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func (d *cmdbHostsDataSource) Schema(ctx context.Context, _ datasource.SchemaReq
 				Validators: []validator.Int64{int64validator.AtLeast(1)}},
 			"bk_set_ids":    ids("sets", gse.MaxCMDBSetIDs),
 			"bk_module_ids": ids("modules", gse.MaxCMDBModuleIDs),
-			"filter":        cmdbFilterAttribute(),
+			"filter":        cmdbFilterAttribute(hostFields),
 			"hosts": schema.ListAttribute{
 				Computed: true, ElementType: hosts.ObjectType,
 				MarkdownDescription: "The hosts in the form of `gse_managed_process.hosts` (assign it as is): through the GSE 2.0 gateway (`gateway_url` set), by `agent_id` where CMDB has one, " +
@@ -99,7 +99,7 @@ func (d *cmdbHostsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.expand()}
+	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.expand(hostFields)}
 	found, err := d.client.CMDB.ListBizHosts(ctx, q)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Could not list the hosts of business %d", q.BizID), err.Error()+"\n\n"+cmdbAdvice(d.client, err))

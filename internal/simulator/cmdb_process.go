@@ -1,0 +1,295 @@
+package simulator
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// bk-cmdb's process definitions: each module's service template holds
+// process templates, and each host of the module a service instance with one
+// process per template. GSEKit and bk-bscp read them with the hidden
+// list_process_related_info (ESB cc/list_process_related_info; the bk-cmdb
+// gateway's /api/v3/findmany/proc/process_related_info/biz/{bk_biz_id}),
+// answered here as proc_server's ListProcessRelatedInfo does (bk-cmdb
+// src/scene_server/proc_server/service/processinstance.go
+// listProcessRelatedInfo; src/common/metadata/process.go
+// ListProcessRelatedInfoOption and ListProcessRelatedInfoResult). Calls and
+// faults are counted as "cc/list_process_related_info" in both forms.
+
+const (
+	cmdbProcAPI = "cc/list_process_related_info"
+	// cmdbNoLimit is BKNoLimit, the one page.limit above cmdbMaxLimit that
+	// BasePage.IsIllegal lets through (src/common/definitions.go).
+	cmdbNoLimit = 999999999
+)
+
+// CMDBProcessTemplate is a process template of a module's service template:
+// the process fields its processes take (bk_func_name, bk_process_name,
+// work_path, pid_file, user, start_cmd, stop_cmd, restart_cmd, reload_cmd,
+// face_stop_cmd, bk_start_check_secs, timeout, priority, proc_num).
+type CMDBProcessTemplate struct {
+	ID int64 `json:"id"`
+	// ModuleIDs are the modules its service template is applied to.
+	ModuleIDs []int64        `json:"bk_module_ids"`
+	Fields    map[string]any `json:"fields"`
+}
+
+// cmdbProcessFields are the process fields (metadata.Process) a stored
+// process document holds, null when unset.
+var cmdbProcessFields = []string{
+	"bk_func_name", "bk_process_name", "work_path", "pid_file", "user", "start_cmd", "stop_cmd", "restart_cmd",
+	"reload_cmd", "face_stop_cmd", "bk_start_check_secs", "timeout", "priority", "proc_num", "auto_start", "bind_info",
+	"bk_start_param_regex", "description",
+}
+
+// generateProcessTemplates gives the generated business's modules (n of
+// them) their service templates' process templates: nginx (2 instances a
+// host) and agent (one a host, its paths naming the module: one template,
+// a spec per module) on every module, and on the first module legacy,
+// whose start command uses GSEKit's ${inst_id}, which lives in GSEKit's
+// database.
+func (s *Server) generateProcessTemplates(n int) {
+	if n == 0 {
+		return
+	}
+	all := make([]int64, n)
+	for m := range all {
+		all[m] = CMDBModuleID(m)
+	}
+	s.cmdbTemplates = []*CMDBProcessTemplate{
+		{ID: 1, ModuleIDs: all, Fields: map[string]any{
+			"bk_func_name": "nginx", "bk_process_name": "nginx", "proc_num": 2, "priority": 10, "timeout": 30,
+			"work_path": "/data/nginx", "pid_file": "/data/nginx/run/nginx_${local_inst_id}.pid", "user": "root",
+			"start_cmd": "./nginx -p ${local_inst_id + 8079}", "stop_cmd": "./nginx -s stop -p ${local_inst_id + 8079}",
+			"reload_cmd": "./nginx -s reload -p ${local_inst_id + 8079}",
+		}},
+		{ID: 2, ModuleIDs: all, Fields: map[string]any{
+			"bk_func_name": "exporter", "bk_process_name": "agent", "proc_num": 1, "priority": 0, "bk_start_check_secs": 3,
+			"work_path": "/data/exporter/${bk_module_name}", "pid_file": "/data/exporter/${bk_module_name}/exporter.pid", "user": "root",
+			"start_cmd": "./start.sh", "stop_cmd": "./stop.sh", "face_stop_cmd": "./kill.sh",
+		}},
+		{ID: 3, ModuleIDs: all[:1], Fields: map[string]any{
+			"bk_func_name": "legacy", "bk_process_name": "legacy", "proc_num": 1, "priority": -5,
+			"work_path": "/data/legacy", "pid_file": "/data/legacy/legacy.pid", "user": "root",
+			"start_cmd": "./run.sh --id ${inst_id}", "stop_cmd": "./stop.sh",
+		}},
+	}
+}
+
+// CMDBProcessTemplates lists the process templates.
+func (s *Server) CMDBProcessTemplates() []CMDBProcessTemplate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]CMDBProcessTemplate, len(s.cmdbTemplates))
+	for i, t := range s.cmdbTemplates {
+		out[i] = *t
+		out[i].Fields, out[i].ModuleIDs = cloneFields(t.Fields), slices.Clone(t.ModuleIDs)
+	}
+	return out
+}
+
+func cloneFields(f map[string]any) map[string]any {
+	out := make(map[string]any, len(f))
+	for k, v := range f {
+		out[k] = v
+	}
+	return out
+}
+
+// EditProcessTemplate sets fields of a process template, as a CMDB user
+// editing it does: its processes on every host take them at once (proc_num,
+// a command). A null value unsets the field.
+func (s *Server) EditProcessTemplate(id int64, fields map[string]any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.cmdbTemplates {
+		if t.ID == id {
+			for k, v := range fields {
+				if !slices.Contains(cmdbProcessFields, k) || k == "bk_process_name" {
+					return fmt.Errorf("%s is not a process field a template edit may set", k)
+				}
+				if v == nil {
+					delete(t.Fields, k)
+				} else {
+					t.Fields[k] = v
+				}
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no process template %d", id)
+}
+
+func (s *Server) serveEditProcessTemplate(w http.ResponseWriter, r *http.Request) {
+	serveAdmin(w, r, func(req struct {
+		ID     int64          `json:"id"`
+		Fields map[string]any `json:"fields"`
+	}) error {
+		return s.EditProcessTemplate(req.ID, req.Fields)
+	})
+}
+
+func (s *Server) serveProcessTemplates(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, s.CMDBProcessTemplates())
+}
+
+// listProcRequest is what ListProcessRelatedInfoOption decodes: the
+// documented top-level bk_set_ids, bk_module_ids, ids, bk_process_names and
+// bk_process_ids, and process{...}, are not among its fields and are dropped
+// by json.Unmarshal (rest.Contexts.DecodeInto), filtering nothing.
+type listProcRequest struct {
+	BizID int64 `json:"bk_biz_id"`
+	Set   struct {
+		IDs []int64 `json:"bk_set_ids"`
+	} `json:"set"`
+	Module struct {
+		IDs []int64 `json:"bk_module_ids"`
+	} `json:"module"`
+	ServiceInstance struct {
+		IDs []int64 `json:"ids"`
+	} `json:"service_instance"`
+	Filter json.RawMessage `json:"process_property_filter"`
+	Fields []string        `json:"fields"`
+	Page   struct {
+		Start int    `json:"start"`
+		Limit int    `json:"limit"`
+		Sort  string `json:"sort"`
+	} `json:"page"`
+}
+
+func (s *Server) serveCMDBProcessGateway(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	biz, err := strconv.ParseInt(r.PathValue("biz"), 10, 64)
+	s.handleGateway(r, cmdbProcAPI, raw, func(string, []byte) (any, *apiError) {
+		if err != nil {
+			return nil, &apiError{codeCMDBPathID, "'bk_biz_id' data parameter verification does not pass"}
+		}
+		return s.listProcessRelatedInfo(raw, biz)
+	}).write(w, r)
+}
+
+// codeCMDBPathID is CCErrCommParamsNeedInt (1199011): the path's bk_biz_id is no integer.
+const codeCMDBPathID = 1199011
+
+// cmdbProcRow is one process of a host with the relations it is joined to.
+type cmdbProcRow struct {
+	id, templateID int64
+	host           *CMDBHost
+	tmpl           *CMDBProcessTemplate
+}
+
+// listProcessRelatedInfo answers one page; pathBiz is the gateway's
+// bk_biz_id (0: ESB, from the body).
+func (s *Server) listProcessRelatedInfo(raw []byte, pathBiz int64) (any, *apiError) {
+	var req listProcRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, &apiError{codeCMDBJSON, "Deserializing JSON data failed"}
+	}
+	if pathBiz != 0 {
+		req.BizID = pathBiz
+	}
+	// ListProcessRelatedInfoOption.Validate: the page (BasePage.IsIllegal), then the filter.
+	if l := req.Page.Limit; l <= 0 || (l > cmdbMaxLimit && l != cmdbNoLimit) || req.Page.Start < 0 {
+		return nil, cmdbParamsInvalid("page.limit")
+	}
+	filter, err := parseCMDBFilter(req.Filter, "process_property_filter")
+	if err != nil {
+		return nil, err
+	}
+	var rows []cmdbProcRow
+	for _, h := range s.cmdb {
+		if h.BizID != req.BizID || !inIDs(req.Set.IDs, h.SetID) || !inIDs(req.Module.IDs, h.ModuleID) ||
+			!inIDs(req.ServiceInstance.IDs, serviceInstanceID(h)) {
+			continue
+		}
+		for _, t := range s.cmdbTemplates {
+			if !slices.Contains(t.ModuleIDs, h.ModuleID) {
+				continue
+			}
+			row := cmdbProcRow{id: t.ID*100000 + h.ID, templateID: t.ID, host: h, tmpl: t}
+			if filter != nil {
+				ok, err := filter.match(func(name string) (any, bool) { v, ok := row.process(nil)[name]; return v, ok })
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					continue
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	sortProcRows(rows, req.Page.Sort)
+	start := min(req.Page.Start, len(rows))
+	page := rows[start:min(start+req.Page.Limit, len(rows))]
+	info := make([]map[string]any, len(page))
+	for i, row := range page {
+		info[i] = row.related(req.Fields)
+	}
+	return map[string]any{"count": len(rows), "info": info}, nil
+}
+
+// sortProcRows orders rows by a process field, "-" for descending, ties by
+// bk_process_id; the default is bk_process_id (the process query's sort).
+func sortProcRows(rows []cmdbProcRow, sort string) {
+	field, desc := strings.CutPrefix(cmp.Or(sort, "bk_process_id"), "-")
+	slices.SortStableFunc(rows, func(a, b cmdbProcRow) int {
+		c := cmp.Compare(fmt.Sprint(a.process(nil)[field]), fmt.Sprint(b.process(nil)[field]))
+		if field == "bk_process_id" {
+			c = cmp.Compare(a.id, b.id)
+		}
+		if desc {
+			c = -c
+		}
+		return cmp.Or(c, cmp.Compare(a.id, b.id))
+	})
+}
+
+// serviceInstanceID is the id of h's service instance in its module.
+func serviceInstanceID(h *CMDBHost) int64 { return h.ModuleID*100000 + h.ID }
+
+// process is the stored process document: every field, null when unset, or
+// only fields (plus bk_process_id, bk_process_name and bk_func_id, which
+// the server appends) when given.
+func (row cmdbProcRow) process(fields []string) map[string]any {
+	doc := map[string]any{"bk_process_id": row.id, "bk_biz_id": row.host.BizID}
+	for _, f := range cmdbProcessFields {
+		doc[f] = row.tmpl.Fields[f]
+	}
+	if len(fields) == 0 {
+		return doc
+	}
+	out := map[string]any{}
+	for _, f := range append(slices.Clone(fields), "bk_process_id", "bk_process_name", "bk_func_id") {
+		if v, ok := doc[f]; ok {
+			out[f] = v
+		}
+	}
+	return out
+}
+
+// related is the row as the reply holds it (ListProcessRelatedInfoResult).
+func (row cmdbProcRow) related(fields []string) map[string]any {
+	h := row.host
+	set := int(h.SetID - CMDBSetID(0))
+	env := "3" // production; the business's odd sets are test sets
+	if set%2 == 1 {
+		env = "1"
+	}
+	ip, _, _ := strings.Cut(h.InnerIP, ",")
+	return map[string]any{
+		"set":    map[string]any{"bk_set_id": h.SetID, "bk_set_name": fmt.Sprintf("set-%d", h.SetID), "bk_set_env": env},
+		"module": map[string]any{"bk_module_id": h.ModuleID, "bk_module_name": fmt.Sprintf("mod-%d", h.ModuleID)},
+		"host": map[string]any{"bk_host_id": h.ID, "bk_cloud_id": h.CloudID, "bk_host_innerip": h.InnerIP,
+			"bk_host_innerip_v6": h.InnerIPv6, "bk_addressing": "static", "bk_agent_id": h.AgentID},
+		"service_instance": map[string]any{"id": serviceInstanceID(h), "name": fmt.Sprintf("%s_mod-%d", cmp.Or(ip, h.InnerIPv6), h.ModuleID)},
+		"process_template": map[string]any{"id": row.templateID},
+		"process":          row.process(fields),
+	}
+}
