@@ -217,7 +217,9 @@ func groupSuffix(g *group, all []*group) string {
 	}
 	for _, part := range []func(in *instance) string{
 		func(in *instance) string { return fmt.Sprintf("tpl%d", in.row.ProcessTemplate.ID) },
-		func(in *instance) string { return fmt.Sprintf("tpl%d-mod%d", in.row.ProcessTemplate.ID, in.row.Module.ID) },
+		func(in *instance) string {
+			return fmt.Sprintf("tpl%d-mod%d", in.row.ProcessTemplate.ID, in.row.Module.ID)
+		},
 		func(in *instance) string { return fmt.Sprintf("tpl%d-set%d", in.row.ProcessTemplate.ID, in.row.Set.ID) },
 	} {
 		mine := ids(g, part)
@@ -236,15 +238,23 @@ func groupSuffix(g *group, all []*group) string {
 	return fmt.Sprintf("inst%d", first.row.ServiceInstance.ID)
 }
 
+// specAttrTypes are the attribute types of gse_managed_process's spec.
+var specAttrTypes = func() map[string]attr.Type {
+	out := map[string]attr.Type{}
+	for name, a := range spec.Attribute.Attributes {
+		out[name] = a.GetType()
+	}
+	return out
+}()
+
 // values sets m's outputs.
 func (o groupsOut) values(ctx context.Context, m *cmdbProcessesModel) diag.Diagnostics {
 	var diags diag.Diagnostics
-	specTypes := spec.Attribute.GetType().(types.ObjectType).AttrTypes
 	groups := make(map[string]attr.Value, len(o.groups))
 	groupOf := map[*instance]string{}
 	for _, g := range o.groups {
 		first := g.instances[0]
-		sv, d := types.ObjectValueFrom(ctx, specTypes, spec.Flatten(first.spec))
+		sv, d := types.ObjectValueFrom(ctx, specAttrTypes, spec.Flatten(first.spec))
 		diags.Append(d...)
 		hostList := make([]attr.Value, 0, len(g.instances))
 		seen := map[string]bool{}

@@ -88,9 +88,9 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 			"`list_process_related_info` is hidden: the app needs its grant (the bk-cmdb gateway's resource, or ESB's component). " +
 			"Addresses and agent ids come from `list_biz_hosts`, as `gse_cmdb_hosts` reads them.",
 		Attributes: map[string]schema.Attribute{
-			"bk_biz_id": schema.Int64Attribute{Required: true, MarkdownDescription: "The business (`bk_biz_id`).", Validators: []validator.Int64{int64validator.AtLeast(1)}},
-			"bk_set_ids": ids("Only the processes of these sets; unset: every set. With `bk_module_ids` too, a module must be in both."),
-			"bk_module_ids": ids("Only the processes of these modules; unset: every module."),
+			"bk_biz_id":            schema.Int64Attribute{Required: true, MarkdownDescription: "The business (`bk_biz_id`).", Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"bk_set_ids":           ids("Only the processes of these sets; unset: every set. With `bk_module_ids` too, a module must be in both."),
+			"bk_module_ids":        ids("Only the processes of these modules; unset: every module."),
 			"service_instance_ids": ids("Only the processes of these service instances (a host in a module); unset: every one."),
 			"bk_set_env": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "Only the processes of sets of this environment: `1` test, `2` experience, `3` production (`bk_set_env`; filtered here, as GSEKit does: the API has no such filter).",

@@ -73,7 +73,7 @@ func TestAccCMDBProcesses_forEach(t *testing.T) {
 						// Rows come by bk_process_id: nginx's and agent's on hosts without a usable address, then legacy's.
 						statecheck.ExpectKnownValue(ds, tfjsonpath.New("skipped").AtSliceIndex(3*(200-hosts)), knownvalue.ObjectPartial(map[string]knownvalue.Check{
 							"bk_process_name": knownvalue.StringExact("legacy"), "bk_host_id": knownvalue.Int64Exact(1),
-							"reason":          knownvalue.StringRegexp(regexp.MustCompile(`^start_cmd holds \$\{inst_id\}: inst_id numbers instances across hosts in GSEKit's database`)),
+							"reason": knownvalue.StringRegexp(regexp.MustCompile(`^start_cmd holds \$\{inst_id\}: inst_id numbers instances across hosts in GSEKit's database`)),
 						})),
 						acctest.SimState(func() error {
 							for name, want := range map[string]int{"nginx_1": hosts, "nginx_2": hosts, "agent_1": hosts, "legacy_1": 0} {
