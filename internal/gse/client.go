@@ -368,16 +368,17 @@ func (c *Client) call(ctx context.Context, family, api string, body, out any, id
 
 // do is call, and it also returns what the attempts saw.
 func (c *Client) do(ctx context.Context, family, api string, body, out any, idempotent bool) (*callInfo, error) {
-	target, viaGateway := c.route(family, api)
-	return c.post(ctx, api, target, viaGateway, body, out, idempotent)
+	target, root := c.route(family, api)
+	return c.post(ctx, api, target, root, body, out, idempotent)
 }
 
 // post sends body to target (a gateway URL when viaGateway: credentials only
 // in the header) and decodes the envelope's data into out; api names the call
 // in errors and logs.
-func (c *Client) post(ctx context.Context, api, target string, viaGateway bool, body, out any, idempotent bool) (*callInfo, error) {
+func (c *Client) post(ctx context.Context, api, target string, root Root, body, out any, idempotent bool) (*callInfo, error) {
+	viaGateway := root != RootESB
 	rid, _ := uuid.GenerateUUID()
-	info := &callInfo{api: api, root: c.rootOf(target), requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries}
+	info := &callInfo{api: api, root: root, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries}
 	info.pacer = c.pacers[info.root]
 	payload, err := json.Marshal(body)
 	if err != nil {

@@ -241,11 +241,8 @@ func (s *CMDBService) page(ctx context.Context, q HostQuery, start int) (listBiz
 		BizID: q.BizID, Fields: cmdbFields, Page: cmdbPage{Start: start, Limit: CMDBPageSize, Sort: "bk_host_id"},
 		SetIDs: q.SetIDs, ModuleIDs: q.ModuleIDs, Filter: q.Filter,
 	}
-	target, viaGateway := c.route(familyCMDB, apiListBizHosts)
-	if c.cmdb != nil {
-		target, viaGateway = c.cmdb.JoinPath("api/v3/hosts/app", strconv.FormatInt(q.BizID, 10), "list_hosts").String(), true
-	}
+	target, root := c.cmdbRoute(apiListBizHosts, "api/v3/hosts/app", strconv.FormatInt(q.BizID, 10), "list_hosts")
 	var out listBizHostsReply
-	_, err := c.post(ctx, apiListBizHosts, target, viaGateway, body, &out, true)
+	_, err := c.post(ctx, apiListBizHosts, target, root, body, &out, true)
 	return out, err
 }

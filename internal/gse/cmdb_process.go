@@ -129,15 +129,12 @@ func (s *CMDBService) ListProcessRelatedInfo(ctx context.Context, q ProcessQuery
 			IDs []int64 `json:"ids"`
 		}{q.ServiceInstanceIDs}
 	}
-	target, viaGateway := c.route(familyCMDB, apiListProcessRelatedInfo)
-	if c.cmdb != nil {
-		target, viaGateway = c.cmdb.JoinPath("api/v3/findmany/proc/process_related_info/biz", strconv.FormatInt(q.BizID, 10)).String(), true
-	}
+	target, root := c.cmdbRoute(apiListProcessRelatedInfo, "api/v3/findmany/proc/process_related_info/biz", strconv.FormatInt(q.BizID, 10))
 	return pagedRead(ctx, c, apiListProcessRelatedInfo, q.BizID, CMDBProcessPageSize, func(ctx context.Context, start int) (int, []ProcessRow, error) {
 		b := body
 		b.Page = cmdbPage{Start: start, Limit: CMDBProcessPageSize, Sort: "bk_process_id"}
 		var out listProcessRelatedInfoReply
-		_, err := c.post(ctx, apiListProcessRelatedInfo, target, viaGateway, b, &out, true)
+		_, err := c.post(ctx, apiListProcessRelatedInfo, target, root, b, &out, true)
 		return out.Count, out.Info, err
 	}, func(r ProcessRow) int64 { return r.Process.ID })
 }

@@ -35,32 +35,30 @@ func (c *Client) Gateway() bool { return c.gateway != nil }
 // ESB reports whether an ESB endpoint is configured: the JOB APIs need one.
 func (c *Client) ESB() bool { return c.base != nil }
 
-// route is the URL of family/api, and whether it is a gateway URL ("" when
-// the family's root is not configured). Go callers of the gateway send no
+// route is the URL of family/api and the root it is under ("" when the
+// family's root is not configured). Go callers of the gateway send no
 // trailing slash; ESB wants one.
-func (c *Client) route(family, api string) (string, bool) {
+func (c *Client) route(family, api string) (string, Root) {
 	if c.gateway != nil && (family == familyGSE || family == familyCluster) {
 		sub := "proc"
 		if family == familyCluster {
 			sub = familyCluster
 		}
-		return c.gateway.JoinPath("api/v2", sub, api).String(), true
+		return c.gateway.JoinPath("api/v2", sub, api).String(), RootGateway
 	}
 	if c.base == nil {
-		return "", false
+		return "", RootESB
 	}
-	return c.base.JoinPath("api/c/compapi/v2", family, api).String() + "/", false
+	return c.base.JoinPath("api/c/compapi/v2", family, api).String() + "/", RootESB
 }
 
-// rootOf is the root target is under.
-func (c *Client) rootOf(target string) Root {
-	switch {
-	case c.gateway != nil && strings.HasPrefix(target, c.gateway.String()):
-		return RootGateway
-	case c.cmdb != nil && strings.HasPrefix(target, c.cmdb.String()):
-		return RootCMDBGateway
+// cmdbRoute is the URL of CMDB's api: under the bk-cmdb gateway at path when
+// it is configured, else ESB's cc/api.
+func (c *Client) cmdbRoute(api string, path ...string) (string, Root) {
+	if c.cmdb != nil {
+		return c.cmdb.JoinPath(path...).String(), RootCMDBGateway
 	}
-	return RootESB
+	return c.route(familyCMDB, api)
 }
 
 // Address is how the gateway addresses h: its agent id, or {bk_cloud_id}:{ip}

@@ -2,7 +2,9 @@ package cmdb_test
 
 import (
 	"fmt"
+	"net/netip"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -11,7 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 // processesConfig is every process of business 2 from CMDB, one
@@ -129,6 +133,82 @@ func TestAccCMDBProcesses_forEach(t *testing.T) {
 					ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error { return e.CheckSimEmpty(nil) })},
 				},
 			},
+		})
+	})
+}
+
+// TestAccCMDBProcesses_adopt: processes GSEKit already runs (GSEKIT_BIZ_2,
+// its names) are imported with the configuration built from
+// gse_cmdb_processes: the apply imports them and sends CMDB's spec in
+// place, and the plan after it is empty.
+func TestAccCMDBProcesses_adopt(t *testing.T) {
+	inCMDBModes(t, 100, func(t *testing.T, e *acctest.Env) {
+		var running []string
+		for _, h := range e.Sim.CMDBHosts() {
+			ip, _, _ := strings.Cut(h.InnerIP, ",")
+			switch {
+			case e.Gateway && h.AgentID != "":
+				running = append(running, "agent:"+h.AgentID)
+			case ip != "":
+				running = append(running, "0:"+ip)
+			case e.Gateway && h.InnerIPv6 != "":
+				running = append(running, "0:"+netip.MustParseAddr(h.InnerIPv6).String())
+			}
+		}
+		for _, name := range []string{"nginx_1", "nginx_2", "agent_1"} {
+			e.Register(t, gse.Meta{Namespace: "GSEKIT_BIZ_2", Name: name}, running, acctest.OpPtr(gse.OpStart))
+		}
+		adopt := processesConfig(e, "") + `
+import {
+  for_each = data.gse_cmdb_processes.biz.groups
+  to       = gse_managed_process.p[each.key]
+  id       = "${each.value.meta.namespace}/${each.value.meta.name}@${join(",", [for h in each.value.hosts : h.agent_id != null ? "agent_id=${h.agent_id}" : "${h.bk_cloud_id}:0:${h.ip}"])}"
+}
+`
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			Steps: []resource.TestStep{
+				{
+					Config: adopt,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction(groupAddr("GSEKIT_BIZ_2/nginx_1"), plancheck.ResourceActionUpdate),
+							plancheck.ExpectResourceAction(groupAddr("GSEKIT_BIZ_2/agent_1"), plancheck.ResourceActionUpdate),
+						},
+						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					},
+					ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error {
+						for _, p := range e.Sim.Processes() {
+							if p.Restarts != 0 || !p.Running {
+								return fmt.Errorf("%s on %s: running %v, restarts %d: adoption must not restart", p.Name, p.IP, p.Running, p.Restarts)
+							}
+						}
+						return nil
+					})},
+				},
+				{Config: cmdbConfig(e, ""), ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error { return e.CheckSimEmpty(nil) })}},
+			},
+		})
+	})
+}
+
+// TestAccCMDBProcesses_permission: list_process_related_info is hidden and
+// granted to no app by default; the refusal fails the plan naming the API
+// and the grant to apply for, on the gateway that refused it.
+func TestAccCMDBProcesses_permission(t *testing.T) {
+	inCMDBModes(t, 100, func(t *testing.T, e *acctest.Env) {
+		code, want := 1306403, "no permission for the ESB component list_process_related_info"
+		if e.Gateway {
+			code, want = 1640301, "apply for the bk-cmdb gateway permission of list_process_related_info"
+		}
+		e.Sim.AddFault(simulator.Fault{API: "cc/list_process_related_info", Code: code, Times: simulator.Forever})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			Steps: []resource.TestStep{{
+				Config:      cmdbConfig(e, "data \"gse_cmdb_processes\" \"biz\" { bk_biz_id = 2 }\n"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Could not list the processes of business 2.*list_process_related_info:.*code ` + fmt.Sprint(code) + `.*` + acctest.WrappedText(want)),
+			}},
 		})
 	})
 }

@@ -110,3 +110,20 @@ func hostNames(names []string) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// gsekitNamespace is the prefix of the namespaces GSEKit and bk-bscp run
+// their processes in (GSEKIT_BIZ_{bk_biz_id}).
+const gsekitNamespace = "GSEKIT_BIZ_"
+
+// sayGSEKitNamespace warns, when a process is created in a namespace of
+// GSEKit or bk-bscp, that two controllers then manage it.
+func sayGSEKitNamespace(ctx context.Context, plan tfsdk.Plan, diags *diag.Diagnostics) {
+	var ns types.String
+	if plan.GetAttribute(ctx, path.Root("meta").AtName("namespace"), &ns).HasError() || !strings.HasPrefix(ns.ValueString(), gsekitNamespace) {
+		return
+	}
+	diags.AddAttributeWarning(path.Root("meta").AtName("namespace"), "Namespace of GSEKit and bk-bscp",
+		fmt.Sprintf("%s is where GSEKit and bk-bscp run the business's processes. Managed here too, two controllers act on them: "+
+			"a stop or restart from GSEKit shows as drift here, and the next apply undoes it. Stop operating these processes from GSEKit "+
+			"once Terraform manages them, or give gse_cmdb_processes a namespace of its own.", ns.ValueString()))
+}

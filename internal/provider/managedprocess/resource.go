@@ -98,6 +98,9 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 // update of host_status alone.
 func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	hosts.PlanNeedsGateway(ctx, r.client, req.Plan, path.Root("hosts"), &resp.Diagnostics)
+	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		sayGSEKitNamespace(ctx, req.Plan, &resp.Diagnostics)
+	}
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
 	}
