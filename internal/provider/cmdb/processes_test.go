@@ -113,6 +113,20 @@ func TestAccCMDBProcesses_forEach(t *testing.T) {
 					})},
 				},
 				{
+					// Back to one instance a host: exactly nginx_2 and nginx_3 go.
+					PreConfig: func() {
+						if err := e.Sim.EditProcessTemplate(1, map[string]any{"proc_num": 1}); err != nil {
+							t.Fatal(err)
+						}
+					},
+					Config: processesConfig(e, ""),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(groupAddr("GSEKIT_BIZ_2/nginx_1"), plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction(groupAddr("GSEKIT_BIZ_2/nginx_2"), plancheck.ResourceActionDestroy),
+						plancheck.ExpectResourceAction(groupAddr("GSEKIT_BIZ_2/nginx_3"), plancheck.ResourceActionDestroy),
+					}},
+				},
+				{
 					// Only the agent alias: nginx's groups are destroyed, both agent groups stay as they are.
 					Config: processesConfig(e, `process_names = ["agent"]`),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
