@@ -51,9 +51,10 @@ var cmdbProcessFields = []string{
 // generateProcessTemplates gives the generated business's modules (n of
 // them) their service templates' process templates: nginx (2 instances a
 // host) and agent (one a host, its paths naming the module: one template,
-// a spec per module) on every module, and on the first module legacy,
-// whose start command uses GSEKit's ${inst_id}, which lives in GSEKit's
-// database.
+// a spec per module) on every module, then svc3, svc4, ... (2 instances a
+// host) up to Options.CMDBProcessTemplates on every module, and on the first
+// module legacy, whose start command uses GSEKit's ${inst_id}, which lives in
+// GSEKit's database.
 func (s *Server) generateProcessTemplates(n int) {
 	if n == 0 {
 		return
@@ -79,6 +80,14 @@ func (s *Server) generateProcessTemplates(n int) {
 			"work_path": "/data/legacy", "pid_file": "/data/legacy/legacy.pid", "user": "root",
 			"start_cmd": "./run.sh --id ${inst_id}", "stop_cmd": "./stop.sh",
 		}},
+	}
+	for k := 3; k <= s.opts.CMDBProcessTemplates; k++ {
+		name := fmt.Sprintf("svc%d", k)
+		s.cmdbTemplates = append(s.cmdbTemplates, &CMDBProcessTemplate{ID: int64(k + 1), ModuleIDs: all, Fields: map[string]any{
+			"bk_func_name": name, "bk_process_name": name, "proc_num": 2, "priority": 5,
+			"work_path": "/data/" + name, "pid_file": "/data/" + name + "/" + name + "_${local_inst_id}.pid", "user": "root",
+			"start_cmd": "./start.sh ${local_inst_id}", "stop_cmd": "./stop.sh ${local_inst_id}",
+		}})
 	}
 }
 

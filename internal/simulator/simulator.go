@@ -40,6 +40,9 @@ type Options struct {
 	RecordRequests bool
 	// CMDBHosts is how many hosts the generated CMDB business (CMDBBizID) holds (cmdb.go).
 	CMDBHosts int
+	// CMDBProcessTemplates is how many process templates every module has
+	// (at least nginx and agent; cmdb_process.go).
+	CMDBProcessTemplates int
 	// VerifiedUsersOnly refuses bk_username without bk_token, as ESB does
 	// for an app off its skip_user_auth whitelist and the gateway for one
 	// it does not exempt from user verification. Off, the app is on both lists.

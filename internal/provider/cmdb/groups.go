@@ -72,6 +72,7 @@ type groupsOut struct {
 // buildGroups turns rows into groups; found holds the rows' hosts by id.
 func buildGroups(rows []gse.ProcessRow, found map[int64]gse.CMDBHost, ns string, gateway bool) groupsOut {
 	out := groupsOut{ns: ns}
+	objects := map[int64]attr.Value{} // each host's element, made once for all its instances
 	byName := map[string][]*instance{}
 	var names []string
 	for i := range rows {
@@ -81,7 +82,7 @@ func buildGroups(rows []gse.ProcessRow, found map[int64]gse.CMDBHost, ns string,
 			num = *r.Process.ProcNum
 		}
 		for n := int64(1); n <= num; n++ {
-			in, reason := newInstance(r, n, found, gateway)
+			in, reason := newInstance(r, n, found, objects, gateway)
 			if reason != "" {
 				out.skipped = append(out.skipped, skipped{r, n, reason})
 				continue
@@ -100,7 +101,7 @@ func buildGroups(rows []gse.ProcessRow, found map[int64]gse.CMDBHost, ns string,
 }
 
 // newInstance is instance n of r on its host, or why it is left out.
-func newInstance(r *gse.ProcessRow, n int64, found map[int64]gse.CMDBHost, gateway bool) (*instance, string) {
+func newInstance(r *gse.ProcessRow, n int64, found map[int64]gse.CMDBHost, objects map[int64]attr.Value, gateway bool) (*instance, string) {
 	p := r.Process
 	h, ok := found[r.Host.ID]
 	if !ok {
@@ -149,7 +150,12 @@ func newInstance(r *gse.ProcessRow, n int64, found map[int64]gse.CMDBHost, gatew
 	if p.Timeout != nil && *p.Timeout > 0 {
 		opTimeout = *p.Timeout
 	}
-	in := &instance{row: r, n: n, name: fmt.Sprintf("%s_%d", p.Name, n), priority: p.Priority, host: hostObject(h, ip, gateway),
+	obj, ok := objects[h.BkHostID]
+	if !ok {
+		obj = hostObject(h, ip, gateway)
+		objects[h.BkHostID] = obj
+	}
+	in := &instance{row: r, n: n, name: fmt.Sprintf("%s_%d", p.Name, n), priority: p.Priority, host: obj,
 		spec: &gse.Spec{
 			Identity: gse.Identity{ProcName: p.FuncName, SetupPath: rendered[0], PidPath: rendered[1], User: *p.User},
 			Control:  gse.Control{StartCmd: rendered[2], StopCmd: rendered[3], RestartCmd: rendered[4], ReloadCmd: rendered[5], KillCmd: rendered[6]},
@@ -257,11 +263,11 @@ func (o groupsOut) values(ctx context.Context, m *cmdbProcessesModel) diag.Diagn
 		sv, d := types.ObjectValueFrom(ctx, specAttrTypes, spec.Flatten(first.spec))
 		diags.Append(d...)
 		hostList := make([]attr.Value, 0, len(g.instances))
-		seen := map[string]bool{}
+		seen := map[int64]bool{}
 		for _, in := range g.instances {
 			groupOf[in] = g.key
-			if k := in.host.String(); !seen[k] {
-				seen[k] = true
+			if id := in.row.Host.ID; !seen[id] {
+				seen[id] = true
 				hostList = append(hostList, in.host)
 			}
 		}

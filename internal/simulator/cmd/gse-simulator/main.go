@@ -28,6 +28,7 @@ func main() {
 	accessToken := flag.String("access-token", "", "required access_token of gateway requests that send one (empty: any)")
 	latency := flag.Duration("task-latency", time.Second, "how long each operation task takes; 0: tasks answer at their first poll")
 	cmdbHosts := flag.Int("cmdb-hosts", 0, "hosts of the generated CMDB business 2 (list_biz_hosts; POST /_sim/cmdb/move moves one between modules)")
+	templates := flag.Int("cmdb-process-templates", 2, "process templates of every module of the CMDB business (nginx, agent, then svc3, svc4, ...)")
 	quota := flag.Float64("quota", 0, "requests per second each app may make (token bucket shared by every caller); 0: no limit")
 	quotaBurst := flag.Int("quota-burst", 0, "the quota's burst (0: the quota rounded up)")
 	without := flag.String("without", "", "comma-separated APIs this installation lacks, e.g. operate_proc_multi,sync_proc_status")
@@ -47,7 +48,7 @@ func main() {
 		}
 	}
 	fmt.Println("gse-simulator listening on", url)
-	sim := simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0, CMDBHosts: *cmdbHosts, VerifiedUsersOnly: *verified})
+	sim := simulator.New(simulator.Options{AppCode: *appCode, AppSecret: *appSecret, TenantID: *tenant, AccessToken: *accessToken, TaskLatency: *latency, InstantTasks: *latency == 0, CMDBHosts: *cmdbHosts, CMDBProcessTemplates: *templates, VerifiedUsersOnly: *verified})
 	sim.SetGatewayStatusRewrite(*statusRewrite)
 	sim.SetQuota(*quota, *quotaBurst)
 	if *without != "" {
