@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make demo: apply the examples (the provider's, and gse_process_status's with its gse_managed_process)
 # against the bundled simulator, show the status, detect an out-of-band stop as
-# drift, repair it, and destroy. Uses a dev_overrides CLI config: no registry.
+# drift, repair it, and destroy; then run a business's processes as CMDB defines
+# them (gse_cmdb_processes' example), change a template in CMDB, apply the
+# instances it adds, and destroy. Uses a dev_overrides CLI config: no registry.
 # GSE_MODE=gateway runs it through the GSE 2.0 API gateway (gateway_url,
 # tenant_id and access_token from the environment) instead of ESB.
 set -euo pipefail
@@ -16,7 +18,7 @@ case "$mode" in esb | gateway) ;; *) echo "demo: GSE_MODE must be esb or gateway
 rm -rf "$work"
 mkdir -p "$work"
 "$bin/gse-simulator" -url-file "$work/sim-url" -app-code demo -app-secret demo-secret \
-  -tenant-id demo-tenant -access-token demo-token >"$work/simulator.log" 2>&1 &
+  -tenant-id demo-tenant -access-token demo-token -cmdb-hosts 200 >"$work/simulator.log" 2>&1 &
 sim=$!
 trap 'kill $sim 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -s "$work/sim-url" ] && break; sleep 0.05; done
@@ -69,6 +71,22 @@ echo "plan after repair: no changes"
 
 step "terraform destroy"
 "$tf" destroy -input=false -auto-approve
+
+step "processes from CMDB: business 2's templates on its production modules, through for_each"
+mkdir "$work/cmdb"
+cp "$root/examples/provider/provider.tf" "$root/examples/data-sources/gse_cmdb_processes/data-source.tf" "$work/cmdb/"
+cd "$work/cmdb"
+"$tf" apply -input=false -auto-approve >/dev/null
+"$tf" state list
+step "in CMDB, nginx goes to 3 instances a host: the plan adds exactly nginx_3"
+curl -fsS -X POST "$url/_sim/cmdb/process_template" -d '{"id":1,"fields":{"proc_num":3}}'
+rc=0; plan_exit -no-color | grep -E '^  # |Plan:' || rc=$?
+"$tf" apply -input=false -auto-approve >/dev/null
+rc=0; plan_exit >/dev/null || rc=$?
+[ "$rc" -eq 0 ] || { echo "demo: expected an empty plan after the CMDB change was applied, got exit $rc" >&2; exit 1; }
+echo "plan after apply: no changes"
+"$tf" destroy -input=false -auto-approve >/dev/null
+
 left=$(curl -fsS "$url/_sim/processes")
 if [ "$mode" = gateway ]; then
   # GSE 2.0 has no unregister: destroy stops and unhosts, and the record stays.
