@@ -35,11 +35,11 @@ provider_installation {
 TFRC
 export TF_CLI_CONFIG_FILE="$work/cli.tfrc" TF_IN_AUTOMATION=1
 if [ "$mode" = gateway ]; then
-  # GSE 2.0: the gateway root, its tenant and an access token; no ESB endpoint, no app.
+  # GSE 2.0 and bk-cmdb through the gateway (the simulator serves both at its root), the tenant and an access token; no ESB endpoint, no app.
   unset BK_COMPONENT_API_URL BK_APP_CODE BK_APP_SECRET BK_USERNAME BK_TOKEN
-  export BKAPP_BK_GSE_APIGATEWAY="$url" BK_TENANT_ID=demo-tenant BK_ACCESS_TOKEN=demo-token
+  export BKAPP_BK_GSE_APIGATEWAY="$url" BKAPP_BK_CC_APIGATEWAY="$url" BK_TENANT_ID=demo-tenant BK_ACCESS_TOKEN=demo-token
 else
-  unset BKAPP_BK_GSE_APIGATEWAY BK_TENANT_ID BK_ACCESS_TOKEN
+  unset BKAPP_BK_GSE_APIGATEWAY BKAPP_BK_CC_APIGATEWAY BK_TENANT_ID BK_ACCESS_TOKEN
   export BK_COMPONENT_API_URL="$url" BK_APP_CODE=demo BK_APP_SECRET=demo-secret BK_USERNAME=admin
 fi
 cp "$root/examples/provider/provider.tf" "$root/examples/data-sources/gse_process_status/data-source.tf" "$work/"

@@ -124,7 +124,7 @@ func cmdbAdvice(c *gse.Client, err error) string {
 	case errors.As(err, &changed):
 		return "Hosts were moving in or out of the selection the whole time (a transfer or scale-out in progress): apply again once it has settled."
 	case !c.ESB() && !c.CMDBGateway():
-		return "Set cmdb_gateway_url (or BKAPP_BK_CC_APIGATEWAY) to the bk-cmdb root on the API gateway, or endpoint (or BK_COMPONENT_API_URL) to call list_biz_hosts through ESB."
+		return "Set cmdb_gateway_url (or BKAPP_BK_CC_APIGATEWAY) to the bk-cmdb root on the API gateway, or endpoint (or BK_COMPONENT_API_URL) to call CMDB through ESB."
 	case gse.KindOf(err) == gse.KindParams || errors.As(err, &ae) && ae.Code == gse.CodeCMDBParams:
 		return "CMDB refused the query: check bk_biz_id, bk_set_ids, bk_module_ids and the fields and operators of filter against the message."
 	}
