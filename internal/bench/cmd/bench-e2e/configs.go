@@ -59,3 +59,9 @@ func dataConfig(w workload) string {
 	}
 	return b.String()
 }
+
+// bareConfig is the baseline issue 25 and 34 name: n terraform_data with
+// nothing in them, `resource "terraform_data" "p" { count = N }`.
+func bareConfig(n int) string {
+	return fmt.Sprintf("\nresource \"terraform_data\" \"p\" {\n  count = %d\n}\n", n)
+}

@@ -96,11 +96,12 @@ func (bn *bench) applyRow() row {
 func (bn *bench) manyRows() []row {
 	w := workload{resources: bn.o.resources, hosts: 1, running: true}
 	fmt.Fprintf(os.Stderr, "many: %d one-host resources\n", w.resources)
-	a, b := bn.dir("many-data", dataConfig(w)), bn.dir("many-gse", gseConfig(w))
+	a, b, bare := bn.dir("many-data", dataConfig(w)), bn.dir("many-gse", gseConfig(w)), bn.dir("many-bare", bareConfig(w.resources))
 	type step func(dir string, sim *simulator) measure
 	arms := []func(step) measure{
 		func(s step) measure { return s(a, bn.fast) },
 		func(s step) measure { return s(b, bn.fast) },
+		func(s step) measure { return s(bare, bn.fast) },
 	}
 	if bn.baseConfig != "" {
 		wb := w
@@ -119,16 +120,18 @@ func (bn *bench) manyRows() []row {
 			j := (i + k) % len(arms)
 			destroys[j] = append(destroys[j], arms[j](bn.destroy))
 		}
-		fmt.Fprintf(os.Stderr, "  run %d: apply %v, destroy %v (terraform_data, gse, baseline)\n", i+1, walls(applies, i), walls(destroys, i))
+		fmt.Fprintf(os.Stderr, "  run %d: apply %v, destroy %v (terraform_data, gse, bare terraform_data, baseline)\n", i+1, walls(applies, i), walls(destroys, i))
 	}
 	rows := []row{
-		ratioRow(fmt.Sprintf("apply %d resources (1 host, `running = true`) / %d `terraform_data`", w.resources, w.resources), pair{applies[0], applies[1]}),
-		ratioRow(fmt.Sprintf("destroy them / destroy %d `terraform_data`", w.resources), pair{destroys[0], destroys[1]}),
+		ratioRow(fmt.Sprintf("apply %d resources (1 host, `running = true`) / bare `terraform_data` (`count = %d`)", w.resources, w.resources), pair{applies[2], applies[1]}),
+		ratioRow(fmt.Sprintf("destroy them / destroy bare `terraform_data` (`count = %d`)", w.resources), pair{destroys[2], destroys[1]}),
+		ratioRow(fmt.Sprintf("apply %d resources / %d `terraform_data` holding the same values", w.resources, w.resources), pair{applies[0], applies[1]}),
+		ratioRow(fmt.Sprintf("destroy them / destroy %d `terraform_data` holding the same values", w.resources), pair{destroys[0], destroys[1]}),
 	}
-	if len(arms) > 2 {
+	if len(arms) > 3 {
 		rows = append(rows,
-			ratioRow(fmt.Sprintf("baseline (%s): apply %d / `terraform_data`", bn.o.baselineSrc, w.resources), pair{applies[0], applies[2]}),
-			ratioRow(fmt.Sprintf("baseline (%s): destroy them / `terraform_data`", bn.o.baselineSrc), pair{destroys[0], destroys[2]}))
+			ratioRow(fmt.Sprintf("baseline (%s): apply %d / bare `terraform_data`", bn.o.baselineSrc, w.resources), pair{applies[2], applies[3]}),
+			ratioRow(fmt.Sprintf("baseline (%s): destroy them / bare `terraform_data`", bn.o.baselineSrc), pair{destroys[2], destroys[3]}))
 	}
 	return rows
 }
@@ -147,10 +150,13 @@ func walls(arms [][]measure, i int) []time.Duration {
 func (bn *bench) refreshRow() []row {
 	w := workload{resources: bn.o.refreshResources, hosts: 1, running: true}
 	fmt.Fprintf(os.Stderr, "refresh: %d resources\n", w.resources)
-	a, b := bn.dir("refresh-data", dataConfig(w)), bn.dir("refresh-gse", gseConfig(w))
-	bn.apply(a, bn.fast)
-	bn.apply(b, bn.fast)
-	arms := []func() measure{func() measure { return bn.plan(a, bn.fast) }, func() measure { return bn.plan(b, bn.fast) }}
+	a, b, bare := bn.dir("refresh-data", dataConfig(w)), bn.dir("refresh-gse", gseConfig(w)), bn.dir("refresh-bare", bareConfig(w.resources))
+	for _, d := range []string{a, b, bare} {
+		bn.apply(d, bn.fast)
+	}
+	arms := []func() measure{
+		func() measure { return bn.plan(a, bn.fast) }, func() measure { return bn.plan(b, bn.fast) }, func() measure { return bn.plan(bare, bn.fast) },
+	}
 	if bn.baseConfig != "" {
 		arms = append(arms, func() measure { return bn.baseline(func() measure { return bn.plan(b, bn.fast) }) })
 	}
@@ -160,13 +166,17 @@ func (bn *bench) refreshRow() []row {
 			j := (i + k) % len(arms)
 			plans[j] = append(plans[j], arms[j]())
 		}
-		fmt.Fprintf(os.Stderr, "  run %d: %v (terraform_data, gse, baseline)\n", i+1, walls(plans, i))
+		fmt.Fprintf(os.Stderr, "  run %d: %v (terraform_data, gse, bare terraform_data, baseline)\n", i+1, walls(plans, i))
 	}
-	bn.destroy(a, bn.fast)
-	bn.destroy(b, bn.fast)
-	rows := []row{ratioRow(fmt.Sprintf("plan (refresh) %d resources / %d `terraform_data`", w.resources, w.resources), pair{plans[0], plans[1]})}
-	if len(arms) > 2 {
-		rows = append(rows, ratioRow(fmt.Sprintf("baseline (%s): plan (refresh) %d / `terraform_data`", bn.o.baselineSrc, w.resources), pair{plans[0], plans[2]}))
+	for _, d := range []string{a, b, bare} {
+		bn.destroy(d, bn.fast)
+	}
+	rows := []row{
+		ratioRow(fmt.Sprintf("plan (refresh) %d resources / bare `terraform_data` (`count = %d`)", w.resources, w.resources), pair{plans[2], plans[1]}),
+		ratioRow(fmt.Sprintf("plan (refresh) %d resources / %d `terraform_data` holding the same values", w.resources, w.resources), pair{plans[0], plans[1]}),
+	}
+	if len(arms) > 3 {
+		rows = append(rows, ratioRow(fmt.Sprintf("baseline (%s): plan (refresh) %d / bare `terraform_data`", bn.o.baselineSrc, w.resources), pair{plans[2], plans[3]}))
 	}
 	return rows
 }
