@@ -46,6 +46,11 @@ type Config struct {
 	TenantID    string // sent as X-Bk-Tenant-Id on every request when set
 	AccessToken string // an alternative to AppCode/AppSecret + Username/BkToken
 
+	// JobGatewayURL is the bk-job root on the API gateway, e.g.
+	// https://bkapi.example.com/api/bk-job/prod: JOB's v3 APIs (files and
+	// scripts) go to {JobGatewayURL}/api/v3/{api}; otherwise to ESB's jobv3.
+	JobGatewayURL string
+
 	// CMDBGatewayURL is the bk-cmdb root on the API gateway, e.g.
 	// https://bkapi.example.com/api/bk-cmdb/prod. When set, host listings go
 	// to {CMDBGatewayURL}/api/v3/hosts/app/{bk_biz_id}/list_hosts with the
@@ -88,6 +93,7 @@ type Client struct {
 	base       *url.URL // ESB root; nil when only GatewayURL is set
 	gateway    *url.URL // GSE 2.0 root; nil in ESB mode
 	cmdb       *url.URL // bk-cmdb gateway root; nil: CMDB through ESB
+	job        *url.URL // bk-job gateway root; nil: JOB's v3 APIs through ESB
 	tenant     string
 	http       *retryablehttp.Client
 	bodyAuth   []byte // the common arguments, a JSON object merged into every body
@@ -98,7 +104,7 @@ type Client struct {
 	redact     redactor
 	credential string // credentialKind of what is sent
 	ops        *batcher
-	pacers     [3]*pacer // by Root: every request waits for its root's (buckets.go)
+	pacers     [rootCount]*pacer // by Root: every request waits for its root's (buckets.go)
 	maxRetries int
 	common     service // shared by the services: one allocation for all
 }
@@ -132,7 +138,7 @@ func CACertPool(caPEM string) (*x509.CertPool, error) {
 // checked, the transport built, then the client and its services wired to
 // the retrying HTTP client (retry.go).
 func New(cfg Config) (*Client, error) {
-	base, gateway, cmdb, err := cfg.roots()
+	r, err := cfg.roots()
 	if err != nil {
 		return nil, err
 	}
@@ -143,28 +149,39 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newClient(cfg, base, gateway, cmdb)
+	c := newClient(cfg, r)
 	c.http = c.newRetryClient(cfg, transport)
 	return c, nil
 }
 
-// roots parses the roots cfg names: the GSE 2.0 gateway, the bk-cmdb
-// gateway, and ESB, which is required unless the GSE gateway is set.
-func (cfg Config) roots() (base, gateway, cmdb *url.URL, err error) {
+// roots are the root URLs a client calls; nil where not configured.
+type roots struct {
+	base    *url.URL // ESB
+	gateway *url.URL // GSE 2.0 on the API gateway
+	cmdb    *url.URL // bk-cmdb on the API gateway
+	job     *url.URL // bk-job on the API gateway
+}
+
+// roots parses the roots cfg names: the GSE 2.0, bk-cmdb and bk-job
+// gateways, and ESB, which is required unless the GSE gateway is set.
+func (cfg Config) roots() (r roots, err error) {
 	if cfg.GatewayURL != "" {
-		if gateway, err = ParseGatewayURL(cfg.GatewayURL); err != nil {
-			return nil, nil, nil, err
+		if r.gateway, err = ParseGatewayURL(cfg.GatewayURL); err != nil {
+			return r, err
 		}
 	}
-	if cmdb, err = parseCMDBGatewayURL(cfg.CMDBGatewayURL); err != nil {
-		return nil, nil, nil, err
+	if r.cmdb, err = parseNamedGatewayURL("CMDB", cfg.CMDBGatewayURL); err != nil {
+		return r, err
 	}
-	if cfg.Endpoint != "" || gateway == nil {
-		if base, err = ParseEndpoint(cfg.Endpoint); err != nil {
-			return nil, nil, nil, err
+	if r.job, err = parseNamedGatewayURL("JOB", cfg.JobGatewayURL); err != nil {
+		return r, err
+	}
+	if cfg.Endpoint != "" || r.gateway == nil {
+		if r.base, err = ParseEndpoint(cfg.Endpoint); err != nil {
+			return r, err
 		}
 	}
-	return base, gateway, cmdb, nil
+	return r, nil
 }
 
 // validate checks the credentials and budgets of cfg.
@@ -204,7 +221,7 @@ func newTransport(cfg Config) (*http.Transport, error) {
 
 // newClient wires a Client of cfg: its credentials as sent, its logger, its
 // services and the batcher of its operate calls.
-func newClient(cfg Config, base, gateway, cmdb *url.URL) *Client {
+func newClient(cfg Config, r roots) *Client {
 	auth := authArgs{AppCode: cfg.AppCode, AppSecret: cfg.AppSecret, Username: cfg.Username, BkToken: cfg.BkToken, AccessToken: cfg.AccessToken}
 	header, _ := json.Marshal(auth)
 	credential := auth.credentialKind()
@@ -212,14 +229,14 @@ func newClient(cfg Config, base, gateway, cmdb *url.URL) *Client {
 	body, _ := json.Marshal(auth)
 
 	c := &Client{
-		base: base, gateway: gateway, cmdb: cmdb, tenant: cfg.TenantID, bodyAuth: body, headerAuth: string(header),
+		base: r.base, gateway: r.gateway, cmdb: r.cmdb, job: r.job, tenant: cfg.TenantID, bodyAuth: body, headerAuth: string(header),
 		userAgent:  orString(cfg.UserAgent, "terraform-provider-gse"),
 		poll:       newBackoff(orDefault(cfg.PollInitial, defaultPollInitial), orDefault(cfg.PollMax, defaultPollMax)),
 		redact:     newRedactor(cfg.secrets()...),
 		credential: credential,
 		maxRetries: cfg.MaxRetries,
 	}
-	for root, u := range map[Root]*url.URL{RootESB: base, RootGateway: gateway, RootCMDBGateway: cmdb} {
+	for root, u := range map[Root]*url.URL{RootESB: r.base, RootGateway: r.gateway, RootCMDBGateway: r.cmdb, RootJobGateway: r.job} {
 		if u != nil {
 			c.pacers[root] = sharedPacer(cfg, u.String())
 		}
@@ -232,7 +249,7 @@ func newClient(cfg Config, base, gateway, cmdb *url.URL) *Client {
 	c.common.client = c
 	c.Proc, c.Job, c.Cluster, c.CMDB = (*ProcService)(&c.common), (*JobService)(&c.common), (*ClusterService)(&c.common), (*CMDBService)(&c.common)
 	fam := esbOperate
-	if gateway != nil {
+	if r.gateway != nil {
 		fam = gatewayOperate
 	}
 	c.ops = newBatcher(c, fam, cfg.BatchWindow)
@@ -375,24 +392,30 @@ func (c *Client) do(ctx context.Context, family, api string, body, out any, idem
 // post sends body to target (a gateway URL when viaGateway: credentials only
 // in the header) and decodes the envelope's data into out; api names the call
 // in errors and logs.
-func (c *Client) post(ctx context.Context, api, target string, root Root, body, out any, idempotent bool) (*callInfo, error) {
+func (c *Client) post(ctx context.Context, api, target string, root Root, body, out any, idempotent bool) (info *callInfo, err error) {
 	viaGateway := root != RootESB
 	rid, _ := uuid.GenerateUUID()
-	info := &callInfo{api: api, root: root, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries}
+	info = &callInfo{api: api, root: root, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries}
 	info.pacer = c.pacers[info.root]
-	payload, err := json.Marshal(body)
-	if err != nil {
-		return info, fmt.Errorf("%s: encoding the request: %w", api, err)
-	}
 	if target == "" {
 		return info, fmt.Errorf("%s: no ESB endpoint is configured (the gateway serves only GSE's APIs)", api)
 	}
-	if !viaGateway && len(c.bodyAuth) > 2 {
-		payload = mergeObjects(c.bodyAuth, payload) // the gateway takes credentials only from the header
+	// A query (url.Values) is a GET, as the gateway routes some read APIs
+	// (bk-job's get_job_instance_status); anything else a JSON body.
+	method, payload := http.MethodPost, []byte(nil)
+	if q, ok := body.(url.Values); ok {
+		method, target = http.MethodGet, target+"?"+q.Encode()
+	} else {
+		if payload, err = json.Marshal(body); err != nil {
+			return info, fmt.Errorf("%s: encoding the request: %w", api, err)
+		}
+		if !viaGateway && len(c.bodyAuth) > 2 {
+			payload = mergeObjects(c.bodyAuth, payload) // the gateway takes credentials only from the header
+		}
 	}
 	ctx = context.WithValue(ctx, callKey, info)
 
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, target, payload)
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, target, payload)
 	if err != nil {
 		return info, fmt.Errorf("%s: %w", api, err)
 	}

@@ -132,14 +132,14 @@ type errChanged struct{ why string }
 
 func (e errChanged) Error() string { return e.why }
 
-// parseCMDBGatewayURL checks a bk-cmdb gateway root (nil for "").
-func parseCMDBGatewayURL(s string) (*url.URL, error) {
+// parseNamedGatewayURL checks the gateway root of system (nil for "").
+func parseNamedGatewayURL(system, s string) (*url.URL, error) {
 	if s == "" {
 		return nil, nil
 	}
 	u, err := ParseGatewayURL(s)
 	if err != nil {
-		return nil, fmt.Errorf("CMDB %w", err)
+		return nil, fmt.Errorf("%s %w", system, err)
 	}
 	return u, nil
 }

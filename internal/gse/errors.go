@@ -317,11 +317,13 @@ func (e *HostsError) Codes() []int {
 // Root is which configured root URL a call went to.
 type Root int
 
-// The roots a call may go to (Config.Endpoint, GatewayURL, CMDBGatewayURL).
+// The roots a call may go to (Config.Endpoint, GatewayURL, CMDBGatewayURL, JobGatewayURL).
 const (
 	RootESB Root = iota
 	RootGateway
 	RootCMDBGateway
+	RootJobGateway
+	rootCount
 )
 
 // ConnectError is a call whose last attempt could not connect to the root it

@@ -72,6 +72,7 @@ type providerModel struct {
 	TenantID           types.String  `tfsdk:"tenant_id"`
 	AccessToken        types.String  `tfsdk:"access_token"`
 	CMDBGatewayURL     types.String  `tfsdk:"cmdb_gateway_url"`
+	JobGatewayURL      types.String  `tfsdk:"job_gateway_url"`
 	RateLimit          types.Float64 `tfsdk:"rate_limit"`
 }
 
@@ -104,6 +105,13 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				MarkdownDescription: "bk-cmdb root on the BlueKing API gateway, such as `https://bkapi.example.com/api/bk-cmdb/prod`, for `gse_cmdb_hosts`: hosts are listed with " +
 					"`{cmdb_gateway_url}/api/v3/hosts/app/{bk_biz_id}/list_hosts`, with the same credentials (in `X-Bkapi-Authorization`) and `tenant_id`. " +
 					"Unset, `gse_cmdb_hosts` calls ESB's `cc/list_biz_hosts` under `endpoint`. Falls back to `BKAPP_BK_CC_APIGATEWAY`.",
+				Validators: []validator.String{plumbing.GatewayURL()},
+			},
+			"job_gateway_url": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "bk-job root on the BlueKing API gateway, such as `https://bkapi.example.com/api/bk-job/prod`, for `gse_config_file`: JOB's v3 file and script APIs go to " +
+					"`{job_gateway_url}/api/v3/{api}` with the same credentials (in `X-Bkapi-Authorization`) and `tenant_id`. They need a verified user there: `bk_token` or a user's `access_token` " +
+					"(`username` alone is refused unless the gateway exempts the app). Unset, they go to ESB's `jobv3` under `endpoint`. Falls back to `BKAPP_BK_JOB_APIGATEWAY`.",
 				Validators: []validator.String{plumbing.GatewayURL()},
 			},
 			"tenant_id": schema.StringAttribute{
@@ -216,6 +224,7 @@ func (m *providerModel) settings() []setting {
 		{"tenant_id", "BK_TENANT_ID", m.TenantID},
 		{"access_token", "BK_ACCESS_TOKEN", m.AccessToken},
 		{"cmdb_gateway_url", "BKAPP_BK_CC_APIGATEWAY", m.CMDBGatewayURL},
+		{"job_gateway_url", "BKAPP_BK_JOB_APIGATEWAY", m.JobGatewayURL},
 	}
 }
 
@@ -257,7 +266,7 @@ func (p *gseProvider) clientConfig(m *providerModel, values map[string]string, r
 	cfg := gse.Config{
 		Endpoint: values["endpoint"], AppCode: values["app_code"], AppSecret: values["app_secret"],
 		Username: values["username"], BkToken: values["bk_token"], SupplierAccount: values["supplier_account"],
-		GatewayURL: values["gateway_url"], CMDBGatewayURL: values["cmdb_gateway_url"], TenantID: values["tenant_id"], AccessToken: values["access_token"],
+		GatewayURL: values["gateway_url"], CMDBGatewayURL: values["cmdb_gateway_url"], JobGatewayURL: values["job_gateway_url"], TenantID: values["tenant_id"], AccessToken: values["access_token"],
 		MaxRetries: defaultMaxRetries, RateLimit: rps, // RequestTimeout: the client's default (30s) unless set
 		InsecureSkipVerify: m.InsecureSkipVerify.ValueBool(), CACertPEM: m.CACertPEM.ValueString(),
 		UserAgent: "terraform-provider-gse/" + p.version + " (+https://registry.terraform.io/providers/bk-gse/gse)",

@@ -210,6 +210,12 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 // (bk-stage-rate-limit); then the backend, whose reply passes as it is.
 // dispatch answers the body.
 func (s *Server) handleGateway(r *http.Request, api string, raw []byte, dispatch func(api string, raw []byte) (any, *apiError)) reply {
+	return s.handleGatewayFor(r, api, raw, false, dispatch)
+}
+
+// handleGatewayFor is handleGateway for a resource that needs a verified
+// user (userVerifiedRequired) when verified is true.
+func (s *Server) handleGatewayFor(r *http.Request, api string, raw []byte, verified bool, dispatch func(api string, raw []byte) (any, *apiError)) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[api]++
@@ -219,7 +225,7 @@ func (s *Server) handleGateway(r *http.Request, api string, raw []byte, dispatch
 	}
 	var rep reply
 	var quota http.Header
-	if refused := s.gatewayFront(r, raw); refused != nil {
+	if refused := s.gatewayFront(r, raw, verified); refused != nil {
 		rep = *refused
 	} else if over, header := s.overQuota(r, raw); over {
 		rep, quota = gatewayError(codeGatewayStageLimit), header
@@ -250,8 +256,8 @@ func (s *Server) handleGateway(r *http.Request, api string, raw []byte, dispatch
 
 // gatewayFront is the refusal of the gateway's plugins in front of the
 // backend, or nil: the credentials, then the tenant.
-func (s *Server) gatewayFront(r *http.Request, raw []byte) *reply {
-	if err := s.authenticateGateway(r.Header.Get("X-Bkapi-Authorization")); err != nil {
+func (s *Server) gatewayFront(r *http.Request, raw []byte, verified bool) *reply {
+	if err := s.authenticateGateway(r.Header.Get("X-Bkapi-Authorization"), verified); err != nil {
 		return err
 	}
 	if t := s.opts.TenantID; t != "" && r.Header.Get("X-Bk-Tenant-Id") != t {
@@ -296,9 +302,10 @@ func (s *Server) gatewayRequest(api string, raw []byte) (any, *apiError) {
 
 // authenticateGateway is bk-auth-verify and bk-auth-validate: the app,
 // then the user; every refusal 400 1640001 with its reason. bk_username is
-// never a verified user: it passes only for apps the gateway exempts (every
-// app here, unless Options.VerifiedUsersOnly).
-func (s *Server) authenticateGateway(header string) *reply {
+// never a verified user: on a resource that needs one (verified, such as
+// bk-job's user APIs) it is refused; elsewhere it passes for apps the
+// gateway exempts (every app here, unless Options.VerifiedUsersOnly).
+func (s *Server) authenticateGateway(header string, verified bool) *reply {
 	fail := func(reason string) *reply { rep := gatewayInvalidArgs(reason); return &rep }
 	var creds auth
 	if header != "" && json.Unmarshal([]byte(header), &creds) != nil {
@@ -324,7 +331,7 @@ func (s *Server) authenticateGateway(header string) *reply {
 		return nil
 	case creds.Username == "":
 		return fail("user authentication failed, please provide a valid user identity, such as bk_username, bk_token, access_token")
-	case s.opts.VerifiedUsersOnly:
+	case s.opts.VerifiedUsersOnly || verified:
 		return fail("user authentication failed, the user indicated by bk_username is not verified")
 	}
 	return nil

@@ -79,6 +79,7 @@ type Server struct {
 	cmdb       []*CMDBHost  // the CMDB business, by bk_host_id (cmdb.go)
 	// cmdbTemplates are the process templates of the business's modules (cmdb_process.go).
 	cmdbTemplates []*CMDBProcessTemplate
+	jobv3         jobv3 // JOB's v3 file and script APIs (jobv3.go)
 	cmdbChurn     int   // list_biz_hosts requests left that change the fleet first
 	quota         quota // the app's rate limit and the APIs missing, in quota.go
 	seq           int
@@ -129,6 +130,7 @@ func New(opts Options) *Server {
 		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
 	}
 	s := &Server{opts: opts, procs: map[procKey]*Process{}, jobProcs: map[procKey]*Process{}, tasks: map[string]*task{}, calls: map[string]int{}}
+	s.jobv3 = jobv3{files: map[int64]map[string][]byte{}, down: map[int64]bool{}, jobs: map[int64]*jobInstance{}}
 	s.gw = gatewayKnobs{agents: map[string]agent{}, ofHost: map[procKey]string{}, states: map[string]int{}}
 	s.generateCMDB(opts.CMDBHosts)
 	s.mux = http.NewServeMux()
@@ -137,6 +139,8 @@ func New(opts Options) *Server {
 		"/api/v2/proc/{api}":                                   s.serveGateway,
 		"/api/v2/cluster/{api}":                                s.serveGateway,
 		"/api/c/compapi/v2/cc/{api}":                           s.serveCMDB,
+		"/api/c/compapi/v2/jobv3/{api}":                        s.serveJOBv3,
+		"/api/v3/{api}":                                        s.serveJOBv3Gateway,
 		"/api/v3/hosts/app/{biz}/list_hosts":                   s.serveCMDBGateway,
 		"/api/v3/findmany/proc/process_related_info/biz/{biz}": s.serveCMDBProcessGateway,
 	} {
@@ -153,6 +157,8 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("POST /_sim/cmdb/move", s.serveMoveHost)
 	s.mux.HandleFunc("GET /_sim/cmdb/process_templates", s.serveProcessTemplates)
 	s.mux.HandleFunc("POST /_sim/cmdb/process_template", s.serveEditProcessTemplate)
+	s.mux.HandleFunc("GET /api/v3/{api}", s.serveJOBv3Gateway)
+	s.mux.HandleFunc("POST /_sim/job/file", s.serveEditJobFile)
 	return s
 }
 

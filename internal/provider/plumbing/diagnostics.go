@@ -83,6 +83,7 @@ var rootSettings = map[gse.Root]struct{ name, env string }{
 	gse.RootESB:         {"endpoint", "BK_COMPONENT_API_URL"},
 	gse.RootGateway:     {"gateway_url", "BKAPP_BK_GSE_APIGATEWAY"},
 	gse.RootCMDBGateway: {"cmdb_gateway_url", "BKAPP_BK_CC_APIGATEWAY"},
+	gse.RootJobGateway:  {"job_gateway_url", "BKAPP_BK_JOB_APIGATEWAY"},
 }
 
 // CallAdvice advises on a call that failed as a whole.

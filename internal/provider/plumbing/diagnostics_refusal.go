@@ -13,6 +13,7 @@ var gatewayNames = map[gse.Root]string{
 	gse.RootESB:         "bk-esb (ESB's components, where ESB sits behind the API gateway)",
 	gse.RootGateway:     "bk-gse",
 	gse.RootCMDBGateway: "bk-cmdb",
+	gse.RootJobGateway:  "bk-job",
 }
 
 // refusalAdvice says what to do about a call the installation refused:

@@ -1,0 +1,207 @@
+package gse
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"strconv"
+)
+
+// JOB's v3 file and script APIs, which current JOB still serves: a
+// configuration file pushed to hosts (push_config_file), a script run on
+// them (fast_execute_script), a job polled to its per-host results
+// (get_job_instance_status) and a script's output read
+// (batch_get_job_instance_ip_log). Request models: bk-job
+// src/backend/job-execute/api-job-execute/.../model/esb/v3/request
+// (EsbPushConfigFileV3Request, EsbFastExecuteScriptV3Request,
+// EsbGetJobInstanceStatusV3Request, EsbBatchGetJobInstanceIpLogV3Request).
+
+const (
+	familyJOBv3 = "jobv3"
+	// jobLogHostsPerRead is batch_get_job_instance_ip_log's limit.
+	jobLogHostsPerRead = 500
+)
+
+// Job and host statuses of get_job_instance_status (bk-job RunStatusEnum,
+// ExecuteObjectTaskStatusEnum).
+const (
+	JobSuccess        = 3
+	JobHostSuccess    = 9
+	JobHostLastOK     = 3
+	JobHostAgentDown  = 1
+	JobHostNoAgent    = 18
+)
+
+// JobTargets is a target_server: hosts by bk_host_id (which IPv6 hosts
+// need, and which JOB takes over ip_list when both are sent) or by IPv4 and cloud.
+type JobTargets struct {
+	HostIDs []int64
+	IPs     []JobIP
+}
+
+func (t JobTargets) wire() map[string]any {
+	if len(t.HostIDs) > 0 {
+		return map[string]any{"host_id_list": t.HostIDs}
+	}
+	return map[string]any{"ip_list": t.IPs}
+}
+
+// ConfigFile is a text file for push_config_file: the directory it goes
+// to, its name, the JOB execution account (alias) that writes it, its bytes.
+type ConfigFile struct {
+	Path, Name, Account string
+	Content             []byte
+}
+
+// jobRoute is the URL of JOB's v3 api: under the bk-job gateway when it is
+// configured, else ESB's jobv3/api.
+func (c *Client) jobRoute(api string) (string, Root) {
+	if c.job != nil {
+		return c.job.JoinPath("api/v3", api).String(), RootJobGateway
+	}
+	return c.route(familyJOBv3, api)
+}
+
+// jobCall posts body (the scope's fields added) to JOB's v3 api.
+func (c *Client) jobCall(ctx context.Context, api string, scope JobScope, body map[string]any, out any, idempotent bool) error {
+	for k, v := range scope.fields() {
+		body[k] = v
+	}
+	target, root := c.jobRoute(api)
+	_, err := c.post(ctx, api, target, root, body, out, idempotent)
+	return err
+}
+
+// PushConfigFile starts a job writing f on the targets and returns its id.
+// A push sent again writes the same bytes: it is retried like a read.
+//
+// JOB API: push_config_file.
+func (s *JobService) PushConfigFile(ctx context.Context, scope JobScope, f ConfigFile, to JobTargets) (int64, error) {
+	var out struct {
+		ID int64 `json:"job_instance_id"`
+	}
+	err := s.client.jobCall(ctx, "push_config_file", scope, map[string]any{
+		"task_name":        "terraform: " + f.Name,
+		"account_alias":    f.Account,
+		"file_target_path": f.Path,
+		"file_list":        []map[string]string{{"file_name": f.Name, "content": base64.StdEncoding.EncodeToString(f.Content)}},
+		"target_server":    to.wire(),
+	}, &out, true)
+	return out.ID, err
+}
+
+// Script is a shell script for fast_execute_script, run as account.
+type Script struct {
+	Content, Account string
+	TimeoutSecs      int64
+}
+
+// ExecuteScript starts a job running sc on the targets and returns its job
+// and step ids.
+//
+// JOB API: fast_execute_script.
+func (s *JobService) ExecuteScript(ctx context.Context, scope JobScope, sc Script, to JobTargets) (job, step int64, err error) {
+	var out struct {
+		Job  int64 `json:"job_instance_id"`
+		Step int64 `json:"step_instance_id"`
+	}
+	err = s.client.jobCall(ctx, "fast_execute_script", scope, map[string]any{
+		"task_name":       "terraform: read",
+		"account_alias":   sc.Account,
+		"script_content":  base64.StdEncoding.EncodeToString([]byte(sc.Content)),
+		"script_language": 1, // shell
+		"timeout":         sc.TimeoutSecs,
+		"target_server":   to.wire(),
+	}, &out, false)
+	return out.Job, out.Step, err
+}
+
+// JobStatus is a job's state: finished, its status, and its first step's
+// id and per-host results (only when asked for).
+type JobStatus struct {
+	Finished bool `json:"finished"`
+	Job      struct {
+		Status int `json:"status"`
+	} `json:"job_instance"`
+	Steps []struct {
+		ID     int64         `json:"step_instance_id"`
+		Status int           `json:"status"`
+		Hosts  []JobHostTask `json:"step_ip_result_list"`
+	} `json:"step_instance_list"`
+}
+
+// JobHostTask is one host's result of a step.
+type JobHostTask struct {
+	HostID    int64  `json:"bk_host_id"`
+	IP        string `json:"ip"`
+	BkCloudID int64  `json:"bk_cloud_id"`
+	Status    int    `json:"status"`
+	ErrorCode int    `json:"error_code"`
+}
+
+// OK reports a host whose task succeeded (bk-job ExecuteObjectTaskStatusEnum.isSuccess).
+func (t JobHostTask) OK() bool { return t.Status == JobHostSuccess || t.Status == JobHostLastOK }
+
+// JobInstanceStatus reads a job's state; withHosts asks for per-host
+// results. Through the bk-job gateway the API is a GET with a query.
+//
+// JOB API: get_job_instance_status.
+func (s *JobService) JobInstanceStatus(ctx context.Context, scope JobScope, id int64, withHosts bool) (*JobStatus, error) {
+	c := s.client
+	var out JobStatus
+	if c.job != nil {
+		q := url.Values{"job_instance_id": {strconv.FormatInt(id, 10)}, "return_ip_result": {strconv.FormatBool(withHosts)}}
+		for k, v := range scope.fields() {
+			q.Set(k, fmt.Sprint(v))
+		}
+		target, root := c.jobRoute("get_job_instance_status")
+		_, err := c.post(ctx, "get_job_instance_status", target, root, q, &out, true)
+		return &out, err
+	}
+	err := c.jobCall(ctx, "get_job_instance_status", scope, map[string]any{"job_instance_id": id, "return_ip_result": withHosts}, &out, true)
+	return &out, err
+}
+
+// WaitJob polls a job until it finishes and returns its per-host results
+// (read once at the end, as JOB's own callers do).
+func (s *JobService) WaitJob(ctx context.Context, scope JobScope, id int64) (*JobStatus, error) {
+	for n := 0; ; n++ {
+		if err := s.client.poll.wait(ctx, n); err != nil {
+			return nil, fmt.Errorf("get_job_instance_status: job %d of %s not finished: %w", id, scope, err)
+		}
+		st, err := s.JobInstanceStatus(ctx, scope, id, false)
+		if err != nil {
+			return nil, err
+		}
+		if st.Finished {
+			return s.JobInstanceStatus(ctx, scope, id, true)
+		}
+	}
+}
+
+// ScriptLogs reads each target host's output of a script step, by
+// bk_host_id, 500 hosts a request.
+//
+// JOB API: batch_get_job_instance_ip_log.
+func (s *JobService) ScriptLogs(ctx context.Context, scope JobScope, job, step int64, hostIDs []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(hostIDs))
+	for start := 0; start < len(hostIDs); start += jobLogHostsPerRead {
+		part := hostIDs[start:min(start+jobLogHostsPerRead, len(hostIDs))]
+		var reply struct {
+			Logs []struct {
+				HostID  int64  `json:"bk_host_id"`
+				Content string `json:"log_content"`
+			} `json:"script_task_logs"`
+		}
+		if err := s.client.jobCall(ctx, "batch_get_job_instance_ip_log", scope, map[string]any{
+			"job_instance_id": job, "step_instance_id": step, "host_id_list": part,
+		}, &reply, true); err != nil {
+			return nil, err
+		}
+		for _, l := range reply.Logs {
+			out[l.HostID] = l.Content
+		}
+	}
+	return out, nil
+}

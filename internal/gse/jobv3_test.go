@@ -1,0 +1,102 @@
+package gse_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// newJobV3 is a client of JOB's v3 APIs over a simulator with n CMDB
+// hosts: through ESB, or the bk-job gateway with a verified user (bk_token).
+func newJobV3(t *testing.T, n int, gateway bool) (*gse.Client, *simulator.Server) {
+	t.Helper()
+	sim := simulator.New(simulator.Options{AppCode: testCode, AppSecret: testSecret, CMDBHosts: n})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	cfg := gse.Config{Endpoint: srv.URL, AppCode: testCode, AppSecret: testSecret, Username: "admin", RateLimit: testRate,
+		PollInitial: time.Millisecond, PollMax: time.Millisecond, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond}
+	if gateway {
+		cfg.JobGatewayURL, cfg.Username, cfg.BkToken = srv.URL, "", "token-of-admin"
+	}
+	c, err := gse.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sim
+}
+
+// A file pushed by IP and by host id, the job polled to its per-host
+// results, and read back by a script, through ESB and the bk-job gateway.
+func TestPushConfigFile(t *testing.T) {
+	t.Parallel()
+	for _, gateway := range []bool{false, true} {
+		c, sim := newJobV3(t, 10, gateway)
+		ctx := ctxTimeout(t, 10*time.Second)
+		scope := gse.BizScope(simulator.CMDBBizID)
+		content := []byte("listen 8080;\n")
+		sim.JobAgentDown(3, true)
+		for _, to := range []gse.JobTargets{{IPs: []gse.JobIP{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}}, {HostIDs: []int64{2, 3}}} {
+			id, err := c.Job.PushConfigFile(ctx, scope, gse.ConfigFile{Path: "/data/conf", Name: "app.conf", Account: "root", Content: content}, to)
+			if err != nil {
+				t.Fatalf("gateway %v: push: %v", gateway, err)
+			}
+			st, err := c.Job.WaitJob(ctx, scope, id)
+			if err != nil || len(st.Steps) != 1 {
+				t.Fatalf("gateway %v: wait: %+v %v", gateway, st, err)
+			}
+			for _, h := range st.Steps[0].Hosts {
+				if h.OK() == (h.HostID == 3) {
+					t.Errorf("gateway %v: host %d: status %d", gateway, h.HostID, h.Status)
+				}
+			}
+		}
+		if b, ok := sim.JobFile(1, "/data/conf/app.conf"); !ok || string(b) != string(content) {
+			t.Errorf("gateway %v: host 1 holds %q", gateway, b)
+		}
+		if _, ok := sim.JobFile(3, "/data/conf/app.conf"); ok {
+			t.Errorf("gateway %v: the file reached a host whose agent is down", gateway)
+		}
+		job, step, err := c.Job.ExecuteScript(ctx, scope, gse.Script{Content: "f='/data/conf/app.conf'\nsha256sum \"$f\"\n", Account: "root", TimeoutSecs: 60},
+			gse.JobTargets{HostIDs: []int64{1, 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Job.WaitJob(ctx, scope, job); err != nil {
+			t.Fatal(err)
+		}
+		logs, err := c.Job.ScriptLogs(ctx, scope, job, step, []int64{1, 4})
+		sum := sha256.Sum256(content)
+		if err != nil || strings.TrimSpace(logs[1]) != hex.EncodeToString(sum[:]) || strings.TrimSpace(logs[4]) != "MISSING" {
+			t.Fatalf("gateway %v: logs %v, %v", gateway, logs, err)
+		}
+	}
+}
+
+// JOB's refusals: an account alias it does not have; bk_username alone on the bk-job gateway.
+func TestPushConfigFileRefusals(t *testing.T) {
+	t.Parallel()
+	c, _ := newJobV3(t, 5, false)
+	ctx := ctxTimeout(t, 5*time.Second)
+	_, err := c.Job.PushConfigFile(ctx, gse.BizScope(2), gse.ConfigFile{Path: "/d", Name: "a", Account: "nginx", Content: []byte("x")}, gse.JobTargets{HostIDs: []int64{1}})
+	var ae *gse.APIError
+	if !errors.As(err, &ae) || ae.Code != 1244003 || !strings.Contains(ae.Message, "nginx") {
+		t.Fatalf("unknown account: %v", err)
+	}
+	srv := httptest.NewServer(simulator.New(simulator.Options{AppCode: testCode, AppSecret: testSecret, CMDBHosts: 5}))
+	t.Cleanup(srv.Close)
+	c, err = gse.New(gse.Config{JobGatewayURL: srv.URL, Endpoint: srv.URL, AppCode: testCode, AppSecret: testSecret, Username: "admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Job.PushConfigFile(ctx, gse.BizScope(2), gse.ConfigFile{Path: "/d", Name: "a", Account: "root", Content: []byte("x")}, gse.JobTargets{HostIDs: []int64{1}})
+	if gse.KindOf(err) != gse.KindAuth || !strings.Contains(err.Error(), "bk_username is not verified") {
+		t.Fatalf("bk_username on the bk-job gateway: %v", err)
+	}
+}

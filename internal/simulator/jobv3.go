@@ -1,0 +1,378 @@
+package simulator
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// JOB's v3 file and script APIs, as bk-job's execute service answers them
+// (src/backend/job-execute: EsbPushConfigFileV3ResourceImpl,
+// EsbFastExecuteScriptV3ResourceImpl, EsbGetJobInstanceStatusV3ResourceImpl,
+// EsbBatchGetJobInstanceIpLogV3ResourceImpl): through ESB
+// (/api/c/compapi/v2/jobv3/{api}/, POST) and the bk-job gateway
+// (/api/v3/{api}, get_job_instance_status as a GET with a query: the
+// gateway's resources.yaml), on the hosts of the CMDB business, which keep
+// the files pushed to them. Calls and faults count as "jobv3/{api}".
+
+// JOB's error codes here (bk-job ErrorCode).
+const (
+	codeJobAccountMissing = 1244003 // the account alias does not exist in the business
+	codeJobHostInvalid    = 1244002 // hosts not in the business
+	codeJobNotFound       = 1244006 // no such job instance
+	codeJobBadRequest     = 1240003
+)
+
+// jobAccounts are the execution accounts of every business (an alias each).
+var jobAccounts = []string{"root", "Administrator"}
+
+// Host task statuses (ExecuteObjectTaskStatusEnum) and job statuses (RunStatusEnum).
+const (
+	jobHostAgentDown = 1
+	jobHostSuccess   = 9
+	jobSuccess       = 3
+	jobFail          = 4
+)
+
+// jobv3 is the state of JOB's v3 APIs.
+type jobv3 struct {
+	files map[int64]map[string][]byte // by bk_host_id, then the file's full path
+	down  map[int64]bool              // hosts whose agent is down
+	jobs  map[int64]*jobInstance
+	next  int64
+}
+
+// jobInstance is one job: its hosts' results and logs, finished at its
+// second status read (a job is never done at once).
+type jobInstance struct {
+	scope string
+	step  int64
+	hosts []jobHostResult
+	reads int
+}
+
+type jobHostResult struct {
+	host   *CMDBHost
+	status int
+	log    string
+}
+
+// JobAgentDown makes the agent of the CMDB host id down (true) or up for JOB.
+func (s *Server) JobAgentDown(id int64, down bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.jobv3.down[id] = down
+}
+
+// JobFile is the file at full path on the CMDB host id, and whether it exists.
+func (s *Server) JobFile(id int64, full string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.jobv3.files[id][full]
+	return b, ok
+}
+
+// EditJobFile changes (content non-nil) or deletes a file on a host out of band.
+func (s *Server) EditJobFile(id int64, full string, content []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if content == nil {
+		delete(s.jobv3.files[id], full)
+		return
+	}
+	s.putJobFile(id, full, content)
+}
+
+func (s *Server) serveEditJobFile(w http.ResponseWriter, r *http.Request) {
+	serveAdmin(w, r, func(req struct {
+		HostID  int64   `json:"bk_host_id"`
+		Path    string  `json:"path"`
+		Content *string `json:"content"` // null deletes the file
+	}) error {
+		var b []byte
+		if req.Content != nil {
+			b = []byte(*req.Content)
+		}
+		s.EditJobFile(req.HostID, req.Path, b)
+		return nil
+	})
+}
+
+func (s *Server) serveJOBv3(w http.ResponseWriter, r *http.Request) {
+	s.serve(w, r, "jobv3/", s.dispatchJOBv3)
+}
+
+// serveJOBv3Gateway answers the bk-job gateway, whose user APIs need a
+// verified user (resources.yaml userVerifiedRequired: true).
+func (s *Server) serveJOBv3Gateway(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	if r.Method == http.MethodGet {
+		raw = queryBody(r)
+	}
+	api := r.PathValue("api")
+	s.handleGatewayFor(r, "jobv3/"+api, raw, true, func(string, []byte) (any, *apiError) { return s.dispatchJOBv3(api, raw) }).write(w, r)
+}
+
+// queryBody is a GET's query as the JSON body the backend decodes.
+func queryBody(r *http.Request) []byte {
+	body := map[string]any{}
+	for k, v := range r.URL.Query() {
+		if n, err := strconv.ParseInt(v[0], 10, 64); err == nil && k != "bk_scope_id" {
+			body[k] = n
+		} else if b, err := strconv.ParseBool(v[0]); err == nil {
+			body[k] = b
+		} else {
+			body[k] = v[0]
+		}
+	}
+	raw, _ := json.Marshal(body)
+	return raw
+}
+
+// jobv3Request is what the four APIs decode.
+type jobv3Request struct {
+	jobRequest
+	Path     string `json:"file_target_path"`
+	Account  string `json:"account_alias"`
+	FileList []struct {
+		Name    string `json:"file_name"`
+		Content string `json:"content"`
+	} `json:"file_list"`
+	Target *struct {
+		HostIDs []int64 `json:"host_id_list"`
+		IPs     []struct {
+			Cloud int64  `json:"bk_cloud_id"`
+			IP    string `json:"ip"`
+		} `json:"ip_list"`
+	} `json:"target_server"`
+	Script     string  `json:"script_content"`
+	JobID      int64   `json:"job_instance_id"`
+	StepID     int64   `json:"step_instance_id"`
+	WithHosts  bool    `json:"return_ip_result"`
+	LogHostIDs []int64 `json:"host_id_list"`
+}
+
+func (s *Server) dispatchJOBv3(api string, raw []byte) (any, *apiError) {
+	var req jobv3Request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, &apiError{codeJobBadRequest, "Bad Request"}
+	}
+	scope, ok := req.scope()
+	if !ok {
+		return nil, illegalParam()
+	}
+	switch api {
+	case "push_config_file":
+		return s.pushConfigFile(scope, &req)
+	case "fast_execute_script":
+		return s.executeScript(scope, &req)
+	case "get_job_instance_status":
+		return s.jobInstanceStatus(scope, &req)
+	case "batch_get_job_instance_ip_log":
+		return s.jobLogs(scope, &req)
+	}
+	return nil, &apiError{codeComponentNotFound, "Not found, component class not found, jobv3/" + api}
+}
+
+// jobTargets resolves target_server in the business: host_id_list when
+// present (ip_list is then ignored: JobExecuteCommonV3Processor
+// convertToServersDTO), else ip_list; none → ILLEGAL_PARAM as
+// push_config_file answers it; hosts outside the business → 1244002.
+func (s *Server) jobTargets(scope string, req *jobv3Request) ([]*CMDBHost, *apiError) {
+	biz, _ := strconv.ParseInt(strings.TrimPrefix(scope, "biz:"), 10, 64)
+	if req.Target == nil || len(req.Target.HostIDs) == 0 && len(req.Target.IPs) == 0 {
+		return nil, illegalParam()
+	}
+	var out []*CMDBHost
+	var missing []string
+	find := func(match func(h *CMDBHost) bool, name string) {
+		i := slices.IndexFunc(s.cmdb, func(h *CMDBHost) bool { return h.BizID == biz && match(h) })
+		if i < 0 {
+			missing = append(missing, name)
+			return
+		}
+		out = append(out, s.cmdb[i])
+	}
+	if len(req.Target.HostIDs) > 0 {
+		for _, id := range req.Target.HostIDs {
+			find(func(h *CMDBHost) bool { return h.ID == id }, strconv.FormatInt(id, 10))
+		}
+	} else {
+		for _, ip := range req.Target.IPs {
+			find(func(h *CMDBHost) bool {
+				first, _, _ := strings.Cut(h.InnerIP, ",")
+				return h.CloudID == ip.Cloud && first == ip.IP
+			}, fmt.Sprintf("%d:%s", ip.Cloud, ip.IP))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &apiError{codeJobHostInvalid, "Hosts are invalid: " + strings.Join(missing, ",")}
+	}
+	return out, nil
+}
+
+// pushConfigFile is EsbPushConfigFileResourceV3Impl: every check that fails
+// answers ILLEGAL_PARAM alone (the field only logged); the file name's
+// directory part is dropped (FilePathUtils.getPureFileName); the bytes are
+// written as decoded, on each host whose agent is up.
+func (s *Server) pushConfigFile(scope string, req *jobv3Request) (any, *apiError) {
+	if strings.TrimSpace(req.Path) == "" || len(req.FileList) == 0 {
+		return nil, illegalParam()
+	}
+	for _, f := range req.FileList {
+		if strings.TrimSpace(f.Name) == "" || strings.TrimSpace(f.Content) == "" {
+			return nil, illegalParam()
+		}
+	}
+	if !slices.Contains(jobAccounts, req.Account) {
+		return nil, &apiError{codeJobAccountMissing, "Account alias does not exist: " + req.Account}
+	}
+	hosts, err := s.jobTargets(scope, req)
+	if err != nil {
+		return nil, err
+	}
+	job := s.newJob(scope)
+	for _, h := range hosts {
+		res := jobHostResult{host: h, status: jobHostSuccess}
+		if s.jobv3.down[h.ID] {
+			res.status = jobHostAgentDown
+		} else {
+			for _, f := range req.FileList {
+				b, _ := base64.StdEncoding.DecodeString(f.Content)
+				s.putJobFile(h.ID, joinJobPath(req.Path, pureFileName(f.Name)), b)
+			}
+		}
+		job.hosts = append(job.hosts, res)
+	}
+	return map[string]any{"job_instance_id": s.jobv3.next, "job_instance_name": "API_PUSH_CONFIG_FILE"}, nil
+}
+
+// putJobFile writes a file on a host; s.mu held.
+func (s *Server) putJobFile(id int64, full string, b []byte) {
+	if s.jobv3.files[id] == nil {
+		s.jobv3.files[id] = map[string][]byte{}
+	}
+	s.jobv3.files[id][full] = b
+}
+
+// pureFileName is FilePathUtils.getPureFileName: after the last / or \.
+func pureFileName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// joinJobPath is a directory and a file name as the agent writes them.
+func joinJobPath(dir, name string) string {
+	if strings.Contains(dir, `\`) {
+		return strings.TrimRight(dir, `\`) + `\` + name
+	}
+	return path.Join(dir, name)
+}
+
+func (s *Server) newJob(scope string) *jobInstance {
+	s.jobv3.next++
+	job := &jobInstance{scope: scope, step: s.jobv3.next*10 + 1}
+	s.jobv3.jobs[s.jobv3.next] = job
+	return job
+}
+
+// readHashScript is the one script the simulator runs: it prints a file's
+// SHA-256, or MISSING (the provider's drift read). Any other script is run
+// as one that prints nothing.
+var readHashScript = regexp.MustCompile(`(?m)^f='([^']*)'$`)
+
+func (s *Server) executeScript(scope string, req *jobv3Request) (any, *apiError) {
+	raw, err := base64.StdEncoding.DecodeString(req.Script)
+	if err != nil || len(raw) == 0 {
+		return nil, &apiError{codeJobBadRequest, "script_content is invalid"}
+	}
+	if !slices.Contains(jobAccounts, req.Account) {
+		return nil, &apiError{codeJobAccountMissing, "Account alias does not exist: " + req.Account}
+	}
+	hosts, apiErr := s.jobTargets(scope, req)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	file := ""
+	if m := readHashScript.FindStringSubmatch(string(raw)); m != nil {
+		file = m[1]
+	}
+	job := s.newJob(scope)
+	for _, h := range hosts {
+		res := jobHostResult{host: h, status: jobHostSuccess}
+		switch b, ok := s.jobv3.files[h.ID][file]; {
+		case s.jobv3.down[h.ID]:
+			res.status = jobHostAgentDown
+		case file == "":
+		case !ok:
+			res.log = "MISSING\n"
+		default:
+			sum := sha256.Sum256(b)
+			res.log = hex.EncodeToString(sum[:]) + "\n"
+		}
+		job.hosts = append(job.hosts, res)
+	}
+	return map[string]any{"job_instance_id": s.jobv3.next, "job_instance_name": "FAST_EXECUTE_SCRIPT", "step_instance_id": job.step}, nil
+}
+
+// jobInstanceStatus is EsbGetJobInstanceStatusV3ResourceImpl: finished from
+// the second read on, the host results only with return_ip_result.
+func (s *Server) jobInstanceStatus(scope string, req *jobv3Request) (any, *apiError) {
+	job := s.jobv3.jobs[req.JobID]
+	if job == nil || job.scope != scope {
+		return nil, &apiError{codeJobNotFound, "Job instance does not exist"}
+	}
+	job.reads++
+	finished := job.reads > 1
+	status := 2 // running
+	if finished {
+		status = jobSuccess
+		if slices.ContainsFunc(job.hosts, func(h jobHostResult) bool { return h.status != jobHostSuccess }) {
+			status = jobFail
+		}
+	}
+	step := map[string]any{"step_instance_id": job.step, "status": status, "type": 1}
+	if req.WithHosts {
+		var hosts []map[string]any
+		for _, h := range job.hosts {
+			ip, _, _ := strings.Cut(h.host.InnerIP, ",")
+			hs := h.status
+			if !finished {
+				hs = 7 // running
+			}
+			hosts = append(hosts, map[string]any{"bk_host_id": h.host.ID, "ip": ip, "bk_cloud_id": h.host.CloudID, "status": hs, "error_code": 0})
+		}
+		step["step_ip_result_list"] = hosts
+	}
+	return map[string]any{"finished": finished, "job_instance": map[string]any{"job_instance_id": req.JobID, "status": status},
+		"step_instance_list": []any{step}}, nil
+}
+
+// jobLogs is EsbBatchGetJobInstanceIpLogV3ResourceImpl: at most 500 hosts a request.
+func (s *Server) jobLogs(scope string, req *jobv3Request) (any, *apiError) {
+	job := s.jobv3.jobs[req.JobID]
+	if len(req.LogHostIDs) == 0 || len(req.LogHostIDs) > 500 {
+		return nil, &apiError{1241007, "host_id_list/ip_list"}
+	}
+	if job == nil || job.scope != scope || job.step != req.StepID {
+		return nil, &apiError{codeJobNotFound, "Step instance does not exist"}
+	}
+	var logs []map[string]any
+	for _, h := range job.hosts {
+		if slices.Contains(req.LogHostIDs, h.host.ID) {
+			logs = append(logs, map[string]any{"bk_host_id": h.host.ID, "bk_cloud_id": h.host.CloudID, "log_content": h.log})
+		}
+	}
+	return map[string]any{"job_instance_id": req.JobID, "step_instance_id": req.StepID, "log_type": 1, "script_task_logs": logs}, nil
+}
