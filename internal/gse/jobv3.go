@@ -26,11 +26,11 @@ const (
 // Job and host statuses of get_job_instance_status (bk-job RunStatusEnum,
 // ExecuteObjectTaskStatusEnum).
 const (
-	JobSuccess        = 3
-	JobHostSuccess    = 9
-	JobHostLastOK     = 3
-	JobHostAgentDown  = 1
-	JobHostNoAgent    = 18
+	JobSuccess       = 3
+	JobHostSuccess   = 9
+	JobHostLastOK    = 3
+	JobHostAgentDown = 1
+	JobHostNoAgent   = 18
 )
 
 // JobTargets is a target_server: hosts by bk_host_id (which IPv6 hosts
