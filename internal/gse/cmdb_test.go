@@ -248,6 +248,8 @@ func TestListBizHostsFilterSemantics(t *testing.T) {
 		"IPv6 equal expands":          {one("bk_host_innerip_v6", "equal", "fd00::19"), 1},
 		"IPv6 in expands":             {one("bk_host_innerip_v6", "in", []any{"fd00::19", "FD00:0:0::4b"}), 2},
 		"IPv6 contains as stored":     {one("bk_host_innerip_v6", "contains", "fd00::19"), 0},
+		"an array: in any element":    {one("bk_host_innerip", "in", []any{"192.168.0.10", "10.0.0.11"}), 2},
+		"an array: not_equal to none": {one("bk_host_innerip", "not_equal", "192.168.0.10"), 99},
 	} {
 		t.Run(name, func(t *testing.T) {
 			hosts, err := c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID, Filter: tc.filter})

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -284,6 +285,9 @@ func (r *cmdbRule) match(field func(string) (any, bool)) (bool, *apiError) {
 		return r.condition == "AND", nil
 	}
 	got, exists := field(r.field)
+	if elems, ok := arrayElements(r.field, got); ok {
+		return r.matchAny(elems)
+	}
 	switch r.operator {
 	case "equal":
 		return mongoEqual(got, r.value), nil
@@ -313,6 +317,40 @@ func (r *cmdbRule) match(field func(string) (any, bool)) (bool, *apiError) {
 		return true, nil // no host field is an array: $ne [] holds
 	}
 	return false, nil // is_empty; datetime_*: no host field is a date
+}
+
+// cmdbArrayFields are the host fields CMDB stores as arrays of addresses
+// (metadata.ConvertHostSpecialStringToArray), returned joined by commas.
+var cmdbArrayFields = []string{"bk_host_innerip", "bk_host_innerip_v6", "bk_host_outerip", "bk_host_outerip_v6"}
+
+// arrayElements is an array field's stored elements.
+func arrayElements(field string, got any) ([]any, bool) {
+	s, ok := got.(string)
+	if !ok || !slices.Contains(cmdbArrayFields, field) {
+		return nil, false
+	}
+	var out []any
+	for _, e := range strings.Split(s, ",") {
+		if e != "" {
+			out = append(out, e)
+		}
+	}
+	return out, true
+}
+
+// matchAny is a rule on an array field as MongoDB runs it: a positive test
+// holds when an element passes it, its not_ form when none does.
+func (r *cmdbRule) matchAny(elems []any) (bool, *apiError) {
+	positive := *r
+	negate := strings.HasPrefix(r.operator, "not_")
+	positive.operator, positive.field = strings.TrimPrefix(r.operator, "not_"), "" // each element is a scalar
+	for _, e := range elems {
+		ok, err := positive.match(func(string) (any, bool) { return e, true })
+		if err != nil || ok {
+			return ok != negate, err
+		}
+	}
+	return negate, nil
 }
 
 // matchRegex is ToMgo's $regex: "^v" (begins_with), "v$" (ends_with) or v

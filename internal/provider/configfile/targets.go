@@ -1,0 +1,124 @@
+package configfile
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+)
+
+// target is one host the file goes to: its key in host_status (as
+// gse_managed_process keys it: agent id, {bk_cloud_id}:{ip}, or
+// host:{bk_host_id}), and how JOB addresses it.
+type target struct {
+	key    string
+	hostID int64     // 0 until resolved, when given by ip
+	ip     gse.JobIP // IPv4 and cloud, when given so
+}
+
+// hostIDKey is the host_status key of a host given by bk_host_id.
+func hostIDKey(id int64) string { return "host:" + strconv.FormatInt(id, 10) }
+
+// targetsOf lists the hosts of the configuration: hosts, or bk_host_ids.
+func targetsOf(hs []hosts.Model, ids []int64) []target {
+	var out []target
+	for _, h := range hs {
+		g := h.Expand()
+		t := target{key: g.Address()}
+		if g.AgentID == "" {
+			t.ip = g.JobIP()
+		}
+		out = append(out, t)
+	}
+	for _, id := range ids {
+		out = append(out, target{key: hostIDKey(id), hostID: id})
+	}
+	return out
+}
+
+// needIDs reports whether JOB must be given host ids: JOB v3 has no agent-id
+// target, ip_list is IPv4 only, and when host_id_list is sent ip_list is
+// ignored, so one host that needs an id makes every host go by id.
+func needIDs(ts []target) bool {
+	for _, t := range ts {
+		if t.hostID != 0 || t.ip.IP == "" || strings.Contains(t.ip.IP, ":") {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve fills the host ids of ts from CMDB where JOB needs them: agent
+// ids by bk_agent_id, addresses by the first IPv4 (or the IPv6) address and
+// cloud of the business's hosts. A host CMDB does not know is an error
+// naming it.
+func resolve(ctx context.Context, c *gse.Client, biz int64, ts []target) error {
+	var agents, ips []any
+	for _, t := range ts {
+		switch {
+		case t.hostID != 0:
+		case t.ip.IP == "":
+			agents = append(agents, t.key)
+		default:
+			ips = append(ips, t.ip.IP)
+		}
+	}
+	if len(agents) == 0 && len(ips) == 0 {
+		return nil
+	}
+	var rules []gse.HostRule
+	if len(agents) > 0 {
+		rules = append(rules, gse.HostRule{Field: "bk_agent_id", Operator: "in", Value: agents})
+	}
+	if len(ips) > 0 {
+		rules = append(rules, gse.HostRule{Field: "bk_host_innerip", Operator: "in", Value: ips},
+			gse.HostRule{Field: "bk_host_innerip_v6", Operator: "in", Value: ips})
+	}
+	found, err := c.CMDB.ListBizHosts(ctx, gse.HostQuery{BizID: biz, Filter: &gse.HostFilter{Condition: "OR", Rules: rules}})
+	if err != nil {
+		return err
+	}
+	byKey := map[string]int64{}
+	for _, h := range found {
+		if h.AgentID != "" {
+			byKey[h.AgentID] = h.BkHostID
+		}
+		for _, ip := range append(strings.Split(h.InnerIP, ","), h.FirstIPv6()) {
+			if ip = strings.TrimSpace(ip); ip != "" {
+				byKey[gse.Host{IP: ip, BkCloudID: h.BkCloudID}.Address()] = h.BkHostID
+			}
+		}
+	}
+	var missing []string
+	for i, t := range ts {
+		if t.hostID != 0 {
+			continue
+		}
+		id, ok := byKey[t.key]
+		if !ok {
+			missing = append(missing, t.key)
+			continue
+		}
+		ts[i].hostID = id
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("these hosts are not hosts of business %d in CMDB, which JOB needs to address them by bk_host_id: %s", biz, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// jobTargets is how JOB is given ts.
+func jobTargets(ts []target, byID bool) gse.JobTargets {
+	var out gse.JobTargets
+	for _, t := range ts {
+		if byID {
+			out.HostIDs = append(out.HostIDs, t.hostID)
+		} else {
+			out.IPs = append(out.IPs, t.ip)
+		}
+	}
+	return out
+}
