@@ -25,6 +25,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdb"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/configfile"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/jobmanagedprocess"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/managedprocess"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
@@ -321,7 +322,7 @@ func checkRequired(settings []setting, values map[string]string, diags *diag.Dia
 // The registration lists: everything the provider serves, in one place.
 
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{managedprocess.NewResource, jobmanagedprocess.NewResource, processoperation.NewResource}
+	return []func() resource.Resource{managedprocess.NewResource, jobmanagedprocess.NewResource, processoperation.NewResource, configfile.NewResource}
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {

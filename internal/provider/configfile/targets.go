@@ -56,26 +56,29 @@ func needIDs(ts []target) bool {
 // cloud of the business's hosts. A host CMDB does not know is an error
 // naming it.
 func resolve(ctx context.Context, c *gse.Client, biz int64, ts []target) error {
-	var agents, ips []any
+	// One listing of the hosts in question: by agent id, IPv4, IPv6 (each
+	// field takes only its own kind of value: CMDB fails an IPv6 rule on
+	// anything else with 1110001).
+	values := map[string][]any{}
 	for _, t := range ts {
 		switch {
 		case t.hostID != 0:
 		case t.ip.IP == "":
-			agents = append(agents, t.key)
+			values["bk_agent_id"] = append(values["bk_agent_id"], t.key)
+		case strings.Contains(t.ip.IP, ":"):
+			values["bk_host_innerip_v6"] = append(values["bk_host_innerip_v6"], t.ip.IP)
 		default:
-			ips = append(ips, t.ip.IP)
+			values["bk_host_innerip"] = append(values["bk_host_innerip"], t.ip.IP)
 		}
 	}
-	if len(agents) == 0 && len(ips) == 0 {
-		return nil
-	}
 	var rules []gse.HostRule
-	if len(agents) > 0 {
-		rules = append(rules, gse.HostRule{Field: "bk_agent_id", Operator: "in", Value: agents})
+	for _, field := range []string{"bk_agent_id", "bk_host_innerip", "bk_host_innerip_v6"} {
+		if len(values[field]) > 0 {
+			rules = append(rules, gse.HostRule{Field: field, Operator: "in", Value: values[field]})
+		}
 	}
-	if len(ips) > 0 {
-		rules = append(rules, gse.HostRule{Field: "bk_host_innerip", Operator: "in", Value: ips},
-			gse.HostRule{Field: "bk_host_innerip_v6", Operator: "in", Value: ips})
+	if len(rules) == 0 {
+		return nil
 	}
 	found, err := c.CMDB.ListBizHosts(ctx, gse.HostQuery{BizID: biz, Filter: &gse.HostFilter{Condition: "OR", Rules: rules}})
 	if err != nil {
