@@ -123,8 +123,8 @@ func TestAccConfigFile(t *testing.T) {
 					},
 					{
 						// A new content: pushed, then the process reloaded one host at a time, in this apply.
-						Config: fileConfig(e, hosts, v2, ""),
-						Check:  resource.ComposeAggregateTestCheckFunc(fileOn(e, idA, v2), fileOn(e, 3, v2), reloads(ipA, 1), reloads("10.0.0.3", 1)),
+						Config:           fileConfig(e, hosts, v2, ""),
+						Check:            resource.ComposeAggregateTestCheckFunc(fileOn(e, idA, v2), fileOn(e, 3, v2), reloads(ipA, 1), reloads("10.0.0.3", 1)),
 						ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 					},
 					{
@@ -153,8 +153,8 @@ func TestAccConfigFile(t *testing.T) {
 							e.Sim.JobAgentDown(3, false)
 							e.Sim.EditJobFile(int64(idA), "/data/nginx/conf/nginx.conf", []byte("worker_processes 8;\n"))
 						},
-						Config: fileConfig(e, hosts, "worker_processes 8;\n", "verify = true"),
-						Check:  resource.ComposeAggregateTestCheckFunc(fileOn(e, idA, "worker_processes 8;\n"), fileOn(e, 3, "worker_processes 8;\n")),
+						Config:           fileConfig(e, hosts, "worker_processes 8;\n", "verify = true"),
+						Check:            resource.ComposeAggregateTestCheckFunc(fileOn(e, idA, "worker_processes 8;\n"), fileOn(e, 3, "worker_processes 8;\n")),
 						ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 					},
 				},
