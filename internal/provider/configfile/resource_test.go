@@ -151,7 +151,7 @@ func TestAccConfigFile(t *testing.T) {
 						// Back up: only host 3 is pushed to.
 						PreConfig: func() {
 							e.Sim.JobAgentDown(3, false)
-							e.Sim.EditJobFile(int64(idA), "/data/nginx/conf/nginx.conf", []byte("worker_processes 8;\n"))
+							e.Sim.EditJobFile(idA, "/data/nginx/conf/nginx.conf", []byte("worker_processes 8;\n"))
 						},
 						Config:           fileConfig(e, hosts, "worker_processes 8;\n", "verify = true"),
 						Check:            resource.ComposeAggregateTestCheckFunc(fileOn(e, idA, "worker_processes 8;\n"), fileOn(e, 3, "worker_processes 8;\n")),
