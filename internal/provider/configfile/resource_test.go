@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
@@ -187,5 +188,55 @@ resource "gse_config_file" "c" {
   content = "x"`), Want: `Exactly one of these attributes must be configured: \[hosts,bk_host_ids\]`},
 		{Config: strings.Replace(res(`bk_host_ids = [1]
   content = "x"`), `"a.conf"`, `"conf/a.conf"`, 1), Want: `must not hold / or`},
+	})
+}
+
+// The write-only content (Terraform 1.11+) is pushed and never in the state:
+// only its hash is; a new version pushes the new content.
+func TestAccConfigFile_writeOnly(t *testing.T) {
+	t.Parallel()
+	e := acctest.NewEnvWith(t, acctest.Modes[0], func(o *simulator.Options) { o.CMDBHosts = 5 })
+	cfg := func(secret, version string) string {
+		return e.ProviderBlock() + fmt.Sprintf(`
+resource "gse_config_file" "secret" {
+  bk_scope_type      = "biz"
+  bk_scope_id        = "2"
+  bk_host_ids        = [1, 2]
+  path               = "/data/app/conf"
+  file_name          = "db.password"
+  account            = "root"
+  content_wo         = %q
+  content_wo_version = %q
+}
+`, secret, version)
+	}
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		ProtoV6ProviderFactories: e.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg("s3cr3t-1", "1"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gse_config_file.secret", tfjsonpath.New("content_wo"), knownvalue.Null()),
+					statecheck.ExpectKnownValue("gse_config_file.secret", tfjsonpath.New("content"), knownvalue.Null()),
+					statecheck.ExpectKnownValue("gse_config_file.secret", tfjsonpath.New("sha256"), knownvalue.StringExact(hexSum("s3cr3t-1"))),
+				},
+				Check: func(*terraform.State) error {
+					if b, _ := e.Sim.JobFile(2, "/data/app/conf/db.password"); string(b) != "s3cr3t-1" {
+						return fmt.Errorf("host 2 holds %q", b)
+					}
+					return nil
+				},
+			},
+			{
+				Config: cfg("s3cr3t-2", "2"),
+				Check: func(*terraform.State) error {
+					if b, _ := e.Sim.JobFile(1, "/data/app/conf/db.password"); string(b) != "s3cr3t-2" {
+						return fmt.Errorf("host 1 holds %q", b)
+					}
+					return nil
+				},
+			},
+		},
 	})
 }
