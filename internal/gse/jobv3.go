@@ -54,6 +54,13 @@ type ConfigFile struct {
 	Content             []byte
 }
 
+// JobNeedsVerifiedUser reports whether JOB's v3 APIs go through the bk-job
+// gateway with bk_username alone, which its user APIs refuse
+// (userVerifiedRequired) unless the gateway exempts the app.
+func (c *Client) JobNeedsVerifiedUser() bool {
+	return c.job != nil && c.credential == "bk_app_code/bk_app_secret with bk_username"
+}
+
 // jobRoute is the URL of JOB's v3 api: under the bk-job gateway when it is
 // configured, else ESB's jobv3/api.
 func (c *Client) jobRoute(api string) (string, Root) {

@@ -71,6 +71,11 @@ func (r *configFileResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if req.Plan.Raw.IsNull() {
 		return // destroy: the files stay
 	}
+	if r.client != nil && r.client.JobNeedsVerifiedUser() && req.State.Raw.IsNull() {
+		resp.Diagnostics.AddWarning("JOB needs a verified user",
+			"JOB's v3 APIs go through the bk-job gateway (job_gateway_url), whose user APIs refuse bk_username alone (1640001, \"the user indicated by bk_username is not verified\") "+
+				"unless the gateway exempts the app. Set bk_token (BK_TOKEN) or a user's access_token (BK_ACCESS_TOKEN) in the provider block, or leave job_gateway_url unset to use ESB's jobv3.")
+	}
 	var plan, state configFileModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if !req.State.Raw.IsNull() {

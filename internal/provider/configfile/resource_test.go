@@ -240,3 +240,30 @@ resource "gse_config_file" "secret" {
 		},
 	})
 }
+
+// JOB's refusals reach the user: an account alias the business lacks, named;
+// and through the bk-job gateway with bk_username alone, a plan warning then
+// the refusal naming the credential JOB needs.
+func TestAccConfigFile_refusals(t *testing.T) {
+	t.Parallel()
+	e := acctest.NewEnvWith(t, acctest.Modes[1], func(o *simulator.Options) { o.CMDBHosts = 5 })
+	file := `
+resource "gse_config_file" "c" {
+  bk_scope_type = "biz"
+  bk_scope_id   = "2"
+  bk_host_ids   = [1]
+  path          = "/data/conf"
+  file_name     = "a.conf"
+  account       = %q
+  content       = "x"
+}
+`
+	withUser := strings.Replace(providerBlock(e), `bk_token   = "token-of-admin"`, `username   = "admin"`, 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories(),
+		Steps: []resource.TestStep{
+			{Config: providerBlock(e) + fmt.Sprintf(file, "nginx"), ExpectError: regexp.MustCompile(`(?s)push_config_file: code 1244003: Account alias does not exist: nginx`)},
+			{Config: withUser + fmt.Sprintf(file, "root"), ExpectError: regexp.MustCompile(`(?s)` + acctest.WrappedPattern(`bk_username is not verified.*verified user on the bk-job gateway: set bk_token or a user's access_token`))},
+		},
+	})
+}
