@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -141,16 +142,37 @@ func (r *configFileResource) ConfigValidators(context.Context) []resource.Config
 	}
 }
 
+// maxContent is the largest file pushed: its Base64 must fit the API
+// gateway's largest request body (32 MiB, bk-request-body-limit; 1641301).
+const maxContent = 24 << 20
+
+// maxTargets is JOB's limit on file tasks, files × targets
+// (job.execute.limit.file-task.max-tasks; 1244021).
+const maxTargets = 100000
+
 // ValidateConfig refuses what JOB would: an empty file (push_config_file's
-// content must not be blank, 1241002 with nothing named).
+// content must not be blank, 1241002 with nothing named), one too large to
+// send, more hosts than one push may have.
 func (r *configFileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	for _, name := range []string{"content", "content_wo"} {
 		var v types.String
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(name), &v)...)
-		if !v.IsNull() && !v.IsUnknown() && strings.TrimSpace(v.ValueString()) == "" {
+		switch {
+		case v.IsNull() || v.IsUnknown():
+		case strings.TrimSpace(v.ValueString()) == "":
 			resp.Diagnostics.AddAttributeError(path.Root(name), "Empty configuration file",
 				name+" is empty or blank, and JOB cannot push an empty file (push_config_file refuses blank content with 1241002). Put at least one character in it, or remove the resource.")
+		case len(v.ValueString()) > maxContent:
+			resp.Diagnostics.AddAttributeError(path.Root(name), "Configuration file too large",
+				fmt.Sprintf("%s holds %d bytes; push_config_file sends files in Base64 inside one request, which the API gateway caps at 32 MiB (1641301): at most %d bytes. "+
+					"Ship large or binary files with JOB's fast_transfer_file from an artifact store instead.", name, len(v.ValueString()), maxContent))
 		}
+	}
+	var ids types.List
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bk_host_ids"), &ids)...)
+	if n := len(ids.Elements()); n > maxTargets {
+		resp.Diagnostics.AddAttributeError(path.Root("bk_host_ids"), "Too many hosts for one push",
+			fmt.Sprintf("bk_host_ids lists %d hosts; JOB runs at most %d file tasks (files × hosts) in one job (1244021). Split the hosts over several resources.", n, maxTargets))
 	}
 }
 

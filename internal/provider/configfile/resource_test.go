@@ -188,6 +188,8 @@ resource "gse_config_file" "c" {
   content = "x"`), Want: `Exactly one of these attributes must be configured: \[hosts,bk_host_ids\]`},
 		{Config: strings.Replace(res(`bk_host_ids = [1]
   content = "x"`), `"a.conf"`, `"conf/a.conf"`, 1), Want: `must not hold / or`},
+		{Config: res(`bk_host_ids = [1]
+  content = join("", [for i in range(1000) : format("%025200d", 0)])`), Want: `content holds 25200000 bytes; push_config_file sends files in Base64`},
 	})
 }
 
