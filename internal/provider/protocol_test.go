@@ -89,8 +89,8 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 			}
 		}
 	}
-	if slices.Sort(packedAttrs); !slices.Equal(packedAttrs, []string{"gse_managed_process.host_status", "gse_managed_process.hosts", "gse_managed_process.spec"}) {
-		t.Errorf("packed %v, want gse_managed_process.host_status, .hosts and .spec", packedAttrs)
+	if slices.Sort(packedAttrs); !slices.Equal(packedAttrs, []string{"gse_config_file.hosts", "gse_managed_process.host_status", "gse_managed_process.hosts", "gse_managed_process.spec"}) {
+		t.Errorf("packed %v, want gse_managed_process.host_status, .hosts and .spec, and gse_config_file.hosts", packedAttrs)
 	}
 }
 

@@ -129,7 +129,7 @@ func (r *configFileResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"host_status": schema.MapAttribute{Computed: true, ElementType: hostStatusType,
 				MarkdownDescription: "Each host's file, keyed as `gse_managed_process.host_status` (agent id, `{bk_cloud_id}:{ip}`, or `host:{bk_host_id}`): `status` `pushed` (by the last apply), `match`, `differs`, `missing` or `unreachable` " +
 					"(what `verify` read; `unreachable` also for a push that failed), and the `sha256` it holds where known."},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Read: true}),
+			"timeouts": plumbing.ResourceTimeouts(ctx, timeouts.Opts{Create: true, Update: true, Read: true}),
 		},
 	}
 }
