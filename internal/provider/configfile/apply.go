@@ -14,6 +14,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 )
 
 // hostFile is one host's entry of host_status.
@@ -188,33 +189,26 @@ func (r *configFileResource) push(ctx context.Context, cfg tfsdk.Config, plan *c
 		}
 	}
 	if len(send) > 0 {
-		results, err := r.run(ctx, plan, send, func(to gse.JobTargets) (int64, error) {
-			return r.client.Job.PushConfigFile(ctx, plan.scope(), gse.ConfigFile{Path: plan.Path.ValueString(), Name: plan.FileName.ValueString(),
-				Account: plan.Account.ValueString(), Content: []byte(text)}, to)
-		})
-		if err != nil {
-			diags.AddError("Could not push "+plan.ID.ValueString(), err.Error()+"\n\n"+plumbing.CallAdvice(err)+jobCredentialAdvice(err))
-			return
-		}
-		var failed []string
+		results, err := r.pushInBatches(ctx, plan, send, []byte(text))
 		for _, t := range send {
 			res, ok := results[t.key]
 			switch {
 			case ok && res.OK():
 				status[t.key] = hostFile{Status: types.StringValue(statusPushed), SHA256: plan.SHA256}
-			default:
+			case ok:
 				prev := status[t.key]
 				if prev.SHA256.IsUnknown() {
 					prev.SHA256 = types.StringNull()
 				}
 				status[t.key] = hostFile{Status: types.StringValue(statusUnreachable), SHA256: prev.SHA256}
-				failed = append(failed, fmt.Sprintf("%s: JOB host status %d%s", t.key, res.Status, hostAdvice(res.Status)))
 			}
 		}
-		if len(failed) > 0 {
-			diags.AddError(fmt.Sprintf("Could not push %s to %s", plan.ID.ValueString(), plumbing.HostCount(len(failed))),
-				"push_config_file failed on these hosts; the others hold the file, and host_status says which:\n"+strings.Join(failed, "\n")+
-					"\n\nFix them (start the GSE agent), then apply again: it pushes only where the file is not.")
+		if err != nil {
+			diags.AddError("Could not push "+plan.ID.ValueString(), err.Error()+"\n\n"+plumbing.CallAdvice(err)+jobCredentialAdvice(err)+
+				"\n\nhost_status says which hosts hold the file; fix the cause (start the GSE agent), then apply again: it pushes only where the file is not.")
+			if len(results) == 0 {
+				return // nothing was sent
+			}
 		}
 	}
 	m, d := types.MapValueFrom(ctx, hostStatusType, status)
@@ -222,16 +216,66 @@ func (r *configFileResource) push(ctx context.Context, cfg tfsdk.Config, plan *c
 	plan.HostStatus = m
 }
 
+// pushInBatches pushes content to ts, one JOB job per rollout batch (one
+// for all without a rollout), and returns each host's result by key; the
+// error names the hosts that failed and those left untouched.
+func (r *configFileResource) pushInBatches(ctx context.Context, plan *configFileModel, ts []target, content []byte) (map[string]gse.JobHostTask, error) {
+	if needIDs(ts) {
+		// Once for every batch: the host ids come from one CMDB listing.
+		if err := r.resolveAll(ctx, plan, ts); err != nil {
+			return nil, err
+		}
+	}
+	byKey := map[string]target{}
+	hs := make([]gse.Host, len(ts))
+	for i, t := range ts {
+		hs[i] = gse.Host{AgentID: t.key}
+		byKey[hs[i].Key()] = t
+	}
+	results := map[string]gse.JobHostTask{}
+	file := gse.ConfigFile{Path: plan.Path.ValueString(), Name: plan.FileName.ValueString(), Account: plan.Account.ValueString(), Content: content}
+	_, err := plan.Rollout.Expand().Run(ctx, hs, rollout.Step{What: "push", Target: plan.ID, Run: func(ctx context.Context, batch []gse.Host) error {
+		part := make([]target, len(batch))
+		for i, h := range batch {
+			part[i] = byKey[h.Key()]
+		}
+		res, err := r.run(ctx, plan, part, func(to gse.JobTargets) (int64, error) {
+			return r.client.Job.PushConfigFile(ctx, plan.scope(), file, to)
+		})
+		if err != nil {
+			return err
+		}
+		he := &gse.HostsError{API: "push_config_file", Target: plan.ID, Total: len(batch)}
+		for i, t := range part {
+			res := res[t.key]
+			results[t.key] = res
+			if !res.OK() {
+				he.Failures = append(he.Failures, gse.HostFailure{Host: batch[i], Code: res.Status, Message: "JOB host status" + hostAdvice(res.Status)})
+			}
+		}
+		if len(he.Failures) > 0 {
+			return he
+		}
+		return nil
+	}})
+	return results, err
+}
+
+// resolveAll fills the host ids JOB needs (resolve), in the plan's business.
+func (r *configFileResource) resolveAll(ctx context.Context, plan *configFileModel, ts []target) error {
+	biz, err := strconv.ParseInt(plan.BkScopeID.ValueString(), 10, 64)
+	if err != nil || plan.BkScopeType.ValueString() != "biz" {
+		return fmt.Errorf("hosts given by agent_id or an IPv6 address need their CMDB host id, which is looked up in a business: use bk_scope_type = \"biz\", or bk_host_ids")
+	}
+	return resolve(ctx, r.client, biz, ts)
+}
+
 // run starts one JOB job on ts with start, waits for it, and returns each
 // host's result by key.
 func (r *configFileResource) run(ctx context.Context, plan *configFileModel, ts []target, start func(gse.JobTargets) (int64, error)) (map[string]gse.JobHostTask, error) {
 	byID := needIDs(ts)
 	if byID {
-		biz, err := strconv.ParseInt(plan.BkScopeID.ValueString(), 10, 64)
-		if err != nil || plan.BkScopeType.ValueString() != "biz" {
-			return nil, fmt.Errorf("hosts given by agent_id or an IPv6 address need their CMDB host id, which is looked up in a business: use bk_scope_type = \"biz\", or bk_host_ids")
-		}
-		if err := resolve(ctx, r.client, biz, ts); err != nil {
+		if err := r.resolveAll(ctx, plan, ts); err != nil {
 			return nil, err
 		}
 	}

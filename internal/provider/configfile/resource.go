@@ -25,6 +25,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 )
 
 var (
@@ -54,6 +55,7 @@ type configFileModel struct {
 	ContentWO        types.String   `tfsdk:"content_wo"`
 	ContentWOVersion types.String   `tfsdk:"content_wo_version"`
 	Verify           types.Bool     `tfsdk:"verify"`
+	Rollout          *rollout.Model `tfsdk:"rollout"`
 	SHA256           types.String   `tfsdk:"sha256"`
 	HostStatus       types.Map      `tfsdk:"host_status"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
@@ -124,6 +126,8 @@ func (r *configFileResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"verify": schema.BoolAttribute{Optional: true,
 				MarkdownDescription: "Read each host's file at every refresh (one JOB script, `fast_execute_script`, for all the hosts, and its output), report it in `host_status` (`match`, `differs`, `missing`, `unreachable`) and plan a push where it is not this content. " +
 					"Off by default: it costs a JOB job at every plan."},
+			"rollout": rollout.Attribute("It governs the push: one JOB job per batch of the hosts that need the file, in order; a stopped rollout leaves the later hosts with their old file, " +
+				"and the next apply pushes to them. `wait_running` does not apply here (a file does not run)."),
 			"sha256": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "SHA-256 of the content (hex): known at plan when the content is, for the triggers of the processes that read the file."},
 			"host_status": schema.MapAttribute{Computed: true, ElementType: hostStatusType,

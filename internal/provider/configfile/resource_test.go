@@ -108,6 +108,7 @@ func TestAccConfigFile(t *testing.T) {
 			}
 			ipA := map[bool]string{false: "10.0.0.1", true: "10.0.0.2"}[e.Gateway]
 			v1, v2 := "worker_processes 2;\n", "worker_processes 4;\n"
+			var pushes int
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: e.Factories(),
 				Steps: []resource.TestStep{
@@ -123,15 +124,23 @@ func TestAccConfigFile(t *testing.T) {
 						Check: resource.ComposeAggregateTestCheckFunc(fileOn(e, idA, v1), fileOn(e, 3, v1)),
 					},
 					{
-						// A new content: pushed, then the process reloaded one host at a time, in this apply.
-						Config:           fileConfig(e, hosts, v2, ""),
-						Check:            resource.ComposeAggregateTestCheckFunc(fileOn(e, idA, v2), fileOn(e, 3, v2), reloads(ipA, 1), reloads("10.0.0.3", 1)),
+						// A new content: pushed one host at a time (a JOB job each), then the process
+						// reloaded one host at a time, in this apply.
+						PreConfig: func() { pushes = e.Sim.Calls("jobv3/push_config_file") },
+						Config:    fileConfig(e, hosts, v2, "rollout = { batch_size = 1 }"),
+						Check: resource.ComposeAggregateTestCheckFunc(fileOn(e, idA, v2), fileOn(e, 3, v2), reloads(ipA, 1), reloads("10.0.0.3", 1),
+							func(*terraform.State) error {
+								if n := e.Sim.Calls("jobv3/push_config_file") - pushes; n != 2 {
+									return fmt.Errorf("%d push jobs for 2 hosts in batches of 1, want 2", n)
+								}
+								return nil
+							}),
 						ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 					},
 					{
 						// verify reads the files: someone changed host 3's; the plan pushes there.
 						PreConfig: func() { e.Sim.EditJobFile(3, "/data/nginx/conf/nginx.conf", []byte("edited by hand\n")) },
-						Config:    fileConfig(e, hosts, v2, "verify = true"),
+						Config:    fileConfig(e, hosts, v2, "rollout = { batch_size = 1 }\n  verify = true"),
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction("gse_config_file.conf", plancheck.ResourceActionUpdate),
 							plancheck.ExpectResourceAction("gse_managed_process.nginx", plancheck.ResourceActionNoop),
@@ -145,7 +154,7 @@ func TestAccConfigFile(t *testing.T) {
 						// An agent down: the error names its host; the other holds the new file.
 						PreConfig:   func() { e.Sim.JobAgentDown(3, true) },
 						Config:      fileConfig(e, hosts, "worker_processes 8;\n", "verify = true"),
-						ExpectError: regexp.MustCompile(`(?s)Could not push .* to 1 host.*` + regexp.QuoteMeta(keyB) + `: JOB host status 1 \(the GSE agent is down`),
+						ExpectError: regexp.MustCompile(`(?s)Could not push .*failed on 1 of 2\s+hosts:.*` + regexp.QuoteMeta(keyB) + `: GSE code 1: JOB host status \(the GSE agent is down`),
 						Check:       fileOn(e, idA, "worker_processes 8;\n"),
 					},
 					{
