@@ -100,3 +100,21 @@ func TestPushConfigFileRefusals(t *testing.T) {
 		t.Fatalf("bk_username on the bk-job gateway: %v", err)
 	}
 }
+
+// A file larger than the gateway's body limit is refused there (1641301),
+// before JOB sees it.
+func TestPushConfigFileTooLarge(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(simulator.New(simulator.Options{AppCode: testCode, AppSecret: testSecret, CMDBHosts: 2, GatewayBodyLimit: 1024}))
+	t.Cleanup(srv.Close)
+	c, err := gse.New(gse.Config{JobGatewayURL: srv.URL, Endpoint: srv.URL, AppCode: testCode, AppSecret: testSecret, BkToken: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Job.PushConfigFile(ctxTimeout(t, 5*time.Second), gse.BizScope(2), gse.ConfigFile{Path: "/d", Name: "a", Account: "root", Content: []byte(strings.Repeat("x", 2048))},
+		gse.JobTargets{HostIDs: []int64{1}})
+	var ae *gse.APIError
+	if !errors.As(err, &ae) || ae.Code != gse.CodeGatewayBodyTooBig || !strings.Contains(ae.Message, "exceeds the limit 1024") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -225,7 +225,9 @@ func (s *Server) handleGatewayFor(r *http.Request, api string, raw []byte, verif
 	}
 	var rep reply
 	var quota http.Header
-	if refused := s.gatewayFront(r, raw, verified); refused != nil {
+	if limit := cmp.Or(s.opts.GatewayBodyLimit, 32<<20); len(raw) > limit {
+		rep = gatewayError(1641301, [2]string{"reason", fmt.Sprintf("request body size %d exceeds the limit %d", len(raw), limit)})
+	} else if refused := s.gatewayFront(r, raw, verified); refused != nil {
 		rep = *refused
 	} else if over, header := s.overQuota(r, raw); over {
 		rep, quota = gatewayError(codeGatewayStageLimit), header

@@ -30,6 +30,9 @@ const (
 	codeJobHostInvalid    = 1244002 // hosts not in the business
 	codeJobNotFound       = 1244006 // no such job instance
 	codeJobBadRequest     = 1240003
+	codeJobFileTasks      = 1244021 // FILE_TASKS_EXCEEDS_LIMIT
+	// jobMaxFileTasks is job.execute.limit.file-task.max-tasks (JobExecuteConfig): files × targets.
+	jobMaxFileTasks = 100000
 )
 
 // jobAccounts are the execution accounts of every business (an alias each).
@@ -239,6 +242,9 @@ func (s *Server) pushConfigFile(scope string, req *jobv3Request) (any, *apiError
 	hosts, err := s.jobTargets(scope, req)
 	if err != nil {
 		return nil, err
+	}
+	if len(hosts)*len(req.FileList) > jobMaxFileTasks {
+		return nil, &apiError{codeJobFileTasks, fmt.Sprintf("File tasks exceed the limit %d", jobMaxFileTasks)}
 	}
 	job := s.newJob(scope)
 	for _, h := range hosts {

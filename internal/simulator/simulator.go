@@ -43,6 +43,9 @@ type Options struct {
 	// CMDBProcessTemplates is how many process templates every module has
 	// (at least nginx and agent; cmdb_process.go).
 	CMDBProcessTemplates int
+	// GatewayBodyLimit is the largest request body the gateway takes
+	// (bk-request-body-limit; 1641301 beyond); 0 is 32 MiB.
+	GatewayBodyLimit int
 	// VerifiedUsersOnly refuses bk_username without bk_token, as ESB does
 	// for an app off its skip_user_auth whitelist and the gateway for one
 	// it does not exempt from user verification. Off, the app is on both lists.
