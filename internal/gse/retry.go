@@ -99,14 +99,14 @@ func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, err
 		info = &callInfo{idempotent: true}
 	}
 	info.inFlight = false
-	var env envelope
 	var failed error
 	if err == nil {
 		raw, readErr := bufferReply(resp)
-		var decodeErr error
-		env, decodeErr = decodeEnvelope(raw)
+		env, decodeErr := decodeEnvelope(raw)
 		failed = attemptError(info, resp, raw, readErr, env, decodeErr)
-		info.note(ctx, failed, failed != nil && mayHaveActed(resp, readErr, env))
+		// A reply cut short may follow work done; a failed or timed-out
+		// backend may have done the work first; a refusal in front of it did nothing.
+		info.note(ctx, failed, readErr != nil || KindOf(failed) == KindServer)
 		var re *ReplyError
 		if errors.As(failed, &re) {
 			err = re // cut short or not an envelope: as unusable as a reset
@@ -124,20 +124,13 @@ func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, err
 	if failed == nil {
 		return false, nil
 	}
-	switch classify(resp.StatusCode, env.Code, env.CodeName, env.Message) {
+	switch KindOf(failed) {
 	case KindRateLimited:
 		return true, nil
 	case KindServer:
 		return info.idempotent, nil
 	}
 	return false, nil
-}
-
-// mayHaveActed says whether the server may have acted on a failed attempt:
-// a reply cut short, or a backend that failed or timed out (it may have done
-// the work first). A refusal in front of the backend did nothing.
-func mayHaveActed(resp *http.Response, readErr error, env envelope) bool {
-	return readErr != nil || classify(resp.StatusCode, env.Code, env.CodeName, env.Message) == KindServer
 }
 
 // note records an attempt's failure (nil: it succeeded) on the call and on
