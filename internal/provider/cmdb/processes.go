@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -211,12 +210,4 @@ func rowHostIDs(rows []gse.ProcessRow) []int64 {
 		}
 	}
 	return ids
-}
-
-// joinReasons lists up to most reasons, then how many more.
-func joinReasons(lines []string, most int, more string) string {
-	if len(lines) > most {
-		lines = append(lines[:most:most], fmt.Sprintf(more, len(lines)-most))
-	}
-	return strings.Join(lines, "\n")
 }

@@ -60,9 +60,9 @@ func selectHosts(found []gse.CMDBHost, gateway bool) hostSelection {
 	var skipped []skippedHost
 	seen := make(map[string]int64, len(found))
 	for _, h := range found {
-		ip, _ := hostAddress(h, true)
+		ip, reason := hostAddress(h, gateway)
 		if ip == "" {
-			skipped = append(skipped, skippedHost{h.BkHostID, "no IPv4 or IPv6 address"})
+			skipped = append(skipped, skippedHost{h.BkHostID, reason})
 			continue
 		}
 		key := gse.JobIP{BkCloudID: h.BkCloudID, IP: ip}.Key()
@@ -72,7 +72,7 @@ func selectHosts(found []gse.CMDBHost, gateway bool) hostSelection {
 		}
 		seen[key] = h.BkHostID
 		ipList = append(ipList, types.ObjectValueMust(hosts.JobIPObjectType.AttrTypes, map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(h.BkCloudID)}))
-		if _, reason := hostAddress(h, gateway); reason != "" {
+		if reason != "" { // an address in ip_list, but none hosts can use in this mode
 			skipped = append(skipped, skippedHost{h.BkHostID, reason})
 			continue
 		}
@@ -100,20 +100,23 @@ func (s hostSelection) skippedWarning(gateway bool) string {
 	if len(s.skipped) == 0 {
 		return ""
 	}
-	const most = 20
-	var lines []string
+	lines := make([]string, len(s.skipped))
 	for i, h := range s.skipped {
-		if i == most {
-			lines = append(lines, fmt.Sprintf("... and %d more (every id is in skipped_host_ids)", len(s.skipped)-most))
-			break
-		}
-		lines = append(lines, fmt.Sprintf("bk_host_id %d: %s", h.id, h.reason))
+		lines[i] = fmt.Sprintf("bk_host_id %d: %s", h.id, h.reason)
 	}
 	advice := "Give these hosts an address in CMDB, or leave them out on purpose with bk_module_ids or filter."
 	if !gateway {
 		advice = "GSE 1.0 APIs through ESB address hosts by IPv4 only: set the provider's gateway_url (GSE 2.0) to manage IPv6-only hosts. " + advice
 	}
-	return "These hosts are not in hosts:\n" + strings.Join(lines, "\n") + "\n\n" + advice
+	return "These hosts are not in hosts:\n" + joinReasons(lines, 20, "... and %d more (every id is in skipped_host_ids)") + "\n\n" + advice
+}
+
+// joinReasons lists up to most lines, then how many more (more formats the count).
+func joinReasons(lines []string, most int, more string) string {
+	if len(lines) > most {
+		lines = append(lines[:most:most], fmt.Sprintf(more, len(lines)-most))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // cmdbAdvice says what a user can do about a failed host listing.
