@@ -96,8 +96,9 @@ func (r *configFileResource) ModifyPlan(ctx context.Context, req resource.Modify
 	// plan did not), so what they hold is known only then.
 	verifyNow := plan.Verify.ValueBool() && !state.Verify.ValueBool()
 	if known {
-		plan.SHA256 = types.StringValue(sum(text))
-		if prior, d := state.statuses(ctx); !d.HasError() && !req.State.Raw.IsNull() && !plan.Hosts.IsUnknown() && !verifyNow && allSettled(plan.targets(), prior, sum(text)) {
+		want := sum(text)
+		plan.SHA256 = types.StringValue(want)
+		if prior, d := state.statuses(ctx); !d.HasError() && !req.State.Raw.IsNull() && !plan.Hosts.IsUnknown() && !verifyNow && allSettled(plan.targets(), prior, want) {
 			plan.HostStatus = state.HostStatus
 		}
 	}
@@ -174,11 +175,12 @@ func (r *configFileResource) push(ctx context.Context, cfg tfsdk.Config, plan *c
 	if diags.Append(d...); diags.HasError() {
 		return
 	}
-	plan.SHA256 = types.StringValue(sum(text))
+	want := sum(text) // once: the content may be megabytes, the hosts thousands
+	plan.SHA256 = types.StringValue(want)
 	ts := plan.targets()
 	var send []target
 	for _, t := range ts {
-		if h, ok := prior[t.key]; !ok || !h.settled(sum(text)) {
+		if h, ok := prior[t.key]; !ok || !h.settled(want) {
 			send = append(send, t)
 		}
 	}
