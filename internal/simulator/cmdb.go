@@ -69,7 +69,7 @@ func (s *Server) generateCMDB(n int) {
 			BizID: CMDBBizID, SetID: CMDBSetID(m / CMDBModulesPerSet), ModuleID: CMDBModuleID(m),
 			InnerIP: fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255),
 		}
-		agentIP, _, _ := strings.Cut(h.InnerIP, ",")
+		agentIP := h.firstIPv4()
 		switch {
 		case i%50 == 25:
 			// Stored in full form, as common.ConvertHostIpv6Val writes it; the agent reports the short one.
@@ -267,6 +267,12 @@ func (req *listBizHostsRequest) check() (*cmdbRule, *apiError) {
 }
 
 func inIDs(ids []int64, id int64) bool { return len(ids) == 0 || slices.Contains(ids, id) }
+
+// firstIPv4 is the first of the host's IPv4 addresses, the one its agent and JOB use.
+func (h *CMDBHost) firstIPv4() string {
+	first, _, _ := strings.Cut(h.InnerIP, ",")
+	return first
+}
 
 // field is one field of the host, and whether it has it.
 func (h *CMDBHost) field(name string) (any, bool) {

@@ -249,9 +249,11 @@ func (s *Server) listProcessRelatedInfo(raw []byte, pathBiz int64) (any, *apiErr
 func sortProcRows(rows []cmdbProcRow, sort string) {
 	field, desc := strings.CutPrefix(cmp.Or(sort, "bk_process_id"), "-")
 	slices.SortStableFunc(rows, func(a, b cmdbProcRow) int {
-		c := cmp.Compare(fmt.Sprint(a.process(nil)[field]), fmt.Sprint(b.process(nil)[field]))
+		var c int
 		if field == "bk_process_id" {
 			c = cmp.Compare(a.id, b.id)
+		} else {
+			c = cmp.Compare(fmt.Sprint(a.process(nil)[field]), fmt.Sprint(b.process(nil)[field]))
 		}
 		if desc {
 			c = -c
@@ -291,13 +293,12 @@ func (row cmdbProcRow) related(fields []string) map[string]any {
 	if set%2 == 1 {
 		env = "1"
 	}
-	ip, _, _ := strings.Cut(h.InnerIP, ",")
 	return map[string]any{
 		"set":    map[string]any{"bk_set_id": h.SetID, "bk_set_name": fmt.Sprintf("set-%d", h.SetID), "bk_set_env": env},
 		"module": map[string]any{"bk_module_id": h.ModuleID, "bk_module_name": fmt.Sprintf("mod-%d", h.ModuleID)},
 		"host": map[string]any{"bk_host_id": h.ID, "bk_cloud_id": h.CloudID, "bk_host_innerip": h.InnerIP,
 			"bk_host_innerip_v6": h.InnerIPv6, "bk_addressing": "static", "bk_agent_id": h.AgentID},
-		"service_instance": map[string]any{"id": serviceInstanceID(h), "name": fmt.Sprintf("%s_mod-%d", cmp.Or(ip, h.InnerIPv6), h.ModuleID)},
+		"service_instance": map[string]any{"id": serviceInstanceID(h), "name": fmt.Sprintf("%s_mod-%d", cmp.Or(h.firstIPv4(), h.InnerIPv6), h.ModuleID)},
 		"process_template": map[string]any{"id": row.templateID},
 		"process":          row.process(fields),
 	}

@@ -211,10 +211,7 @@ func (s *Server) jobTargets(scope string, req *jobv3Request) ([]*CMDBHost, *apiE
 		}
 	} else {
 		for _, ip := range req.Target.IPs {
-			find(func(h *CMDBHost) bool {
-				first, _, _ := strings.Cut(h.InnerIP, ",")
-				return h.CloudID == ip.Cloud && first == ip.IP
-			}, fmt.Sprintf("%d:%s", ip.Cloud, ip.IP))
+			find(func(h *CMDBHost) bool { return h.CloudID == ip.Cloud && h.firstIPv4() == ip.IP }, fmt.Sprintf("%d:%s", ip.Cloud, ip.IP))
 		}
 	}
 	if len(missing) > 0 {
@@ -352,12 +349,11 @@ func (s *Server) jobInstanceStatus(scope string, req *jobv3Request) (any, *apiEr
 	if req.WithHosts {
 		var hosts []map[string]any
 		for _, h := range job.hosts {
-			ip, _, _ := strings.Cut(h.host.InnerIP, ",")
 			hs := h.status
 			if !finished {
 				hs = 7 // running
 			}
-			hosts = append(hosts, map[string]any{"bk_host_id": h.host.ID, "ip": ip, "bk_cloud_id": h.host.CloudID, "status": hs, "error_code": 0})
+			hosts = append(hosts, map[string]any{"bk_host_id": h.host.ID, "ip": h.host.firstIPv4(), "bk_cloud_id": h.host.CloudID, "status": hs, "error_code": 0})
 		}
 		step["step_ip_result_list"] = hosts
 	}
