@@ -41,23 +41,6 @@ func readmeSection(t *testing.T, title string) string {
 	return section
 }
 
-// cliUnderTest is the CLI the acceptance tests run on, skipping the test
-// without TF_ACC or a CLI.
-func cliUnderTest(t *testing.T) string {
-	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
-	if tf := os.Getenv("TF_ACC_TERRAFORM_PATH"); tf != "" {
-		return tf
-	}
-	tf, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Skip("no terraform CLI")
-	}
-	return tf
-}
-
 // tryItBlock is the sh block of README's "Try it" section.
 func tryItBlock(t *testing.T) string {
 	t.Helper()
@@ -75,7 +58,7 @@ func tryItBlock(t *testing.T) string {
 // drifted host named by the plan, repaired, destroyed, the try directory gone.
 func TestAccREADMETryIt(t *testing.T) {
 	t.Parallel()
-	tf := cliUnderTest(t)
+	tf := acctest.CLI(t)
 	for _, tool := range []string{"curl", "git", "make"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("README's Try it needs %s", tool)
@@ -150,7 +133,7 @@ func TestAccREADMETryIt(t *testing.T) {
 // network (a proxy that refuses every connection), and plan then works, as
 // the Install section says.
 func TestAccREADMEInstallModules(t *testing.T) {
-	tf := cliUnderTest(t)
+	tf := acctest.CLI(t)
 	if !strings.Contains(readmeSection(t, "Install"), "run `terraform get`") {
 		t.Error("README's Install section does not say to run terraform get for modules")
 	}

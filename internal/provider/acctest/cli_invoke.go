@@ -50,19 +50,28 @@ func NewCLIRun(t *testing.T, e *Env, config string) *cliRun {
 	return NewCLIRunFrom(t, e, "1.14.0", config)
 }
 
-// NewCLIRunFrom is NewCLIRun on any CLI of version minVersion or later.
-func NewCLIRunFrom(t *testing.T, e *Env, minVersion, config string) *cliRun {
+// CLI is the path of the CLI the acceptance tests run on
+// (TF_ACC_TERRAFORM_PATH, else terraform on PATH); it skips the test
+// without TF_ACC or a CLI.
+func CLI(t *testing.T) string {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("terraform"); err != nil {
-			t.Skip("no terraform CLI")
-		}
+	if bin := os.Getenv("TF_ACC_TERRAFORM_PATH"); bin != "" {
+		return bin
 	}
+	bin, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Skip("no terraform CLI")
+	}
+	return bin
+}
+
+// NewCLIRunFrom is NewCLIRun on any CLI of version minVersion or later.
+func NewCLIRunFrom(t *testing.T, e *Env, minVersion, config string) *cliRun {
+	t.Helper()
+	bin := CLI(t)
 	out, err := exec.Command(bin, "version", "-json").Output()
 	var v struct {
 		Version string `json:"terraform_version"`
