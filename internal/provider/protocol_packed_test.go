@@ -51,7 +51,7 @@ func packedFixture(t *testing.T) (tftypes.Object, tftypes.Value) {
 		tftypes.NewValue(hostType, tftypes.UnknownValue),
 	})
 	attrs["host_status"] = tftypes.NewValue(statusType, map[string]tftypes.Value{
-		"0:10.0.0.1": acctest.BenchValue(statusType.ElementType, map[string]any{"status": "running", "managed": true, "pid": 42, "last_start_time": 1700000000}),
+		"0:10.0.0.1": acctest.BenchValue(statusType.ElementType, map[string]any{"status": "running", "managed": true}),
 		"0:10.0.0.2": acctest.BenchValue(statusType.ElementType, map[string]any{}),
 	})
 	return typ, tftypes.NewValue(typ, attrs)

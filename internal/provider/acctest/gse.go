@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -105,6 +106,18 @@ func (e *Env) GSEProc(cloud int64, ip string) func() (simulator.Process, bool) {
 // SimCheck checks the process of Config on a host in the simulator.
 func (e *Env) SimCheck(cloud int64, ip string, check func(simulator.Process) error) resource.TestCheckFunc {
 	return ExpectProc(fmt.Sprintf("GSE %d:%s", cloud, ip), e.GSEProc(cloud, ip), check)
+}
+
+// SimPID checks that attribute attr of the resource or data source at addr
+// is the pid the simulator gave the process of Config on a host.
+func (e *Env) SimPID(addr, attr string, cloud int64, ip string) resource.TestCheckFunc {
+	return resource.TestCheckResourceAttrWith(addr, attr, func(v string) error {
+		p, ok := e.GSEProc(cloud, ip)()
+		if !ok || v != strconv.FormatInt(p.PID, 10) {
+			return fmt.Errorf("%s.%s is %s, want the pid of the process on %d:%s (%+v)", addr, attr, v, cloud, ip, p)
+		}
+		return nil
+	})
 }
 
 // SimAbsent checks that the process of Config is gone from a host (see Env.Gone).

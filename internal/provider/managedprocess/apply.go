@@ -480,22 +480,30 @@ func (r processSteps) operate(ctx context.Context, meta gse.Meta, spec *gse.Spec
 	return out, err
 }
 
-// appliedStatus is host_status after an apply that succeeded: the hosts it
-// touched (and any without an entry) read again with get_proc_status_v2, so
-// the state holds what the next refresh reads and `plan -refresh-only` right
-// after an apply reports no change; the others keep their entries. When that
-// read fails, the apply still stands: the facts its tasks proved are recorded
-// (proven.value), with a warning, and the next refresh reads the rest.
+// appliedStatus is host_status after an apply that succeeded: what its tasks
+// proved (proven.value: a start proves running and hosted, a stop stopped and
+// unhosted), and for the hosts where they proved nothing (a host op says
+// nothing of the run state, a one-shot start nothing either; a register
+// nothing at all) what get_proc_status_v2 reads. So the state holds what the
+// next refresh reads, and `plan -refresh-only` right after an apply reports
+// no change, without a status read after the usual create or update. When
+// that read fails, the apply still stands: the proven facts are recorded,
+// with a warning, and the next refresh reads the rest.
 func (r processSteps) appliedStatus(ctx context.Context, meta gse.Meta, list []hosts.Model, pr *proven, diags *diag.Diagnostics) status.HostStatus {
 	st := pr.value(list)
-	read := pr.touchedOrNew(list)
+	var read []hosts.Model
+	for _, h := range list {
+		if e := st.Entries[statusKey(h)]; e.Status.IsNull() || e.Managed.IsNull() {
+			read = append(read, h)
+		}
+	}
 	if len(read) == 0 {
 		return st
 	}
 	byKey, err := status.Find(ctx, r.client, meta, plumbing.Each(read, hosts.Model.Expand))
 	if err != nil {
 		diags.AddWarning(fmt.Sprintf("Status of process %s not read after the apply", meta),
-			fmt.Sprintf("The apply succeeded; reading the status of the hosts it changed (get_proc_status_v2) failed: %v. "+
+			fmt.Sprintf("The apply succeeded; reading the status of the hosts where its tasks proved no run state or hosting (get_proc_status_v2) failed: %v. "+
 				"host_status records what the apply's tasks proved, and the next refresh reads the rest.", err))
 		return st
 	}

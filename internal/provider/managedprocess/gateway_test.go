@@ -291,15 +291,15 @@ func TestAccManagedProcessGateway_agentIDOnlyHosts(t *testing.T) {
 	var checks, refreshed []statecheck.StateCheck
 	for i, id := range []string{acctest.AgentA, acctest.AgentB} {
 		checks = append(checks,
-			statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(id), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+			statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(id), knownvalue.ObjectExact(map[string]knownvalue.Check{
 				"status": knownvalue.StringExact("running"), "managed": knownvalue.Bool(true),
 			})),
 			statecheck.ExpectKnownValue(ds, tfjsonpath.New("proc_infos").AtSliceIndex(i), knownvalue.ObjectPartial(map[string]knownvalue.Check{
 				"agent_id": knownvalue.StringExact(id), "ip": knownvalue.Null(), "status": knownvalue.StringExact("running"), "managed": knownvalue.Bool(true),
 			})),
 		)
-		// Apply records what its tasks proved; a refresh reads the pid too.
-		refreshed = append(refreshed, statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey(id).AtMapKey("pid"), knownvalue.Int64Func(positive)))
+		// The runtime facts are the data source's.
+		refreshed = append(refreshed, statecheck.ExpectKnownValue(ds, tfjsonpath.New("proc_infos").AtSliceIndex(i).AtMapKey("pid"), knownvalue.Int64Func(positive)))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories(),

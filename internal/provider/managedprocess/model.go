@@ -35,17 +35,16 @@ func hostStatusValue(hosts []hosts.Model, byKey map[string]gse.ProcStatus) statu
 	entries := make(map[string]status.HostEntry, len(hosts))
 	for _, h := range hosts {
 		if e, ok := byKey[h.Expand().Key()]; ok {
-			entries[statusKey(h)] = status.HostEntry{Status: types.StringValue(status.Name(e.Status)), Managed: types.BoolValue(e.IsAuto),
-				PID: types.Int64Value(e.PID), Version: types.StringValue(e.Version), LastStartTime: types.Int64Value(e.LastStartTime)}
+			entries[statusKey(h)] = status.HostEntry{Status: types.StringValue(status.Name(e.Status)), Managed: types.BoolValue(e.IsAuto)}
 		}
 	}
 	return status.NewHostStatus(entries)
 }
 
 // proven records in host_status what a successful apply proved on hosts:
-// the run state and hosting a success proves (gse.OpInfo.Running, Hosted). The
-// other facts of a touched host are null until the next refresh reads them;
-// hosts the apply did not touch keep their last refreshed values.
+// the run state and hosting a success proves (gse.OpInfo.Running, Hosted). A
+// fact no task proved is null until appliedStatus reads it; hosts the apply
+// did not touch keep their last refreshed values.
 type proven struct {
 	prior   status.HostStatus // host_status of the prior state (null on create)
 	touched map[string]hostFacts
@@ -101,19 +100,6 @@ func (p *proven) value(hosts []hosts.Model) status.HostStatus {
 		}
 	}
 	return status.NewHostStatus(entries)
-}
-
-// touchedOrNew are the hosts whose host_status the apply may have changed:
-// those it touched, and those without a prior entry.
-func (p *proven) touchedOrNew(list []hosts.Model) []hosts.Model {
-	var out []hosts.Model
-	for _, h := range list {
-		_, touched := p.touched[h.Expand().Key()]
-		if _, known := p.prior.Entries[statusKey(h)]; touched || !known {
-			out = append(out, h)
-		}
-	}
-	return out
 }
 
 // statusKey is the key of a host in host_status: its address as written in

@@ -66,8 +66,7 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (st 
 			(!next.managed.Equal(prior.managed) && !hostingSettled(e, next.managed.ValueBool()))
 	}
 	rehost := !sameSpec(prior.spec.Decoded, next.spec.Decoded) || !prior.labels.Equal(next.labels)
-	unknown := status.HostEntry{LastStartTime: types.Int64Unknown(), Managed: types.BoolUnknown(), PID: types.Int64Unknown(),
-		Status: types.StringUnknown(), Version: types.StringUnknown()}
+	unknown := status.HostEntry{Managed: types.BoolUnknown(), Status: types.StringUnknown()}
 	entries := make(map[string]status.HostEntry, len(next.hosts.Hosts()))
 	for _, h := range next.hosts.Hosts() {
 		k := statusKey(h)

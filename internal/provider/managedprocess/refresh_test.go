@@ -62,18 +62,18 @@ func TestAccManagedProcess_noDriftAfterApply(t *testing.T) {
 				// new host's are read after the apply.
 				step(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, SetupPath: "/data/gsetest2", Extra: "running = true"},
 					plancheck.ExpectKnownValue(acctest.Addr, status("0:10.0.0.2", "status"), knownvalue.StringExact("running")),
-					plancheck.ExpectKnownValue(acctest.Addr, status("0:10.0.0.2", "pid"), knownvalue.NotNull()),
-					plancheck.ExpectUnknownValue(acctest.Addr, status("1:10.0.0.3", "pid"))),
+					plancheck.ExpectKnownValue(acctest.Addr, status("0:10.0.0.2", "managed"), knownvalue.Bool(true)),
+					plancheck.ExpectUnknownValue(acctest.Addr, status("1:10.0.0.3", "status"))),
 				refresh,
 				// Only a spec field changes: no fact of any host is unknown.
 				step(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, SetupPath: "/data/gsetest3", Extra: "running = true"},
-					plancheck.ExpectKnownValue(acctest.Addr, status("0:10.0.0.2", "last_start_time"), knownvalue.NotNull()),
-					plancheck.ExpectKnownValue(acctest.Addr, status("1:10.0.0.3", "version"), knownvalue.StringExact("1.0.0"))),
+					plancheck.ExpectKnownValue(acctest.Addr, status("0:10.0.0.2", "managed"), knownvalue.Bool(true)),
+					plancheck.ExpectKnownValue(acctest.Addr, status("1:10.0.0.3", "status"), knownvalue.StringExact("running"))),
 				refresh,
 				// A restart trigger: every host's facts may change.
 				step(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, SetupPath: "/data/gsetest3", Extra: "running = true\n restart_triggers = { v = \"1\" }"},
-					plancheck.ExpectUnknownValue(acctest.Addr, status("0:10.0.0.2", "pid")),
-					plancheck.ExpectUnknownValue(acctest.Addr, status("1:10.0.0.3", "pid"))),
+					plancheck.ExpectUnknownValue(acctest.Addr, status("0:10.0.0.2", "status")),
+					plancheck.ExpectUnknownValue(acctest.Addr, status("1:10.0.0.3", "managed"))),
 				refresh,
 				// Hosted, run state left alone: hosting proves no status, the read does.
 				step(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.3"}, SetupPath: "/data/gsetest4"}),

@@ -50,6 +50,14 @@ func TestAccManagedProcess_lifecycle(t *testing.T) {
 						statecheck.ExpectKnownValue(acctest.Addr, tfjsonpath.New("host_status").AtMapKey("0:10.0.0.2").AtMapKey("managed"), knownvalue.Bool(true)),
 					},
 					Check: resource.ComposeAggregateTestCheckFunc(
+						// The start proved host_status: no status read but, through the
+						// gateway, the one before it that refuses a live process.
+						func(*terraform.State) error {
+							if n, want := e.Sim.Calls("get_proc_status_v2"), map[bool]int{false: 0, true: 1}[e.Gateway]; n != want {
+								return fmt.Errorf("get_proc_status_v2 called %d times by the create, want %d", n, want)
+							}
+							return nil
+						},
 						e.SimCheck(0, "10.0.0.1", acctest.HostedAndRunning),
 						e.SimCheck(0, "10.0.0.2", func(p simulator.Process) error {
 							if p.Labels["team"] != "ops" || specField(p, "setup_path") != "/data/gsetest" || specField(p, "config_path") != "/data/gsetest/proc-test.conf" {

@@ -85,14 +85,14 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 			},
 			"host_status": schema.StringAttribute{
 				Computed: true, CustomType: status.HostStatusType{},
-				MarkdownDescription: "Runtime state per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`), or by the `agent_id` of a host given by one. Each value holds `status` " +
-					"(`running`, `stopped` or `unregistered`), `managed` (whether the agent hosts the process, `isauto`), `pid` (`-1` or `0` when not running), " +
-					"`version` (from `version_cmd`) and `last_start_time` (Unix time). Refresh reads all of them with `get_proc_status_v2`; " +
-					"create and update read them again on the hosts they changed, so `terraform plan -refresh-only` right after an apply reports no change, " +
-					"and keep the values of hosts they did not touch. The plan of an update shows as unknown only the facts of hosts it may change: hosts it adds, " +
+				MarkdownDescription: "What GSE reports of the process per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`), or by the `agent_id` of a host given by one. Each value holds `status` " +
+					"(`running`, `stopped` or `unregistered`) and `managed` (whether the agent hosts the process, `isauto`): what `running` and `managed` converge and drift is judged on. " +
+					"Refresh reads them with `get_proc_status_v2`. Create and update record what their tasks proved (a start: running and hosted; a stop: stopped and unhosted) " +
+					"and read the status only of hosts where no task proved it (hosting alone, a one-shot start), so `terraform plan -refresh-only` right after an apply reports no change; " +
+					"hosts they did not touch keep their values. The plan of an update shows as unknown only the values of hosts it may change: hosts it adds, " +
 					"every host when it starts, stops, hosts, unhosts, restarts or reloads the process, and after a spec change the hosts that were not hosted. " +
-					"Read-only; pids and start times change outside Terraform without causing a diff. " +
-					"For every runtime fact of any host use the `gse_process_status` data source.",
+					"Read-only. Runtime facts that change without anyone acting (pid, version, start time) are not kept in the state: " +
+					"read them, for any host, with the `gse_process_status` data source.",
 			},
 			"rollout": rollout.Attribute("It governs every step that disrupts the process: removing hosts (stop or unhost, unregister), " +
 				"a spec change (`update_proc_info`, then hosting with op_type 3), hosting added hosts, `running` flips, `restart_triggers` and `reload_triggers`, and on create " +

@@ -51,8 +51,7 @@ data "gse_process_status" "test" {
 						"ip": knownvalue.StringExact("10.0.0.7"), "status": knownvalue.StringExact("unregistered"), "managed": knownvalue.Bool(false),
 					})),
 				},
-				// Create read the status of the hosts it started, pid included.
-				Check: resource.TestCheckResourceAttrPair(ds, "proc_infos.0.pid", acctest.Addr, "host_status.0:10.0.0.2.pid"),
+				Check: e.SimPID(ds, "proc_infos.0.pid", 0, "10.0.0.2"),
 			},
 			{
 				// A stop behind Terraform's back shows in the data source at once.

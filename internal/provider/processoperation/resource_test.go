@@ -77,7 +77,7 @@ func TestAccProcessOperation_gse(t *testing.T) {
 						"content": knownvalue.StringRegexp(regexp.MustCompile(`"procname":"proc-test"`)),
 					})),
 				},
-				Check: resource.TestCheckResourceAttrPair(opAddr, "results.0.pid", acctest.Addr, "host_status.0:10.0.0.1.pid"),
+				Check: e.SimPID(opAddr, "results.0.pid", 0, "10.0.0.1"),
 			},
 			{
 				// Start on running processes answers 828: a success, reported as such.

@@ -36,27 +36,24 @@ func Name(s int) string {
 
 // hostStatusType is the element type of host_status.
 var hostStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"status": types.StringType, "managed": types.BoolType, "pid": types.Int64Type,
-	"version": types.StringType, "last_start_time": types.Int64Type,
+	"status": types.StringType, "managed": types.BoolType,
 }}
 
-// HostEntry is one value of host_status.
+// HostEntry is one value of host_status: what the resource converges and
+// judges drift on. Runtime facts that change without anyone acting (pid,
+// version, start time) are the gse_process_status data source's: in the state
+// they made every refresh after a keepalive restart report a change, and
+// every apply read the status back only to learn them.
 type HostEntry struct {
-	LastStartTime types.Int64
-	Managed       types.Bool
-	PID           types.Int64
-	Status        types.String
-	Version       types.String
+	Managed types.Bool
+	Status  types.String
 }
 
 // statusCodec encodes and decodes the values of host_status, whose type
 // (hostStatusType) has these attributes.
 var statusCodec = packed.ObjectCodec[HostEntry]{
-	{Name: "last_start_time", Field: func(s *HostEntry) any { return &s.LastStartTime }},
 	{Name: "managed", Field: func(s *HostEntry) any { return &s.Managed }},
-	{Name: "pid", Field: func(s *HostEntry) any { return &s.PID }},
 	{Name: "status", Field: func(s *HostEntry) any { return &s.Status }},
-	{Name: "version", Field: func(s *HostEntry) any { return &s.Version }},
 }
 
 // HostStatusType is the framework's type of host_status, packed (see
@@ -98,7 +95,7 @@ func (m HostStatus) String() string {
 // NewHostStatus packs entries, in key order as Terraform encodes a map.
 func NewHostStatus(entries map[string]HostEntry) HostStatus {
 	var buf bytes.Buffer
-	buf.Grow(96 * len(entries))
+	buf.Grow(40 * len(entries))
 	e := msgpack.NewEncoder(&buf)
 	_ = e.EncodeMapLen(len(entries)) // see packed.ObjectCodec.Encode
 	for _, k := range slices.Sorted(maps.Keys(entries)) {

@@ -22,8 +22,9 @@ func fleetSelection(n, all int) string {
 }
 
 // fleetConfig is one gse_cmdb_hosts of n hosts feeding resource: the
-// provider's gse_managed_process, or terraform_data with the hosts as input.
-func fleetConfig(n, all int, gse, running bool) string {
+// provider's gse_managed_process (in namespace ns, "" for "bench"), or
+// terraform_data with the hosts as input.
+func fleetConfig(n, all int, gse, running bool, ns string) string {
 	head := fmt.Sprintf("terraform {\n  required_providers {\n    gse = { source = \"bk-gse/gse\" }\n  }\n}\n\nprovider \"gse\" {}\n\n"+
 		"data \"gse_cmdb_hosts\" \"fleet\" {\n  bk_biz_id = %d\n%s}\n", cmdbBizID, fleetSelection(n, all))
 	if !gse {
@@ -33,7 +34,10 @@ func fleetConfig(n, all int, gse, running bool) string {
 	if running {
 		run = "  running = true\n"
 	}
-	return head + fmt.Sprintf("\nresource \"gse_managed_process\" \"p\" {\n  meta  = { namespace = \"bench\", name = \"fleet\" }\n  hosts = data.gse_cmdb_hosts.fleet.hosts\n  spec  = %s\n%s}\n", specHCL, run)
+	if ns == "" {
+		ns = "bench"
+	}
+	return head + fmt.Sprintf("\nresource \"gse_managed_process\" \"p\" {\n  meta  = { namespace = %q, name = \"fleet\" }\n  hosts = data.gse_cmdb_hosts.fleet.hosts\n  spec  = %s\n%s}\n", ns, specHCL, run)
 }
 
 // fleetRows measure plan and apply of the fleet at each size, and how the
@@ -45,13 +49,13 @@ func (bn *bench) fleetRows() []row {
 	plans, applies := make([]pair, len(sizes)), make([]pair, len(sizes))
 	for i, n := range sizes {
 		fmt.Fprintf(os.Stderr, "fleet plan: %d CMDB hosts\n", n)
-		a, b := bn.dir("fleet-plan-data", fleetConfig(n, all, false, false)), bn.dir("fleet-plan-gse", fleetConfig(n, all, true, false))
+		a, b := bn.dir("fleet-plan-data", fleetConfig(n, all, false, false, "")), bn.dir("fleet-plan-gse", fleetConfig(n, all, true, false, ""))
 		plans[i] = bn.abRuns(func() measure { return bn.plan(a, bn.fast) }, func() measure { return bn.plan(b, bn.fast) })
 		rows = append(rows, ratioRow(fmt.Sprintf("plan one `gse_managed_process` with `hosts = data.gse_cmdb_hosts.fleet.hosts` (%d CMDB hosts) / `terraform_data` with `input =` them", n), plans[i]))
 	}
 	for i, n := range sizes {
 		fmt.Fprintf(os.Stderr, "fleet apply: %d CMDB hosts\n", n)
-		a, b := bn.dir("fleet-apply-data", fleetConfig(n, all, false, true)), bn.dir("fleet-apply-gse", fleetConfig(n, all, true, true))
+		a, b := bn.dir("fleet-apply-data", fleetConfig(n, all, false, true, "")), bn.dir("fleet-apply-gse", fleetConfig(n, all, true, true, ""))
 		applies[i] = bn.abRuns(
 			func() measure { m := bn.apply(a, bn.fast); bn.destroy(a, bn.fast); return m },
 			func() measure { m := bn.apply(b, bn.fast); bn.destroy(b, bn.fast); return m })

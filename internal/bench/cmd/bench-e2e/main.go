@@ -38,6 +38,8 @@ type options struct {
 	workspaces         int     // terraform runs at once of the workspaces row
 	workspaceResources int     // one-host resources of each
 	quota              float64 // requests per second the simulator allows the app in that row
+	fleetWorkspaces    int     // terraform runs at once of the fleet workspaces row
+	fleetQuota         float64 // requests per second the simulator allows the app in that row
 }
 
 func main() {
@@ -47,17 +49,19 @@ func main() {
 	flag.StringVar(&o.repo, "repo", ".", "repository root (builds the simulator, and the provider unless -provider-src)")
 	flag.StringVar(&o.providerSrc, "provider-src", "", "build the provider from this checkout instead (to measure an older commit)")
 	flag.StringVar(&o.baselineSrc, "baseline-src", "", "also build the provider of this checkout and measure it in the refresh and many rows, interleaved with the others (before/after in one run)")
-	flag.IntVar(&o.hosts, "hosts", 10000, "hosts of the one-resource plan and apply rows")
+	flag.IntVar(&o.hosts, "hosts", 10000, "hosts of the one-resource plan and apply rows (apply also at a tenth of them)")
 	flag.IntVar(&o.resources, "resources", 100, "one-host resources of the many-resources apply row and the 100-creates request row")
 	flag.IntVar(&o.refreshResources, "refresh-resources", 1000, "resources of the refresh row")
 	flag.IntVar(&o.runs, "runs", 3, "A/B runs per row (medians are reported)")
 	flag.DurationVar(&o.taskLatency, "task-latency", 0, "simulator task latency of the plan/apply/refresh rows; 0: tasks finish at once")
 	flag.DurationVar(&o.createLatency, "create-latency", 2*time.Second, "task latency L of the per-create and request rows")
-	flag.StringVar(&only, "only", "", "comma-separated rows to run: plan,apply,fleet,many,refresh,create,requests,workspaces,processes,configfile (default all)")
+	flag.StringVar(&only, "only", "", "comma-separated rows to run: plan,apply,fleet,many,refresh,create,requests,workspaces,fleetworkspaces,processes,configfile (default all)")
 	flag.StringVar(&fleet, "fleet", "1000,10000", "comma-separated CMDB host counts of the fleet rows (gse_cmdb_hosts), ascending, multiples of 200")
 	flag.IntVar(&o.workspaces, "workspaces", 6, "terraform runs at once of the workspaces row")
 	flag.IntVar(&o.workspaceResources, "workspace-resources", 25, "one-host resources of each run of the workspaces row")
 	flag.Float64Var(&o.quota, "quota", 10, "requests per second the installation allows the app in the workspaces row")
+	flag.IntVar(&o.fleetWorkspaces, "fleet-workspaces", 10, "terraform runs at once of the fleetworkspaces row, each one resource on every CMDB host of the largest -fleet size")
+	flag.Float64Var(&o.fleetQuota, "fleet-quota", 100, "requests per second the installation allows the app in the fleetworkspaces row")
 	flag.StringVar(&providerEnv, "provider-env", "", "comma-separated NAME=value added to the environment of every terraform run (e.g. TF_LOG_SDK=trace)")
 	flag.BoolVar(&quick, "quick", false, "quick look: 1 run, 1000 hosts, 200 resources to refresh")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory")
@@ -111,7 +115,7 @@ func run(o options) error {
 		rows = append(rows, b.planRow())
 	}
 	if o.want("apply") {
-		rows = append(rows, b.applyRow())
+		rows = append(rows, b.applyRows()...)
 	}
 	if o.want("fleet") {
 		rows = append(rows, b.fleetRows()...)
@@ -130,6 +134,9 @@ func run(o options) error {
 	}
 	if o.want("workspaces") {
 		rows = append(rows, b.workspaceRows()...)
+	}
+	if o.want("fleetworkspaces") {
+		rows = append(rows, b.fleetWorkspaceRows()...)
 	}
 	if o.want("processes") {
 		rows = append(rows, b.processRows()...)

@@ -83,14 +83,31 @@ func (bn *bench) planRow() row {
 	return ratioRow(fmt.Sprintf("plan one `gse_managed_process` with %d hosts in a literal list / `terraform_data` with them (Terraform core's cost: it converts the tuple to a list comparing every pair of elements)", w.hosts), p)
 }
 
-func (bn *bench) applyRow() row {
-	w := workload{resources: 1, hosts: bn.o.hosts, running: true}
-	fmt.Fprintf(os.Stderr, "apply: one resource, %d hosts\n", w.hosts)
-	a, b := bn.dir("apply-data", dataConfig(w)), bn.dir("apply-gse", gseConfig(w))
-	p := bn.abRuns(
-		func() measure { m := bn.apply(a, bn.fast); bn.destroy(a, bn.fast); return m },
-		func() measure { m := bn.apply(b, bn.fast); bn.destroy(b, bn.fast); return m })
-	return ratioRow(fmt.Sprintf("apply that resource (%d hosts in a literal list, `running = true`, task latency %v; Terraform core's cost as above)", w.hosts, bn.o.taskLatency), p)
+// applyRows apply one resource on o.hosts literal hosts, and on a tenth of
+// them, beside terraform_data holding them; the last row says how the cost
+// per host grows from the smaller size to the larger (1.00× is linear).
+func (bn *bench) applyRows() []row {
+	var rows []row
+	var pairs []pair
+	sizes := []int{bn.o.hosts / 10, bn.o.hosts}
+	for _, n := range sizes {
+		w := workload{resources: 1, hosts: n, running: true}
+		fmt.Fprintf(os.Stderr, "apply: one resource, %d hosts\n", w.hosts)
+		a, b := bn.dir("apply-data", dataConfig(w)), bn.dir("apply-gse", gseConfig(w))
+		p := bn.abRuns(
+			func() measure { m := bn.apply(a, bn.fast); bn.destroy(a, bn.fast); return m },
+			func() measure { m := bn.apply(b, bn.fast); bn.destroy(b, bn.fast); return m })
+		pairs = append(pairs, p)
+		rows = append(rows, ratioRow(fmt.Sprintf("apply one resource (%d hosts in a literal list, `running = true`, task latency %v) / `terraform_data` holding them (Terraform core's cost as above)", w.hosts, bn.o.taskLatency), p))
+	}
+	perHost := func(p pair, n int, arm func(pair) []measure) float64 { return median(arm(p), secs) / float64(n) }
+	gse, data := func(p pair) []measure { return p.b }, func(p pair) []measure { return p.a }
+	rows = append(rows, row{
+		work:   fmt.Sprintf("apply growth: `gse_managed_process` seconds per host at %d hosts / at %d", sizes[1], sizes[0]),
+		value:  fmt.Sprintf("%.2f×", perHost(pairs[1], sizes[1], gse)/perHost(pairs[0], sizes[0], gse)),
+		detail: fmt.Sprintf("`terraform_data`: %.2f×", perHost(pairs[1], sizes[1], data)/perHost(pairs[0], sizes[0], data)),
+	})
+	return rows
 }
 
 func (bn *bench) manyRows() []row {
