@@ -136,6 +136,15 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	}
 	defer func() { <-l.turn }()
 	for !l.lim.Allow() {
+		// The rate of the moment: requests that queued together (ten
+		// refreshes as a plan starts) grow it while they wait, or the
+		// slow start would hold them at adaptiveStart, each waiting for the
+		// one before it.
+		l.mu.Lock()
+		if !l.fixed {
+			l.grow(l.now())
+		}
+		l.mu.Unlock()
 		wait := time.Duration((1 - l.lim.Tokens()) / float64(l.lim.Limit()) * float64(time.Second))
 		// A token due soon is waited for exactly: jitter there would cap the
 		// rate below the limit. A long wait looks at the rate again

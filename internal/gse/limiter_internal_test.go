@@ -1,7 +1,9 @@
 package gse
 
 import (
+	"context"
 	"math"
+	"sync"
 	"testing"
 	"time"
 )
@@ -116,5 +118,29 @@ func TestPacerBuckets(t *testing.T) {
 	}
 	if th := p.throttling(); th.Refused != 2 || th.Code != codeGatewayAppStageLimit {
 		t.Errorf("throttling %+v, want both refusals, the latest code", th)
+	}
+}
+
+// Requests that queue together at the start (a plan refreshing ten
+// resources) grow the slow start while they wait: they were held at
+// adaptiveStart, each half a second after the one before it.
+func TestSlowStartGrowsWhileQueued(t *testing.T) {
+	t.Parallel()
+	l := NewLimiter(0)
+	const n = 10
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := l.Wait(context.Background()); err != nil {
+				t.Error(err)
+			}
+			l.Served()
+		}()
+	}
+	wg.Wait()
+	if r := l.Rate(); r < 2*adaptiveStart {
+		t.Fatalf("after %d queued requests the rate is %.2f requests/s, want the slow start past %.0f", n, r, 2*adaptiveStart)
 	}
 }
