@@ -20,7 +20,7 @@ import (
 // By default the rate adapts as TCP's congestion control and aws's
 // retry_mode = "adaptive" do, so that processes that never talk to each other
 // converge on sharing the quota:
-//   - it starts at adaptiveStart requests/s and doubles every 100 ms while
+//   - it starts at adaptiveStart requests/s and doubles every 25 ms while
 //     the process uses it (slow start; never past twice what it was served),
 //     until the first refusal. Several runs starting together overshoot the
 //     quota within a second and are cut at their first refusal; a run alone
@@ -49,7 +49,7 @@ import (
 const (
 	adaptiveStart     = 2.0 // requests/s; six processes start at 12/s together
 	adaptiveBurst     = 2
-	adaptiveSlowStart = 1024.0 // the rate's growth per second until the first refusal: doubles every 100 ms
+	slowStartDoubling = 25 * time.Millisecond // until the first refusal the rate doubles this often
 	adaptiveMin       = 0.5    // requests/s, the floor of a cut
 	adaptiveBeta      = 0.6
 	adaptiveGrowth    = 0.02             // of the rate, per second
@@ -140,18 +140,22 @@ func (l *Limiter) Wait(ctx context.Context) error {
 		// refreshes as a plan starts) grow it while they wait, or the
 		// slow start would hold them at adaptiveStart, each waiting for the
 		// one before it.
+		recheck := limiterRecheck
 		l.mu.Lock()
 		if !l.fixed {
 			l.grow(l.now())
 		}
+		if l.slowStart {
+			recheck = slowStartDoubling
+		}
 		l.mu.Unlock()
 		wait := time.Duration((1 - l.lim.Tokens()) / float64(l.lim.Limit()) * float64(time.Second))
 		// A token due soon is waited for exactly: jitter there would cap the
-		// rate below the limit. A long wait looks at the rate again
-		// after limiterRecheck, jittered.
+		// rate below the limit. A long wait looks at the rate again after
+		// limiterRecheck, jittered, or as often as the slow start doubles it.
 		d := max(wait, time.Millisecond)
-		if d >= limiterRecheck {
-			d = limiterRecheck + rand.N(limiterRecheck/4)
+		if d >= recheck {
+			d = recheck + rand.N(recheck/4)
 		}
 		timer := time.NewTimer(d)
 		select {
@@ -174,7 +178,7 @@ func (l *Limiter) grow(t time.Time) {
 	quiet := math.Pow(2, t.Sub(l.cut).Seconds()/adaptiveQuiet.Seconds())
 	r := l.rate + max(adaptiveFloor, l.rate*adaptiveGrowth)*min(quiet, 64)*dt
 	if l.slowStart {
-		r = l.rate * math.Pow(adaptiveSlowStart, dt)
+		r = l.rate * math.Exp2(dt/slowStartDoubling.Seconds())
 	}
 	l.set(min(r, max(l.rate, adaptiveStart, 2*l.served(t))))
 }

@@ -34,8 +34,8 @@ func TestAdaptiveRate(t *testing.T) {
 		t.Fatalf("start: %.2f", l.rate)
 	}
 	serve(10)
-	if r := step(100 * time.Millisecond); math.Abs(r-2*adaptiveStart) > 1e-9 {
-		t.Fatalf("slow start: %.2f after 100 ms, want %.2f", r, 2*adaptiveStart)
+	if r := step(slowStartDoubling); math.Abs(r-2*adaptiveStart) > 1e-9 {
+		t.Fatalf("slow start: %.2f after %v, want %.2f", r, slowStartDoubling, 2*adaptiveStart)
 	}
 	if r := step(time.Second); r != 20 {
 		t.Fatalf("slow start: %.2f, want twice the 10 requests/s served", r)
