@@ -103,7 +103,7 @@ func sharedPacer(cfg Config, root string) *pacer {
 	defer pacers.Unlock()
 	p := pacers.m[key]
 	if p == nil {
-		p = &pacer{root: NewLimiter(cfg.RateLimit), resources: map[string]*Limiter{}}
+		p = &pacer{root: NewLimiter(cfg.RateLimit).withMemory(newPaceMemory(cfg.PaceDir, root+"|"+app)), resources: map[string]*Limiter{}}
 		pacers.m[key] = p
 	}
 	return p

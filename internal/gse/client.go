@@ -62,7 +62,10 @@ type Config struct {
 	// RateLimit is requests per second for the app on this installation,
 	// shared by every client of this process configured alike; 0 adapts
 	// the rate to the installation's refusals (limiter.go).
-	RateLimit          float64
+	RateLimit float64
+	// PaceDir is where the adaptive rate's cuts are remembered for the
+	// processes that follow (pace_memory.go); "" remembers nothing.
+	PaceDir            string
 	InsecureSkipVerify bool
 	CACertPEM          string // added to the system roots
 

@@ -71,6 +71,8 @@ type Limiter struct {
 
 	rate          float64 // requests/s, adaptive
 	slowStart     bool
+	threshold     float64     // the slow start ends here (0: at the first refusal); see paceMemory
+	memory        *paceMemory // where a cut is remembered for the next process (nil: nowhere)
 	updated, cut  time.Time
 	answers       []time.Time // when requests were answered other than by a refusal, over the last servedWindow
 	first         time.Time   // the first request (zero before)
@@ -83,6 +85,15 @@ type Limiter struct {
 
 // NewLimiter paces at rps requests per second, or adaptively when rps is 0.
 func NewLimiter(rps float64) *Limiter { return newLimiter(rps, time.Now) }
+
+// withMemory makes an adaptive l slow-start only up to the rate m remembers,
+// and remember its cuts there.
+func (l *Limiter) withMemory(m *paceMemory) *Limiter {
+	if !l.fixed && m != nil {
+		l.memory, l.threshold = m, m.threshold(l.now())
+	}
+	return l
+}
 
 // newLimiterAt is an adaptive limiter past its slow start, at rps.
 func newLimiterAt(rps float64) *Limiter {
@@ -179,6 +190,9 @@ func (l *Limiter) grow(t time.Time) {
 	r := l.rate + max(adaptiveFloor, l.rate*adaptiveGrowth)*min(quiet, 64)*dt
 	if l.slowStart {
 		r = l.rate * math.Exp2(dt/slowStartDoubling.Seconds())
+		if l.threshold > 0 && r >= l.threshold {
+			r, l.slowStart = max(l.rate, l.threshold), false
+		}
 	}
 	l.set(min(r, max(l.rate, adaptiveStart, 2*l.served(t))))
 }
@@ -226,6 +240,7 @@ func (l *Limiter) Throttled(code int) {
 	}
 	l.cut, l.slowStart = t, false
 	l.set(max(adaptiveMin, base*adaptiveBeta))
+	l.memory.remember(l.rate, t)
 }
 
 func (l *Limiter) set(r float64) {

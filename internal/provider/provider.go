@@ -269,6 +269,7 @@ func (p *gseProvider) clientConfig(m *providerModel, values map[string]string, r
 		Username: values["username"], BkToken: values["bk_token"], SupplierAccount: values["supplier_account"],
 		GatewayURL: values["gateway_url"], CMDBGatewayURL: values["cmdb_gateway_url"], JobGatewayURL: values["job_gateway_url"], TenantID: values["tenant_id"], AccessToken: values["access_token"],
 		MaxRetries: defaultMaxRetries, RateLimit: rps, // RequestTimeout: the client's default (30s) unless set
+		PaceDir:            paceDir(),
 		InsecureSkipVerify: m.InsecureSkipVerify.ValueBool(), CACertPEM: m.CACertPEM.ValueString(),
 		UserAgent: "terraform-provider-gse/" + p.version + " (+https://registry.terraform.io/providers/bk-gse/gse)",
 		Logger:    newTFLogger(values["app_secret"], values["bk_token"], values["access_token"]),

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -41,4 +42,21 @@ func rateLimit(v types.Float64, diags *diag.Diagnostics) float64 {
 			fmt.Sprintf("%s=%q is not a number of requests per second at least 0: set it to, for example, 5, or to 0 (or unset it) for the adaptive rate.", plumbing.RateLimitEnv, s))
 	}
 	return r
+}
+
+// paceDirEnv names where the adaptive rate's cuts are remembered between
+// provider processes (gse.Config.PaceDir); set to an empty value, nowhere.
+const paceDirEnv = "GSE_PACE_DIR"
+
+// paceDir is GSE_PACE_DIR when set, else terraform-provider-gse/pace in the
+// user's cache directory ("" when there is none: nothing is remembered).
+func paceDir() string {
+	if d, ok := os.LookupEnv(paceDirEnv); ok {
+		return d
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(cache, "terraform-provider-gse", "pace")
 }

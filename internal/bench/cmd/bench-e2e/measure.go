@@ -67,7 +67,8 @@ func (b *bench) command(dir string, sim *simulator, args ...string) *exec.Cmd {
 	cmd := exec.Command(b.o.terraform, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+b.cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1",
-		"BK_COMPONENT_API_URL="+sim.url, "BK_APP_CODE="+benchAppCode, "BK_APP_SECRET="+benchAppSecret, "BK_USERNAME=admin")
+		"BK_COMPONENT_API_URL="+sim.url, "BK_APP_CODE="+benchAppCode, "BK_APP_SECRET="+benchAppSecret, "BK_USERNAME=admin",
+		"GSE_PACE_DIR="+filepath.Join(b.work, "pace")) // the runs of this benchmark remember the rate among themselves only
 	cmd.Env = append(cmd.Env, b.o.providerEnv...)
 	return cmd
 }
