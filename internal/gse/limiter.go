@@ -50,7 +50,7 @@ const (
 	adaptiveStart     = 2.0 // requests/s; six processes start at 12/s together
 	adaptiveBurst     = 2
 	slowStartDoubling = 25 * time.Millisecond // until the first refusal the rate doubles this often
-	adaptiveMin       = 0.5    // requests/s, the floor of a cut
+	adaptiveMin       = 0.5                   // requests/s, the floor of a cut
 	adaptiveBeta      = 0.6
 	adaptiveGrowth    = 0.02             // of the rate, per second
 	adaptiveFloor     = 0.05             // requests/s per second: the least growth
