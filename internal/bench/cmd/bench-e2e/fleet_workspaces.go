@@ -14,11 +14,7 @@ import (
 func (bn *bench) fleetWorkspaceRows() []row {
 	n, quota, all := bn.o.fleetWorkspaces, bn.o.fleetQuota, bn.o.fleet[len(bn.o.fleet)-1]
 	fmt.Fprintf(os.Stderr, "fleet workspaces: %d runs at once of one resource on %d CMDB hosts, quota %g requests/s, task latency %v\n", n, all, quota, bn.o.createLatency)
-	sim, err := bn.startSimulator(bn.o.createLatency, "-quota", fmt.Sprint(quota))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	sim := bn.quotaSimulator(quota)
 	defer sim.stop()
 	data, gse := make([]string, n), make([]string, n)
 	for i := range n {

@@ -27,11 +27,7 @@ type phase struct {
 func (bn *bench) workspaceRows() []row {
 	n, per, quota := bn.o.workspaces, bn.o.workspaceResources, bn.o.quota
 	fmt.Fprintf(os.Stderr, "workspaces: %d runs of %d resources at once, quota %g requests/s, task latency %v\n", n, per, quota, bn.o.createLatency)
-	sim, err := bn.startSimulator(bn.o.createLatency, "-quota", fmt.Sprint(quota))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	sim := bn.quotaSimulator(quota)
 	defer sim.stop()
 	dirs := make([]string, n)
 	for i := range dirs {
@@ -63,6 +59,17 @@ func (bn *bench) workspaceRows() []row {
 		{work: "workspaces: efficiency, requests served / the limit / wall time", value: fmt.Sprintf("%.2f", float64(served)/quota/wall.Seconds()),
 			detail: fmt.Sprintf("%d served in %.1f s (apply, plan and destroy)", served, wall.Seconds())},
 	}
+}
+
+// quotaSimulator starts a simulator of tasks of o.createLatency that allows
+// the app quota requests per second, or exits.
+func (bn *bench) quotaSimulator(quota float64) *simulator {
+	sim, err := bn.startSimulator(bn.o.createLatency, "-quota", fmt.Sprint(quota))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return sim
 }
 
 // allAtOnce runs terraform args in every dir at once and waits for them all.
