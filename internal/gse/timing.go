@@ -83,13 +83,13 @@ func (f *firstPoll) saw(done bool) {
 	f.d.Store(int64(d))
 }
 
-// waitTask sleeps before the n-th poll of a task: the adaptive first wait,
-// then the schedule's intervals.
-func (b backoff) waitTask(ctx context.Context, n int) error {
+// taskDelay is the time from a task's (n-1)-th poll to its n-th on the
+// schedule: the adaptive first wait, then the schedule's intervals.
+func (b backoff) taskDelay(n int) time.Duration {
 	if n == 0 && b.first != nil {
-		return Sleep(ctx, b.first.wait())
+		return b.first.wait()
 	}
-	return b.wait(ctx, n)
+	return b.interval(n)
 }
 
 // sawFirst records whether a task's first poll found it done.
