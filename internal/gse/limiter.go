@@ -22,12 +22,13 @@ import (
 // converge on sharing the quota:
 //   - it starts at adaptiveStart requests/s and doubles every 25 ms while
 //     the process uses it (slow start; never past twice what it was served),
-//     until the first refusal. Several runs starting together overshoot the
-//     quota within a second and are cut at their first refusal; a run alone
-//     is not held back for long. It starts low, not unlimited as aws's
-//     adaptive mode does, because each phase of a run (plan, apply, destroy)
-//     is a new process that starts over, and its first burst would be refused
-//     every time (CHANGELOG: the slow starts measured);
+//     until the first refusal, or until the rate a recent refusal cut an
+//     earlier process to (paceMemory). Several runs starting together
+//     overshoot the quota within a second and are cut at their first refusal;
+//     a run alone is not held back for long. It starts low, not unlimited as
+//     aws's adaptive mode does, because each phase of a run (plan, apply,
+//     destroy) is a new process that starts over, and its first burst would
+//     be refused every time (CHANGELOG: the slow starts measured);
 //   - a refusal cuts it to adaptiveBeta of the rate the installation served
 //     the process lately, at most once per adaptiveCooldown (the refusals of
 //     one burst are one signal). What was served, not what was sent: when
