@@ -48,8 +48,14 @@ import (
 //
 // A fixed rate (Config.RateLimit) is kept whatever the answers.
 const (
-	adaptiveStart     = 2.0 // requests/s; six processes start at 12/s together
-	adaptiveBurst     = 2
+	adaptiveStart = 2.0 // requests/s; six processes start at 12/s together
+	adaptiveBurst = 2
+	// burstSpan is how much of its rate an adaptive limiter lets go at once:
+	// Terraform starts up to ten resources together, and with a burst of 2
+	// the tenth request of such a wave waited 80 ms at 100 requests/s, in
+	// every wave. A tenth of a second of the rate is well within the
+	// second's worth the installations' token buckets allow.
+	burstSpan         = 100 * time.Millisecond
 	slowStartDoubling = 25 * time.Millisecond // until the first refusal the rate doubles this often
 	adaptiveMin       = 0.5                   // requests/s, the floor of a cut
 	adaptiveBeta      = 0.6
@@ -247,6 +253,9 @@ func (l *Limiter) Throttled(code int) {
 func (l *Limiter) set(r float64) {
 	l.rate = r
 	l.lim.SetLimit(rate.Limit(r))
+	if !l.fixed {
+		l.lim.SetBurst(max(adaptiveBurst, int(r*burstSpan.Seconds())))
+	}
 }
 
 // Rate is the current rate, in requests per second.

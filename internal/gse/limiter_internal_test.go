@@ -144,3 +144,23 @@ func TestSlowStartGrowsWhileQueued(t *testing.T) {
 		t.Fatalf("after %d queued requests the rate is %.2f requests/s, want the slow start past %.0f", n, r, 2*adaptiveStart)
 	}
 }
+
+// An adaptive limiter lets a tenth of a second of its rate go at once (a wave
+// of ten requests at 100 requests/s), never less than adaptiveBurst; a fixed
+// one spaces every request.
+func TestBurstFollowsTheRate(t *testing.T) {
+	t.Parallel()
+	l := NewLimiter(0)
+	for _, c := range []struct {
+		rate  float64
+		burst int
+	}{{100, 10}, {5, adaptiveBurst}, {1000, 100}} {
+		l.set(c.rate)
+		if b := l.lim.Burst(); b != c.burst {
+			t.Errorf("at %.0f requests/s the burst is %d, want %d", c.rate, b, c.burst)
+		}
+	}
+	if b := NewLimiter(50).lim.Burst(); b != 1 {
+		t.Errorf("a fixed rate bursts %d, want 1", b)
+	}
+}
