@@ -130,9 +130,6 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	if l.first.IsZero() {
 		l.first = l.now()
 	}
-	if !l.fixed {
-		l.grow(l.now())
-	}
 	l.waiting++
 	l.mu.Unlock()
 	defer func() {
@@ -153,20 +150,11 @@ func (l *Limiter) Wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 	defer func() { <-l.turn }()
-	for !l.lim.Allow() {
-		// The rate of the moment: requests that queued together (ten
-		// refreshes as a plan starts) grow it while they wait, or the
-		// slow start would hold them at adaptiveStart, each waiting for the
-		// one before it.
-		recheck := limiterRecheck
-		l.mu.Lock()
-		if !l.fixed {
-			l.grow(l.now())
+	for {
+		recheck := l.regrow()
+		if l.lim.Allow() {
+			return nil
 		}
-		if l.slowStart {
-			recheck = slowStartDoubling
-		}
-		l.mu.Unlock()
 		wait := time.Duration((1 - l.lim.Tokens()) / float64(l.lim.Limit()) * float64(time.Second))
 		// A token due soon is waited for exactly: jitter there would cap the
 		// rate below the limit. A long wait looks at the rate again after
@@ -183,7 +171,24 @@ func (l *Limiter) Wait(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	return nil
+}
+
+// regrow brings an adaptive rate to the moment before a request looks for a
+// token, and says how soon a request still waiting should look again. At
+// every look, not only as a request arrives: requests that queued together
+// (ten refreshes as a plan starts) would otherwise wait at the rate of their
+// arrival, the slow start's first, each for the one before it.
+func (l *Limiter) regrow() (recheck time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fixed {
+		return limiterRecheck
+	}
+	l.grow(l.now())
+	if l.slowStart {
+		return slowStartDoubling
+	}
+	return limiterRecheck
 }
 
 // grow raises the adaptive rate for the time since the last update.
