@@ -173,8 +173,9 @@ func (s *JobService) JobInstanceStatus(ctx context.Context, scope JobScope, id i
 // WaitJob polls a job until it finishes and returns its per-host results
 // (read once at the end, as JOB's own callers do).
 func (s *JobService) WaitJob(ctx context.Context, scope JobScope, id int64) (*JobStatus, error) {
-	for n := 0; ; n++ {
-		if err := s.client.poll.wait(ctx, n); err != nil {
+	sched := s.client.poll.schedule(false)
+	for {
+		if err := sched.Next(ctx); err != nil {
 			return nil, fmt.Errorf("get_job_instance_status: job %d of %s not finished: %w", id, scope, err)
 		}
 		st, err := s.JobInstanceStatus(ctx, scope, id, false)

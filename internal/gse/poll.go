@@ -38,15 +38,9 @@ func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Co
 // context's error when ctx ends first (see deadlineCause), or the API's error
 // when a poll failed.
 func pollUntil[K comparable](ctx context.Context, b backoff, poll func(context.Context) (map[K]HostResult, error), absorb func(map[K]HostResult) (done bool)) error {
-	due := time.Now()
+	sched := b.schedule(true) // from the submit
 	for n := 0; ; n++ {
-		// The schedule counts from the submit, not from each answer: the
-		// time a poll takes (its turn at the limiter, the reply) would push
-		// every later poll back by as much, and a task of 2 s was seen done
-		// 0.12 s after it finished instead of 0.1 s. A poll that took longer
-		// than the next interval is followed at once.
-		due = due.Add(b.taskDelay(n))
-		if err := Sleep(ctx, time.Until(due)); err != nil {
+		if err := sched.Next(ctx); err != nil {
 			return err
 		}
 		data, err := poll(ctx)

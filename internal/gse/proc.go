@@ -107,9 +107,10 @@ func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, h
 		reached += len(chunk)
 		pending := chunk
 		resent := map[Host]bool{}
+		sched := c.poll.schedule(false)
 		for n := 0; len(pending) > 0; n++ {
 			if n > 0 {
-				if err := c.poll.wait(ctx, n-1); err != nil {
+				if err := sched.Next(ctx); err != nil {
 					return unknown(pending, c.expired(ctx, err, began))
 				}
 			}

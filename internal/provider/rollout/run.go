@@ -205,7 +205,8 @@ func settle(batch []gse.Host, err error) (ok []gse.Host, failed []rolloutFailure
 func waitRunning(ctx context.Context, hosts []gse.Host, check *RunningCheck) ([]gse.Host, []rolloutFailure) {
 	var bad map[string]string
 	var err error
-	for n := 0; ; n++ {
+	sched := check.Client.PollSchedule()
+	for {
 		answer, readErr := check.Query(ctx, hosts)
 		if readErr == nil {
 			bad, err = answer, nil
@@ -215,7 +216,7 @@ func waitRunning(ctx context.Context, hosts []gse.Host, check *RunningCheck) ([]
 		if readErr == nil && len(bad) == 0 {
 			return hosts, nil
 		}
-		if check.Client.WaitPoll(ctx, n) != nil {
+		if sched.Next(ctx) != nil {
 			var ok []gse.Host
 			var sick []rolloutFailure
 			for _, h := range hosts {
