@@ -18,6 +18,10 @@ import (
 // version is set by the release build (goreleaser ldflags).
 var version = "dev"
 
+// serve is the server Terraform talks to: the provider's own, or, built with
+// -tags noapi, one without API work (noapi.go).
+var serve = func(s tfprotov6.ProviderServer) tfprotov6.ProviderServer { return s }
+
 func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
@@ -40,7 +44,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		return s
+		return serve(s)
 	}, opts...)
 	stopProfiling()
 	if err != nil {

@@ -40,6 +40,11 @@ func TestAdaptiveRate(t *testing.T) {
 	if r := step(time.Second); r != 20 {
 		t.Fatalf("slow start: %.2f, want twice the 10 requests/s served", r)
 	}
+	l.blocked = true // requests wait for tokens: their demand bounds the rate, not what was served
+	if r := step(slowStartDoubling); r != 40 {
+		t.Fatalf("slow start with requests waiting: %.2f, want it doubled past twice the 10 requests/s served", r)
+	}
+	l.blocked = false
 	serve(2) // the installation served less than the process sent
 	l.Throttled(1306429)
 	cut := l.rate

@@ -20,6 +20,7 @@ type measure struct {
 	coreCPU time.Duration // Terraform's own user+system CPU (core, HCL, protocol, rendering)
 	peakRSS int64         // provider VmHWM, bytes
 	calls   int           // HTTP requests the simulator answered
+	simCPU  time.Duration // the simulator's CPU meanwhile: on this machine, not on a real installation's
 }
 
 // tf runs terraform in dir against sim and measures it.
@@ -28,6 +29,7 @@ func (b *bench) tf(dir string, sim *simulator, args ...string) measure {
 	if err != nil {
 		panic(err)
 	}
+	simBefore := processCPU(sim.cmd.Process.Pid)
 	cmd := b.command(dir, sim, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -59,7 +61,23 @@ func (b *bench) tf(dir string, sim *simulator, args ...string) measure {
 		panic(err)
 	}
 	m.calls = after - before
+	m.simCPU = processCPU(sim.cmd.Process.Pid) - simBefore
 	return m
+}
+
+// processCPU is pid's user+system CPU so far, 0 if it cannot be read.
+func processCPU(pid int) time.Duration {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / clockTick
 }
 
 // command is terraform with args in dir, pointed at the provider and sim.
@@ -146,9 +164,7 @@ func readProc(pid, parent int) (procSample, bool) {
 	if ppid, _ := strconv.Atoi(f[1]); ppid != parent {
 		return procSample{}, false
 	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	s := procSample{cpu: time.Duration(utime+stime) * time.Second / clockTick}
+	s := procSample{cpu: processCPU(pid)}
 	status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	if err != nil {
 		return procSample{}, false

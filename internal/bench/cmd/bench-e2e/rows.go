@@ -57,9 +57,16 @@ func secs(m measure) float64 { return m.wall.Seconds() }
 // coreSecs is the CPU Terraform itself used, providers excluded.
 func coreSecs(m measure) float64 { return m.coreCPU.Seconds() }
 
-// ratioRow reports the median of per-run ratios B/A, with both medians,
-// Terraform's own median CPU in B and A, and the provider's median CPU and
-// largest peak RSS.
+// providerSecs is the CPU of the provider processes Terraform started (in a
+// terraform_data arm, this provider's data sources, if any).
+func providerSecs(m measure) float64 { return m.cpu.Seconds() }
+
+// simSecs is the simulator's CPU during the command.
+func simSecs(m measure) float64 { return m.simCPU.Seconds() }
+
+// ratioRow reports the median of per-run ratios B/A, with both medians, the
+// median CPU of Terraform itself, of the providers and of the simulator in B
+// and A, and the largest peak RSS of a provider in B.
 func ratioRow(work string, p pair) row {
 	ratios := make([]float64, len(p.a))
 	for i := range p.a {
@@ -70,9 +77,10 @@ func ratioRow(work string, p pair) row {
 		rss = max(rss, m.peakRSS)
 	}
 	return row{work: work, value: fmt.Sprintf("%.2f×", median(ratios, func(x float64) float64 { return x })),
-		detail: fmt.Sprintf("gse %.2f s / terraform_data %.2f s; Terraform CPU %.2f s / %.2f s; provider CPU %.2f s, peak RSS %d MiB",
+		detail: fmt.Sprintf("%.2f s / %.2f s; Terraform CPU %.2f s / %.2f s; provider CPU %.2f s / %.2f s, peak RSS %d MiB; simulator CPU %.2f s / %.2f s",
 			median(p.b, secs), median(p.a, secs), median(p.b, coreSecs), median(p.a, coreSecs),
-			median(p.b, func(m measure) float64 { return m.cpu.Seconds() }), rss>>20)}
+			median(p.b, providerSecs), median(p.a, providerSecs), rss>>20,
+			median(p.b, simSecs), median(p.a, simSecs))}
 }
 
 func (bn *bench) planRow() row {
@@ -115,55 +123,45 @@ func (bn *bench) manyRows() []row {
 	fmt.Fprintf(os.Stderr, "many: %d one-host resources\n", w.resources)
 	a, b, bare := bn.dir("many-data", dataConfig(w)), bn.dir("many-gse", gseConfig(w)), bn.dir("many-bare", bareConfig(w.resources))
 	type step func(dir string, sim *simulator) measure
-	arms := []func(step) measure{
-		func(s step) measure { return s(a, bn.fast) },
-		func(s step) measure { return s(b, bn.fast) },
-		func(s step) measure { return s(bare, bn.fast) },
+	var arms armSet[func(step) measure]
+	arms.add(armData, func(s step) measure { return s(a, bn.fast) })
+	arms.add(armGSE, func(s step) measure { return s(b, bn.fast) })
+	arms.add(armBare, func(s step) measure { return s(bare, bn.fast) })
+	if bn.noAPIConfig != "" {
+		c := bn.dir("many-noapi", gseConfig(w))
+		arms.add(armNoAPI, func(s step) measure { return bn.noAPI(func() measure { return s(c, bn.fast) }) })
 	}
 	if bn.baseConfig != "" {
 		wb := w
 		wb.namespace = "baseline" // beside the other arm's processes in the one simulator
 		c := bn.dir("many-base", gseConfig(wb))
-		arms = append(arms, func(s step) measure { return bn.baseline(func() measure { return s(c, bn.fast) }) })
+		arms.add(armBaseline, func(s step) measure { return bn.baseline(func() measure { return s(c, bn.fast) }) })
 	}
 	// Each run applies then destroys them all, the first arm rotating.
-	applies, destroys := make([][]measure, len(arms)), make([][]measure, len(arms))
-	for i := 0; i < bn.o.runs; i++ {
-		for k := range arms {
-			j := (i + k) % len(arms)
-			applies[j] = append(applies[j], arms[j](bn.apply))
-		}
-		for k := range arms {
-			j := (i + k) % len(arms)
-			destroys[j] = append(destroys[j], arms[j](bn.destroy))
-		}
-		fmt.Fprintf(os.Stderr, "  run %d: apply %v, destroy %v (terraform_data, gse, bare terraform_data, baseline)\n", i+1, walls(applies, i), walls(destroys, i))
-	}
+	m := arms.run(bn.o.runs, func(f func(step) measure) measure { return f(bn.apply) }, func(f func(step) measure) measure { return f(bn.destroy) })
+	applies, destroys := m[0], m[1]
 	rows := []row{
-		ratioRow(fmt.Sprintf("apply %d resources (1 host, `running = true`) / bare `terraform_data` (`count = %d`)", w.resources, w.resources), pair{applies[2], applies[1]}),
-		ratioRow(fmt.Sprintf("destroy them / destroy bare `terraform_data` (`count = %d`)", w.resources), pair{destroys[2], destroys[1]}),
-		ratioRow(fmt.Sprintf("apply %d resources / %d `terraform_data` holding the same values", w.resources, w.resources), pair{applies[0], applies[1]}),
-		ratioRow(fmt.Sprintf("destroy them / destroy %d `terraform_data` holding the same values", w.resources), pair{destroys[0], destroys[1]}),
+		ratioRow(fmt.Sprintf("apply %d resources (1 host, `running = true`) / bare `terraform_data` (`count = %d`)", w.resources, w.resources), applies.pair(armBare, armGSE)),
+		ratioRow(fmt.Sprintf("destroy them / destroy bare `terraform_data` (`count = %d`)", w.resources), destroys.pair(armBare, armGSE)),
+		ratioRow(fmt.Sprintf("apply %d resources / %d `terraform_data` holding the same values", w.resources, w.resources), applies.pair(armData, armGSE)),
+		ratioRow(fmt.Sprintf("destroy them / destroy %d `terraform_data` holding the same values", w.resources), destroys.pair(armData, armGSE)),
 	}
-	if len(arms) > 3 {
+	if arms.has(armNoAPI) {
 		rows = append(rows,
-			ratioRow(fmt.Sprintf("baseline (%s): apply %d / bare `terraform_data`", bn.o.baselineSrc, w.resources), pair{applies[2], applies[3]}),
-			ratioRow(fmt.Sprintf("baseline (%s): destroy them / bare `terraform_data`", bn.o.baselineSrc), pair{destroys[2], destroys[3]}))
+			ratioRow(fmt.Sprintf("floor: apply %d without API work (`-tags noapi`) / bare `terraform_data`", w.resources), applies.pair(armBare, armNoAPI)),
+			ratioRow("floor: destroy them without API work / bare `terraform_data`", destroys.pair(armBare, armNoAPI)))
+	}
+	if arms.has(armBaseline) {
+		rows = append(rows,
+			ratioRow(fmt.Sprintf("baseline (%s): apply %d / bare `terraform_data`", bn.o.baselineSrc, w.resources), applies.pair(armBare, armBaseline)),
+			ratioRow(fmt.Sprintf("baseline (%s): destroy them / bare `terraform_data`", bn.o.baselineSrc), destroys.pair(armBare, armBaseline)))
 	}
 	return rows
 }
 
-// walls are run i's wall times of each arm.
-func walls(arms [][]measure, i int) []time.Duration {
-	var out []time.Duration
-	for _, ms := range arms {
-		out = append(out, ms[i].wall.Round(time.Millisecond))
-	}
-	return out
-}
-
-// refreshRow plans (refreshes) resources that exist; with -baseline-src the
-// baseline provider refreshes the same state in the same runs.
+// refreshRow plans (refreshes) resources that exist; the provider without
+// API work, and with -baseline-src the baseline provider, refresh the same
+// state in the same runs.
 func (bn *bench) refreshRow() []row {
 	w := workload{resources: bn.o.refreshResources, hosts: 1, running: true}
 	fmt.Fprintf(os.Stderr, "refresh: %d resources\n", w.resources)
@@ -171,29 +169,29 @@ func (bn *bench) refreshRow() []row {
 	for _, d := range []string{a, b, bare} {
 		bn.apply(d, bn.fast)
 	}
-	arms := []func() measure{
-		func() measure { return bn.plan(a, bn.fast) }, func() measure { return bn.plan(b, bn.fast) }, func() measure { return bn.plan(bare, bn.fast) },
+	var arms armSet[func() measure]
+	arms.add(armData, func() measure { return bn.plan(a, bn.fast) })
+	arms.add(armGSE, func() measure { return bn.plan(b, bn.fast) })
+	arms.add(armBare, func() measure { return bn.plan(bare, bn.fast) })
+	if bn.noAPIConfig != "" {
+		arms.add(armNoAPI, func() measure { return bn.noAPI(func() measure { return bn.plan(b, bn.fast) }) })
 	}
 	if bn.baseConfig != "" {
-		arms = append(arms, func() measure { return bn.baseline(func() measure { return bn.plan(b, bn.fast) }) })
+		arms.add(armBaseline, func() measure { return bn.baseline(func() measure { return bn.plan(b, bn.fast) }) })
 	}
-	plans := make([][]measure, len(arms))
-	for i := 0; i < bn.o.runs; i++ {
-		for k := range arms {
-			j := (i + k) % len(arms)
-			plans[j] = append(plans[j], arms[j]())
-		}
-		fmt.Fprintf(os.Stderr, "  run %d: %v (terraform_data, gse, bare terraform_data, baseline)\n", i+1, walls(plans, i))
-	}
+	plans := arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0]
 	for _, d := range []string{a, b, bare} {
 		bn.destroy(d, bn.fast)
 	}
 	rows := []row{
-		ratioRow(fmt.Sprintf("plan (refresh) %d resources / bare `terraform_data` (`count = %d`)", w.resources, w.resources), pair{plans[2], plans[1]}),
-		ratioRow(fmt.Sprintf("plan (refresh) %d resources / %d `terraform_data` holding the same values", w.resources, w.resources), pair{plans[0], plans[1]}),
+		ratioRow(fmt.Sprintf("plan (refresh) %d resources / bare `terraform_data` (`count = %d`)", w.resources, w.resources), plans.pair(armBare, armGSE)),
+		ratioRow(fmt.Sprintf("plan (refresh) %d resources / %d `terraform_data` holding the same values", w.resources, w.resources), plans.pair(armData, armGSE)),
 	}
-	if len(arms) > 3 {
-		rows = append(rows, ratioRow(fmt.Sprintf("baseline (%s): plan (refresh) %d / bare `terraform_data`", bn.o.baselineSrc, w.resources), pair{plans[2], plans[3]}))
+	if arms.has(armNoAPI) {
+		rows = append(rows, ratioRow(fmt.Sprintf("floor: plan (refresh) %d without API work (`-tags noapi`) / bare `terraform_data`", w.resources), plans.pair(armBare, armNoAPI)))
+	}
+	if arms.has(armBaseline) {
+		rows = append(rows, ratioRow(fmt.Sprintf("baseline (%s): plan (refresh) %d / bare `terraform_data`", bn.o.baselineSrc, w.resources), plans.pair(armBare, armBaseline)))
 	}
 	return rows
 }

@@ -20,12 +20,13 @@ const (
 
 // bench holds what every row shares: binaries, simulators, the CLI config.
 type bench struct {
-	o          options
-	work, bin  string
-	cliConfig  string
-	baseConfig string     // the CLI config pointing at the -baseline-src provider, "" without one
-	fast, slow *simulator // task latency o.taskLatency and o.createLatency
-	seq        int
+	o           options
+	work, bin   string
+	cliConfig   string
+	baseConfig  string     // the CLI config pointing at the -baseline-src provider, "" without one
+	noAPIConfig string     // the CLI config pointing at the provider built with -tags noapi (main.go)
+	fast, slow  *simulator // task latency o.taskLatency and o.createLatency
+	seq         int
 }
 
 type simulator struct {
@@ -39,24 +40,35 @@ func setup(o options, work string) (*bench, error) {
 	if o.providerSrc != "" {
 		src = o.providerSrc
 	}
-	builds := []struct{ dir, out, pkg string }{
-		{src, filepath.Join(b.bin, "terraform-provider-gse"), "."},
-		{o.repo, filepath.Join(b.bin, "gse-simulator"), "./internal/simulator/cmd/gse-simulator"},
+	type build struct{ dir, out, pkg, tags string }
+	baseBin, noAPIBin := filepath.Join(work, "bin-base"), filepath.Join(work, "bin-noapi")
+	builds := []build{
+		{src, filepath.Join(b.bin, "terraform-provider-gse"), ".", ""},
+		{o.repo, filepath.Join(b.bin, "gse-simulator"), "./internal/simulator/cmd/gse-simulator", ""},
 	}
-	baseBin := filepath.Join(work, "bin-base")
+	// A checkout older than noapi.go has no build without API work.
+	_, err := os.Stat(filepath.Join(src, "noapi.go"))
+	hasNoAPI := err == nil
+	if hasNoAPI {
+		builds = append(builds, build{src, filepath.Join(noAPIBin, "terraform-provider-gse"), ".", "noapi"})
+	}
 	if o.baselineSrc != "" {
-		builds = append(builds, struct{ dir, out, pkg string }{o.baselineSrc, filepath.Join(baseBin, "terraform-provider-gse"), "."})
+		builds = append(builds, build{o.baselineSrc, filepath.Join(baseBin, "terraform-provider-gse"), ".", ""})
 	}
 	for _, build := range builds {
-		cmd := exec.Command("go", "build", "-o", build.out, build.pkg)
+		cmd := exec.Command("go", "build", "-tags", build.tags, "-o", build.out, build.pkg)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = absPath(build.dir), os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return nil, fmt.Errorf("go build %s in %s: %w", build.pkg, build.dir, err)
 		}
 	}
-	var err error
 	if b.cliConfig, err = writeCLIConfig(filepath.Join(work, "terraformrc"), b.bin); err != nil {
 		return nil, err
+	}
+	if hasNoAPI {
+		if b.noAPIConfig, err = writeCLIConfig(filepath.Join(work, "terraformrc-noapi"), noAPIBin); err != nil {
+			return nil, err
+		}
 	}
 	if o.baselineSrc != "" {
 		if b.baseConfig, err = writeCLIConfig(filepath.Join(work, "terraformrc-base"), baseBin); err != nil {
@@ -81,9 +93,15 @@ func writeCLIConfig(path, bin string) (string, error) {
 }
 
 // baseline runs f with Terraform pointed at the -baseline-src provider.
-func (b *bench) baseline(f func() measure) measure {
+func (b *bench) baseline(f func() measure) measure { return b.with(b.baseConfig, f) }
+
+// noAPI runs f with Terraform pointed at the provider built with -tags noapi:
+// the same schemas, framework and plans, no API work (noapi.go).
+func (b *bench) noAPI(f func() measure) measure { return b.with(b.noAPIConfig, f) }
+
+func (b *bench) with(cliConfig string, f func() measure) measure {
 	saved := b.cliConfig
-	b.cliConfig = b.baseConfig
+	b.cliConfig = cliConfig
 	defer func() { b.cliConfig = saved }()
 	return f()
 }

@@ -1,0 +1,108 @@
+//go:build noapi
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Built with -tags noapi, the provider does no API work for its resources:
+// create, update and delete return the planned state (its unknown values
+// made known: empty strings and collections, zeros), and refresh returns the
+// state as it was. Every other RPC (schemas, validation, planning, state
+// upgrades) is the provider's own, through the same framework and packed
+// server. bench-e2e measures this build beside the real one: what it takes is
+// what Terraform and the framework cost for these schemas, with no API at all.
+// It is a measuring instrument, never a release.
+func init() {
+	serve = func(s tfprotov6.ProviderServer) tfprotov6.ProviderServer { return &noAPI{ProviderServer: s} }
+}
+
+type noAPI struct {
+	tfprotov6.ProviderServer
+	types map[string]tftypes.Type // each resource's value type, as Terraform sees it
+}
+
+func (s *noAPI) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
+	resp, err := s.ProviderServer.GetProviderSchema(ctx, req)
+	if err == nil {
+		s.types = map[string]tftypes.Type{}
+		for name, schema := range resp.ResourceSchemas {
+			s.types[name] = schema.ValueType()
+		}
+	}
+	return resp, err
+}
+
+// typeOf is the value type of a resource; Terraform may not ask for the
+// schema in every process (GetProviderSchemaOptional).
+func (s *noAPI) typeOf(ctx context.Context, name string) (tftypes.Type, error) {
+	if s.types == nil {
+		if _, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+			return nil, err
+		}
+	}
+	if t, ok := s.types[name]; ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("no resource type %q", name)
+}
+
+func (s *noAPI) ReadResource(_ context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private}, nil
+}
+
+func (s *noAPI) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	typ, err := s.typeOf(ctx, req.TypeName)
+	if err != nil {
+		return nil, err
+	}
+	planned, err := req.PlannedState.Unmarshal(typ)
+	if err != nil {
+		return nil, err
+	}
+	known, err := tftypes.Transform(planned, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if v.IsKnown() {
+			return v, nil
+		}
+		return zero(v.Type()), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	state, err := tfprotov6.NewDynamicValue(typ, known)
+	if err != nil {
+		return nil, err
+	}
+	return &tfprotov6.ApplyResourceChangeResponse{NewState: &state, Private: req.PlannedPrivate}, nil
+}
+
+// zero is a known value of t: empty, zero or false, or an object of nulls.
+func zero(t tftypes.Type) tftypes.Value {
+	switch tt := t.(type) {
+	case tftypes.Object:
+		attrs := map[string]tftypes.Value{}
+		for name, at := range tt.AttributeTypes {
+			attrs[name] = tftypes.NewValue(at, nil)
+		}
+		return tftypes.NewValue(t, attrs)
+	case tftypes.Map:
+		return tftypes.NewValue(t, map[string]tftypes.Value{})
+	case tftypes.List, tftypes.Set:
+		return tftypes.NewValue(t, []tftypes.Value{})
+	}
+	switch {
+	case t.Is(tftypes.String):
+		return tftypes.NewValue(t, "")
+	case t.Is(tftypes.Number):
+		return tftypes.NewValue(t, new(big.Float))
+	case t.Is(tftypes.Bool):
+		return tftypes.NewValue(t, false)
+	}
+	return tftypes.NewValue(t, nil)
+}

@@ -1,0 +1,62 @@
+//go:build noapi
+
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
+)
+
+// The build without API work answers an apply with the planned state, its
+// unknowns made known, and a refresh with the state as it was.
+func TestNoAPI(t *testing.T) {
+	ctx := context.Background()
+	inner, err := packed.NewProtocol6(provider.New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := serve(inner).(*noAPI)
+	if !ok {
+		t.Fatal("built with -tags noapi, serve must wrap the server")
+	}
+	const name = "gse_managed_process"
+	typ, err := s.typeOf(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, ok := typ.(tftypes.Object)
+	if !ok {
+		t.Fatalf("%s is a %v", name, typ)
+	}
+	attrs := map[string]tftypes.Value{}
+	for a, at := range obj.AttributeTypes {
+		attrs[a] = tftypes.NewValue(at, nil)
+	}
+	attrs["id"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+	attrs["host_status"] = tftypes.NewValue(obj.AttributeTypes["host_status"], tftypes.UnknownValue)
+	planned, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: name, PlannedState: &planned})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := resp.NewState.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.IsFullyKnown() {
+		t.Fatalf("the new state keeps unknown values: %v", got)
+	}
+	read, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: name, CurrentState: resp.NewState})
+	if err != nil || read.NewState != resp.NewState {
+		t.Fatalf("refresh changed the state: %v", err)
+	}
+}
