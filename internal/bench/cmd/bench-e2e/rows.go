@@ -196,28 +196,47 @@ func (bn *bench) refreshRow() []row {
 	return rows
 }
 
-// createRows: (apply − terraform_data apply) / L for one create at latency L.
+// createRows: (apply − terraform_data apply) / L for one create at latency L,
+// and the same for the provider without API work: what Terraform and the
+// framework add to one create (the provider's launches, its RPCs).
 func (bn *bench) createRows() []row {
 	L := bn.o.createLatency
 	fmt.Fprintf(os.Stderr, "create: one resource at task latency %v\n", L)
 	data := bn.dir("create-data", dataConfig(workload{resources: 1, hosts: 1}))
+	over := func(m armMeasures, a arm) []float64 {
+		out := make([]float64, len(m[a]))
+		for i := range out {
+			out[i] = (m[a][i].wall - m[armData][i].wall).Seconds() / L.Seconds()
+		}
+		return out
+	}
 	var out []row
 	for _, running := range []bool{true, false} {
-		gse := bn.dir("create-gse", gseConfig(workload{resources: 1, hosts: 1, running: running}))
-		p := bn.abRuns(
-			func() measure { m := bn.apply(data, bn.slow); bn.destroy(data, bn.slow); return m },
-			func() measure { m := bn.apply(gse, bn.slow); bn.destroy(gse, bn.slow); return m })
-		over := make([]float64, len(p.a))
-		for i := range p.a {
-			over[i] = (p.b[i].wall - p.a[i].wall).Seconds() / L.Seconds()
+		w := workload{resources: 1, hosts: 1, running: running}
+		gse := bn.dir("create-gse", gseConfig(w))
+		applyDestroy := func(dir string) func() measure {
+			return func() measure { m := bn.apply(dir, bn.slow); bn.destroy(dir, bn.slow); return m }
 		}
+		var arms armSet[func() measure]
+		arms.add(armData, applyDestroy(data))
+		arms.add(armGSE, applyDestroy(gse))
+		if bn.noAPIConfig != "" {
+			floor := applyDestroy(bn.dir("create-noapi", gseConfig(w)))
+			arms.add(armNoAPI, func() measure { return bn.noAPI(floor) })
+		}
+		m := arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0]
 		name := "`running = true`"
 		if !running {
 			name = "`running` unset"
 		}
-		out = append(out, row{work: fmt.Sprintf("one create, %s: (apply − `terraform_data` apply) / L, L = %v", name, L),
-			value:  fmt.Sprintf("%.2f", median(over, func(x float64) float64 { return x })),
-			detail: fmt.Sprintf("gse %.2f s / terraform_data %.2f s", median(p.b, secs), median(p.a, secs))})
+		r := row{work: fmt.Sprintf("one create, %s: (apply − `terraform_data` apply) / L, L = %v", name, L),
+			value:  fmt.Sprintf("%.2f", median(over(m, armGSE), func(x float64) float64 { return x })),
+			detail: fmt.Sprintf("gse %.2f s / terraform_data %.2f s", median(m[armGSE], secs), median(m[armData], secs))}
+		if arms.has(armNoAPI) {
+			r.detail += fmt.Sprintf("; without API work (`-tags noapi`) %.2f s: %.2f of L is Terraform's and the framework's",
+				median(m[armNoAPI], secs), median(over(m, armNoAPI), func(x float64) float64 { return x }))
+		}
+		out = append(out, r)
 	}
 	return out
 }
