@@ -92,30 +92,44 @@ func (bn *bench) planRow() row {
 }
 
 // applyRows apply one resource on o.hosts literal hosts, and on a tenth of
-// them, beside terraform_data holding them; the last row says how the cost
-// per host grows from the smaller size to the larger (1.00× is linear).
+// them, beside terraform_data holding them and the provider without API work;
+// the last row says how the cost per host grows from the smaller size to the
+// larger (1.00× is linear).
 func (bn *bench) applyRows() []row {
 	var rows []row
-	var pairs []pair
+	var runs []armMeasures
 	sizes := []int{bn.o.hosts / 10, bn.o.hosts}
 	for _, n := range sizes {
 		w := workload{resources: 1, hosts: n, running: true}
 		fmt.Fprintf(os.Stderr, "apply: one resource, %d hosts\n", w.hosts)
-		a, b := bn.dir("apply-data", dataConfig(w)), bn.dir("apply-gse", gseConfig(w))
-		p := bn.abRuns(
-			func() measure { m := bn.apply(a, bn.fast); bn.destroy(a, bn.fast); return m },
-			func() measure { m := bn.apply(b, bn.fast); bn.destroy(b, bn.fast); return m })
-		pairs = append(pairs, p)
-		rows = append(rows, ratioRow(fmt.Sprintf("apply one resource (%d hosts in a literal list, `running = true`, task latency %v) / `terraform_data` holding them (Terraform core's cost as above)", w.hosts, bn.o.taskLatency), p))
+		applyDestroy := func(dir string) func() measure {
+			return func() measure { m := bn.apply(dir, bn.fast); bn.destroy(dir, bn.fast); return m }
+		}
+		var arms armSet[func() measure]
+		arms.add(armData, applyDestroy(bn.dir("apply-data", dataConfig(w))))
+		arms.add(armGSE, applyDestroy(bn.dir("apply-gse", gseConfig(w))))
+		if bn.noAPIConfig != "" {
+			floor := applyDestroy(bn.dir("apply-noapi", gseConfig(w)))
+			arms.add(armNoAPI, func() measure { return bn.noAPI(floor) })
+		}
+		m := arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0]
+		runs = append(runs, m)
+		rows = append(rows, ratioRow(fmt.Sprintf("apply one resource (%d hosts in a literal list, `running = true`, task latency %v) / `terraform_data` holding them (Terraform core's cost as above)", w.hosts, bn.o.taskLatency), m.pair(armData, armGSE)))
+		if arms.has(armNoAPI) {
+			rows = append(rows, ratioRow(fmt.Sprintf("floor: the same without API work (`-tags noapi`), %d hosts / `terraform_data`", w.hosts), m.pair(armData, armNoAPI)))
+		}
 	}
-	perHost := func(p pair, n int, arm func(pair) []measure) float64 { return median(arm(p), secs) / float64(n) }
-	gse, data := func(p pair) []measure { return p.b }, func(p pair) []measure { return p.a }
-	rows = append(rows, row{
+	perHost := func(m armMeasures, a arm, n int) float64 { return median(m[a], secs) / float64(n) }
+	growth := func(a arm) float64 { return perHost(runs[1], a, sizes[1]) / perHost(runs[0], a, sizes[0]) }
+	r := row{
 		work:   fmt.Sprintf("apply growth: `gse_managed_process` seconds per host at %d hosts / at %d", sizes[1], sizes[0]),
-		value:  fmt.Sprintf("%.2f×", perHost(pairs[1], sizes[1], gse)/perHost(pairs[0], sizes[0], gse)),
-		detail: fmt.Sprintf("`terraform_data`: %.2f×", perHost(pairs[1], sizes[1], data)/perHost(pairs[0], sizes[0], data)),
-	})
-	return rows
+		value:  fmt.Sprintf("%.2f×", growth(armGSE)),
+		detail: fmt.Sprintf("`terraform_data`: %.2f×", growth(armData)),
+	}
+	if len(runs[0][armNoAPI]) > 0 {
+		r.detail += fmt.Sprintf("; without API work: %.2f×", growth(armNoAPI))
+	}
+	return append(rows, r)
 }
 
 func (bn *bench) manyRows() []row {

@@ -93,13 +93,14 @@ func writeCLIConfig(path, bin string) (string, error) {
 }
 
 // baseline runs f with Terraform pointed at the -baseline-src provider.
-func (b *bench) baseline(f func() measure) measure { return b.with(b.baseConfig, f) }
+func (b *bench) baseline(f func() measure) measure { return under(b, b.baseConfig, f) }
 
 // noAPI runs f with Terraform pointed at the provider built with -tags noapi:
 // the same schemas, framework and plans, no API work (noapi.go).
-func (b *bench) noAPI(f func() measure) measure { return b.with(b.noAPIConfig, f) }
+func (b *bench) noAPI(f func() measure) measure { return under(b, b.noAPIConfig, f) }
 
-func (b *bench) with(cliConfig string, f func() measure) measure {
+// under runs f with Terraform pointed at the provider of cliConfig.
+func under[T any](b *bench, cliConfig string, f func() T) T {
 	saved := b.cliConfig
 	b.cliConfig = cliConfig
 	defer func() { b.cliConfig = saved }()
