@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
 // Built with -tags noapi, the provider does no API work for its resources:
@@ -66,6 +68,9 @@ func (s *noAPI) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyRes
 	if err != nil {
 		return nil, err
 	}
+	if planned, err = withHostStatus(planned); err != nil {
+		return nil, err
+	}
 	known, err := tftypes.Transform(planned, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		if v.IsKnown() {
 			return v, nil
@@ -80,6 +85,54 @@ func (s *noAPI) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyRes
 		return nil, err
 	}
 	return &tfprotov6.ApplyResourceChangeResponse{NewState: &state, Private: req.PlannedPrivate}, nil
+}
+
+// withHostStatus fills an unknown host_status as an apply that starts the
+// process on every host does: an entry per host of hosts, running and hosted,
+// keyed as gse_managed_process keys them. Left empty, the floor of a resource
+// on 10,000 hosts would leave out what Terraform pays for 10,000 entries.
+func withHostStatus(planned tftypes.Value) (tftypes.Value, error) {
+	var attrs map[string]tftypes.Value
+	if planned.IsNull() || planned.As(&attrs) != nil {
+		return planned, nil
+	}
+	st, hostsValue := attrs["host_status"], attrs["hosts"]
+	if st.IsKnown() || !hostsValue.IsFullyKnown() {
+		return planned, nil
+	}
+	mapType, ok := st.Type().(tftypes.Map)
+	if !ok {
+		return planned, fmt.Errorf("host_status is a %v, not a map", st.Type())
+	}
+	var list []tftypes.Value
+	if err := hostsValue.As(&list); err != nil {
+		return planned, err
+	}
+	entries := make(map[string]tftypes.Value, len(list))
+	for _, h := range list {
+		var host struct {
+			ip, agentID string
+			cloud       big.Float
+		}
+		var fields map[string]tftypes.Value
+		if err := h.As(&fields); err != nil {
+			return planned, err
+		}
+		for name, target := range map[string]any{"ip": &host.ip, "agent_id": &host.agentID, "bk_cloud_id": &host.cloud} {
+			if v, ok := fields[name]; ok && !v.IsNull() {
+				if err := v.As(target); err != nil {
+					return planned, err
+				}
+			}
+		}
+		cloud, _ := host.cloud.Int64()
+		key := gse.Host{IP: host.ip, BkCloudID: cloud, AgentID: host.agentID}.Address()
+		entries[key] = tftypes.NewValue(mapType.ElementType, map[string]tftypes.Value{
+			"status": tftypes.NewValue(tftypes.String, "running"), "managed": tftypes.NewValue(tftypes.Bool, true),
+		})
+	}
+	attrs["host_status"] = tftypes.NewValue(mapType, entries)
+	return tftypes.NewValue(planned.Type(), attrs), nil
 }
 
 // zero is a known value of t: empty, zero or false, or an object of nulls.

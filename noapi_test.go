@@ -40,6 +40,20 @@ func TestNoAPI(t *testing.T) {
 	}
 	attrs["id"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
 	attrs["host_status"] = tftypes.NewValue(obj.AttributeTypes["host_status"], tftypes.UnknownValue)
+	hostsType, ok := obj.AttributeTypes["hosts"].(tftypes.List)
+	if !ok {
+		t.Fatalf("hosts is a %v", obj.AttributeTypes["hosts"])
+	}
+	hostType, ok := hostsType.ElementType.(tftypes.Object)
+	if !ok {
+		t.Fatalf("a host is a %v", hostsType.ElementType)
+	}
+	host := map[string]tftypes.Value{}
+	for a, at := range hostType.AttributeTypes {
+		host[a] = tftypes.NewValue(at, nil)
+	}
+	host["ip"], host["bk_cloud_id"] = tftypes.NewValue(tftypes.String, "10.0.0.1"), tftypes.NewValue(tftypes.Number, 2)
+	attrs["hosts"] = tftypes.NewValue(hostsType, []tftypes.Value{tftypes.NewValue(hostType, host)})
 	planned, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +68,14 @@ func TestNoAPI(t *testing.T) {
 	}
 	if !got.IsFullyKnown() {
 		t.Fatalf("the new state keeps unknown values: %v", got)
+	}
+	var gotAttrs map[string]tftypes.Value
+	var entries map[string]tftypes.Value
+	if err := got.As(&gotAttrs); err != nil {
+		t.Fatal(err)
+	}
+	if err := gotAttrs["host_status"].As(&entries); err != nil || len(entries) != 1 || entries["2:10.0.0.1"].IsNull() {
+		t.Fatalf("host_status %v, want an entry for the host 2:10.0.0.1 (%v)", gotAttrs["host_status"], err)
 	}
 	read, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: name, CurrentState: resp.NewState})
 	if err != nil || read.NewState != resp.NewState {
