@@ -51,6 +51,7 @@ func (bn *bench) fleetWorkspaceRows() []row {
 		}
 	}
 	wall := func(p phase) float64 { return p.wall.Seconds() }
+	simCPU := func(p phase) float64 { return p.simCPU.Seconds() }
 	ratio := func(b, a []phase) float64 {
 		r := make([]float64, len(a))
 		for i := range a {
@@ -67,7 +68,8 @@ func (bn *bench) fleetWorkspaceRows() []row {
 	rows := []row{
 		{work: "fleet workspaces: apply / the same runs with `terraform_data` holding the hosts (" + setup + ")",
 			value:  fmt.Sprintf("%.2f×", ratio(gse.apply, data.apply)),
-			detail: fmt.Sprintf("gse %.1f s / terraform_data %.1f s; %d of %d gse applies and destroys succeeded", median(gse.apply, wall), median(data.apply, wall), ok, 2*n*len(gse.apply))},
+			detail: fmt.Sprintf("gse %.1f s / terraform_data %.1f s; %d of %d gse applies and destroys succeeded; simulator CPU %.1f s / %.1f s",
+				median(gse.apply, wall), median(data.apply, wall), ok, 2*n*len(gse.apply), median(gse.apply, simCPU), median(data.apply, simCPU))},
 		{work: "fleet workspaces: destroy / apply of `gse_managed_process`",
 			value:  fmt.Sprintf("%.2f×", median(gse.destroy, wall)/median(gse.apply, wall)),
 			detail: fmt.Sprintf("destroy %.1f s (terraform_data %.1f s)", median(gse.destroy, wall), median(data.destroy, wall))},
@@ -75,7 +77,8 @@ func (bn *bench) fleetWorkspaceRows() []row {
 	if len(floor.apply) > 0 {
 		rows = append(rows, row{work: "floor: fleet workspaces without API work for the resource (`-tags noapi`): apply / `terraform_data`",
 			value:  fmt.Sprintf("%.2f×", ratio(floor.apply, data.apply)),
-			detail: fmt.Sprintf("apply %.1f s, destroy %.1f s (destroy / apply %.2f×)", median(floor.apply, wall), median(floor.destroy, wall), median(floor.destroy, wall)/median(floor.apply, wall))})
+			detail: fmt.Sprintf("apply %.1f s, destroy %.1f s (destroy / apply %.2f×); simulator CPU %.1f s", median(floor.apply, wall), median(floor.destroy, wall),
+				median(floor.destroy, wall)/median(floor.apply, wall), median(floor.apply, simCPU))})
 	}
 	return rows
 }

@@ -20,8 +20,9 @@ import (
 type phase struct {
 	ok              int // runs that exited 0
 	wall            time.Duration
-	served, limited int    // requests the installation served and refused during the phase
-	failure         string // the end of the first failed run's output
+	served, limited int           // requests the installation served and refused during the phase
+	failure         string        // the end of the first failed run's output
+	simCPU          time.Duration // the simulator's CPU during the phase, on the cores the runs share
 }
 
 func (bn *bench) workspaceRows() []row {
@@ -79,6 +80,7 @@ func (bn *bench) allAtOnce(sim *simulator, dirs []string, args []string) phase {
 		panic(err)
 	}
 	var p phase
+	simBefore := processCPU(sim.cmd.Process.Pid)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -104,13 +106,14 @@ func (bn *bench) allAtOnce(sim *simulator, dirs []string, args []string) phase {
 	}
 	wg.Wait()
 	p.wall = time.Since(start)
+	p.simCPU = processCPU(sim.cmd.Process.Pid) - simBefore
 	total, limited, err := sim.counts()
 	if err != nil {
 		panic(err)
 	}
 	p.limited = limited - limited0
 	p.served = total - total0 - p.limited
-	fmt.Fprintf(os.Stderr, "  %s: %d of %d succeeded in %v; %d requests served, %d refused\n", strings.Join(args[:1], " "), p.ok, len(dirs),
-		p.wall.Round(time.Millisecond), p.served, p.limited)
+	fmt.Fprintf(os.Stderr, "  %s: %d of %d succeeded in %v; %d requests served, %d refused; simulator CPU %v\n", strings.Join(args[:1], " "), p.ok, len(dirs),
+		p.wall.Round(time.Millisecond), p.served, p.limited, p.simCPU)
 	return p
 }
