@@ -67,7 +67,7 @@ func (bn *bench) fleetWorkspaceRows() []row {
 		n, all, quota, bn.o.createLatency)
 	rows := []row{
 		{work: "fleet workspaces: apply / the same runs with `terraform_data` holding the hosts (" + setup + ")",
-			value:  fmt.Sprintf("%.2f×", ratio(gse.apply, data.apply)),
+			value: fmt.Sprintf("%.2f×", ratio(gse.apply, data.apply)),
 			detail: fmt.Sprintf("gse %.1f s / terraform_data %.1f s; %d of %d gse applies and destroys succeeded; simulator CPU %.1f s / %.1f s",
 				median(gse.apply, wall), median(data.apply, wall), ok, 2*n*len(gse.apply), median(gse.apply, simCPU), median(data.apply, simCPU))},
 		{work: "fleet workspaces: destroy / apply of `gse_managed_process`",
@@ -76,7 +76,7 @@ func (bn *bench) fleetWorkspaceRows() []row {
 	}
 	if len(floor.apply) > 0 {
 		rows = append(rows, row{work: "floor: fleet workspaces without API work for the resource (`-tags noapi`): apply / `terraform_data`",
-			value:  fmt.Sprintf("%.2f×", ratio(floor.apply, data.apply)),
+			value: fmt.Sprintf("%.2f×", ratio(floor.apply, data.apply)),
 			detail: fmt.Sprintf("apply %.1f s, destroy %.1f s (destroy / apply %.2f×); simulator CPU %.1f s", median(floor.apply, wall), median(floor.destroy, wall),
 				median(floor.destroy, wall)/median(floor.apply, wall), median(floor.apply, simCPU))})
 	}
