@@ -93,8 +93,11 @@ func (s *noAPI) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyRes
 // on 10,000 hosts would leave out what Terraform pays for 10,000 entries.
 func withHostStatus(planned tftypes.Value) (tftypes.Value, error) {
 	var attrs map[string]tftypes.Value
-	if planned.IsNull() || planned.As(&attrs) != nil {
-		return planned, nil
+	if planned.IsNull() {
+		return planned, nil // a delete
+	}
+	if err := planned.As(&attrs); err != nil {
+		return planned, err
 	}
 	st, hostsValue := attrs["host_status"], attrs["hosts"]
 	if st.IsKnown() || !hostsValue.IsFullyKnown() {

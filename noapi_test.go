@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
 )
 
@@ -30,31 +31,11 @@ func TestNoAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, ok := typ.(tftypes.Object)
-	if !ok {
-		t.Fatalf("%s is a %v", name, typ)
-	}
-	attrs := map[string]tftypes.Value{}
-	for a, at := range obj.AttributeTypes {
-		attrs[a] = tftypes.NewValue(at, nil)
-	}
-	attrs["id"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
-	attrs["host_status"] = tftypes.NewValue(obj.AttributeTypes["host_status"], tftypes.UnknownValue)
-	hostsType, ok := obj.AttributeTypes["hosts"].(tftypes.List)
-	if !ok {
-		t.Fatalf("hosts is a %v", obj.AttributeTypes["hosts"])
-	}
-	hostType, ok := hostsType.ElementType.(tftypes.Object)
-	if !ok {
-		t.Fatalf("a host is a %v", hostsType.ElementType)
-	}
-	host := map[string]tftypes.Value{}
-	for a, at := range hostType.AttributeTypes {
-		host[a] = tftypes.NewValue(at, nil)
-	}
-	host["ip"], host["bk_cloud_id"] = tftypes.NewValue(tftypes.String, "10.0.0.1"), tftypes.NewValue(tftypes.Number, 2)
-	attrs["hosts"] = tftypes.NewValue(hostsType, []tftypes.Value{tftypes.NewValue(hostType, host)})
-	planned, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	plan := acctest.BenchValue(typ, map[string]any{
+		"id": tftypes.UnknownValue, "host_status": tftypes.UnknownValue,
+		"hosts": []any{map[string]any{"ip": "10.0.0.1", "bk_cloud_id": 2}},
+	})
+	planned, err := tfprotov6.NewDynamicValue(typ, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
