@@ -154,8 +154,8 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	}
 	defer func() { <-l.turn }()
 	for {
-		recheck := l.regrow()
-		if l.take() {
+		took, recheck := l.look()
+		if took {
 			return nil
 		}
 		wait := time.Duration((1 - l.lim.Tokens()) / float64(l.lim.Limit()) * float64(time.Second))
@@ -176,32 +176,25 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	}
 }
 
-// take takes a token if there is one, and records whether requests now wait
-// for tokens (grow).
-func (l *Limiter) take() bool {
+// look brings an adaptive rate to the moment, takes a token if there is one,
+// and records whether requests now wait for tokens (grow); a request still
+// waiting should look again after recheck. The rate grows at every look, not
+// only as a request arrives: requests that queued together (ten refreshes as
+// a plan starts) would otherwise wait at the rate of their arrival, the slow
+// start's first, each for the one before it.
+func (l *Limiter) look() (took bool, recheck time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	ok := l.lim.Allow()
-	l.blocked = !ok
-	return ok
-}
-
-// regrow brings an adaptive rate to the moment before a request looks for a
-// token, and says how soon a request still waiting should look again. At
-// every look, not only as a request arrives: requests that queued together
-// (ten refreshes as a plan starts) would otherwise wait at the rate of their
-// arrival, the slow start's first, each for the one before it.
-func (l *Limiter) regrow() (recheck time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.fixed {
-		return limiterRecheck
+	recheck = limiterRecheck
+	if !l.fixed {
+		l.grow(l.now())
+		if l.slowStart {
+			recheck = slowStartDoubling
+		}
 	}
-	l.grow(l.now())
-	if l.slowStart {
-		return slowStartDoubling
-	}
-	return limiterRecheck
+	took = l.lim.Allow()
+	l.blocked = !took
+	return took, recheck
 }
 
 // grow raises the adaptive rate for the time since the last update.

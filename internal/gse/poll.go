@@ -39,24 +39,20 @@ func pollTask[K comparable](ctx context.Context, b backoff, poll func(context.Co
 // when a poll failed.
 func pollUntil[K comparable](ctx context.Context, b backoff, poll func(context.Context) (map[K]HostResult, error), absorb func(map[K]HostResult) (done bool)) error {
 	sched := b.schedule(true) // from the submit
-	for n := 0; ; n++ {
+	for {
 		if err := sched.Next(ctx); err != nil {
 			return err
 		}
 		data, err := poll(ctx)
 		if err != nil {
 			if pending(err) {
-				if n == 0 {
-					b.sawFirst(false)
-				}
+				sched.Saw(false)
 				continue
 			}
 			return deadlineCause(ctx, err)
 		}
 		done := absorb(data)
-		if n == 0 {
-			b.sawFirst(done)
-		}
+		sched.Saw(done)
 		if done {
 			return nil
 		}

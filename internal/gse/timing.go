@@ -83,13 +83,6 @@ func (f *firstPoll) saw(done bool) {
 	f.d.Store(int64(d))
 }
 
-// sawFirst records whether a task's first poll found it done.
-func (b backoff) sawFirst(done bool) {
-	if b.first != nil {
-		b.first.saw(done)
-	}
-}
-
 // interval is the wait before the n-th poll (n from 0).
 func (b backoff) interval(n int) time.Duration {
 	d := b.min
@@ -130,6 +123,14 @@ func (s *Schedule) Next(ctx context.Context) error {
 	s.n++
 	s.due = s.due.Add(d)
 	return Sleep(ctx, time.Until(s.due))
+}
+
+// Saw records what the poll Next last waited for found: the first poll of a
+// task adapts the next tasks' first wait (firstPoll).
+func (s *Schedule) Saw(done bool) {
+	if s.n == 1 && s.task && s.b.first != nil {
+		s.b.first.saw(done)
+	}
 }
 
 // PollSchedule starts a series of reads that watch a state change, on the

@@ -1,6 +1,7 @@
 package gse
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -45,9 +46,15 @@ func TestPollScheduleBudget(t *testing.T) {
 // seen pending, never past it: slow tasks keep the schedule above.
 func TestFirstPollAdapts(t *testing.T) {
 	b := newBackoff(100*time.Millisecond, 5*time.Second)
+	ended, cancel := context.WithCancel(context.Background())
+	cancel() // each task's first poll is taken at once
 	var got []time.Duration
 	for _, done := range []bool{true, true, true, true, true, false, false, false, false, false} {
-		b.sawFirst(done)
+		sched := b.schedule(true)
+		_ = sched.Next(ended)
+		sched.Saw(done)
+		_ = sched.Next(ended)
+		sched.Saw(!done) // what a later poll of the task finds adapts nothing
 		got = append(got, b.first.wait())
 	}
 	ms := time.Millisecond
