@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -22,34 +23,39 @@ import (
 // what Terraform and the framework cost for these schemas, with no API at all.
 // It is a measuring instrument, never a release.
 func init() {
-	serve = func(s tfprotov6.ProviderServer) tfprotov6.ProviderServer { return &noAPI{ProviderServer: s} }
+	serve = func(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
+		return &noAPI{ProviderServer: s, types: sync.OnceValues(func() (map[string]tftypes.Type, error) { return resourceTypes(s) })}
+	}
 }
 
 type noAPI struct {
 	tfprotov6.ProviderServer
-	types map[string]tftypes.Type // each resource's value type, as Terraform sees it
+	// types are each resource's value type, as Terraform sees it, read from
+	// the schema once, by whichever apply comes first: Terraform applies
+	// resources concurrently, and may never ask for the schema in the
+	// process that applies (GetProviderSchemaOptional).
+	types func() (map[string]tftypes.Type, error)
 }
 
-func (s *noAPI) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
-	resp, err := s.ProviderServer.GetProviderSchema(ctx, req)
-	if err == nil {
-		s.types = map[string]tftypes.Type{}
-		for name, schema := range resp.ResourceSchemas {
-			s.types[name] = schema.ValueType()
-		}
+func resourceTypes(s tfprotov6.ProviderServer) (map[string]tftypes.Type, error) {
+	resp, err := s.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		return nil, err
 	}
-	return resp, err
+	types := map[string]tftypes.Type{}
+	for name, schema := range resp.ResourceSchemas {
+		types[name] = schema.ValueType()
+	}
+	return types, nil
 }
 
-// typeOf is the value type of a resource; Terraform may not ask for the
-// schema in every process (GetProviderSchemaOptional).
-func (s *noAPI) typeOf(ctx context.Context, name string) (tftypes.Type, error) {
-	if s.types == nil {
-		if _, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
-			return nil, err
-		}
+// typeOf is the value type of a resource.
+func (s *noAPI) typeOf(name string) (tftypes.Type, error) {
+	types, err := s.types()
+	if err != nil {
+		return nil, err
 	}
-	if t, ok := s.types[name]; ok {
+	if t, ok := types[name]; ok {
 		return t, nil
 	}
 	return nil, fmt.Errorf("no resource type %q", name)
@@ -59,8 +65,8 @@ func (s *noAPI) ReadResource(_ context.Context, req *tfprotov6.ReadResourceReque
 	return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private}, nil
 }
 
-func (s *noAPI) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	typ, err := s.typeOf(ctx, req.TypeName)
+func (s *noAPI) ApplyResourceChange(_ context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	typ, err := s.typeOf(req.TypeName)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -27,10 +29,11 @@ func TestNoAPI(t *testing.T) {
 		t.Fatal("built with -tags noapi, serve must wrap the server")
 	}
 	const name = "gse_managed_process"
-	typ, err := s.typeOf(ctx, name)
+	types, err := resourceTypes(inner)
 	if err != nil {
 		t.Fatal(err)
 	}
+	typ := types[name]
 	plan := acctest.BenchValue(typ, map[string]any{
 		"id": tftypes.UnknownValue, "host_status": tftypes.UnknownValue,
 		"hosts": []any{map[string]any{"ip": "10.0.0.1", "bk_cloud_id": 2}},
@@ -39,10 +42,22 @@ func TestNoAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := s.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: name, PlannedState: &planned})
-	if err != nil {
+	// Terraform applies resources concurrently, the first ones before the
+	// server has read its schema.
+	const applies = 4
+	resps := make([]*tfprotov6.ApplyResourceChangeResponse, applies)
+	errs := make([]error, applies)
+	var wg sync.WaitGroup
+	for i := range applies {
+		wg.Go(func() {
+			resps[i], errs[i] = s.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: name, PlannedState: &planned})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
+	resp := resps[0]
 	got, err := resp.NewState.Unmarshal(typ)
 	if err != nil {
 		t.Fatal(err)
