@@ -56,9 +56,7 @@ func (bn *bench) fleetRows() []row {
 	for i, n := range sizes {
 		fmt.Fprintf(os.Stderr, "fleet apply: %d CMDB hosts\n", n)
 		a, b := bn.dir("fleet-apply-data", fleetConfig(n, all, false, true, "")), bn.dir("fleet-apply-gse", fleetConfig(n, all, true, true, ""))
-		applies[i] = bn.abRuns(
-			func() measure { m := bn.apply(a, bn.fast); bn.destroy(a, bn.fast); return m },
-			func() measure { m := bn.apply(b, bn.fast); bn.destroy(b, bn.fast); return m })
+		applies[i] = bn.abRuns(bn.applyDestroy(a, bn.fast), bn.applyDestroy(b, bn.fast))
 		rows = append(rows, ratioRow(fmt.Sprintf("apply it (%d CMDB hosts, `running = true`, task latency %v) / `terraform_data`", n, bn.o.taskLatency), applies[i]))
 	}
 	if len(sizes) > 1 {

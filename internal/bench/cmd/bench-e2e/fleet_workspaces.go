@@ -57,7 +57,7 @@ func (bn *bench) fleetWorkspaceRows() []row {
 		for i := range a {
 			r[i] = b[i].wall.Seconds() / a[i].wall.Seconds()
 		}
-		return median(r, func(x float64) float64 { return x })
+		return middle(r)
 	}
 	ok := 0
 	for i := range gse.apply {

@@ -67,17 +67,25 @@ func (b *bench) tf(dir string, sim *simulator, args ...string) measure {
 
 // processCPU is pid's user+system CPU so far, 0 if it cannot be read.
 func processCPU(pid int) time.Duration {
+	_, cpu, _ := readStat(pid)
+	return cpu
+}
+
+// readStat reads pid's parent and user+system CPU from /proc/pid/stat.
+func readStat(pid int) (ppid int, cpu time.Duration, ok bool) {
 	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
-		return 0
+		return 0, 0, false
 	}
+	// Fields after the parenthesised command: state ppid ... utime(14) stime(15).
 	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 	if len(f) < 13 {
-		return 0
+		return 0, 0, false
 	}
+	ppid, _ = strconv.Atoi(f[1])
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / clockTick
+	return ppid, time.Duration(utime+stime) * time.Second / clockTick, true
 }
 
 // command is terraform with args in dir, pointed at the provider and sim.
@@ -152,19 +160,11 @@ func readProc(pid, parent int) (procSample, bool) {
 	if err != nil || !strings.HasPrefix(string(comm), "terraform-provi") {
 		return procSample{}, false
 	}
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
+	ppid, cpu, ok := readStat(pid)
+	if !ok || ppid != parent {
 		return procSample{}, false
 	}
-	// Fields after the parenthesised command: state ppid ... utime(14) stime(15).
-	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	if len(f) < 13 {
-		return procSample{}, false
-	}
-	if ppid, _ := strconv.Atoi(f[1]); ppid != parent {
-		return procSample{}, false
-	}
-	s := procSample{cpu: processCPU(pid)}
+	s := procSample{cpu: cpu}
 	status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	if err != nil {
 		return procSample{}, false

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"time"
 )
 
 // row is one line of the table.
@@ -16,25 +15,18 @@ type row struct {
 // pair is one row's A/B measurements: A is terraform_data, B the provider.
 type pair struct{ a, b []measure }
 
-// order runs a and b, a first in even runs and b first in odd ones.
-func (bn *bench) order(run int, a, b func() measure) (measure, measure) {
-	if run%2 == 0 {
-		ma := a()
-		return ma, b()
-	}
-	mb := b()
-	return a(), mb
+// abRuns runs a (terraform_data) and b (the provider) o.runs times, rotating
+// which goes first (armSet.run).
+func (bn *bench) abRuns(a, b func() measure) pair {
+	var arms armSet[func() measure]
+	arms.add(armData, a)
+	arms.add(armGSE, b)
+	return arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0].pair(armData, armGSE)
 }
 
-// abRuns runs a and b o.runs times, alternating which goes first.
-func (bn *bench) abRuns(a, b func() measure) pair {
-	var p pair
-	for i := 0; i < bn.o.runs; i++ {
-		ma, mb := bn.order(i, a, b)
-		p.a, p.b = append(p.a, ma), append(p.b, mb)
-		fmt.Fprintf(os.Stderr, "  run %d: terraform_data %v, gse %v\n", i+1, p.a[i].wall.Round(time.Millisecond), p.b[i].wall.Round(time.Millisecond))
-	}
-	return p
+// applyDestroy applies dir against sim and destroys it again, measuring the apply.
+func (bn *bench) applyDestroy(dir string, sim *simulator) func() measure {
+	return func() measure { m := bn.apply(dir, sim); bn.destroy(dir, sim); return m }
 }
 
 func median[T any](xs []T, key func(T) float64) float64 {
@@ -53,6 +45,9 @@ func median[T any](xs []T, key func(T) float64) float64 {
 }
 
 func secs(m measure) float64 { return m.wall.Seconds() }
+
+// middle is the median of xs.
+func middle(xs []float64) float64 { return median(xs, func(x float64) float64 { return x }) }
 
 // coreSecs is the CPU Terraform itself used, providers excluded.
 func coreSecs(m measure) float64 { return m.coreCPU.Seconds() }
@@ -76,7 +71,7 @@ func ratioRow(work string, p pair) row {
 	for _, m := range p.b {
 		rss = max(rss, m.peakRSS)
 	}
-	return row{work: work, value: fmt.Sprintf("%.2f×", median(ratios, func(x float64) float64 { return x })),
+	return row{work: work, value: fmt.Sprintf("%.2f×", middle(ratios)),
 		detail: fmt.Sprintf("%.2f s / %.2f s; Terraform CPU %.2f s / %.2f s; provider CPU %.2f s / %.2f s, peak RSS %d MiB; simulator CPU %.2f s / %.2f s",
 			median(p.b, secs), median(p.a, secs), median(p.b, coreSecs), median(p.a, coreSecs),
 			median(p.b, providerSecs), median(p.a, providerSecs), rss>>20,
@@ -102,14 +97,11 @@ func (bn *bench) applyRows() []row {
 	for _, n := range sizes {
 		w := workload{resources: 1, hosts: n, running: true}
 		fmt.Fprintf(os.Stderr, "apply: one resource, %d hosts\n", w.hosts)
-		applyDestroy := func(dir string) func() measure {
-			return func() measure { m := bn.apply(dir, bn.fast); bn.destroy(dir, bn.fast); return m }
-		}
 		var arms armSet[func() measure]
-		arms.add(armData, applyDestroy(bn.dir("apply-data", dataConfig(w))))
-		arms.add(armGSE, applyDestroy(bn.dir("apply-gse", gseConfig(w))))
+		arms.add(armData, bn.applyDestroy(bn.dir("apply-data", dataConfig(w)), bn.fast))
+		arms.add(armGSE, bn.applyDestroy(bn.dir("apply-gse", gseConfig(w)), bn.fast))
 		if bn.noAPIConfig != "" {
-			floor := applyDestroy(bn.dir("apply-noapi", gseConfig(w)))
+			floor := bn.applyDestroy(bn.dir("apply-noapi", gseConfig(w)), bn.fast)
 			arms.add(armNoAPI, func() measure { return bn.noAPI(floor) })
 		}
 		m := arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0]
@@ -228,14 +220,11 @@ func (bn *bench) createRows() []row {
 	for _, running := range []bool{true, false} {
 		w := workload{resources: 1, hosts: 1, running: running}
 		gse := bn.dir("create-gse", gseConfig(w))
-		applyDestroy := func(dir string) func() measure {
-			return func() measure { m := bn.apply(dir, bn.slow); bn.destroy(dir, bn.slow); return m }
-		}
 		var arms armSet[func() measure]
-		arms.add(armData, applyDestroy(data))
-		arms.add(armGSE, applyDestroy(gse))
+		arms.add(armData, bn.applyDestroy(data, bn.slow))
+		arms.add(armGSE, bn.applyDestroy(gse, bn.slow))
 		if bn.noAPIConfig != "" {
-			floor := applyDestroy(bn.dir("create-noapi", gseConfig(w)))
+			floor := bn.applyDestroy(bn.dir("create-noapi", gseConfig(w)), bn.slow)
 			arms.add(armNoAPI, func() measure { return bn.noAPI(floor) })
 		}
 		m := arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0]
@@ -244,11 +233,11 @@ func (bn *bench) createRows() []row {
 			name = "`running` unset"
 		}
 		r := row{work: fmt.Sprintf("one create, %s: (apply − `terraform_data` apply) / L, L = %v", name, L),
-			value:  fmt.Sprintf("%.2f", median(over(m, armGSE), func(x float64) float64 { return x })),
+			value:  fmt.Sprintf("%.2f", middle(over(m, armGSE))),
 			detail: fmt.Sprintf("gse %.2f s / terraform_data %.2f s", median(m[armGSE], secs), median(m[armData], secs))}
 		if arms.has(armNoAPI) {
 			r.detail += fmt.Sprintf("; without API work (`-tags noapi`) %.2f s: %.2f of L is Terraform's and the framework's",
-				median(m[armNoAPI], secs), median(over(m, armNoAPI), func(x float64) float64 { return x }))
+				median(m[armNoAPI], secs), middle(over(m, armNoAPI)))
 		}
 		out = append(out, r)
 	}
