@@ -43,11 +43,11 @@ func (bn *bench) fleetWorkspaceRows() []row {
 	for i := range bn.o.runs {
 		for k := range arms {
 			a := arms[(i+k)%len(arms)]
-			under(bn, a.cliConfig, func() struct{} {
-				a.got.apply = append(a.got.apply, bn.allAtOnce(sim, a.dirs, append([]string{"apply"}, flags...)))
-				a.got.destroy = append(a.got.destroy, bn.allAtOnce(sim, a.dirs, append([]string{"destroy"}, flags...)))
-				return struct{}{}
-			})
+			at := func(cmd string) phase {
+				return under(bn, a.cliConfig, func() phase { return bn.allAtOnce(sim, a.dirs, append([]string{cmd}, flags...)) })
+			}
+			a.got.apply = append(a.got.apply, at("apply"))
+			a.got.destroy = append(a.got.destroy, at("destroy"))
 		}
 	}
 	wall := func(p phase) float64 { return p.wall.Seconds() }
