@@ -547,6 +547,7 @@ func merge(req OperateRequest, items []*opItem) (*Outcome, error) {
 			all.API = he.API
 			all.Failures = append(all.Failures, he.Failures...)
 			all.Pending = append(all.Pending, he.Pending...)
+			all.NotActed = append(all.NotActed, he.NotActed...)
 			if all.Cause == nil {
 				all.Cause = he.Cause
 			}
@@ -560,7 +561,7 @@ func merge(req OperateRequest, items []*opItem) (*Outcome, error) {
 	switch {
 	case other != nil:
 		return out, other
-	case len(all.Failures) > 0 || len(all.Pending) > 0:
+	case len(all.Failures) > 0 || len(all.Pending) > 0 || len(all.NotActed) > 0:
 		return out, all
 	}
 	return out, nil

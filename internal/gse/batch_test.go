@@ -197,6 +197,25 @@ func TestBatchSplitsLargeRequests(t *testing.T) {
 	}
 }
 
+// A request of more than 1000 hosts whose deadline passes while it waits in
+// the window names every host as not acted on: no item of it was sent.
+func TestBatchSplitRequestNotSentBeforeDeadline(t *testing.T) {
+	t.Parallel()
+	c, sim, _ := newClientWith(t, simulator.Options{}, func(c *gse.Config) { c.BatchWindow = time.Minute })
+	hosts := manyHosts(1500)
+	if _, err := c.Proc.RegisterProcInfo(ctxTimeout(t, 20*time.Second), meta, hosts, spec); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Proc.Operate(ctxTimeout(t, 100*time.Millisecond), gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpHost, Spec: spec})
+	var he *gse.HostsError
+	if !errors.As(err, &he) || len(he.NotActed) != 1500 || len(he.Pending) != 0 || !he.DeadlinePassed() {
+		t.Fatalf("err = %v, want all 1500 hosts not acted on", err)
+	}
+	if tasks := sim.Tasks(); len(tasks) != 0 {
+		t.Fatalf("tasks %+v, want none", tasks)
+	}
+}
+
 // Two operations on one process on one host cannot share a task: its result
 // map has one key per process and host.
 func TestBatchKeepsSameKeyApart(t *testing.T) {

@@ -59,9 +59,20 @@ func newClient(t testing.TB, opts simulator.Options) (*gse.Client, *simulator.Se
 // newClientWith is newClient with tune applied to the client's configuration.
 func newClientWith(t testing.TB, opts simulator.Options, tune func(*gse.Config)) (*gse.Client, *simulator.Server, *recordingLogger) {
 	t.Helper()
+	return newClientBehind(t, opts, nil, tune)
+}
+
+// newClientBehind is newClientWith whose requests pass through front (when
+// not nil) on their way to the simulator.
+func newClientBehind(t testing.TB, opts simulator.Options, front func(http.Handler) http.Handler, tune func(*gse.Config)) (*gse.Client, *simulator.Server, *recordingLogger) {
+	t.Helper()
 	opts.AppCode, opts.AppSecret = testCode, testSecret
 	sim := simulator.New(opts)
-	srv := httptest.NewServer(sim)
+	var h http.Handler = sim
+	if front != nil {
+		h = front(sim)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	log := &recordingLogger{}
 	cfg := gse.Config{

@@ -241,7 +241,9 @@ type HostsError struct {
 	Cause   error
 	// NotActed hosts were in no request GSE can have acted on: the deadline
 	// (Cause) passed before it was sent, or while every attempt sent was
-	// refused for the app's rate limit. Nothing was done on them.
+	// refused for the app's rate limit; or, for a call sent in chunks, their
+	// chunk was refused as a whole or never sent once another had failed.
+	// Nothing was done on them.
 	NotActed []Host
 	// Waited is how long the task had been running when the deadline passed
 	// (zero when there is no task, or it finished).
@@ -270,9 +272,13 @@ func (e *HostsError) Error() string {
 		if len(e.Failures) > 0 {
 			b.WriteString("\n and")
 		}
-		fmt.Fprintf(&b, " was not sent to %d of %d hosts before the deadline (%v):", len(e.NotActed), e.Total, e.Cause)
+		if e.DeadlinePassed() {
+			fmt.Fprintf(&b, " was not sent to %d of %d hosts before the deadline (%v):", len(e.NotActed), e.Total, e.Cause)
+		} else {
+			fmt.Fprintf(&b, " was refused on %d of %d hosts, or not sent once a call of it had failed (%v):", len(e.NotActed), e.Total, e.Cause)
+		}
 		for _, h := range e.NotActed {
-			b.WriteString("\n  - " + h.String() + ": not sent, nothing done there")
+			b.WriteString("\n  - " + h.String() + ": nothing done there")
 		}
 	}
 	if len(e.Pending) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -13,6 +14,11 @@ const familyGSE = "gse"
 
 // chunkSize bounds the hosts of one call, as production callers do.
 const chunkSize = 1000
+
+// chunkParallel bounds the chunks of one call in flight at once (the limiter
+// paces them as any request): in sequence, the chunks of 10,000 hosts were
+// most of a status read, or of a create before its task.
+const chunkParallel = 4
 
 type procBody struct {
 	Meta  Meta   `json:"meta"`
@@ -86,66 +92,131 @@ func (s *ProcService) syncHosts(ctx context.Context, api string, body procBody, 
 }
 
 // syncHostsVia is syncHosts for any body shape: body makes the request for
-// some hosts, key the result key of each.
+// some hosts, key the result key of each. The chunks of a large host list go
+// out up to chunkParallel at once, as GetProcStatusV2's do: one after the
+// other, the ten registers of a 10,000-host create were most of its time
+// before its task. Once a chunk ends without an answer for every host (an
+// unknown outcome, a refusal, the deadline), no further chunk begins, and the
+// hosts of those never begun are NotActed; chunks already in flight finish.
 func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, hosts []Host, body func([]Host) any, key func(Host, Meta) string, accept func(code int, resent bool) bool) ([]Host, error) {
-	c := s.client
-	var done []Host
-	hostsErr := &HostsError{API: api, Target: meta, Total: len(hosts)}
+	chunks := slices.Collect(slices.Chunk(hosts, chunkSize))
+	parts := make([]chunkSync, len(chunks))
 	began := time.Now()
-	unknown := func(pending []Host, cause error) ([]Host, error) {
-		hostsErr.Pending, hostsErr.Cause = append(hostsErr.Pending, pending...), cause
-		return done, hostsErr
-	}
-	reached := 0 // hosts of the chunks begun so far
-	// notActed: the deadline passed before GSE can have acted on pending, nor
-	// on the hosts no chunk has reached yet.
-	notActed := func(pending []Host, cause error) ([]Host, error) {
-		hostsErr.NotActed, hostsErr.Cause = slices.Concat(pending, hosts[reached:]), cause
-		return done, hostsErr
-	}
-	for chunk := range slices.Chunk(hosts, chunkSize) {
-		reached += len(chunk)
-		pending := chunk
-		resent := map[Host]bool{}
-		sched := c.poll.schedule(false)
-		for n := 0; len(pending) > 0; n++ {
-			if n > 0 {
-				if err := sched.Next(ctx); err != nil {
-					return unknown(pending, c.expired(ctx, err, began))
-				}
+	var stop atomic.Bool
+	var g errgroup.Group
+	g.SetLimit(chunkParallel)
+	for i, chunk := range chunks {
+		g.Go(func() error {
+			if stop.Load() {
+				parts[i] = chunkSync{notActed: chunk}
+				return nil
 			}
-			var data map[string]HostResult
-			info, err := c.do(ctx, familyGSE, api, body(pending), &data, true)
+			parts[i] = s.syncChunk(ctx, api, meta, chunk, body, key, accept, began)
+			if !parts[i].settled() {
+				stop.Store(true)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // the chunks report in parts
+	return joinChunks(api, meta, len(hosts), parts)
+}
+
+// chunkSync is how one chunk of a synchronous per-host call ended.
+type chunkSync struct {
+	done     []Host
+	failures []HostFailure
+	pending  []Host // GSE may have acted on them (see HostsError.Pending)
+	notActed []Host // no request GSE can have acted on carried them
+	cause    error  // why hosts are pending or not acted on
+	refusal  error  // the call was refused as a whole: GSE acted on none of its hosts
+}
+
+// settled reports whether every host of the chunk has an answer.
+func (p chunkSync) settled() bool {
+	return len(p.pending) == 0 && len(p.notActed) == 0 && p.refusal == nil
+}
+
+// syncChunk sends one chunk of hosts, resending those answered 115 (or left
+// out of the reply) on the poll schedule until they settle or ctx ends.
+func (s *ProcService) syncChunk(ctx context.Context, api string, meta Meta, chunk []Host, body func([]Host) any, key func(Host, Meta) string, accept func(code int, resent bool) bool, began time.Time) chunkSync {
+	c := s.client
+	var out chunkSync
+	pending := chunk
+	resent := map[Host]bool{}
+	sched := c.poll.schedule(false)
+	for n := 0; len(pending) > 0; n++ {
+		if n > 0 {
+			if err := sched.Next(ctx); err != nil {
+				out.pending, out.cause = pending, c.expired(ctx, err, began)
+				return out
+			}
+		}
+		var data map[string]HostResult
+		info, err := c.do(ctx, familyGSE, api, body(pending), &data, true)
+		switch {
+		case err != nil && ctx.Err() != nil && !info.mayHaveActed && !info.inFlight && len(resent) == 0:
+			out.notActed, out.cause = pending, c.expired(ctx, err, began) // never sent, or only refused
+			return out
+		case err != nil && ctx.Err() != nil: // the deadline passed during the call
+			out.pending, out.cause = pending, c.expired(ctx, err, began)
+			return out
+		case err != nil && (info.mayHaveActed || len(resent) > 0):
+			out.pending, out.cause = pending, err // GSE may have acted on them
+			return out
+		case err != nil:
+			out.notActed, out.refusal = pending, err
+			return out
+		}
+		var next []Host
+		for _, h := range pending {
+			r, ok := data[key(h, meta)]
 			switch {
-			case err != nil && ctx.Err() != nil && !info.mayHaveActed && !info.inFlight && len(resent) == 0:
-				return notActed(pending, c.expired(ctx, err, began)) // never sent, or only refused
-			case err != nil && ctx.Err() != nil: // the deadline passed during the call
-				return unknown(pending, c.expired(ctx, err, began))
-			case err != nil && (info.mayHaveActed || len(resent) > 0):
-				return unknown(pending, err) // GSE may have acted on them
-			case err != nil:
-				return done, err
+			case !ok || hostPending(r.ErrorCode):
+				next = append(next, h)
+				resent[h] = true
+			case accept(r.ErrorCode, resent[h] || info.mayHaveActed):
+				out.done = append(out.done, h)
+			default:
+				out.failures = append(out.failures, HostFailure{Host: h, Code: r.ErrorCode, Message: r.ErrorMsg})
 			}
-			var next []Host
-			for _, h := range pending {
-				r, ok := data[key(h, meta)]
-				switch {
-				case !ok || hostPending(r.ErrorCode):
-					next = append(next, h)
-					resent[h] = true
-				case accept(r.ErrorCode, resent[h] || info.mayHaveActed):
-					done = append(done, h)
-				default:
-					hostsErr.Failures = append(hostsErr.Failures, HostFailure{Host: h, Code: r.ErrorCode, Message: r.ErrorMsg})
-				}
-			}
-			pending = next
+		}
+		pending = next
+	}
+	return out
+}
+
+// joinChunks is the outcome of a call from those of its chunks, in order: the
+// hosts done, and an error naming the others. A refusal alone stays the
+// refusal (GSE acted on no host but those done), as for a call of one chunk;
+// beside other failures, the refused hosts are NotActed. A chunk never begun
+// has only notActed, and its cause is the one that stopped the call.
+func joinChunks(api string, meta Meta, total int, parts []chunkSync) ([]Host, error) {
+	var done []Host
+	he := &HostsError{API: api, Target: meta, Total: total}
+	var refusal error
+	for _, p := range parts {
+		done = append(done, p.done...)
+		he.Failures = append(he.Failures, p.failures...)
+		he.Pending = append(he.Pending, p.pending...)
+		he.NotActed = append(he.NotActed, p.notActed...)
+		if he.Cause == nil {
+			he.Cause = p.cause
+		}
+		if refusal == nil {
+			refusal = p.refusal
 		}
 	}
-	if len(hostsErr.Failures) > 0 {
-		return done, hostsErr
+	switch {
+	case refusal != nil && len(he.Failures) == 0 && len(he.Pending) == 0 && he.Cause == nil:
+		return done, refusal
+	case len(he.Failures) == 0 && len(he.Pending) == 0 && len(he.NotActed) == 0:
+		return done, nil
 	}
-	return done, nil
+	if he.Cause == nil {
+		he.Cause = refusal
+	}
+	return done, he
 }
 
 // OperateRequest is one operation on one process across hosts.
@@ -268,7 +339,7 @@ type statusReply struct {
 }
 
 // GetProcStatusV2 reads the runtime state of a process on hosts
-// (get_proc_status_v2), in chunks of 1000 hosts, up to statusParallel of them
+// (get_proc_status_v2), in chunks of 1000 hosts, up to chunkParallel of them
 // at once (the limiter paces them as any request). A host absent from the
 // result does not have the process registered. Through the gateway it sends
 // agent_id_list; a host whose agent is down may be absent too, so check
@@ -286,7 +357,7 @@ func (s *ProcService) GetProcStatusV2(ctx context.Context, meta Meta, hosts []Ho
 	}
 	parts := make([][]ProcStatus, len(chunks))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(statusParallel)
+	g.SetLimit(chunkParallel)
 	for i, chunk := range chunks {
 		g.Go(func() error {
 			var err error
@@ -299,11 +370,6 @@ func (s *ProcService) GetProcStatusV2(ctx context.Context, meta Meta, hosts []Ho
 	}
 	return slices.Concat(parts...), nil
 }
-
-// statusParallel bounds the chunks of one GetProcStatusV2 read at once: the
-// chunks of 10,000 hosts were read one after the other, most of the status
-// read after an apply to them.
-const statusParallel = 4
 
 // statusChunk is GetProcStatusV2 for at most chunkSize hosts.
 func (s *ProcService) statusChunk(ctx context.Context, m Meta, hosts []Host) ([]ProcStatus, error) {

@@ -108,7 +108,8 @@ func TestRolloutBatches(t *testing.T) {
 // fakeStep fails the hosts in fail (by IP) with code 117 and records the batches it ran.
 type fakeStep struct {
 	fail    map[string]bool
-	whole   error // returned for every batch when set
+	unsent  map[string]bool // hosts the step never sent (HostsError.NotActed)
+	whole   error           // returned for every batch when set
 	batches [][]string
 }
 
@@ -118,15 +119,18 @@ func (f *fakeStep) step() Step {
 		he := &gse.HostsError{API: "operate_proc_v2", Total: len(batch)}
 		for _, h := range batch {
 			ips = append(ips, h.IP)
-			if f.fail[h.IP] {
+			switch {
+			case f.fail[h.IP]:
 				he.Failures = append(he.Failures, gse.HostFailure{Host: h, Code: 117, Message: "agent offline"})
+			case f.unsent[h.IP]:
+				he.NotActed, he.Cause = append(he.NotActed, h), context.DeadlineExceeded
 			}
 		}
 		f.batches = append(f.batches, ips)
 		switch {
 		case f.whole != nil:
 			return f.whole
-		case len(he.Failures) > 0:
+		case len(he.Failures) > 0 || len(he.NotActed) > 0:
 			return he
 		}
 		return nil
@@ -140,6 +144,7 @@ func TestRolloutRun(t *testing.T) {
 		name    string
 		ro      *Settings
 		fail    []string
+		unsent  []string
 		whole   error
 		batches int
 		done    int
@@ -154,13 +159,18 @@ func TestRolloutRun(t *testing.T) {
 			errHas: []string{"ran all 4 batches and failed on 1 of 10 hosts (within max_fail_percentage = 10)", "10.0.0.5 (bk_cloud_id 0): GSE code 117"}},
 		{name: "beyond max_fail_percentage", ro: &Settings{Size: 3, maxFail: 10}, fail: []string{"10.0.0.2", "10.0.0.5"}, batches: 2, done: 4,
 			errHas: []string{"stopped after batch 2 of 4: 2 of 10 hosts failed, more than max_fail_percentage = 10 allows"}},
+		{name: "hosts never sent are not done", ro: &Settings{Size: 5, maxFail: 100}, unsent: []string{"10.0.0.2"}, batches: 2, done: 9,
+			errHas: []string{"failed on 1 of 10 hosts", "10.0.0.2 (bk_cloud_id 0): nothing done there (not sent, or refused)"}},
 		{name: "a batch failing as a whole stops", ro: &Settings{Size: 5, maxFail: 100}, whole: errors.New("connection reset"), batches: 1, done: 0,
 			errHas: []string{"stopped after batch 1 of 2: batch 1 failed as a whole", "no result of its own: the call failed as a whole", "connection reset"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fakeStep{fail: map[string]bool{}, whole: tc.whole}
+			f := &fakeStep{fail: map[string]bool{}, unsent: map[string]bool{}, whole: tc.whole}
 			for _, ip := range tc.fail {
 				f.fail[ip] = true
+			}
+			for _, ip := range tc.unsent {
+				f.unsent[ip] = true
 			}
 			done, err := tc.ro.Run(context.Background(), hosts, f.step())
 			if len(f.batches) != tc.batches || len(done) != tc.done {

@@ -168,8 +168,9 @@ func (e *rolloutError) stop(last int, rest [][]gse.Host, reason string, cause er
 }
 
 // settle splits a batch by the error of its step: the hosts it succeeded on,
-// the failed and pending ones, and whether the step failed as a whole (no
-// per-host account: GSE may have acted on any host, or on none).
+// those it failed on, left pending or did nothing on, and whether the step
+// failed as a whole (no per-host account: GSE may have acted on any host, or
+// on none).
 func settle(batch []gse.Host, err error) (ok []gse.Host, failed []rolloutFailure, whole bool) {
 	if err == nil {
 		return batch, nil, false
@@ -189,6 +190,10 @@ func settle(batch []gse.Host, err error) (ok []gse.Host, failed []rolloutFailure
 	for _, h := range he.Pending {
 		bad[h.Key()] = true
 		failed = append(failed, rolloutFailure{h, "no result (still pending)"})
+	}
+	for _, h := range he.NotActed {
+		bad[h.Key()] = true
+		failed = append(failed, rolloutFailure{h, "nothing done there (not sent, or refused)"})
 	}
 	for _, h := range batch {
 		if !bad[h.Key()] {
