@@ -11,20 +11,23 @@ import (
 // second, tasks of o.createLatency; beside the same runs holding the hosts in
 // terraform_data (which read CMDB under the same limit), and the same runs of
 // the provider without API work for its resources (its data source reads
-// CMDB as the others do). Runs rotate which arm goes first.
+// CMDB as the others do), and with -baseline-src the baseline provider's.
+// Runs rotate which arm goes first.
 func (bn *bench) fleetWorkspaceRows() []row {
 	n, quota, all := bn.o.fleetWorkspaces, bn.o.fleetQuota, bn.o.fleet[len(bn.o.fleet)-1]
 	fmt.Fprintf(os.Stderr, "fleet workspaces: %d runs at once of one resource on %d CMDB hosts, quota %g requests/s, task latency %v\n", n, all, quota, bn.o.createLatency)
 	sim := bn.quotaSimulator(quota)
 	defer sim.stop()
-	dirs := func(prefix string, gse bool) []string {
+	// dirs are the runs of one arm; ns, when set, names their namespaces
+	// (ns0, ns1, ...) and makes them gse_managed_process runs.
+	dirs := func(prefix, ns string) []string {
 		out := make([]string, n)
 		for i := range n {
-			ns := ""
-			if gse {
-				ns = fmt.Sprintf("ws%d", i)
+			var each string
+			if ns != "" {
+				each = fmt.Sprintf("%s%d", ns, i)
 			}
-			out[i] = bn.dir(fmt.Sprintf("%s%d", prefix, i), fleetConfig(all, all, gse, true, ns))
+			out[i] = bn.dir(fmt.Sprintf("%s%d", prefix, i), fleetConfig(all, all, ns != "", true, each))
 		}
 		return out
 	}
@@ -35,10 +38,13 @@ func (bn *bench) fleetWorkspaceRows() []row {
 		cliConfig string
 		got       *phases
 	}
-	var data, gse, floor phases
-	arms := []armRun{{dirs("fws-data", false), bn.cliConfig, &data}, {dirs("fws-gse", true), bn.cliConfig, &gse}}
+	var data, gse, floor, base phases
+	arms := []armRun{{dirs("fws-data", ""), bn.cliConfig, &data}, {dirs("fws-gse", "ws"), bn.cliConfig, &gse}}
 	if bn.noAPIConfig != "" {
-		arms = append(arms, armRun{dirs("fws-noapi", true), bn.noAPIConfig, &floor})
+		arms = append(arms, armRun{dirs("fws-noapi", "ws"), bn.noAPIConfig, &floor})
+	}
+	if bn.baseConfig != "" {
+		arms = append(arms, armRun{dirs("fws-base", "base"), bn.baseConfig, &base})
 	}
 	for i := range bn.o.runs {
 		for k := range arms {
@@ -74,11 +80,17 @@ func (bn *bench) fleetWorkspaceRows() []row {
 			value:  fmt.Sprintf("%.2f×", median(gse.destroy, wall)/median(gse.apply, wall)),
 			detail: fmt.Sprintf("destroy %.1f s (terraform_data %.1f s)", median(gse.destroy, wall), median(data.destroy, wall))},
 	}
+	// beside is the row of another provider's arm against terraform_data.
+	beside := func(work string, p phases) row {
+		return row{work: work + ": fleet workspaces apply / `terraform_data`", value: fmt.Sprintf("%.2f×", ratio(p.apply, data.apply)),
+			detail: fmt.Sprintf("apply %.1f s, destroy %.1f s (destroy / apply %.2f×); simulator CPU %.1f s", median(p.apply, wall), median(p.destroy, wall),
+				median(p.destroy, wall)/median(p.apply, wall), median(p.apply, simCPU))}
+	}
 	if len(floor.apply) > 0 {
-		rows = append(rows, row{work: "floor: fleet workspaces without API work for the resource (`-tags noapi`): apply / `terraform_data`",
-			value: fmt.Sprintf("%.2f×", ratio(floor.apply, data.apply)),
-			detail: fmt.Sprintf("apply %.1f s, destroy %.1f s (destroy / apply %.2f×); simulator CPU %.1f s", median(floor.apply, wall), median(floor.destroy, wall),
-				median(floor.destroy, wall)/median(floor.apply, wall), median(floor.apply, simCPU))})
+		rows = append(rows, beside("floor: without API work for the resource (`-tags noapi`)", floor))
+	}
+	if len(base.apply) > 0 {
+		rows = append(rows, beside(fmt.Sprintf("baseline (%s)", bn.o.baselineSrc), base))
 	}
 	return rows
 }
