@@ -40,8 +40,9 @@ func fleetConfig(n, all int, gse, running bool, ns string) string {
 	return head + fmt.Sprintf("\nresource \"gse_managed_process\" \"p\" {\n  meta  = { namespace = %q, name = \"fleet\" }\n  hosts = data.gse_cmdb_hosts.fleet.hosts\n  spec  = %s\n%s}\n", ns, specHCL, run)
 }
 
-// fleetRows measure plan and apply of the fleet at each size, and how the
-// provider's side grows from the smallest size to the largest.
+// fleetRows measure plan and apply of the fleet at each size (apply also
+// without API work), and how the provider's side grows from the smallest
+// size to the largest.
 func (bn *bench) fleetRows() []row {
 	var rows []row
 	sizes := bn.o.fleet
@@ -55,9 +56,10 @@ func (bn *bench) fleetRows() []row {
 	}
 	for i, n := range sizes {
 		fmt.Fprintf(os.Stderr, "fleet apply: %d CMDB hosts\n", n)
-		a, b := bn.dir("fleet-apply-data", fleetConfig(n, all, false, true, "")), bn.dir("fleet-apply-gse", fleetConfig(n, all, true, true, ""))
-		applies[i] = bn.abRuns(bn.applyDestroy(a, bn.fast), bn.applyDestroy(b, bn.fast))
+		m := bn.applyArms("fleet-apply", fleetConfig(n, all, false, true, ""), fleetConfig(n, all, true, true, ""))
+		applies[i] = m.pair(armData, armGSE)
 		rows = append(rows, ratioRow(fmt.Sprintf("apply it (%d CMDB hosts, `running = true`, task latency %v) / `terraform_data`", n, bn.o.taskLatency), applies[i]))
+		rows = append(rows, floorRow(fmt.Sprintf("%d CMDB hosts", n), m)...)
 	}
 	if len(sizes) > 1 {
 		small, big := sizes[0], all

@@ -24,6 +24,29 @@ func (bn *bench) abRuns(a, b func() measure) pair {
 	return arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0].pair(armData, armGSE)
 }
 
+// applyArms applies, then destroys, terraform_data in dataCfg, the provider
+// in gseCfg and, when built, the provider without API work in gseCfg, all
+// against the fast simulator, in the same runs; dirs are named from prefix.
+func (bn *bench) applyArms(prefix, dataCfg, gseCfg string) armMeasures {
+	var arms armSet[func() measure]
+	arms.add(armData, bn.applyDestroy(bn.dir(prefix+"-data", dataCfg), bn.fast))
+	arms.add(armGSE, bn.applyDestroy(bn.dir(prefix+"-gse", gseCfg), bn.fast))
+	if bn.noAPIConfig != "" {
+		floor := bn.applyDestroy(bn.dir(prefix+"-noapi", gseCfg), bn.fast)
+		arms.add(armNoAPI, func() measure { return bn.noAPI(floor) })
+	}
+	return arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0]
+}
+
+// floorRow is the row of the provider without API work against
+// terraform_data in m, when m has it.
+func floorRow(what string, m armMeasures) []row {
+	if len(m[armNoAPI]) == 0 {
+		return nil
+	}
+	return []row{ratioRow(fmt.Sprintf("floor: the same without API work (`-tags noapi`), %s / `terraform_data`", what), m.pair(armData, armNoAPI))}
+}
+
 // applyDestroy applies dir against sim and destroys it again, measuring the apply.
 func (bn *bench) applyDestroy(dir string, sim *simulator) func() measure {
 	return func() measure { m := bn.apply(dir, sim); bn.destroy(dir, sim); return m }
@@ -97,19 +120,10 @@ func (bn *bench) applyRows() []row {
 	for _, n := range sizes {
 		w := workload{resources: 1, hosts: n, running: true}
 		fmt.Fprintf(os.Stderr, "apply: one resource, %d hosts\n", w.hosts)
-		var arms armSet[func() measure]
-		arms.add(armData, bn.applyDestroy(bn.dir("apply-data", dataConfig(w)), bn.fast))
-		arms.add(armGSE, bn.applyDestroy(bn.dir("apply-gse", gseConfig(w)), bn.fast))
-		if bn.noAPIConfig != "" {
-			floor := bn.applyDestroy(bn.dir("apply-noapi", gseConfig(w)), bn.fast)
-			arms.add(armNoAPI, func() measure { return bn.noAPI(floor) })
-		}
-		m := arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0]
+		m := bn.applyArms("apply", dataConfig(w), gseConfig(w))
 		runs = append(runs, m)
 		rows = append(rows, ratioRow(fmt.Sprintf("apply one resource (%d hosts in a literal list, `running = true`, task latency %v) / `terraform_data` holding them (Terraform core's cost as above)", w.hosts, bn.o.taskLatency), m.pair(armData, armGSE)))
-		if arms.has(armNoAPI) {
-			rows = append(rows, ratioRow(fmt.Sprintf("floor: the same without API work (`-tags noapi`), %d hosts / `terraform_data`", w.hosts), m.pair(armData, armNoAPI)))
-		}
+		rows = append(rows, floorRow(fmt.Sprintf("%d hosts", w.hosts), m)...)
 	}
 	perHost := func(m armMeasures, a arm, n int) float64 { return median(m[a], secs) / float64(n) }
 	growth := func(a arm) float64 { return perHost(runs[1], a, sizes[1]) / perHost(runs[0], a, sizes[0]) }
