@@ -16,8 +16,9 @@ const familyGSE = "gse"
 const chunkSize = 1000
 
 // chunkParallel bounds the chunks of one call in flight at once (the limiter
-// paces them as any request): in sequence, the chunks of 10,000 hosts were
-// most of a status read, or of a create before its task.
+// paces them as any request): one after the other, the ten chunks of 10,000
+// hosts are ten round trips, each of seconds on a busy GSE, before a status
+// read answers or a create's task can begin.
 const chunkParallel = 4
 
 type procBody struct {
@@ -93,11 +94,11 @@ func (s *ProcService) syncHosts(ctx context.Context, api string, body procBody, 
 
 // syncHostsVia is syncHosts for any body shape: body makes the request for
 // some hosts, key the result key of each. The chunks of a large host list go
-// out up to chunkParallel at once, as GetProcStatusV2's do: one after the
-// other, the ten registers of a 10,000-host create were most of its time
-// before its task. Once a chunk ends without an answer for every host (an
-// unknown outcome, a refusal, the deadline), no further chunk begins, and the
-// hosts of those never begun are NotActed; chunks already in flight finish.
+// out up to chunkParallel at once, as GetProcStatusV2's do. Once a chunk ends
+// without an answer for every host (an unknown outcome, a refusal, the
+// deadline), no further chunk begins, so that a failing installation is not
+// sent the rest: the hosts of those never begun are NotActed, and the chunks
+// already in flight finish.
 func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, hosts []Host, body func([]Host) any, key func(Host, Meta) string, accept func(code int, resent bool) bool) ([]Host, error) {
 	chunks := slices.Collect(slices.Chunk(hosts, chunkSize))
 	parts := make([]chunkSync, len(chunks))
