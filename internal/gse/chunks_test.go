@@ -59,8 +59,9 @@ func (g *gate) seen() int {
 	return g.most
 }
 
-// The chunks of a large host list are in flight together: a create of 10,000
-// hosts waited for ten registers one after the other before its task.
+// The chunks of a large host list are in flight together: one after the
+// other, they would hold a create of 10,000 hosts for ten round trips before
+// its task.
 func TestSyncChunksInFlightTogether(t *testing.T) {
 	t.Parallel()
 	g := newGate("register_proc_info", 3)
