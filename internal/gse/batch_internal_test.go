@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -74,6 +75,63 @@ func TestBatchWaitsForAnnouncedOperations(t *testing.T) {
 	}
 	if tasks := sim.Tasks(); len(tasks) != 1 || tasks[0].API != "operate_proc_multi" || tasks[0].Items != 2 {
 		t.Fatalf("tasks %+v, want one operate_proc_multi of 2 items", tasks)
+	}
+}
+
+// A batch opened by an announced operation whose caller made a call since
+// announcing it (a create's register) is due at once; one whose caller made
+// none (a destroy) lingers batchLinger for the operations Terraform starts
+// with it. A second announced operation holds the batch open meanwhile.
+func TestBatchLingersOnlyWithoutACall(t *testing.T) {
+	t.Parallel()
+	for _, called := range []bool{true, false} {
+		t.Run(fmt.Sprintf("called=%v", called), func(t *testing.T) {
+			t.Parallel()
+			sim := simulator.New(simulator.Options{AppCode: "code", AppSecret: "secret", InstantTasks: true})
+			srv := httptest.NewServer(sim)
+			t.Cleanup(srv.Close)
+			c, err := New(Config{Endpoint: srv.URL, AppCode: "code", AppSecret: "secret", Username: "admin",
+				PollInitial: time.Millisecond, PollMax: 5 * time.Millisecond, BatchWindow: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			req := OperateRequest{Meta: Meta{Namespace: "gse", Name: "p"}, Hosts: []Host{{IP: "10.0.0.1"}}, Op: OpHost, Spec: testSpec()}
+			opCtx, withdraw := c.Proc.ExpectOperate(ctx)
+			defer withdraw()
+			_, holdBatch := c.Proc.ExpectOperate(ctx)
+			regCtx := ctx
+			if called {
+				regCtx = opCtx
+			}
+			if _, err := c.Proc.RegisterProcInfo(regCtx, req.Meta, req.Hosts, req.Spec); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := c.Proc.Operate(opCtx, req); done <- err }()
+			for gathered := false; !gathered; runtime.Gosched() {
+				c.ops.mu.Lock()
+				if g := c.ops.open; g != nil && len(g.items) == 1 {
+					gathered = true
+					ok := g.due && g.dueTimer == nil // due at once
+					if !called {
+						ok = g.dueTimer != nil // lingering
+					}
+					if !ok {
+						t.Errorf("due %v, lingering %v; want due at once only after a call", g.due, g.dueTimer != nil)
+					}
+				}
+				c.ops.mu.Unlock()
+				if ctx.Err() != nil {
+					t.Fatal("the operation never reached its batch")
+				}
+			}
+			holdBatch()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 

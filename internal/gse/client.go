@@ -396,6 +396,7 @@ func (c *Client) do(ctx context.Context, family, api string, body, out any, idem
 // in the header) and decodes the envelope's data into out; api names the call
 // in errors and logs.
 func (c *Client) post(ctx context.Context, api, target string, root Root, body, out any, idempotent bool) (info *callInfo, err error) {
+	defer madeCall(ctx)
 	viaGateway := root != RootESB
 	rid, _ := uuid.GenerateUUID()
 	info = &callInfo{api: api, root: root, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries}
