@@ -157,7 +157,7 @@ func TestAccProcessOperation_job(t *testing.T) {
 		ProtoV6ProviderFactories: e.Factories(),
 		Steps: []resource.TestStep{
 			{
-				// Seed 001: operate_process, with its own fields.
+				// JOB operate_process, with its own fields.
 				Config: jobOperation(e, "start", "1", `start_cmd = "./nginx"
       contact = "ops"
       type = 1`),
@@ -170,7 +170,7 @@ func TestAccProcessOperation_job(t *testing.T) {
 				),
 			},
 			{
-				// Seed 000: cmd_shell_ext sends it with operate_proc.
+				// cmd_shell_ext sends it with JOB operate_proc.
 				Config: jobOperation(e, "stop", "2", `cmd_shell_ext = "sh"
       account = "root"`),
 				Check: resource.ComposeAggregateTestCheckFunc(calls("job/operate_proc", 1), running(false)),
