@@ -12,12 +12,12 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
-// While an announced operation is on its way, a gathered announced one is not
-// sent even when due (and the window is an hour); once it arrives, both go in
-// one task.
-func TestBatchWaitsForAnnouncedOperations(t *testing.T) {
-	t.Parallel()
-	sim := simulator.New(simulator.Options{AppCode: "code", AppSecret: "secret", TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}})
+// hourWindowClient is a client of a simulator of opts whose batch window is an
+// hour: only announced operations, never the window, decide when a batch goes.
+func hourWindowClient(t *testing.T, opts simulator.Options) (*Client, *simulator.Server) {
+	t.Helper()
+	opts.AppCode, opts.AppSecret = "code", "secret"
+	sim := simulator.New(opts)
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	c, err := New(Config{Endpoint: srv.URL, AppCode: "code", AppSecret: "secret", Username: "admin",
@@ -25,6 +25,15 @@ func TestBatchWaitsForAnnouncedOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c, sim
+}
+
+// While an announced operation is on its way, a gathered announced one is not
+// sent even when due (and the window is an hour); once it arrives, both go in
+// one task.
+func TestBatchWaitsForAnnouncedOperations(t *testing.T) {
+	t.Parallel()
+	c, sim := hourWindowClient(t, simulator.Options{TaskPolls: simulator.TaskPolls{Unqueued: 1, Pending: 1}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var reqs [2]OperateRequest
@@ -87,14 +96,7 @@ func TestBatchLingersOnlyWithoutACall(t *testing.T) {
 	for _, called := range []bool{true, false} {
 		t.Run(fmt.Sprintf("called=%v", called), func(t *testing.T) {
 			t.Parallel()
-			sim := simulator.New(simulator.Options{AppCode: "code", AppSecret: "secret", InstantTasks: true})
-			srv := httptest.NewServer(sim)
-			t.Cleanup(srv.Close)
-			c, err := New(Config{Endpoint: srv.URL, AppCode: "code", AppSecret: "secret", Username: "admin",
-				PollInitial: time.Millisecond, PollMax: 5 * time.Millisecond, BatchWindow: time.Hour})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, _ := hourWindowClient(t, simulator.Options{InstantTasks: true})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			req := OperateRequest{Meta: Meta{Namespace: "gse", Name: "p"}, Hosts: []Host{{IP: "10.0.0.1"}}, Op: OpHost, Spec: testSpec()}
