@@ -570,12 +570,7 @@ func merge(req OperateRequest, items []*opItem) (*Outcome, error) {
 		switch {
 		case errors.As(it.err, &he):
 			all.API = he.API
-			all.Failures = append(all.Failures, he.Failures...)
-			all.Pending = append(all.Pending, he.Pending...)
-			all.NotActed = append(all.NotActed, he.NotActed...)
-			if all.Cause == nil {
-				all.Cause = he.Cause
-			}
+			all.absorb(he)
 		case it.err != nil && other == nil:
 			other = it.err
 		}
@@ -586,7 +581,7 @@ func merge(req OperateRequest, items []*opItem) (*Outcome, error) {
 	switch {
 	case other != nil:
 		return out, other
-	case len(all.Failures) > 0 || len(all.Pending) > 0 || len(all.NotActed) > 0:
+	case all.namesHosts():
 		return out, all
 	}
 	return out, nil

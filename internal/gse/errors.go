@@ -302,6 +302,22 @@ func (e *HostsError) Error() string {
 
 func (e *HostsError) Unwrap() error { return e.Cause }
 
+// absorb adds the hosts of o, a part of the same call (a chunk, an item), to
+// e, and o's cause when e has none yet.
+func (e *HostsError) absorb(o *HostsError) {
+	e.Failures = append(e.Failures, o.Failures...)
+	e.Pending = append(e.Pending, o.Pending...)
+	e.NotActed = append(e.NotActed, o.NotActed...)
+	if e.Cause == nil {
+		e.Cause = o.Cause
+	}
+}
+
+// namesHosts reports whether e names any host: failed, pending or not acted on.
+func (e *HostsError) namesHosts() bool {
+	return len(e.Failures) > 0 || len(e.Pending) > 0 || len(e.NotActed) > 0
+}
+
 // DeadlinePassed reports whether hosts are pending because the context ended.
 func (e *HostsError) DeadlinePassed() bool {
 	return errors.Is(e.Cause, context.DeadlineExceeded) || errors.Is(e.Cause, context.Canceled)

@@ -109,7 +109,7 @@ func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, h
 	for i, chunk := range chunks {
 		g.Go(func() error {
 			if stop.Load() {
-				parts[i] = chunkSync{notActed: chunk}
+				parts[i] = chunkSync{hosts: HostsError{NotActed: chunk}}
 				return nil
 			}
 			parts[i] = s.syncChunk(ctx, api, meta, chunk, body, key, accept, began)
@@ -125,17 +125,14 @@ func (s *ProcService) syncHostsVia(ctx context.Context, api string, meta Meta, h
 
 // chunkSync is how one chunk of a synchronous per-host call ended.
 type chunkSync struct {
-	done     []Host
-	failures []HostFailure
-	pending  []Host // GSE may have acted on them (see HostsError.Pending)
-	notActed []Host // no request GSE can have acted on carried them
-	cause    error  // why hosts are pending or not acted on
-	refusal  error  // the call was refused as a whole: GSE acted on none of its hosts
+	done    []Host
+	hosts   HostsError // its failed, pending and not acted on hosts, and why
+	refusal error      // the call was refused as a whole: GSE acted on none of its hosts
 }
 
 // settled reports whether every host of the chunk has an answer.
-func (p chunkSync) settled() bool {
-	return len(p.pending) == 0 && len(p.notActed) == 0 && p.refusal == nil
+func (p *chunkSync) settled() bool {
+	return len(p.hosts.Pending) == 0 && len(p.hosts.NotActed) == 0 && p.refusal == nil
 }
 
 // syncChunk sends one chunk of hosts, resending those answered 115 (or left
@@ -149,7 +146,7 @@ func (s *ProcService) syncChunk(ctx context.Context, api string, meta Meta, chun
 	for n := 0; len(pending) > 0; n++ {
 		if n > 0 {
 			if err := sched.Next(ctx); err != nil {
-				out.pending, out.cause = pending, c.expired(ctx, err, began)
+				out.hosts.Pending, out.hosts.Cause = pending, c.expired(ctx, err, began)
 				return out
 			}
 		}
@@ -157,16 +154,16 @@ func (s *ProcService) syncChunk(ctx context.Context, api string, meta Meta, chun
 		info, err := c.do(ctx, familyGSE, api, body(pending), &data, true)
 		switch {
 		case err != nil && ctx.Err() != nil && !info.mayHaveActed && !info.inFlight && len(resent) == 0:
-			out.notActed, out.cause = pending, c.expired(ctx, err, began) // never sent, or only refused
+			out.hosts.NotActed, out.hosts.Cause = pending, c.expired(ctx, err, began) // never sent, or only refused
 			return out
 		case err != nil && ctx.Err() != nil: // the deadline passed during the call
-			out.pending, out.cause = pending, c.expired(ctx, err, began)
+			out.hosts.Pending, out.hosts.Cause = pending, c.expired(ctx, err, began)
 			return out
 		case err != nil && (info.mayHaveActed || len(resent) > 0):
-			out.pending, out.cause = pending, err // GSE may have acted on them
+			out.hosts.Pending, out.hosts.Cause = pending, err // GSE may have acted on them
 			return out
 		case err != nil:
-			out.notActed, out.refusal = pending, err
+			out.hosts.NotActed, out.refusal = pending, err
 			return out
 		}
 		var next []Host
@@ -179,7 +176,7 @@ func (s *ProcService) syncChunk(ctx context.Context, api string, meta Meta, chun
 			case accept(r.ErrorCode, resent[h] || info.mayHaveActed):
 				out.done = append(out.done, h)
 			default:
-				out.failures = append(out.failures, HostFailure{Host: h, Code: r.ErrorCode, Message: r.ErrorMsg})
+				out.hosts.Failures = append(out.hosts.Failures, HostFailure{Host: h, Code: r.ErrorCode, Message: r.ErrorMsg})
 			}
 		}
 		pending = next
@@ -191,19 +188,14 @@ func (s *ProcService) syncChunk(ctx context.Context, api string, meta Meta, chun
 // hosts done, and an error naming the others. A refusal alone stays the
 // refusal (GSE acted on no host but those done), as for a call of one chunk;
 // beside other failures, the refused hosts are NotActed. A chunk never begun
-// has only notActed, and its cause is the one that stopped the call.
+// has only NotActed hosts, and its cause is the one that stopped the call.
 func joinChunks(api string, meta Meta, total int, parts []chunkSync) ([]Host, error) {
 	var done []Host
 	he := &HostsError{API: api, Target: meta, Total: total}
 	var refusal error
 	for _, p := range parts {
 		done = append(done, p.done...)
-		he.Failures = append(he.Failures, p.failures...)
-		he.Pending = append(he.Pending, p.pending...)
-		he.NotActed = append(he.NotActed, p.notActed...)
-		if he.Cause == nil {
-			he.Cause = p.cause
-		}
+		he.absorb(&p.hosts)
 		if refusal == nil {
 			refusal = p.refusal
 		}
@@ -211,7 +203,7 @@ func joinChunks(api string, meta Meta, total int, parts []chunkSync) ([]Host, er
 	switch {
 	case refusal != nil && len(he.Failures) == 0 && len(he.Pending) == 0 && he.Cause == nil:
 		return done, refusal
-	case len(he.Failures) == 0 && len(he.Pending) == 0 && len(he.NotActed) == 0:
+	case !he.namesHosts():
 		return done, nil
 	}
 	if he.Cause == nil {
