@@ -56,7 +56,7 @@ func (bn *bench) fleetRows() []row {
 	}
 	for i, n := range sizes {
 		fmt.Fprintf(os.Stderr, "fleet apply: %d CMDB hosts\n", n)
-		m := bn.applyArms("fleet-apply", fleetConfig(n, all, false, true, ""), fleetConfig(n, all, true, true, ""))
+		m := bn.applyArms("fleet-apply", fleetConfig(n, all, false, true, ""), fleetConfig(n, all, true, true, ""), bn.fast)
 		applies[i] = m.pair(armData, armGSE)
 		rows = append(rows, ratioRow(fmt.Sprintf("apply it (%d CMDB hosts, `running = true`, task latency %v) / `terraform_data`", n, bn.o.taskLatency), applies[i]))
 		rows = append(rows, floorRow(fmt.Sprintf("%d CMDB hosts", n), m)...)

@@ -26,13 +26,13 @@ func (bn *bench) abRuns(a, b func() measure) pair {
 
 // applyArms applies, then destroys, terraform_data in dataCfg, the provider
 // in gseCfg and, when built, the provider without API work in gseCfg, all
-// against the fast simulator, in the same runs; dirs are named from prefix.
-func (bn *bench) applyArms(prefix, dataCfg, gseCfg string) armMeasures {
+// against sim, in the same runs; dirs are named from prefix.
+func (bn *bench) applyArms(prefix, dataCfg, gseCfg string, sim *simulator) armMeasures {
 	var arms armSet[func() measure]
-	arms.add(armData, bn.applyDestroy(bn.dir(prefix+"-data", dataCfg), bn.fast))
-	arms.add(armGSE, bn.applyDestroy(bn.dir(prefix+"-gse", gseCfg), bn.fast))
+	arms.add(armData, bn.applyDestroy(bn.dir(prefix+"-data", dataCfg), sim))
+	arms.add(armGSE, bn.applyDestroy(bn.dir(prefix+"-gse", gseCfg), sim))
 	if bn.noAPIConfig != "" {
-		floor := bn.applyDestroy(bn.dir(prefix+"-noapi", gseCfg), bn.fast)
+		floor := bn.applyDestroy(bn.dir(prefix+"-noapi", gseCfg), sim)
 		arms.add(armNoAPI, func() measure { return bn.noAPI(floor) })
 	}
 	return arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0]
@@ -120,7 +120,7 @@ func (bn *bench) applyRows() []row {
 	for _, n := range sizes {
 		w := workload{resources: 1, hosts: n, running: true}
 		fmt.Fprintf(os.Stderr, "apply: one resource, %d hosts\n", w.hosts)
-		m := bn.applyArms("apply", dataConfig(w), gseConfig(w))
+		m := bn.applyArms("apply", dataConfig(w), gseConfig(w), bn.fast)
 		runs = append(runs, m)
 		rows = append(rows, ratioRow(fmt.Sprintf("apply one resource (%d hosts in a literal list, `running = true`, task latency %v) / `terraform_data` holding them (Terraform core's cost as above)", w.hosts, bn.o.taskLatency), m.pair(armData, armGSE)))
 		rows = append(rows, floorRow(fmt.Sprintf("%d hosts", w.hosts), m)...)
@@ -222,7 +222,6 @@ func (bn *bench) refreshRow() []row {
 func (bn *bench) createRows() []row {
 	L := bn.o.createLatency
 	fmt.Fprintf(os.Stderr, "create: one resource at task latency %v\n", L)
-	data := bn.dir("create-data", dataConfig(workload{resources: 1, hosts: 1}))
 	over := func(m armMeasures, a arm) []float64 {
 		out := make([]float64, len(m[a]))
 		for i := range out {
@@ -233,15 +232,7 @@ func (bn *bench) createRows() []row {
 	var out []row
 	for _, running := range []bool{true, false} {
 		w := workload{resources: 1, hosts: 1, running: running}
-		gse := bn.dir("create-gse", gseConfig(w))
-		var arms armSet[func() measure]
-		arms.add(armData, bn.applyDestroy(data, bn.slow))
-		arms.add(armGSE, bn.applyDestroy(gse, bn.slow))
-		if bn.noAPIConfig != "" {
-			floor := bn.applyDestroy(bn.dir("create-noapi", gseConfig(w)), bn.slow)
-			arms.add(armNoAPI, func() measure { return bn.noAPI(floor) })
-		}
-		m := arms.run(bn.o.runs, func(f func() measure) measure { return f() })[0]
+		m := bn.applyArms("create", dataConfig(workload{resources: 1, hosts: 1}), gseConfig(w), bn.slow)
 		name := "`running = true`"
 		if !running {
 			name = "`running` unset"
@@ -249,7 +240,7 @@ func (bn *bench) createRows() []row {
 		r := row{work: fmt.Sprintf("one create, %s: (apply − `terraform_data` apply) / L, L = %v", name, L),
 			value:  fmt.Sprintf("%.2f", middle(over(m, armGSE))),
 			detail: fmt.Sprintf("gse %.2f s / terraform_data %.2f s", median(m[armGSE], secs), median(m[armData], secs))}
-		if arms.has(armNoAPI) {
+		if len(m[armNoAPI]) > 0 {
 			r.detail += fmt.Sprintf("; without API work (`-tags noapi`) %.2f s: %.2f of L is Terraform's and the framework's",
 				median(m[armNoAPI], secs), middle(over(m, armNoAPI)))
 		}
