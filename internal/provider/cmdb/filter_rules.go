@@ -116,35 +116,11 @@ func (v cmdbRuleValidator) ValidateObject(_ context.Context, req validator.Objec
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	a := req.ConfigValue.Attributes()
-	set := func(name string) bool { v, ok := a[name]; return ok && !v.IsNull() }
-	known := func(name string) bool { v, ok := a[name]; return !ok || !v.IsUnknown() }
-	if !known("condition") || !known("operator") {
+	a := ruleAttrs(req.ConfigValue.Attributes())
+	if !a.known("condition") || !a.known("operator") {
 		return
 	}
-	p := req.Path.String()
-	test := slices.ContainsFunc(append([]string{"field", "operator", "literal"}, cmdbValueAttrs...), set)
-	if set("condition") {
-		switch {
-		case test:
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter rule", p+" sets condition and a field test: a rule is a group (condition and rules) or a field test (field, operator, and value, values, number or numbers), not both.")
-		case !set("rules"):
-			resp.Diagnostics.AddAttributeError(req.Path.AtName("rules"), "Invalid filter rule", p+" is a group (condition is set) without rules: add rules, each a field test (CMDB refuses an empty group).")
-		}
-		return
-	}
-	if set("rules") {
-		resp.Diagnostics.AddAttributeError(req.Path.AtName("condition"), "Invalid filter rule", p+" has rules but no condition: set condition to AND or OR.")
-		return
-	}
-	if !set("field") || !set("operator") {
-		what := "a field test needs field and operator (one of " + strings.Join(cmdbOperators, ", ") + ")"
-		if v.group {
-			what += ", or the rule is a group of condition and rules"
-		} else {
-			what += "; a group cannot hold groups (CMDB refuses a tree deeper than 3)"
-		}
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter rule", p+": "+what+".")
+	if !v.checkShape(a, req, resp) {
 		return
 	}
 	opV, _ := a["operator"].(types.String)
@@ -152,12 +128,60 @@ func (v cmdbRuleValidator) ValidateObject(_ context.Context, req validator.Objec
 	if !slices.Contains(cmdbOperators, op) {
 		return // the operator's own validator says so
 	}
-	field, _ := a["field"].(types.String)
-	checkTakes(req, resp, op, set, v.fields)
+	checkTakes(req, resp, op, a.set, v.fields)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if set("literal") && !slices.Contains(cmdbStringOperators, op) {
+	v.checkValues(a, op, req, resp)
+}
+
+// ruleAttrs are the attributes of a rule as its validator reads them.
+type ruleAttrs map[string]attr.Value
+
+// set says whether the rule sets name (unknown counts as set).
+func (a ruleAttrs) set(name string) bool { v, ok := a[name]; return ok && !v.IsNull() }
+
+// known says whether name's value is known (or not an attribute of the rule).
+func (a ruleAttrs) known(name string) bool { v, ok := a[name]; return !ok || !v.IsUnknown() }
+
+// checkShape checks that the rule is a group (condition and rules) or a
+// field test (field and operator), not both nor neither; it says whether
+// the rule is a field test to check further.
+func (v cmdbRuleValidator) checkShape(a ruleAttrs, req validator.ObjectRequest, resp *validator.ObjectResponse) bool {
+	p := req.Path.String()
+	test := slices.ContainsFunc(append([]string{"field", "operator", "literal"}, cmdbValueAttrs...), a.set)
+	if a.set("condition") {
+		switch {
+		case test:
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter rule", p+" sets condition and a field test: a rule is a group (condition and rules) or a field test (field, operator, and value, values, number or numbers), not both.")
+		case !a.set("rules"):
+			resp.Diagnostics.AddAttributeError(req.Path.AtName("rules"), "Invalid filter rule", p+" is a group (condition is set) without rules: add rules, each a field test (CMDB refuses an empty group).")
+		}
+		return false
+	}
+	if a.set("rules") {
+		resp.Diagnostics.AddAttributeError(req.Path.AtName("condition"), "Invalid filter rule", p+" has rules but no condition: set condition to AND or OR.")
+		return false
+	}
+	if !a.set("field") || !a.set("operator") {
+		what := "a field test needs field and operator (one of " + strings.Join(cmdbOperators, ", ") + ")"
+		if v.group {
+			what += ", or the rule is a group of condition and rules"
+		} else {
+			what += "; a group cannot hold groups (CMDB refuses a tree deeper than 3)"
+		}
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid filter rule", p+": "+what+".")
+		return false
+	}
+	return true
+}
+
+// checkValues checks a field test's values against its operator op and
+// field: literal, an empty or numeric string operator's value, a
+// comparison's value, numeric and IPv6 fields' values.
+func (v cmdbRuleValidator) checkValues(a ruleAttrs, op string, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	field, _ := a["field"].(types.String)
+	if a.set("literal") && !slices.Contains(cmdbStringOperators, op) {
 		resp.Diagnostics.AddAttributeError(req.Path.AtName("literal"), "Invalid filter rule",
 			fmt.Sprintf("%s: literal applies to the string operators (%s) only, not %s.", req.Path.AtName("literal"), strings.Join(cmdbStringOperators, ", "), op))
 	}
@@ -173,7 +197,7 @@ func (v cmdbRuleValidator) ValidateObject(_ context.Context, req validator.Objec
 			resp.Diagnostics.AddAttributeWarning(req.Path.AtName("field"), "Filter matches by string on a numeric field",
 				fmt.Sprintf("%s: %s holds numbers, and %s matches strings only: it matches no host (a not_ form matches every host). Use equal, in or a comparison with number.", req.Path.AtName("field"), field.ValueString(), op))
 		}
-	case slices.Contains(cmdbCompareOperators, op) && set("value") && !field.IsUnknown() && !numericField:
+	case slices.Contains(cmdbCompareOperators, op) && a.set("value") && !field.IsUnknown() && !numericField:
 		resp.Diagnostics.AddAttributeError(req.Path.AtName("value"), "Invalid filter value",
 			fmt.Sprintf("%s: operator %s compares numbers, and value is sent as a string, which CMDB refuses (1199006): set number instead (for example number = %s).", req.Path.AtName("value"), op, cmdbNumberHint(value)))
 	case numericField:

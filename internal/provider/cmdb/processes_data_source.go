@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/gsekit"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
@@ -152,12 +153,12 @@ func (d *cmdbProcessesDataSource) Read(ctx context.Context, req datasource.ReadR
 	if ns == "" {
 		ns = fmt.Sprintf("GSEKIT_BIZ_%d", biz)
 	}
-	out := buildGroups(rows, found, ns, d.client.Gateway())
-	if w := out.skippedWarning(); w != "" {
-		resp.Diagnostics.AddWarning(fmt.Sprintf("%d process instances of business %d left out", len(out.skipped), biz), w)
+	gateway := d.client.Gateway()
+	out := gsekit.BuildGroups(rows, gsekitHosts(found, gateway), ns)
+	if w := skippedWarning(out.Skipped); w != "" {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("%d process instances of business %d left out", len(out.Skipped), biz), w)
 	}
-	var diags = out.values(ctx, &m)
-	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(processesValues(ctx, out, gateway, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -1,4 +1,4 @@
-package cmdb
+package gsekit
 
 import (
 	"fmt"
@@ -14,12 +14,14 @@ import (
 // renders the part of Mako that needs no Python and no GSEKit state, to the
 // same bytes, and refuses the rest, naming it: never a half-rendered spec.
 
-// renderContext is what a template may name for one instance: GSEKit's
+// RenderContext is what a template may name for one instance: GSEKit's
 // names and their legacy spellings, ints or strings.
-type renderContext map[string]any
+type RenderContext map[string]any
 
-func newRenderContext(setName, moduleName, alias string, localInstID int64) renderContext {
-	return renderContext{
+// NewRenderContext is the context of instance localInstID of the process
+// alias in a module of a set.
+func NewRenderContext(setName, moduleName, alias string, localInstID int64) RenderContext {
+	return RenderContext{
 		"local_inst_id": localInstID, "local_inst_id0": localInstID - 1, "LocalInstID": localInstID, "LocalInstID0": localInstID - 1,
 		"bk_set_name": setName, "SetName": setName, "bk_module_name": moduleName, "ModuleName": moduleName,
 		"bk_process_name": alias, "FuncID": alias, // FuncID is the alias, not the function id (GSEKit's legacy name)
@@ -34,8 +36,8 @@ var gsekitStateNames = []string{"inst_id", "inst_id_0", "InstID", "InstID0", "mo
 // an integer literal joined by +, - or *.
 var renderExpr = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:([-+*])\s*(\d+)\s*)?$`)
 
-// render is text rendered as GSEKit would, or why it cannot be.
-func render(text string, ctx renderContext) (string, error) {
+// Render is text rendered as GSEKit would, or why it cannot be.
+func Render(text string, ctx RenderContext) (string, error) {
 	text = strings.ReplaceAll(text, "\t", "    ") // GSEKit's clean_mako_content does it before Mako
 	if strings.Contains(text, "<%") {
 		return "", fmt.Errorf("a Mako tag (<%%...>)")
@@ -77,7 +79,7 @@ func render(text string, ctx renderContext) (string, error) {
 }
 
 // evaluate is the value of the expression of ${expr}.
-func evaluate(expr string, ctx renderContext) (string, error) {
+func evaluate(expr string, ctx RenderContext) (string, error) {
 	m := renderExpr.FindStringSubmatch(expr)
 	if m == nil {
 		return "", fmt.Errorf("${%s}: only ${name}, and ${name + n}, ${name - n} or ${name * n} with an integer n, are rendered without Mako", expr)

@@ -1,13 +1,15 @@
-package cmdb
+package gsekit_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/gsekit"
 )
 
 // What renders to GSEKit's bytes, and what is refused with the construct named.
 func TestRender(t *testing.T) {
-	ctx := newRenderContext("set-a", "mod-1", "nginx", 2)
+	ctx := gsekit.NewRenderContext("set-a", "mod-1", "nginx", 2)
 	for _, tc := range []struct{ in, want, refused string }{
 		{in: "/data/nginx", want: "/data/nginx"},
 		{in: "/data/${bk_module_name}/${bk_set_name}/${bk_process_name}", want: "/data/mod-1/set-a/nginx"},
@@ -29,7 +31,7 @@ func TestRender(t *testing.T) {
 		{in: "./a \\\n  --b", refused: "backslash"},
 		{in: "${local_inst_id", refused: "${ without its }"},
 	} {
-		got, err := render(tc.in, ctx)
+		got, err := gsekit.Render(tc.in, ctx)
 		switch {
 		case tc.refused == "" && (err != nil || got != tc.want):
 			t.Errorf("render(%q) = %q, %v; want %q", tc.in, got, err, tc.want)

@@ -1,0 +1,122 @@
+package cmdb
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/gsekit"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+)
+
+// gsekitHosts are the rows' hosts (found, by id) as GSEKit's rules take
+// them: each with its address in this mode, or why it has none (hostAddress).
+func gsekitHosts(found map[int64]gse.CMDBHost, gateway bool) map[int64]*gsekit.Host {
+	out := make(map[int64]*gsekit.Host, len(found))
+	for id, h := range found {
+		ip, reason := hostAddress(h, gateway)
+		out[id] = &gsekit.Host{CMDB: h, IP: ip, Unusable: reason}
+	}
+	return out
+}
+
+// specAttrTypes are the attribute types of gse_managed_process's spec.
+var specAttrTypes = func() map[string]attr.Type {
+	out := map[string]attr.Type{}
+	for name, a := range spec.Attribute.Attributes {
+		out[name] = a.GetType()
+	}
+	return out
+}()
+
+// processesValues sets m's outputs from o; gateway says how hosts are
+// addressed (hostObject).
+func processesValues(ctx context.Context, o gsekit.Grouping, gateway bool, m *cmdbProcessesModel) diag.Diagnostics {
+	groups, groupOf, diags := groupValues(ctx, o, gateway)
+	m.Groups = types.MapValueMust(groupType, groups)
+	procs := make([]attr.Value, len(o.Instances))
+	for i, in := range o.Instances {
+		procs[i] = processValue(o.Namespace, groupOf[in], in)
+	}
+	m.Processes = types.ListValueMust(processType, procs)
+	skips := make([]attr.Value, len(o.Skipped))
+	for i, s := range o.Skipped {
+		skips[i] = types.ObjectValueMust(skippedType.AttrTypes, map[string]attr.Value{
+			"bk_process_id": types.Int64Value(s.Row.Process.ID), "bk_process_name": types.StringValue(s.Row.Process.Name),
+			"local_inst_id": types.Int64Value(s.N), "bk_host_id": types.Int64Value(s.Row.Host.ID), "reason": types.StringValue(s.Reason),
+		})
+	}
+	m.Skipped = types.ListValueMust(skippedType, skips)
+	return diags
+}
+
+// groupValues are o's groups by key, and the key of each instance's group.
+func groupValues(ctx context.Context, o gsekit.Grouping, gateway bool) (map[string]attr.Value, map[*gsekit.Instance]string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	groups := make(map[string]attr.Value, len(o.Groups))
+	groupOf := map[*gsekit.Instance]string{}
+	objects := map[int64]attr.Value{} // each host's element, made once for all its instances
+	for _, g := range o.Groups {
+		first := g.Instances[0]
+		sv, d := types.ObjectValueFrom(ctx, specAttrTypes, spec.Flatten(first.Spec))
+		diags.Append(d...)
+		hostList := make([]attr.Value, 0, len(g.Instances))
+		seen := map[int64]bool{}
+		for _, in := range g.Instances {
+			groupOf[in] = g.Key
+			if id := in.Row.Host.ID; !seen[id] {
+				seen[id] = true
+				hostList = append(hostList, cachedHostObject(objects, in.Host, gateway))
+			}
+		}
+		groups[g.Key] = types.ObjectValueMust(groupType.AttrTypes, map[string]attr.Value{
+			"meta": types.ObjectValueMust(metaType.AttrTypes, map[string]attr.Value{
+				"namespace": types.StringValue(o.Namespace), "name": types.StringValue(first.Name), "labels": types.MapNull(types.StringType)}),
+			"spec":     sv,
+			"hosts":    types.ListValueMust(hosts.ObjectType, hostList),
+			"priority": types.Int64PointerValue(first.Priority),
+		})
+	}
+	return groups, groupOf, diags
+}
+
+// cachedHostObject is h's hostObject, made once into objects.
+func cachedHostObject(objects map[int64]attr.Value, h *gsekit.Host, gateway bool) attr.Value {
+	obj, ok := objects[h.CMDB.BkHostID]
+	if !ok {
+		obj = hostObject(h.CMDB, h.IP, gateway)
+		objects[h.CMDB.BkHostID] = obj
+	}
+	return obj
+}
+
+// processValue is an element of processes: in, in group key of namespace ns.
+func processValue(ns, key string, in *gsekit.Instance) attr.Value {
+	r := in.Row
+	return types.ObjectValueMust(processType.AttrTypes, map[string]attr.Value{
+		"group": types.StringValue(key), "namespace": types.StringValue(ns), "name": types.StringValue(in.Name),
+		"local_inst_id": types.Int64Value(in.N), "bk_process_id": types.Int64Value(r.Process.ID), "bk_process_name": types.StringValue(r.Process.Name),
+		"bk_func_name": types.StringValue(r.Process.FuncName), "priority": types.Int64PointerValue(in.Priority), "bk_host_id": types.Int64Value(r.Host.ID),
+		"bk_set_id": types.Int64Value(r.Set.ID), "bk_set_name": types.StringValue(r.Set.Name), "bk_module_id": types.Int64Value(r.Module.ID),
+		"bk_module_name": types.StringValue(r.Module.Name), "service_instance_id": types.Int64Value(r.ServiceInstance.ID),
+		"process_template_id": types.Int64Value(r.ProcessTemplate.ID),
+	})
+}
+
+// skippedWarning names the instances left out ("" when none).
+func skippedWarning(skipped []gsekit.Skipped) string {
+	if len(skipped) == 0 {
+		return ""
+	}
+	lines := make([]string, len(skipped))
+	for i, s := range skipped {
+		lines[i] = fmt.Sprintf("%s (bk_process_id %d) on bk_host_id %d: %s", gsekit.InstanceName(s.Row.Process.Name, s.N), s.Row.Process.ID, s.Row.Host.ID, s.Reason)
+	}
+	return "These process instances are not in groups; skipped lists them all:\n" + joinReasons(lines, 20, "... and %d more") +
+		"\n\nRender what GSEKit renders with Mako or its database by hand (a gse_managed_process of your own), or change the template in CMDB."
+}
