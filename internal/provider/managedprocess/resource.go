@@ -210,10 +210,11 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	resp.Diagnostics.Append(state.setChanged(ctx, prior, &resp.State)...)
 }
 
-// Update converges step by step. applied starts as the prior state and records
-// each step that succeeded, so a failure leaves a state that says what exists
-// (hosts registered or possibly registered, spec in effect, triggers run);
-// runtime drift (hosting, run state) is caught by the next refresh anyway.
+// Update converges step by step (lifecycle.Steps.Update). After a failure the
+// state is the prior one with each step that succeeded (reached), so that it
+// says what exists (hosts registered or possibly registered, spec in effect,
+// triggers run); runtime drift (hosting, run state) is caught by the next
+// refresh anyway.
 func (r *managedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer appendIdentity(ctx, req.Plan, resp.Identity, &resp.Diagnostics)
 	var plan, prior managedProcessModel
