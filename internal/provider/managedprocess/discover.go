@@ -128,7 +128,7 @@ func (d discoveredProcess) flatten(ctx context.Context) (managedProcessModel, di
 		ID: types.StringValue(d.Meta.String()), Meta: meta, Hosts: hosts.NewList(list),
 		Managed: types.BoolValue(hosted == len(list)), Running: types.BoolNull(),
 		RestartTriggers: types.MapNull(types.StringType), ReloadTriggers: types.MapNull(types.StringType),
-		HostStatus: hostStatusValue(list, d.byKey()),
+		HostStatus: status.Observed{Found: d.byKey()}.HostStatus(list, status.HostStatus{}),
 		Timeouts:   timeoutsNull(ctx),
 	}
 	if hosted == len(list) && running == len(list) {

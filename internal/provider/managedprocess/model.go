@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
@@ -28,85 +26,6 @@ type managedProcessModel struct {
 	HostStatus      status.HostStatus `tfsdk:"host_status"`
 	Rollout         *rollout.Model    `tfsdk:"rollout"`
 	Timeouts        timeouts.Value    `tfsdk:"timeouts"`
-}
-
-// hostStatusValue builds host_status for hosts from their status entries (see status.Find).
-func hostStatusValue(hosts []hosts.Model, byKey map[string]gse.ProcStatus) status.HostStatus {
-	entries := make(map[string]status.HostEntry, len(hosts))
-	for _, h := range hosts {
-		if e, ok := byKey[h.Expand().Key()]; ok {
-			entries[statusKey(h)] = status.HostEntry{Status: types.StringValue(status.Name(e.Status)), Managed: types.BoolValue(e.IsAuto)}
-		}
-	}
-	return status.NewHostStatus(entries)
-}
-
-// proven records in host_status what a successful apply proved on hosts:
-// the run state and hosting a success proves (gse.OpInfo.Running, Hosted). A
-// fact no task proved is null until appliedStatus reads it; hosts the apply
-// did not touch keep their last refreshed values.
-type proven struct {
-	prior   status.HostStatus // host_status of the prior state (null on create)
-	touched map[string]hostFacts
-}
-
-type hostFacts struct {
-	running, managed *bool
-}
-
-// note records what op's success proved on hosts; a start or restart of a
-// one-shot process proves no run state (it may have run and exited).
-func (p *proven) note(hosts []gse.Host, op gse.OpType, oneShot bool) {
-	if p.touched == nil {
-		p.touched = map[string]hostFacts{}
-	}
-	proves := op.Info()
-	for _, h := range hosts {
-		facts := p.touched[h.Key()]
-		switch {
-		case oneShot && proves.Starts:
-			facts.running = nil // it may have run and exited already
-		case proves.Running != nil:
-			facts.running = proves.Running
-		}
-		if proves.Hosted != nil {
-			facts.managed = proves.Hosted
-		}
-		p.touched[h.Key()] = facts
-	}
-}
-
-// value is host_status for hosts after the apply.
-func (p *proven) value(hosts []hosts.Model) status.HostStatus {
-	entries := make(map[string]status.HostEntry, len(hosts))
-	for _, h := range hosts {
-		k := statusKey(h)
-		facts, touched := p.touched[h.Expand().Key()]
-		old, known := p.prior.Entries[k]
-		switch {
-		case !touched && known:
-			entries[k] = old
-		case !touched:
-			entries[k] = status.HostEntry{} // all null
-		default:
-			var e status.HostEntry
-			if facts.running != nil {
-				e.Status = types.StringValue(map[bool]string{true: "running", false: "stopped"}[*facts.running])
-			}
-			if facts.managed != nil {
-				e.Managed = types.BoolValue(*facts.managed)
-			}
-			entries[k] = e
-		}
-	}
-	return status.NewHostStatus(entries)
-}
-
-// statusKey is the key of a host in host_status: its address as written in
-// the configuration (gse.Host.Address: {bk_cloud_id}:{ip}, or the agent id of
-// a host given by one), not its Key, so the keys of existing states stay.
-func statusKey(h hosts.Model) string {
-	return gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64(), AgentID: h.AgentID.ValueString()}.Address()
 }
 
 // desired is what the configuration last asked of hosting and run state. It
@@ -165,18 +84,3 @@ func observedFlag(want bool, n, total int) bool {
 	}
 	return n > 0
 }
-
-// runSettled reports whether a host_status entry shows the run state an
-// update wants (running or not); one that does not know shows none.
-func runSettled(e status.HostEntry, running bool) bool {
-	return known(e.Status) && (e.Status.ValueString() == "running") == running
-}
-
-// hostingSettled reports whether a host_status entry shows the hosting an
-// update wants (managed or not).
-func hostingSettled(e status.HostEntry, managed bool) bool {
-	return known(e.Managed) && e.Managed.ValueBool() == managed
-}
-
-// known reports whether v is neither null nor unknown.
-func known(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }

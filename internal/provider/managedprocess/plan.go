@@ -51,12 +51,12 @@ func sayHostsMoving(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, dia
 		fmt.Sprintf("Leaving (the process is removed there): %s.\nJoining (the process is registered there): %s.\n"+
 			"Terraform shows the change of hosts position by position, so a host leaving and another joining at the same position "+
 			"reads as a change of its ip or bk_cloud_id above; no host changes address.",
-			hostNames(plumbing.Each(removed, statusKey)), hostNames(plumbing.Each(added, statusKey))))
+			hostNames(plumbing.Each(removed, status.Key)), hostNames(plumbing.Each(added, status.Key))))
 }
 
 // sayHostsDrifted names, in a warning, the hosts whose host_status the
 // refresh found out of the planned run state or hosting: the hosts a repair
-// acts on, and the only ones (setRunning, setHosting), which host_status shows
+// acts on, and the only ones (lifecycle's setRunning, setHosting), which host_status shows
 // only among every host's entries.
 func sayHostsDrifted(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, diags *diag.Diagnostics) {
 	var planned hosts.List
@@ -75,19 +75,19 @@ func sayHostsDrifted(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, di
 	}
 	var drifted []string
 	for _, h := range planned.Hosts() {
-		e, ok := prior.Entries[statusKey(h)]
+		e, ok := prior.Entries[status.Key(h)]
 		if !ok {
 			continue // joining, or never read: not drift
 		}
 		var off []string
-		if !running.IsNull() && known(e.Status) && !runSettled(e, running.ValueBool()) {
+		if f := e.Fact(); !running.IsNull() && f.Running != nil && !f.RunSettled(running.ValueBool()) {
 			off = append(off, e.Status.ValueString())
 		}
-		if !managed.IsNull() && known(e.Managed) && !hostingSettled(e, managed.ValueBool()) {
+		if f := e.Fact(); !managed.IsNull() && f.Managed != nil && !f.HostingSettled(managed.ValueBool()) {
 			off = append(off, map[bool]string{true: "hosted", false: "not hosted"}[e.Managed.ValueBool()])
 		}
 		if len(off) > 0 {
-			drifted = append(drifted, statusKey(h)+" ("+strings.Join(off, ", ")+")")
+			drifted = append(drifted, status.Key(h)+" ("+strings.Join(off, ", ")+")")
 		}
 	}
 	if len(drifted) == 0 {

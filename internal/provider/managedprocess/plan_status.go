@@ -2,6 +2,7 @@ package managedprocess
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -22,7 +23,7 @@ import (
 // (triggers), and, after a spec change, which hosts the kept hosts again
 // (op_type 3), the hosts that were not hosted: hosting a hosted process
 // changes none of its facts. Update records the planned entries as they are
-// and reads the others (updatedStatus). ok is false when the plan leaves too
+// and reads the others (status.Updated). ok is false when the plan leaves too
 // much unknown to tell.
 func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (st status.HostStatus, ok bool, diags diag.Diagnostics) {
 	type side struct {
@@ -59,17 +60,18 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (st 
 	changed := func(plan, prior types.Map) bool { return !plan.IsNull() && !plan.Equal(prior) }
 	settled := next.running.IsNull() || (!prior.running.IsNull() && prior.running.ValueBool() == next.running.ValueBool())
 	every := changed(next.restartTriggers, prior.restartTriggers) || changed(next.reloadTriggers, prior.reloadTriggers)
-	// As the update acts (setHosting, setRunning): on the hosts whose entry is
+	// As the update acts (lifecycle's setHosting, setRunning): on the hosts whose entry is
 	// not already in the planned hosting or run state.
 	drifted := func(e status.HostEntry) bool {
-		return (!settled && !runSettled(e, next.running.ValueBool())) ||
-			(!next.managed.Equal(prior.managed) && !hostingSettled(e, next.managed.ValueBool()))
+		f := e.Fact()
+		return (!settled && !f.RunSettled(next.running.ValueBool())) ||
+			(!next.managed.Equal(prior.managed) && !f.HostingSettled(next.managed.ValueBool()))
 	}
 	rehost := !sameSpec(prior.spec.Decoded, next.spec.Decoded) || !prior.labels.Equal(next.labels)
 	unknown := status.HostEntry{Managed: types.BoolUnknown(), Status: types.StringUnknown()}
 	entries := make(map[string]status.HostEntry, len(next.hosts.Hosts()))
 	for _, h := range next.hosts.Hosts() {
-		k := statusKey(h)
+		k := status.Key(h)
 		old, ok := prior.hostStatus.Entries[k]
 		switch {
 		case every, !ok, drifted(old), rehost && !old.Managed.ValueBool():
@@ -79,4 +81,12 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (st 
 		}
 	}
 	return status.NewHostStatus(entries), true, diags
+}
+
+// sameSpec compares two specs as GSE would receive them.
+func sameSpec(a, b *spec.Model) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return reflect.DeepEqual(a.Expand(), b.Expand())
 }

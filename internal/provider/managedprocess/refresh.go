@@ -71,18 +71,17 @@ func (m *refreshedModel) setChanged(ctx context.Context, prior refreshedModel, s
 	return diags
 }
 
-// observe is what Read finds of hosts: those kept (the process is registered
-// there, or the agent is down and GSE cannot say), how many of those it
-// answered for host the process and run it, and the process's labels.
-func observe(hosts []hosts.Model, byKey map[string]gse.ProcStatus, down map[string]gse.AgentState) (kept []hosts.Model, hosted, running int, labels map[string]string) {
+// observe is what Read finds of hosts in obs: those kept (the process is
+// registered there, or the agent is down and GSE cannot say), how many of
+// those it answered for host the process and run it, and the process's labels.
+func observe(hosts []hosts.Model, obs status.Observed) (kept []hosts.Model, hosted, running int, labels map[string]string) {
 	for _, h := range hosts {
-		key := h.Expand().Key()
-		if _, isDown := down[key]; isDown {
+		e, seen := obs.At(h.Expand())
+		if seen == status.Unknown {
 			kept = append(kept, h) // unknown, not gone: counted in neither flag
 			continue
 		}
-		e, ok := byKey[key]
-		if !ok {
+		if seen == status.Absent {
 			continue
 		}
 		kept = append(kept, h)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/lifecycle"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
@@ -32,7 +33,7 @@ type managedProcessResource struct{ client *gse.Client }
 func NewResource() resource.Resource { return &managedProcessResource{} }
 
 // steps are the GSE calls the CRUD is made of.
-func (r *managedProcessResource) steps() processSteps { return processSteps{client: r.client} }
+func (r *managedProcessResource) steps() lifecycle.Steps { return lifecycle.Steps{Client: r.client} }
 
 func (r *managedProcessResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_managed_process"
@@ -128,24 +129,15 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
-	meta, d := plan.Meta.Expand(ctx)
-	resp.Diagnostics.Append(d...)
+	d, diags := plan.expand(ctx)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	spec := plan.Spec.Expand()
+	meta := d.Meta
 	plan.ID = types.StringValue(meta.String())
-	targets := plumbing.Each(plan.Hosts.Hosts(), hosts.Model.Expand)
-	var pr proven // no prior host_status
-
-	err := hosts.Reachable(ctx, r.client, targets)
-	if err == nil {
-		err = refuseLive(ctx, r.client, meta, targets)
-	}
-	var registered []gse.Host
-	if err == nil {
-		registered, err = r.steps().createInBatches(ctx, meta, spec, &plan, targets, &pr)
-	}
+	var pr lifecycle.Proven
+	registered, err := r.steps().Create(ctx, d, &pr)
 	if err != nil {
 		if len(registered) == 0 {
 			plumbing.AddAPIError(&resp.Diagnostics, "create", meta, err, "Nothing was registered by this create, so the resource is not in the state.")
@@ -158,10 +150,9 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 				"then terraform apply: it adds the failed hosts and leaves the others running.", len(registered)))
 		plan.Hosts = hosts.NewList(plumbing.SelectBy(plan.Hosts.Hosts(), plumbing.KeyOf(hosts.Model.Expand), plumbing.Each(registered, gse.Host.Key), true))
 	}
+	plan.HostStatus = status.Proved(plan.Hosts.Hosts(), status.HostStatus{}, pr.Of) // no prior host_status
 	if err == nil {
-		plan.HostStatus = r.steps().appliedStatus(ctx, meta, plan.Hosts.Hosts(), &pr, &resp.Diagnostics)
-	} else {
-		plan.HostStatus = pr.value(plan.Hosts.Hosts())
+		plan.HostStatus = status.Applied(ctx, r.client, meta, plan.Hosts.Hosts(), plan.HostStatus, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -185,18 +176,13 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	targets := plumbing.Each(state.Hosts.Hosts(), hosts.Model.Expand)
-	var byKey map[string]gse.ProcStatus
-	down, err := hosts.DownAgents(ctx, r.client, targets) // gateway: hosts whose status is unknown
-	if err == nil {
-		byKey, err = status.Find(ctx, r.client, meta, hosts.Up(targets, down))
-	}
+	obs, err := status.Read(ctx, r.client, meta, plumbing.Each(state.Hosts.Hosts(), hosts.Model.Expand))
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration (endpoint or gateway_url), then refresh again.")
 		return
 	}
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
-	kept, hosted, running, labels := observe(state.Hosts.Hosts(), byKey, down)
+	kept, hosted, running, labels := observe(state.Hosts.Hosts(), obs)
 	if len(kept) == 0 {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Process %s is gone", meta),
 			"GSE no longer has the process registered on any of its hosts, so it was removed from the state; the next apply creates it again.")
@@ -204,9 +190,9 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	state.Hosts = hosts.NewList(kept)
-	hosts.WarnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
+	hosts.WarnAgentsDown(&resp.Diagnostics, "process "+meta.String(), obs.Down)
 	// Judged against what was asked: true holds while every host agrees, false while none disagrees.
-	if seen := len(kept) - len(down); seen > 0 {
+	if seen := len(kept) - len(obs.Down); seen > 0 {
 		state.Managed = types.BoolValue(observedFlag(want.Managed, hosted, seen))
 		// A one-shot exits by design: running is what Terraform did, not read back.
 		if want.Running != nil && state.AutoType.ValueInt64() != gse.AutoTypeOneShot {
@@ -220,14 +206,15 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	case len(state.Meta.Labels.Elements()) > 0:
 		state.Meta.Labels = types.MapNull(types.StringType)
 	}
-	state.HostStatus = keepDownStatus(hostStatusValue(kept, byKey), state.HostStatus, kept, down)
+	state.HostStatus = obs.HostStatus(kept, state.HostStatus)
 	resp.Diagnostics.Append(state.setChanged(ctx, prior, &resp.State)...)
 }
 
-// Update converges step by step. applied starts as the prior state and records
-// each step that succeeded, so a failure leaves a state that says what exists
-// (hosts registered or possibly registered, spec in effect, triggers run);
-// runtime drift (hosting, run state) is caught by the next refresh anyway.
+// Update converges step by step (lifecycle.Steps.Update). After a failure the
+// state is the prior one with each step that succeeded (reached), so that it
+// says what exists (hosts registered or possibly registered, spec in effect,
+// triggers run); runtime drift (hosting, run state) is caught by the next
+// refresh anyway.
 func (r *managedProcessResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer appendIdentity(ctx, req.Plan, resp.Identity, &resp.Diagnostics)
 	var plan, prior managedProcessModel
@@ -235,26 +222,30 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
 	defer cancel()
-	meta, d := plan.Meta.Expand(ctx)
+	next, d := plan.expand(ctx)
+	resp.Diagnostics.Append(d...)
+	last, d := prior.expand(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 
-	applied := prior
-	applied.Timeouts = plan.Timeouts
-	pr := proven{prior: prior.HostStatus}
+	var pr lifecycle.Proven
 	triggers := loadTriggerProgress(ctx, req.Private, &resp.Diagnostics)
-	if err := r.steps().updateInSteps(ctx, meta, &plan, &prior, &applied, &pr, triggers); err != nil {
-		plumbing.AddAPIError(&resp.Diagnostics, "update", meta, err,
+	done, err := r.steps().Update(ctx, next, lifecycle.Prior{Desired: last, Status: prior.HostStatus.Facts()}, &pr, triggers)
+	applied := plan
+	if err != nil {
+		plumbing.AddAPIError(&resp.Diagnostics, "update", next.Meta, err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
-		applied.HostStatus = pr.value(applied.Hosts.Hosts())
-	} else {
-		applied = plan
-		applied.HostStatus = updatedStatus(plan.HostStatus, r.steps().appliedStatus(ctx, meta, applied.Hosts.Hosts(), &pr, &resp.Diagnostics))
+		applied = prior.reached(&plan, done)
+		applied.Timeouts = plan.Timeouts
+	}
+	applied.HostStatus = status.Proved(applied.Hosts.Hosts(), prior.HostStatus, pr.Of)
+	if err == nil {
+		applied.HostStatus = status.Updated(plan.HostStatus, status.Applied(ctx, r.client, next.Meta, applied.Hosts.Hosts(), applied.HostStatus, &resp.Diagnostics))
 	}
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
-	resp.Diagnostics.Append(triggers.save(ctx, resp.Private)...)
+	resp.Diagnostics.Append(saveTriggerProgress(ctx, resp.Private, triggers)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &applied)...)
 }
 
@@ -278,11 +269,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 		refuseSpeclessDelete(&resp.Diagnostics, meta, targets)
 		return
 	}
-	err := hosts.AgentsUp(ctx, r.client, targets) // gateway: fail at once on a down agent
-	if err == nil {
-		_, err = r.steps().teardown(ctx, meta, state.Spec.Expand(), targets, stop)
-	}
-	if err != nil {
+	if err := r.steps().Destroy(ctx, meta, state.Spec.Expand(), targets, stop); err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "delete", meta, err,
 			"The resource stays in the state; hosts already cleared are skipped when destroy runs again.")
 		return

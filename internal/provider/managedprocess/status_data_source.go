@@ -123,11 +123,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		return
 	}
 	slices.SortFunc(targets, hosts.CompareByAddress)
-	down, err := hosts.DownAgents(ctx, d.client, targets)
-	var byKey map[string]gse.ProcStatus
-	if err == nil {
-		byKey, err = status.Find(ctx, d.client, meta, hosts.Up(targets, down))
-	}
+	obs, err := status.Read(ctx, d.client, meta, targets)
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "read the status of", meta, err, "Check the provider configuration (endpoint or gateway_url), then plan again.")
 		return
@@ -135,13 +131,13 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	allRunning := true
 	m.ProcInfos = make([]procInfoModel, 0, len(targets))
 	for _, h := range targets {
-		e, ok := byKey[h.Key()]
-		if !ok {
+		e, seen := obs.At(h)
+		if seen == status.Absent {
 			e = gse.ProcStatus{Status: gse.StateUnregistered, Flag: gse.StateUnregistered}
 		}
 		allRunning = allRunning && e.Status == gse.StateRunning
 		state, expected := types.StringValue(status.Name(e.Status)), types.StringValue(status.Name(e.Flag))
-		if _, isDown := down[h.Key()]; isDown {
+		if seen == status.Unknown {
 			state, expected, allRunning = types.StringValue("unknown"), types.StringNull(), false
 		}
 		ip, cloud, agent := types.StringValue(h.IP), types.Int64Value(h.BkCloudID), types.StringNull()
@@ -156,7 +152,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 			ReportTime: types.Int64Value(e.ReportTime), CPUUsage: types.Float64Value(e.CPUUsage), MemUsage: types.Float64Value(e.MemUsage),
 		})
 	}
-	hosts.WarnAgentsDown(&resp.Diagnostics, "process "+meta.String(), down)
+	hosts.WarnAgentsDown(&resp.Diagnostics, "process "+meta.String(), obs.Down)
 	m.AllRunning = types.BoolValue(allRunning)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

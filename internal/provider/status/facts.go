@@ -1,0 +1,72 @@
+package status
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+)
+
+// Key is the key of a host in host_status: its address as written in the
+// configuration (gse.Host.Address: {bk_cloud_id}:{ip}, or the agent id of a
+// host given by one), not its Key, so the keys of existing states stay.
+func Key(h hosts.Model) string {
+	return gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64(), AgentID: h.AgentID.ValueString()}.Address()
+}
+
+// EntryOf is the host_status entry of a host whose status GSE reported.
+func EntryOf(e gse.ProcStatus) HostEntry {
+	return HostEntry{Status: types.StringValue(Name(e.Status)), Managed: types.BoolValue(e.IsAuto)}
+}
+
+// Fact is what is known of a process on one host, in plain values: whether
+// it runs and whether the agent hosts it, each nil where it is not known.
+type Fact struct {
+	Running, Managed *bool
+}
+
+// Fact is what e knows; a null or unknown value knows nothing.
+func (e HostEntry) Fact() Fact {
+	var f Fact
+	if known(e.Status) {
+		running := e.Status.ValueString() == "running"
+		f.Running = &running
+	}
+	if known(e.Managed) {
+		f.Managed = e.Managed.ValueBoolPointer()
+	}
+	return f
+}
+
+// Facts are the facts of every entry of m, by host_status key (Key).
+func (m HostStatus) Facts() map[string]Fact {
+	out := make(map[string]Fact, len(m.Entries))
+	for k, e := range m.Entries {
+		out[k] = e.Fact()
+	}
+	return out
+}
+
+// Entry is f as a host_status entry: a fact not known is null.
+func (f Fact) Entry() HostEntry {
+	var e HostEntry
+	if f.Running != nil {
+		e.Status = types.StringValue(map[bool]string{true: "running", false: "stopped"}[*f.Running])
+	}
+	if f.Managed != nil {
+		e.Managed = types.BoolValue(*f.Managed)
+	}
+	return e
+}
+
+// RunSettled reports whether f shows the run state an update wants (running
+// or not); a fact not known shows none.
+func (f Fact) RunSettled(running bool) bool { return f.Running != nil && *f.Running == running }
+
+// HostingSettled reports whether f shows the hosting an update wants
+// (managed or not).
+func (f Fact) HostingSettled(managed bool) bool { return f.Managed != nil && *f.Managed == managed }
+
+// known reports whether v is neither null nor unknown.
+func known(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
