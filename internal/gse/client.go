@@ -25,7 +25,7 @@ import (
 // Config holds what a Client needs: Endpoint (or GatewayURL), and either
 // AccessToken or AppCode, AppSecret and one of Username / BkToken.
 type Config struct {
-	Endpoint        string // ESB root, e.g. https://paas.example.com; with GatewayURL set, only JOB's and CMDB's APIs without their own gateway need it
+	Endpoint        string // ESB root, e.g. https://paas.example.com; with GatewayURL set, only the JOB and CMDB APIs no gateway of Config serves need it
 	AppCode         string
 	AppSecret       string
 	Username        string
