@@ -11,16 +11,15 @@ import (
 )
 
 // Apply-wide batching. Terraform applies up to ten resources at once, and
-// each used to submit its own task and poll it. Production callers (bk-nodeman,
-// GSEKit) put a step's operations into one operate_proc_multi task instead, so
-// Operate gathers the calls that arrive within a short window into one task
-// with one poller, and hands each caller only its own hosts' results.
+// production callers (bk-nodeman, GSEKit) put a step's operations into one
+// operate_proc_multi task, so Operate gathers the calls that arrive within a
+// short window into one task with one poller, and hands each caller only its
+// own hosts' results.
 //
-// The window is 100 ms by default. Through Terraform, resources reach their
-// operate step more than 20 ms apart: its walk starts them one by one as
-// others finish, and each first registers; a shorter window would miss most
-// of them (CHANGELOG: the windows measured). A batch is sent at once when it
-// holds maxBatchItems items.
+// Through Terraform, resources reach their operate step more than 20 ms
+// apart: its walk starts them one by one as others finish, and each first
+// registers; the window (defaultBatchWindow) is long enough to gather most
+// of them. A batch is sent at once when it holds maxBatchItems items.
 //
 // The window adapts for operations announced in advance (ExpectOperate: a
 // create announces its operation before it registers the process, a destroy
@@ -28,19 +27,17 @@ import (
 // last task's duration, between batchLinger and announcedWindow, and is sent
 // when it is due and no announced operation is still on its way (or at
 // announcedWindow):
-//   - a lone destroy waits batchLinger (20 ms) instead of the window, and
-//     destroys that Terraform starts together still share a task;
+//   - a lone destroy waits batchLinger instead of the window, and destroys
+//     that Terraform starts together still share a task;
 //   - a create has no batchLinger: its register was a round trip to GSE
 //     after its announcement, time for the creates Terraform started with
-//     it to announce theirs (100 creates at tasks of 2 s made 140 requests
-//     with the linger and 140-144 without, and a lone create is 20 ms
-//     sooner); any operation whose caller made a call after announcing it
-//     is treated so (madeCall);
+//     it to announce theirs; any operation whose caller made a call after
+//     announcing it is treated so (madeCall);
 //   - tasks of 2 s gather for 0.2 s: Terraform starts resources one after
 //     another as others finish, 20-60 ms apart (its state writes are
 //     serial), so a wave of creates reaches the provider over 50-500 ms;
-//   - tasks that finish at once (0.1 s) gather for batchLinger at most,
-//     where any wait would slow every create.
+//   - tasks that finish at once gather for batchLinger at most, where any
+//     wait would slow every create.
 //
 // A batch holding an unannounced operation waits the window: nothing tells
 // what may still come.

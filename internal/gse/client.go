@@ -1,8 +1,3 @@
-// Package gse is a typed client for the process-management APIs of BlueKing:
-// GSE 1.0 and JOB through ESB, GSE 2.0 through the API gateway, and CMDB's
-// hosts through ESB or the bk-cmdb gateway. It knows HTTP, authentication,
-// envelopes, retries, rate limits, batching and polling, and nothing of
-// Terraform.
 package gse
 
 import (
@@ -30,7 +25,7 @@ import (
 // Config holds what a Client needs: Endpoint (or GatewayURL), and either
 // AccessToken or AppCode, AppSecret and one of Username / BkToken.
 type Config struct {
-	Endpoint        string // ESB root, e.g. https://paas.example.com; only the JOB APIs need it when GatewayURL is set
+	Endpoint        string // ESB root, e.g. https://paas.example.com; with GatewayURL set, only the JOB and CMDB APIs no gateway of Config serves need it
 	AppCode         string
 	AppSecret       string
 	Username        string
@@ -81,17 +76,17 @@ type Config struct {
 }
 
 // secrets lists every credential of cfg, to be redacted from every text the
-// client returns or logs. A new credential (GSE 2.0's access_token) goes here.
+// client returns or logs; a credential Config gains goes here too.
 func (cfg Config) secrets() []string { return []string{cfg.AppSecret, cfg.BkToken, cfg.AccessToken} }
 
-// Client calls the GSE and JOB process APIs, one service per API family (as
+// Client calls the GSE, JOB and CMDB APIs, one service per API family (as
 // google/go-github's client does). It is safe for concurrent use.
 type Client struct {
 	Proc *ProcService // GSE's process APIs (register_proc_info, operate_proc_multi, get_proc_status_v2, ...)
-	Job  *JobService  // the JOB platform's process APIs (operate_process, operate_proc, get_proc_result)
+	Job  *JobService  // the JOB platform's process APIs (operate_process, operate_proc, get_proc_result) and v3 jobs (push_config_file, fast_execute_script, ...)
 	// Cluster is GSE 2.0's agent APIs (list_agent_state); gateway mode only.
 	Cluster *ClusterService
-	CMDB    *CMDBService // bk-cmdb's host listing (list_biz_hosts), through ESB or its gateway
+	CMDB    *CMDBService // bk-cmdb's hosts and processes (list_biz_hosts, list_process_related_info), through ESB or its gateway
 
 	base       *url.URL // ESB root; nil when only GatewayURL is set
 	gateway    *url.URL // GSE 2.0 root; nil in ESB mode
@@ -207,7 +202,7 @@ func newTransport(cfg Config) (*http.Transport, error) {
 	transport := cleanhttp.DefaultPooledTransport()
 	// Terraform calls up to -parallelism (10) resources at once, and batch
 	// pollers run beside them; the default keeps GOMAXPROCS+1 idle connections,
-	// so past that every burst dialled (and shook hands over TLS) again.
+	// so past that every burst would dial (and shake hands over TLS) again.
 	transport.MaxIdleConnsPerHost = 32
 	if cfg.InsecureSkipVerify || cfg.CACertPEM != "" {
 		tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // opt-in
@@ -274,6 +269,7 @@ func ParseEndpoint(s string) (*url.URL, error) {
 	return u, nil
 }
 
+// orDefault is d, or def when d is not positive.
 func orDefault(d, def time.Duration) time.Duration {
 	if d > 0 {
 		return d
@@ -296,6 +292,8 @@ func (cfg Config) checkCredentials() error {
 	return nil
 }
 
+// authArgs are the credentials as sent: in the X-Bkapi-Authorization header,
+// and on ESB in every body too.
 type authArgs struct {
 	AppCode         string `json:"bk_app_code,omitempty"`
 	AppSecret       string `json:"bk_app_secret,omitempty"`
@@ -343,6 +341,7 @@ func decodeEnvelope(raw []byte) (envelope, error) {
 	return env, err
 }
 
+// ok reports a reply that accepted the call.
 func (e *envelope) ok() bool {
 	if e.Result != nil {
 		return *e.Result && e.Code == 0
@@ -354,7 +353,8 @@ type ctxKey int
 
 const callKey ctxKey = 0
 
-// callInfo travels in the request context so the retry policy and log hook see it.
+// callInfo travels in the request context so the retry policy and the hooks
+// of the retrying client (retry.go) see it.
 type callInfo struct {
 	api        string
 	root       Root
@@ -378,9 +378,9 @@ type callInfo struct {
 	pacer              *pacer
 }
 
-// call posts body (plus the common arguments) to family/api and decodes the
-// envelope's data into out. Non-idempotent calls are retried only where the
-// request cannot have been acted on (see checkRetry).
+// call sends body to family/api on the root that serves it (route) and
+// decodes the envelope's data into out. Non-idempotent calls are retried
+// only where the request cannot have been acted on (see checkRetry).
 func (c *Client) call(ctx context.Context, family, api string, body, out any, idempotent bool) error {
 	_, err := c.do(ctx, family, api, body, out, idempotent)
 	return err
@@ -392,36 +392,50 @@ func (c *Client) do(ctx context.Context, family, api string, body, out any, idem
 	return c.post(ctx, api, target, root, body, out, idempotent)
 }
 
-// post sends body to target (a gateway URL when viaGateway: credentials only
-// in the header) and decodes the envelope's data into out; api names the call
-// in errors and logs.
-func (c *Client) post(ctx context.Context, api, target string, root Root, body, out any, idempotent bool) (info *callInfo, err error) {
+// post sends body to target, a URL on root ("" when no root serves it), and
+// decodes the envelope's data into out; api names the call in errors and
+// logs.
+func (c *Client) post(ctx context.Context, api, target string, root Root, body, out any, idempotent bool) (*callInfo, error) {
 	defer madeCall(ctx)
-	viaGateway := root != RootESB
 	rid, _ := uuid.GenerateUUID()
-	info = &callInfo{api: api, root: root, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries}
-	info.pacer = c.pacers[info.root]
+	info := &callInfo{api: api, root: root, requestID: rid, idempotent: idempotent, redact: c.redact, credential: c.credential, maxRetries: c.maxRetries, pacer: c.pacers[root]}
 	if target == "" {
 		return info, fmt.Errorf("%s: no ESB endpoint is configured (the gateway serves only GSE's APIs)", api)
 	}
-	// A query (url.Values) is a GET, as the gateway routes some read APIs
-	// (bk-job's get_job_instance_status); anything else a JSON body.
+	req, err := c.request(context.WithValue(ctx, callKey, info), info, target, body)
+	if err != nil {
+		return info, err
+	}
+	start := time.Now()
+	resp, err := c.send(req, info, start)
+	if err != nil {
+		return info, err
+	}
+	defer resp.Body.Close()
+	return info, c.check(req.Context(), info, resp, start, out)
+}
+
+// request builds the request of the call info describes, its context ctx:
+// a GET of the query when body is url.Values, as the gateway routes some
+// read APIs (bk-job's get_job_instance_status), a POST of body as JSON
+// otherwise, with the common arguments merged in on ESB (the gateways take
+// credentials only from the header).
+func (c *Client) request(ctx context.Context, info *callInfo, target string, body any) (*retryablehttp.Request, error) {
 	method, payload := http.MethodPost, []byte(nil)
 	if q, ok := body.(url.Values); ok {
 		method, target = http.MethodGet, target+"?"+q.Encode()
 	} else {
+		var err error
 		if payload, err = json.Marshal(body); err != nil {
-			return info, fmt.Errorf("%s: encoding the request: %w", api, err)
+			return nil, fmt.Errorf("%s: encoding the request: %w", info.api, err)
 		}
-		if !viaGateway && len(c.bodyAuth) > 2 {
-			payload = mergeObjects(c.bodyAuth, payload) // the gateway takes credentials only from the header
+		if info.root == RootESB && len(c.bodyAuth) > 2 {
+			payload = mergeObjects(c.bodyAuth, payload)
 		}
 	}
-	ctx = context.WithValue(ctx, callKey, info)
-
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, target, payload)
 	if err != nil {
-		return info, fmt.Errorf("%s: %w", api, err)
+		return nil, fmt.Errorf("%s: %w", info.api, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -429,30 +443,43 @@ func (c *Client) post(ctx context.Context, api, target string, root Root, body, 
 	req.Header.Set("X-Bkapi-Authorization", c.headerAuth)
 	// The id the gateway and bk-cmdb log (the gateway replaces an
 	// X-Bkapi-Request-Id with its own: bk-request-id.lua).
-	req.Header.Set("X-Request-Id", rid)
+	req.Header.Set("X-Request-Id", info.requestID)
 	if c.tenant != "" {
 		req.Header.Set("X-Bk-Tenant-Id", c.tenant)
 	}
+	return req, nil
+}
 
-	start := time.Now()
+// send sends req through the retrying client (retry.go), whose first
+// attempt starts at start. When no attempt was answered it logs the failure
+// and says why: the context ended after a failed attempt (InterruptedError),
+// the root refused the connection (ConnectError), or the client's error.
+func (c *Client) send(req *retryablehttp.Request, info *callInfo, start time.Time) (*http.Response, error) {
 	resp, err := c.http.Do(req)
-	if err != nil {
-		var op *net.OpError
-		switch {
-		case ctx.Err() != nil && info.last != nil:
-			err = c.interrupted(ctx.Err(), info.last)
-		case ctx.Err() == nil && errors.As(err, &op) && op.Op == "dial":
-			err = &ConnectError{API: api, Root: info.root, URL: req.URL.Scheme + "://" + req.URL.Host, Err: err}
-		default:
-			err = fmt.Errorf("%s: %w", api, err)
-		}
-		c.log.Warn(ctx, "GSE API call failed", map[string]any{"api": api, "request_id": rid, "attempts": info.attempts, "elapsed_ms": time.Since(start).Milliseconds(), "error": err.Error()})
-		return info, err
+	if err == nil {
+		return resp, nil
 	}
-	defer resp.Body.Close()
+	ctx := req.Context()
+	var op *net.OpError
+	switch {
+	case ctx.Err() != nil && info.last != nil:
+		err = c.interrupted(ctx.Err(), info.last)
+	case ctx.Err() == nil && errors.As(err, &op) && op.Op == "dial":
+		err = &ConnectError{API: info.api, Root: info.root, URL: req.URL.Scheme + "://" + req.URL.Host, Err: err}
+	default:
+		err = fmt.Errorf("%s: %w", info.api, err)
+	}
+	c.log.Warn(ctx, "GSE API call failed", map[string]any{"api": info.api, "request_id": info.requestID, "attempts": info.attempts, "elapsed_ms": time.Since(start).Milliseconds(), "error": err.Error()})
+	return nil, err
+}
+
+// check reads the reply resp to the call sent at start, logs it, and
+// returns the error of its status or envelope (attemptError); without one it
+// decodes the envelope's data into out, redacted.
+func (c *Client) check(ctx context.Context, info *callInfo, resp *http.Response, start time.Time, out any) error {
 	raw, readErr := io.ReadAll(resp.Body) // checkRetry buffered it, with the read error of the last attempt
 	env, decodeErr := decodeEnvelope(raw)
-	fields := map[string]any{"api": api, "request_id": rid, "attempts": info.attempts, "http_status": resp.StatusCode, "code": env.Code, "elapsed_ms": time.Since(start).Milliseconds()}
+	fields := map[string]any{"api": info.api, "request_id": info.requestID, "attempts": info.attempts, "http_status": resp.StatusCode, "code": env.Code, "elapsed_ms": time.Since(start).Milliseconds()}
 	if env.RequestID != "" {
 		fields["server_request_id"] = env.RequestID
 	}
@@ -461,16 +488,16 @@ func (c *Client) post(ctx context.Context, api, target string, root Root, body, 
 	}
 	c.log.Debug(ctx, "GSE API call", fields)
 	if err := attemptError(info, resp, raw, readErr, env, decodeErr); err != nil {
-		return info, err
+		return err
 	}
 	if out != nil && len(env.Data) > 0 && string(env.Data) != "null" {
 		if err := json.Unmarshal(env.Data, out); err != nil {
-			return info, &ReplyError{API: api, HTTPStatus: resp.StatusCode, RequestID: orString(env.RequestID, rid), Attempts: info.attempts,
+			return &ReplyError{API: info.api, HTTPStatus: resp.StatusCode, RequestID: orString(env.RequestID, info.requestID), Attempts: info.attempts,
 				Err: fmt.Errorf("decoding data: %w", err), Body: c.redact.String(snippet(env.Data))}
 		}
 		c.redact.value(out) // per-host messages and contents may echo the request too
 	}
-	return info, nil
+	return nil
 }
 
 // attemptError is the error of one attempt's reply, or nil when the server accepted the call.
@@ -503,6 +530,7 @@ func attemptError(info *callInfo, resp *http.Response, raw []byte, readErr error
 	return apiErr
 }
 
+// orString is s, or def when s is empty.
 func orString(s, def string) string {
 	if s != "" {
 		return s
@@ -522,6 +550,7 @@ func mergeObjects(a, b []byte) []byte {
 	return append(out, b[1:]...)
 }
 
+// snippet is the start of b, for an error.
 func snippet(b []byte) string {
 	const n = 200
 	if len(b) > n {

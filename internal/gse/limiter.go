@@ -20,15 +20,15 @@ import (
 // By default the rate adapts as TCP's congestion control and aws's
 // retry_mode = "adaptive" do, so that processes that never talk to each other
 // converge on sharing the quota:
-//   - it starts at adaptiveStart requests/s and doubles every 25 ms while
-//     the process uses it (slow start),
-//     until the first refusal, or until the rate a recent refusal cut an
-//     earlier process to (paceMemory). Several runs starting together
-//     overshoot the quota within a second and are cut at their first refusal;
-//     a run alone is not held back for long. It starts low, not unlimited as
-//     aws's adaptive mode does, because each phase of a run (plan, apply,
-//     destroy) is a new process that starts over, and its first burst would
-//     be refused every time (CHANGELOG: the slow starts measured);
+//   - it starts at adaptiveStart requests/s and doubles every
+//     slowStartDoubling while the process uses it (slow start), until the
+//     first refusal, or until the rate a recent refusal cut an earlier
+//     process to (paceMemory). Several runs starting together overshoot the
+//     quota within a second and are cut at their first refusal; a run alone
+//     is not held back for long. It starts low, not unlimited as aws's
+//     adaptive mode does, because each phase of a run (plan, apply, destroy)
+//     is a new process that starts over, and its first burst would be
+//     refused every time;
 //   - a refusal cuts it to adaptiveBeta of the rate the installation served
 //     the process lately, at most once per adaptiveCooldown (the refusals of
 //     one burst are one signal). What was served, not what was sent: when
@@ -45,17 +45,16 @@ import (
 // In steady state, N processes sharing a quota together grow by about
 // adaptiveGrowth of it per second and each refusal takes back
 // (1-adaptiveBeta) of one share, so they see about
-// adaptiveGrowth·N/(1-adaptiveBeta) refusals per second: 0.3 for 6 runs
-// (bench-e2e's workspaces row measures it; README).
+// adaptiveGrowth·N/(1-adaptiveBeta) refusals per second: 0.3 for 6 runs.
 //
 // A fixed rate (Config.RateLimit) is kept whatever the answers.
 const (
 	adaptiveStart = 2.0 // requests/s; six processes start at 12/s together
 	adaptiveBurst = 2
 	// burstSpan is how much of its rate an adaptive limiter lets go at once:
-	// Terraform starts up to ten resources together, and with a burst of 2
-	// the tenth request of such a wave waited 80 ms at 100 requests/s, in
-	// every wave. A tenth of a second of the rate is well within the
+	// Terraform starts up to ten resources together, and with a burst of
+	// adaptiveBurst the last requests of such a wave would wait for tokens,
+	// in every wave. A tenth of a second of the rate is well within the
 	// second's worth the installations' token buckets allow.
 	burstSpan         = 100 * time.Millisecond
 	slowStartDoubling = 25 * time.Millisecond // until the first refusal the rate doubles this often
@@ -142,9 +141,9 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	}()
 	// Not rate.Limiter.Wait, nor a reservation: both fix the time of the
 	// request when it starts waiting, so requests queued behind a low rate
-	// kept their late turns after the rate had grown again (a run starved
-	// for seconds with its quota unused), and Wait fails at once when the
-	// turn would pass the deadline. Waiters queue in turn (a channel serves
+	// would keep their late turns after the rate has grown again (a run
+	// starves with its quota unused), and Wait fails at once when the turn
+	// would pass the deadline. Waiters queue in turn (a channel serves
 	// blocked senders first come, first served), and the first takes a token
 	// when there is one, looking again soon at the rate of the moment.
 	select {
@@ -216,8 +215,8 @@ func (l *Limiter) grow(t time.Time) {
 		// Idle or keeping up, the process may not bank a rate it would
 		// then burst at. While requests wait for tokens, their demand is
 		// the bound, not what was served: served is over the last second,
-		// so it lagged a slow start by most of it, and held a destroy of
-		// 100 at about 100 requests/s, each request queued 40-170 ms.
+		// so it lags a slow start by most of it and would hold the waiting
+		// requests back.
 		r = min(r, max(l.rate, adaptiveStart, 2*l.served(t)))
 	}
 	l.set(r)

@@ -14,7 +14,7 @@ const (
 	armData     arm = iota // terraform_data holding the same values
 	armGSE                 // this provider
 	armBare                // bare terraform_data (count = N), the issues' baseline
-	armNoAPI               // this provider built with -tags noapi: no API work
+	armNoAPI               // this provider without API work (terraform-provider-gse-floor)
 	armBaseline            // the -baseline-src provider
 )
 

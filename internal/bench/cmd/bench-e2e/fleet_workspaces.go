@@ -87,7 +87,7 @@ func (bn *bench) fleetWorkspaceRows() []row {
 				median(p.destroy, wall)/median(p.apply, wall), median(p.apply, simCPU))}
 	}
 	if len(floor.apply) > 0 {
-		rows = append(rows, beside("floor: without API work for the resource (`-tags noapi`)", floor))
+		rows = append(rows, beside("floor: without API work for the resource", floor))
 	}
 	if len(base.apply) > 0 {
 		rows = append(rows, beside(fmt.Sprintf("baseline (%s)", bn.o.baselineSrc), base))

@@ -44,7 +44,7 @@ func floorRow(what string, m armMeasures) []row {
 	if len(m[armNoAPI]) == 0 {
 		return nil
 	}
-	return []row{ratioRow(fmt.Sprintf("floor: the same without API work (`-tags noapi`), %s / `terraform_data`", what), m.pair(armData, armNoAPI))}
+	return []row{ratioRow(fmt.Sprintf("floor: the same without API work, %s / `terraform_data`", what), m.pair(armData, armNoAPI))}
 }
 
 // applyDestroy applies dir against sim and destroys it again, measuring the apply.
@@ -168,7 +168,7 @@ func (bn *bench) manyRows() []row {
 	}
 	if arms.has(armNoAPI) {
 		rows = append(rows,
-			ratioRow(fmt.Sprintf("floor: apply %d without API work (`-tags noapi`) / bare `terraform_data`", w.resources), applies.pair(armBare, armNoAPI)),
+			ratioRow(fmt.Sprintf("floor: apply %d without API work / bare `terraform_data`", w.resources), applies.pair(armBare, armNoAPI)),
 			ratioRow("floor: destroy them without API work / bare `terraform_data`", destroys.pair(armBare, armNoAPI)))
 	}
 	if arms.has(armBaseline) {
@@ -208,7 +208,7 @@ func (bn *bench) refreshRow() []row {
 		ratioRow(fmt.Sprintf("plan (refresh) %d resources / %d `terraform_data` holding the same values", w.resources, w.resources), plans.pair(armData, armGSE)),
 	}
 	if arms.has(armNoAPI) {
-		rows = append(rows, ratioRow(fmt.Sprintf("floor: plan (refresh) %d without API work (`-tags noapi`) / bare `terraform_data`", w.resources), plans.pair(armBare, armNoAPI)))
+		rows = append(rows, ratioRow(fmt.Sprintf("floor: plan (refresh) %d without API work / bare `terraform_data`", w.resources), plans.pair(armBare, armNoAPI)))
 	}
 	if arms.has(armBaseline) {
 		rows = append(rows, ratioRow(fmt.Sprintf("baseline (%s): plan (refresh) %d / bare `terraform_data`", bn.o.baselineSrc, w.resources), plans.pair(armBare, armBaseline)))
@@ -241,7 +241,7 @@ func (bn *bench) createRows() []row {
 			value:  fmt.Sprintf("%.2f", middle(over(m, armGSE))),
 			detail: fmt.Sprintf("gse %.2f s / terraform_data %.2f s", median(m[armGSE], secs), median(m[armData], secs))}
 		if len(m[armNoAPI]) > 0 {
-			r.detail += fmt.Sprintf("; without API work (`-tags noapi`) %.2f s: %.2f of L is Terraform's and the framework's",
+			r.detail += fmt.Sprintf("; without API work %.2f s: %.2f of L is Terraform's and the framework's",
 				median(m[armNoAPI], secs), middle(over(m, armNoAPI)))
 		}
 		out = append(out, r)

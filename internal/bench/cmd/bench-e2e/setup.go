@@ -24,7 +24,7 @@ type bench struct {
 	work, bin   string
 	cliConfig   string
 	baseConfig  string     // the CLI config pointing at the -baseline-src provider, "" without one
-	noAPIConfig string     // the CLI config pointing at the provider built with -tags noapi (main.go)
+	noAPIConfig string     // the CLI config pointing at the provider without API work (floorBuild), "" without one
 	fast, slow  *simulator // task latency o.taskLatency and o.createLatency
 	seq         int
 }
@@ -34,34 +34,52 @@ type simulator struct {
 	url string
 }
 
+// build is one go build: of pkg in the checkout dir, with tags, into out.
+type build struct{ dir, out, pkg, tags string }
+
+// floorPkg is the main package of the provider without API work.
+const floorPkg = "./internal/bench/cmd/terraform-provider-gse-floor"
+
+// floorBuild is the build of the checkout src's provider without API work
+// into out: its own main package (floorPkg), or, in a checkout older than
+// that package, the root with -tags noapi (its noapi.go); false in a
+// checkout older than both.
+func floorBuild(src, out string) (build, bool) {
+	if _, err := os.Stat(filepath.Join(src, floorPkg)); err == nil {
+		return build{src, out, floorPkg, ""}, true
+	}
+	if _, err := os.Stat(filepath.Join(src, "noapi.go")); err == nil {
+		return build{src, out, ".", "noapi"}, true
+	}
+	return build{}, false
+}
+
 func setup(o options, work string) (*bench, error) {
 	b := &bench{o: o, work: work, bin: filepath.Join(work, "bin")}
 	src := o.repo
 	if o.providerSrc != "" {
 		src = o.providerSrc
 	}
-	type build struct{ dir, out, pkg, tags string }
 	baseBin, noAPIBin := filepath.Join(work, "bin-base"), filepath.Join(work, "bin-noapi")
 	builds := []build{
 		{src, filepath.Join(b.bin, "terraform-provider-gse"), ".", ""},
 		{o.repo, filepath.Join(b.bin, "gse-simulator"), "./internal/simulator/cmd/gse-simulator", ""},
 	}
-	// A checkout older than noapi.go has no build without API work.
-	_, err := os.Stat(filepath.Join(src, "noapi.go"))
-	hasNoAPI := err == nil
+	floor, hasNoAPI := floorBuild(src, filepath.Join(noAPIBin, "terraform-provider-gse"))
 	if hasNoAPI {
-		builds = append(builds, build{src, filepath.Join(noAPIBin, "terraform-provider-gse"), ".", "noapi"})
+		builds = append(builds, floor)
 	}
 	if o.baselineSrc != "" {
 		builds = append(builds, build{o.baselineSrc, filepath.Join(baseBin, "terraform-provider-gse"), ".", ""})
 	}
-	for _, build := range builds {
-		cmd := exec.Command("go", "build", "-tags", build.tags, "-o", build.out, build.pkg)
-		cmd.Dir, cmd.Stdout, cmd.Stderr = absPath(build.dir), os.Stderr, os.Stderr
+	for _, bd := range builds {
+		cmd := exec.Command("go", "build", "-tags", bd.tags, "-o", bd.out, bd.pkg)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = absPath(bd.dir), os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("go build %s in %s: %w", build.pkg, build.dir, err)
+			return nil, fmt.Errorf("go build %s in %s: %w", bd.pkg, bd.dir, err)
 		}
 	}
+	var err error
 	if b.cliConfig, err = writeCLIConfig(filepath.Join(work, "terraformrc"), b.bin); err != nil {
 		return nil, err
 	}
@@ -95,8 +113,8 @@ func writeCLIConfig(path, bin string) (string, error) {
 // baseline runs f with Terraform pointed at the -baseline-src provider.
 func (b *bench) baseline(f func() measure) measure { return under(b, b.baseConfig, f) }
 
-// noAPI runs f with Terraform pointed at the provider built with -tags noapi:
-// the same schemas, framework and plans, no API work (noapi.go).
+// noAPI runs f with Terraform pointed at the provider without API work: the
+// same schemas, framework and plans, no API work (terraform-provider-gse-floor).
 func (b *bench) noAPI(f func() measure) measure { return under(b, b.noAPIConfig, f) }
 
 // under runs f with Terraform pointed at the provider of cliConfig.

@@ -1,5 +1,3 @@
-//go:build noapi
-
 package main
 
 import (
@@ -24,9 +22,9 @@ func TestNoAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, ok := serve(inner).(*noAPI)
+	s, ok := withoutAPI(inner).(*noAPI)
 	if !ok {
-		t.Fatal("built with -tags noapi, serve must wrap the server")
+		t.Fatal("withoutAPI must wrap the server")
 	}
 	const name = "gse_managed_process"
 	types, err := resourceTypes(inner)

@@ -1,5 +1,3 @@
-//go:build noapi
-
 package main
 
 import (
@@ -14,20 +12,14 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// Built with -tags noapi, the provider does no API work for its resources:
-// create, update and delete return the planned state (its unknown values
-// made known: empty strings and collections, zeros), and refresh returns the
-// state as it was. Every other RPC (schemas, validation, planning, state
-// upgrades) is the provider's own, through the same framework and packed
-// server. bench-e2e measures this build beside the real one: what it takes is
-// what Terraform and the framework cost for these schemas, with no API at all.
-// It is a measuring instrument, never a release.
-func init() {
-	serve = func(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
-		return &noAPI{ProviderServer: s, types: sync.OnceValues(func() (map[string]tftypes.Type, error) { return resourceTypes(s) })}
-	}
+// withoutAPI wraps the provider's server s in one that does no API work for
+// its resources.
+func withoutAPI(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
+	return &noAPI{ProviderServer: s, types: sync.OnceValues(func() (map[string]tftypes.Type, error) { return resourceTypes(s) })}
 }
 
+// noAPI answers an apply with the planned state, its unknowns made known,
+// and a refresh with the state as it was.
 type noAPI struct {
 	tfprotov6.ProviderServer
 	// types are each resource's value type, as Terraform sees it, read from
@@ -37,6 +29,7 @@ type noAPI struct {
 	types func() (map[string]tftypes.Type, error)
 }
 
+// resourceTypes reads the value type of each resource from the schema of s.
 func resourceTypes(s tfprotov6.ProviderServer) (map[string]tftypes.Type, error) {
 	resp, err := s.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {

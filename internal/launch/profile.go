@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"fmt"
@@ -89,6 +89,7 @@ func peakRSS() string {
 	return "VmHWM unknown"
 }
 
+// writeHeap writes a heap profile at path.
 func writeHeap(path string) {
 	f, err := os.Create(path)
 	if err != nil {

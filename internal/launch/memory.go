@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"os"
@@ -17,8 +17,8 @@ import (
 // So the collector instead lets the heap grow up to memoryBudget and holds it
 // there: fewer collections while little is live, and a peak bounded by the
 // budget. When more is live, the limit follows the live heap with room to
-// grow by half, so a large state never makes the collector run back to back. GOGC or GOMEMLIMIT in the environment turn
-// this off.
+// grow by half, so a large state never makes the collector run back to back.
+// GOGC or GOMEMLIMIT in the environment turn this off.
 const (
 	memoryBudget = 80 << 20 // bytes of Go memory (heap, stacks, runtime) while little is live
 	gcPercent    = 400      // the heap may grow by 4× what is live, within the limit
