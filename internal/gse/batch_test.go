@@ -88,7 +88,7 @@ func TestBatchCoalescesConcurrentOperations(t *testing.T) {
 		t.Fatalf("%d polls, want 3 (one poller)", n)
 	}
 	for _, x := range cs {
-		if p, ok := sim.Process(x.meta.Namespace, x.meta.Name, 0, x.host.IP); !ok || !p.Hosted {
+		if p, ok := sim.GSE().Process(x.meta.Namespace, x.meta.Name, 0, x.host.IP); !ok || !p.Hosted {
 			t.Fatalf("%s not hosted: %+v", x.meta, p)
 		}
 	}
@@ -332,7 +332,7 @@ func TestWithoutOperateProcMulti(t *testing.T) {
 	if warned != 1 {
 		t.Errorf("the fallback was logged %d times, want once", warned)
 	}
-	for _, p := range sim.Processes() {
+	for _, p := range sim.GSE().Processes() {
 		if !p.Running {
 			t.Errorf("%s/%s on %s is not running", p.Namespace, p.Name, p.IP)
 		}

@@ -79,7 +79,7 @@ func TestSyncChunksInFlightTogether(t *testing.T) {
 	if n := g.seen(); n != 3 {
 		t.Fatalf("%d register_proc_info calls in flight at most, want the 3 chunks together", n)
 	}
-	if n := len(sim.Processes()); n != 2500 {
+	if n := len(sim.GSE().Processes()); n != 2500 {
 		t.Fatalf("%d processes registered, want 2500", n)
 	}
 }
@@ -99,7 +99,7 @@ func TestSyncChunkFailureStopsTheRest(t *testing.T) {
 		t.Fatalf("done %d, err %v", len(done), err)
 	}
 	registered := map[string]bool{}
-	for _, p := range sim.Processes() {
+	for _, p := range sim.GSE().Processes() {
 		registered[p.IP] = true
 	}
 	for _, h := range he.NotActed {
@@ -129,7 +129,7 @@ func TestSyncChunkRefused(t *testing.T) {
 	if !errors.As(err, &ae) || errors.As(err, new(*gse.HostsError)) || (len(done) != 3000 && len(done) != 4000) {
 		t.Fatalf("done %d, err %v", len(done), err)
 	}
-	if n := len(sim.Processes()); n != len(done) {
+	if n := len(sim.GSE().Processes()); n != len(done) {
 		t.Fatalf("%d processes registered, want the %d hosts done", n, len(done))
 	}
 }

@@ -141,7 +141,7 @@ func TestLifecycle(t *testing.T) {
 	if _, err := c.Proc.UnregisterProcInfo(ctx, meta, hosts); err != nil {
 		t.Fatal(err)
 	}
-	if p := sim.Processes(); len(p) != 0 {
+	if p := sim.GSE().Processes(); len(p) != 0 {
 		t.Fatalf("left behind: %+v", p)
 	}
 	// Unregistering again is not an error (829).

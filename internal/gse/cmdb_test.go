@@ -47,7 +47,7 @@ func TestListBizHostsPagesBothForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := sim.CMDBHosts()
+			want := sim.CMDB().Hosts()
 			if len(hosts) != len(want) {
 				t.Fatalf("got %d hosts, want %d", len(hosts), len(want))
 			}
@@ -83,7 +83,7 @@ func TestCMDBHostFirstIPv4(t *testing.T) {
 
 func TestListBizHostsSelects(t *testing.T) {
 	c, sim := newCMDB(t, 1000, false)
-	all := sim.CMDBHosts()
+	all := sim.CMDB().Hosts()
 	count := func(keep func(simulator.CMDBHost) bool) int {
 		n := 0
 		for _, h := range all {
@@ -133,7 +133,7 @@ func TestListBizHostsFleetChangingWhilePaged(t *testing.T) {
 	c, sim := newCMDB(t, 1500, false)
 	// The first page sees host 1 leave, a later one sees it come back: the
 	// pages disagree, and the second read (no churn left) is consistent.
-	sim.ChurnCMDB(2)
+	sim.CMDB().Churn(2)
 	hosts, err := c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestListBizHostsFleetChangingWhilePaged(t *testing.T) {
 	}
 
 	// A fleet that never holds still is reported, not returned in part.
-	sim.ChurnCMDB(1 << 20)
+	sim.CMDB().Churn(1 << 20)
 	_, err = c.CMDB.ListBizHosts(ctxTimeout(t, 10*time.Second), gse.HostQuery{BizID: simulator.CMDBBizID})
 	var changed *gse.FleetChangedError
 	if !errors.As(err, &changed) || changed.Reads != 3 {

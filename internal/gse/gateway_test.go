@@ -89,7 +89,7 @@ var gwSpec = &gse.Spec{
 func TestGatewayLifecycle(t *testing.T) {
 	t.Parallel()
 	c, sim, rec := newGateway(t, simulator.Options{}, nil)
-	sim.AddAgent(agentA, 3, "10.0.3.1")
+	sim.Gateway().AddAgent(agentA, 3, "10.0.3.1")
 	hosts := []gse.Host{{AgentID: agentA}, {IP: "10.0.0.1"}, {IP: "2001:DB8::5", BkCloudID: 2}}
 	ctx := ctxTimeout(t, 5*time.Second)
 
@@ -107,7 +107,7 @@ func TestGatewayLifecycle(t *testing.T) {
 		ip    string
 		agent string
 	}{{3, "10.0.3.1", agentA}, {0, "10.0.0.1", "0:10.0.0.1"}, {2, "2001:db8::5", "2:2001:DB8::5"}} {
-		got, ok := sim.Process(meta.Namespace, meta.Name, p.cloud, p.ip)
+		got, ok := sim.GSE().Process(meta.Namespace, meta.Name, p.cloud, p.ip)
 		if !ok || !got.Hosted || !got.Running || got.AgentID != p.agent {
 			t.Fatalf("process on %s: %+v (registered %v)", p.ip, got, ok)
 		}
@@ -454,7 +454,7 @@ func TestListAgentState(t *testing.T) {
 		hosts = append(hosts, gse.Host{IP: fmt.Sprintf("10.1.%d.%d", i/250, i%250), BkCloudID: 1})
 	}
 	hosts = append(hosts, gse.Host{AgentID: "02000000ffffffffffffffffffffffffffff"}) // unknown
-	sim.SetAgentState("1:10.1.5.7", 3)
+	sim.Gateway().SetAgentState("1:10.1.5.7", 3)
 	states, err := c.Cluster.ListAgentState(ctx, hosts)
 	if err != nil || len(states) != 1500 {
 		t.Fatalf("%d states, %v", len(states), err)
@@ -479,14 +479,14 @@ func TestListAgentState(t *testing.T) {
 func TestGatewayDownAgent(t *testing.T) {
 	t.Parallel()
 	c, sim, _ := newGateway(t, simulator.Options{}, nil)
-	sim.AddAgent(agentA, 0, "10.0.0.7")
+	sim.Gateway().AddAgent(agentA, 0, "10.0.0.7")
 	down := gse.Host{AgentID: agentA}
 	hosts := []gse.Host{host1, down}
 	ctx := ctxTimeout(t, 5*time.Second)
 	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStart, Spec: gwSpec}); err != nil {
 		t.Fatal(err)
 	}
-	sim.SetAgentState(agentA, 3)
+	sim.Gateway().SetAgentState(agentA, 3)
 	states, err := c.Cluster.ListAgentState(ctx, hosts)
 	if err != nil || len(states) != 2 || states[1].BkAgentID != agentA || states[1].Running() {
 		t.Fatalf("agent states %+v, %v", states, err)

@@ -34,7 +34,7 @@ func TestJobHostAndStatus(t *testing.T) {
 	if err != nil || len(out.IPs) != 2 || out.TaskID == "" {
 		t.Fatalf("register: %+v %v", out, err)
 	}
-	if got := sim.JobProcesses(); len(got) != 2 || !got[0].Hosted || !got[0].Running {
+	if got := sim.JOB().Processes(); len(got) != 2 || !got[0].Hosted || !got[0].Running {
 		t.Fatalf("JOB processes %+v, want 2 hosted and running", got)
 	}
 	// The setup_path's trailing slash makes the key ".../bin//nginx"; the outcome still matches.
@@ -64,7 +64,7 @@ func TestJobHostAndStatus(t *testing.T) {
 	if _, err := c.Job.Operate(ctx, scope, gse.OpUnhost, []gse.JobProcess{p}); err != nil {
 		t.Fatal(err)
 	}
-	for _, got := range sim.JobProcesses() {
+	for _, got := range sim.JOB().Processes() {
 		if got.Name == "/data/nginx/bin//nginx" && got.Hosted {
 			t.Fatalf("still hosted: %+v", got)
 		}
@@ -106,7 +106,7 @@ func TestJobIllegalParam(t *testing.T) {
 func TestJobRemoved(t *testing.T) {
 	t.Parallel()
 	for name, arm := range map[string]func(*simulator.Server){
-		"1306201": func(s *simulator.Server) { s.SetJobProcessAPIsRemoved(true) },
+		"1306201": func(s *simulator.Server) { s.JOB().SetProcessAPIsRemoved(true) },
 		"HTTP 404": func(s *simulator.Server) {
 			s.AddFault(simulator.Fault{API: "job/operate_process", HTTPStatus: 404, Times: simulator.Forever})
 		},
@@ -137,7 +137,7 @@ func TestJobOperateProcDefinition(t *testing.T) {
 	if _, err := c.Job.Operate(ctxTimeout(t, 5*time.Second), gse.JobScope{Type: "biz", ID: "3"}, gse.OpStart, []gse.JobProcess{p}); err != nil {
 		t.Fatal(err)
 	}
-	got, ok := sim.JobProcess("biz:3", "/data/nginx/bin/nginx", 0, "10.0.0.1") // value_key: the full path
+	got, ok := sim.JOB().Process("biz:3", "/data/nginx/bin/nginx", 0, "10.0.0.1") // value_key: the full path
 	var def simulator.JobDefinition
 	if !ok || json.Unmarshal(got.Spec, &def) != nil {
 		t.Fatalf("process %+v %v", got, ok)
@@ -175,9 +175,9 @@ func TestJobStatusShapesAndInstances(t *testing.T) {
 	if _, err := c.Job.Operate(ctx, scope, gse.OpHost, []gse.JobProcess{p}); err != nil {
 		t.Fatal(err)
 	}
-	sim.JobInstancesDown("biz:3", "/data/nginx/bin//nginx", 0, "10.0.0.1", 1)
+	sim.JOB().InstancesDown("biz:3", "/data/nginx/bin//nginx", 0, "10.0.0.1", 1)
 	for _, shape := range []simulator.JobContentShape{simulator.JobContentGSE, simulator.JobContentStrings, simulator.JobContentDoc} {
-		sim.SetJobContentShape(shape)
+		sim.JOB().SetContentShape(shape)
 		out, err := c.Job.Status(ctx, scope, p)
 		if err != nil || len(out.IPs) != 1 || out.IPs[0].ContentErr != nil {
 			t.Fatalf("shape %d: %+v %v", shape, out, err)

@@ -41,7 +41,7 @@ func TestPushConfigFile(t *testing.T) {
 		ctx := ctxTimeout(t, 10*time.Second)
 		scope := gse.BizScope(simulator.CMDBBizID)
 		content := []byte("listen 8080;\n")
-		sim.JobAgentDown(3, true)
+		sim.JOBv3().SetAgentDown(3, true)
 		for _, to := range []gse.JobTargets{{IPs: []gse.JobIP{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}}, {HostIDs: []int64{2, 3}}} {
 			id, err := c.Job.PushConfigFile(ctx, scope, gse.ConfigFile{Path: "/data/conf", Name: "app.conf", Account: "root", Content: content}, to)
 			if err != nil {
@@ -57,10 +57,10 @@ func TestPushConfigFile(t *testing.T) {
 				}
 			}
 		}
-		if b, ok := sim.JobFile(1, "/data/conf/app.conf"); !ok || string(b) != string(content) {
+		if b, ok := sim.JOBv3().File(1, "/data/conf/app.conf"); !ok || string(b) != string(content) {
 			t.Errorf("gateway %v: host 1 holds %q", gateway, b)
 		}
-		if _, ok := sim.JobFile(3, "/data/conf/app.conf"); ok {
+		if _, ok := sim.JOBv3().File(3, "/data/conf/app.conf"); ok {
 			t.Errorf("gateway %v: the file reached a host whose agent is down", gateway)
 		}
 		job, step, err := c.Job.ExecuteScript(ctx, scope, gse.Script{Content: "f='/data/conf/app.conf'\nsha256sum \"$f\"\n", Account: "root", TimeoutSecs: 60},

@@ -27,7 +27,7 @@ func TestOneShotPostCheckIsDone(t *testing.T) {
 			t.Fatalf("%s of a one-shot: %+v, %v; want 836, counted as done", op, out, err)
 		}
 	}
-	if p, _ := sim.Process(meta.Namespace, meta.Name, 0, host1.IP); p.Running || !p.Hosted || p.LastStartTime == 0 || p.Restarts != 1 {
+	if p, _ := sim.GSE().Process(meta.Namespace, meta.Name, 0, host1.IP); p.Running || !p.Hosted || p.LastStartTime == 0 || p.Restarts != 1 {
 		t.Fatalf("the one-shot did not run and exit: %+v", p)
 	}
 

@@ -123,8 +123,8 @@ func TestRegisterOnlyRefusedIsNotActed(t *testing.T) {
 	if len(done) != 0 || !errors.As(err, &he) || len(he.NotActed) != 2 || len(he.Pending) != 0 || gse.KindOf(err) != gse.KindRateLimited {
 		t.Fatalf("done %v, err %v", done, err)
 	}
-	if sim.Calls("register_proc_info") != 1 || len(sim.Processes()) != 0 {
-		t.Fatalf("%d requests, processes %v: want one, refused", sim.Calls("register_proc_info"), sim.Processes())
+	if sim.Calls("register_proc_info") != 1 || len(sim.GSE().Processes()) != 0 {
+		t.Fatalf("%d requests, processes %v: want one, refused", sim.Calls("register_proc_info"), sim.GSE().Processes())
 	}
 	if !strings.Contains(err.Error(), "was not sent to 2 of 2 hosts") || !strings.Contains(err.Error(), "(code 1306429)") {
 		t.Errorf("err = %v", err)

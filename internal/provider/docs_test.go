@@ -221,7 +221,7 @@ func TestDocsPassHostsAsTheyAre(t *testing.T) {
 func TestAccExamplesHostsByAgentID(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	e.Sim.Gateway().AddAgent(acctest.AgentA, 0, "10.0.0.5")
 	example := acctest.Edited(t, readRepoFile(t, "examples/data-sources/gse_process_status/data-source.tf"),
 		`{ ip = "10.0.0.1", bk_cloud_id = 0 },`, `{ agent_id = "`+acctest.AgentA+`" },`)
 	resource.Test(t, resource.TestCase{

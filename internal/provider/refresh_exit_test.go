@@ -87,7 +87,7 @@ output "host_count" { value = data.terraform_remote_state.ours.outputs.host_coun
 	run(ours, "apply", "-refresh-only")
 	run(theirs, "apply", "-refresh-only")
 	refreshOnly("apply -refresh-only")
-	if err := e.Sim.Drift(simulator.DriftStop, "gse", "proc-test", 0, "10.0.0.1"); err != nil {
+	if err := e.Sim.GSE().Drift(simulator.DriftStop, "gse", "proc-test", 0, "10.0.0.1"); err != nil {
 		t.Fatal(err)
 	}
 	if out, code, _ := ours.Exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false"); code != 2 {

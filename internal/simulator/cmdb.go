@@ -34,6 +34,17 @@ const (
 	CMDBCustomIntField = "rack_unit"
 )
 
+// CMDB is the endpoint of bk-cmdb's listings: the generated business's
+// hosts (this file), which JOB's v3 APIs target too, and their processes
+// (cmdb_process.go).
+type CMDB struct {
+	hub   *Server
+	hosts []*CMDBHost // by bk_host_id
+	// templates are the process templates of the business's modules (cmdb_process.go).
+	templates []*CMDBProcessTemplate
+	churn     int // list_biz_hosts requests left that change the fleet first
+}
+
 // CMDBSetID and CMDBModuleID are the ids of the generated set s and module m (0-based).
 func CMDBSetID(s int) int64    { return int64(101 + s) }
 func CMDBModuleID(m int) int64 { return int64(1001 + m) }
@@ -57,11 +68,13 @@ type CMDBHost struct {
 	ModuleID int64 `json:"bk_module_id"`
 }
 
-// generateCMDB builds n hosts: host i has IPv4 10.x.y.z; every 10th a second
-// IPv4; i%50 == 25 only an IPv6 address; i%100 == 99 no address; even hosts
-// a GSE 2.0 agent id (registered with the gateway); every 7th runs Windows.
-func (s *Server) generateCMDB(n int) {
-	s.cmdb = make([]*CMDBHost, 0, n)
+// generate builds n hosts and their process templates (templates of them
+// beyond nginx and agent: Options.CMDBProcessTemplates): host i has IPv4
+// 10.x.y.z; every 10th a second IPv4; i%50 == 25 only an IPv6 address;
+// i%100 == 99 no address; even hosts a GSE 2.0 agent id (registered with gw);
+// every 7th runs Windows.
+func (c *CMDB) generate(n, templates int, gw *Gateway) {
+	c.hosts = make([]*CMDBHost, 0, n)
 	for i := 1; i <= n; i++ {
 		m := (i - 1) / CMDBHostsPerModule
 		h := &CMDBHost{
@@ -85,19 +98,19 @@ func (s *Server) generateCMDB(n int) {
 		}
 		if i%2 == 0 {
 			h.AgentID = fmt.Sprintf("0200000007525400%020x", i)
-			s.addAgentLocked(h.AgentID, h.CloudID, agentIP)
+			gw.addAgent(h.AgentID, h.CloudID, agentIP)
 		}
-		s.cmdb = append(s.cmdb, h)
+		c.hosts = append(c.hosts, h)
 	}
-	s.generateProcessTemplates((n + CMDBHostsPerModule - 1) / CMDBHostsPerModule)
+	c.generateProcessTemplates((n+CMDBHostsPerModule-1)/CMDBHostsPerModule, templates)
 }
 
-// CMDBHosts returns a copy of every generated host, ordered by bk_host_id.
-func (s *Server) CMDBHosts() []CMDBHost {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]CMDBHost, len(s.cmdb))
-	for i, h := range s.cmdb {
+// Hosts returns a copy of every generated host, ordered by bk_host_id.
+func (c *CMDB) Hosts() []CMDBHost {
+	c.hub.mu.Lock()
+	defer c.hub.mu.Unlock()
+	out := make([]CMDBHost, len(c.hosts))
+	for i, h := range c.hosts {
 		out[i] = *h
 	}
 	return out
@@ -105,14 +118,14 @@ func (s *Server) CMDBHosts() []CMDBHost {
 
 // MoveHost moves a host to another module of the business (and that
 // module's set), as a transfer in CMDB does.
-func (s *Server) MoveHost(hostID, moduleID int64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (c *CMDB) MoveHost(hostID, moduleID int64) error {
+	c.hub.mu.Lock()
+	defer c.hub.mu.Unlock()
 	m := int(moduleID - CMDBModuleID(0))
-	if m < 0 || m >= (len(s.cmdb)+CMDBHostsPerModule-1)/CMDBHostsPerModule {
+	if m < 0 || m >= (len(c.hosts)+CMDBHostsPerModule-1)/CMDBHostsPerModule {
 		return fmt.Errorf("module %d does not exist", moduleID)
 	}
-	h := s.cmdbHost(hostID)
+	h := c.host(hostID)
 	if h == nil {
 		return fmt.Errorf("host %d does not exist", hostID)
 	}
@@ -120,54 +133,54 @@ func (s *Server) MoveHost(hostID, moduleID int64) error {
 	return nil
 }
 
-func (s *Server) cmdbHost(id int64) *CMDBHost {
-	i, ok := slices.BinarySearchFunc(s.cmdb, id, func(h *CMDBHost, id int64) int { return int(h.ID - id) })
+func (c *CMDB) host(id int64) *CMDBHost {
+	i, ok := slices.BinarySearchFunc(c.hosts, id, func(h *CMDBHost, id int64) int { return int(h.ID - id) })
 	if !ok {
 		return nil
 	}
-	return s.cmdb[i]
+	return c.hosts[i]
 }
 
-// ChurnCMDB makes each of the next n list_biz_hosts requests first move the
+// Churn makes each of the next n list_biz_hosts requests first move the
 // lowest host out of the business (or back in): a fleet changing while a
 // client pages through it.
-func (s *Server) ChurnCMDB(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cmdbChurn = n
+func (c *CMDB) Churn(n int) {
+	c.hub.mu.Lock()
+	defer c.hub.mu.Unlock()
+	c.churn = n
 }
 
-func (s *Server) serveMoveHost(w http.ResponseWriter, r *http.Request) {
+func (c *CMDB) serveMoveHost(w http.ResponseWriter, r *http.Request) {
 	serveAdmin(w, r, func(m struct {
 		HostID   int64 `json:"bk_host_id"`
 		ModuleID int64 `json:"bk_module_id"`
 	}) error {
-		return s.MoveHost(m.HostID, m.ModuleID)
+		return c.MoveHost(m.HostID, m.ModuleID)
 	})
 }
 
-func (s *Server) serveCMDBHosts(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.CMDBHosts()) }
+func (c *CMDB) serveHosts(w http.ResponseWriter, _ *http.Request) { writeJSON(w, c.Hosts()) }
 
-func (s *Server) serveCMDB(w http.ResponseWriter, r *http.Request) {
-	s.serve(w, r, "cc/", func(api string, raw []byte) (any, *apiError) {
+func (c *CMDB) serve(w http.ResponseWriter, r *http.Request) {
+	c.hub.serve(w, r, "cc/", func(api string, raw []byte) (any, *apiError) {
 		if "cc/"+api == cmdbProcAPI {
-			return s.listProcessRelatedInfo(raw, 0)
+			return c.listProcessRelatedInfo(raw, 0)
 		}
 		if "cc/"+api != cmdbAPI {
 			return nil, &apiError{codeComponentNotFound, "Not found, component class not found, " + api}
 		}
-		return s.listBizHosts(raw, 0)
+		return c.listBizHosts(raw, 0)
 	})
 }
 
-func (s *Server) serveCMDBGateway(w http.ResponseWriter, r *http.Request) {
+func (c *CMDB) serveHostsGateway(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	biz, err := strconv.ParseInt(r.PathValue("biz"), 10, 64)
-	s.handleGateway(r, cmdbAPI, raw, func(string, []byte) (any, *apiError) {
+	c.hub.handleGateway(r, cmdbAPI, raw, func(string, []byte) (any, *apiError) {
 		if err != nil || biz <= 0 {
 			return nil, &apiError{codeCMDBParams, fmt.Sprintf("bk_biz_id %q in the path is not a business id", r.PathValue("biz"))}
 		}
-		return s.listBizHosts(raw, biz)
+		return c.listBizHosts(raw, biz)
 	}).write(w, r)
 }
 
@@ -185,7 +198,7 @@ type listBizHostsRequest struct {
 }
 
 // listBizHosts answers one page; pathBiz is the gateway's bk_biz_id (0: ESB, from the body).
-func (s *Server) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
+func (c *CMDB) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 	var req listBizHostsRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, &apiError{codeCMDBParams, "the body does not match list_biz_hosts: " + err.Error()}
@@ -197,14 +210,14 @@ func (s *Server) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	if s.cmdbChurn > 0 && len(s.cmdb) > 0 {
-		s.cmdbChurn--
-		h := s.cmdb[0]
+	if c.churn > 0 && len(c.hosts) > 0 {
+		c.churn--
+		h := c.hosts[0]
 		h.BizID = map[bool]int64{true: idleBiz, false: CMDBBizID}[h.BizID == CMDBBizID]
 	}
 	var hosts []*CMDBHost
 	expanded := false
-	for _, h := range s.cmdb {
+	for _, h := range c.hosts {
 		if h.BizID != req.BizID || !inIDs(req.SetIDs, h.SetID) || !inIDs(req.ModuleIDs, h.ModuleID) {
 			continue
 		}

@@ -52,10 +52,10 @@ var cmdbProcessFields = []string{
 // them) their service templates' process templates: nginx (2 instances a
 // host) and agent (one a host, its paths naming the module: one template,
 // a spec per module) on every module, then svc3, svc4, ... (2 instances a
-// host) up to Options.CMDBProcessTemplates on every module, and on the first
+// host) up to templates (Options.CMDBProcessTemplates) on every module, and on the first
 // module legacy, whose start command uses GSEKit's ${inst_id}, which lives in
 // GSEKit's database.
-func (s *Server) generateProcessTemplates(n int) {
+func (c *CMDB) generateProcessTemplates(n, templates int) {
 	if n == 0 {
 		return
 	}
@@ -63,7 +63,7 @@ func (s *Server) generateProcessTemplates(n int) {
 	for m := range all {
 		all[m] = CMDBModuleID(m)
 	}
-	s.cmdbTemplates = []*CMDBProcessTemplate{
+	c.templates = []*CMDBProcessTemplate{
 		{ID: 1, ModuleIDs: all, Fields: map[string]any{
 			"bk_func_name": "nginx", "bk_process_name": "nginx", "proc_num": 2, "priority": 10, "timeout": 30,
 			"work_path": "/data/nginx", "pid_file": "/data/nginx/run/nginx_${local_inst_id}.pid", "user": "root",
@@ -81,9 +81,9 @@ func (s *Server) generateProcessTemplates(n int) {
 			"start_cmd": "./run.sh --id ${inst_id}", "stop_cmd": "./stop.sh",
 		}},
 	}
-	for k := 3; k <= s.opts.CMDBProcessTemplates; k++ {
+	for k := 3; k <= templates; k++ {
 		name := fmt.Sprintf("svc%d", k)
-		s.cmdbTemplates = append(s.cmdbTemplates, &CMDBProcessTemplate{ID: int64(k + 1), ModuleIDs: all, Fields: map[string]any{
+		c.templates = append(c.templates, &CMDBProcessTemplate{ID: int64(k + 1), ModuleIDs: all, Fields: map[string]any{
 			"bk_func_name": name, "bk_process_name": name, "proc_num": 2, "priority": 5,
 			"work_path": "/data/" + name, "pid_file": "/data/" + name + "/" + name + "_${local_inst_id}.pid", "user": "root",
 			"start_cmd": "./start.sh ${local_inst_id}", "stop_cmd": "./stop.sh ${local_inst_id}",
@@ -91,12 +91,12 @@ func (s *Server) generateProcessTemplates(n int) {
 	}
 }
 
-// CMDBProcessTemplates lists the process templates.
-func (s *Server) CMDBProcessTemplates() []CMDBProcessTemplate {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]CMDBProcessTemplate, len(s.cmdbTemplates))
-	for i, t := range s.cmdbTemplates {
+// ProcessTemplates lists the process templates.
+func (c *CMDB) ProcessTemplates() []CMDBProcessTemplate {
+	c.hub.mu.Lock()
+	defer c.hub.mu.Unlock()
+	out := make([]CMDBProcessTemplate, len(c.templates))
+	for i, t := range c.templates {
 		out[i] = *t
 		out[i].Fields, out[i].ModuleIDs = cloneFields(t.Fields), slices.Clone(t.ModuleIDs)
 	}
@@ -114,10 +114,10 @@ func cloneFields(f map[string]any) map[string]any {
 // EditProcessTemplate sets fields of a process template, as a CMDB user
 // editing it does: its processes on every host take them at once (proc_num,
 // a command). A null value unsets the field.
-func (s *Server) EditProcessTemplate(id int64, fields map[string]any) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, t := range s.cmdbTemplates {
+func (c *CMDB) EditProcessTemplate(id int64, fields map[string]any) error {
+	c.hub.mu.Lock()
+	defer c.hub.mu.Unlock()
+	for _, t := range c.templates {
 		if t.ID == id {
 			for k, v := range fields {
 				if !slices.Contains(cmdbProcessFields, k) || k == "bk_process_name" {
@@ -135,17 +135,17 @@ func (s *Server) EditProcessTemplate(id int64, fields map[string]any) error {
 	return fmt.Errorf("no process template %d", id)
 }
 
-func (s *Server) serveEditProcessTemplate(w http.ResponseWriter, r *http.Request) {
+func (c *CMDB) serveEditProcessTemplate(w http.ResponseWriter, r *http.Request) {
 	serveAdmin(w, r, func(req struct {
 		ID     int64          `json:"id"`
 		Fields map[string]any `json:"fields"`
 	}) error {
-		return s.EditProcessTemplate(req.ID, req.Fields)
+		return c.EditProcessTemplate(req.ID, req.Fields)
 	})
 }
 
-func (s *Server) serveProcessTemplates(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, s.CMDBProcessTemplates())
+func (c *CMDB) serveProcessTemplates(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, c.ProcessTemplates())
 }
 
 // listProcRequest is what ListProcessRelatedInfoOption decodes: the
@@ -172,14 +172,14 @@ type listProcRequest struct {
 	} `json:"page"`
 }
 
-func (s *Server) serveCMDBProcessGateway(w http.ResponseWriter, r *http.Request) {
+func (c *CMDB) serveProcessesGateway(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	biz, err := strconv.ParseInt(r.PathValue("biz"), 10, 64)
-	s.handleGateway(r, cmdbProcAPI, raw, func(string, []byte) (any, *apiError) {
+	c.hub.handleGateway(r, cmdbProcAPI, raw, func(string, []byte) (any, *apiError) {
 		if err != nil {
 			return nil, &apiError{codeCMDBPathID, "'bk_biz_id' data parameter verification does not pass"}
 		}
-		return s.listProcessRelatedInfo(raw, biz)
+		return c.listProcessRelatedInfo(raw, biz)
 	}).write(w, r)
 }
 
@@ -195,7 +195,7 @@ type cmdbProcRow struct {
 
 // listProcessRelatedInfo answers one page; pathBiz is the gateway's
 // bk_biz_id (0: ESB, from the body).
-func (s *Server) listProcessRelatedInfo(raw []byte, pathBiz int64) (any, *apiError) {
+func (c *CMDB) listProcessRelatedInfo(raw []byte, pathBiz int64) (any, *apiError) {
 	var req listProcRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, &apiError{codeCMDBJSON, "Deserializing JSON data failed"}
@@ -212,12 +212,12 @@ func (s *Server) listProcessRelatedInfo(raw []byte, pathBiz int64) (any, *apiErr
 		return nil, err
 	}
 	var rows []cmdbProcRow
-	for _, h := range s.cmdb {
+	for _, h := range c.hosts {
 		if h.BizID != req.BizID || !inIDs(req.Set.IDs, h.SetID) || !inIDs(req.Module.IDs, h.ModuleID) ||
 			!inIDs(req.ServiceInstance.IDs, serviceInstanceID(h)) {
 			continue
 		}
-		for _, t := range s.cmdbTemplates {
+		for _, t := range c.templates {
 			if !slices.Contains(t.ModuleIDs, h.ModuleID) {
 				continue
 			}

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// ESB's front door, as every ESB family of the simulator (GSE, JOB, CMDB)
+// ESB's front door, as every ESB family of the simulator (GSE, JOB, JOB v3, CMDB)
 // answers: the credentials of a request body, the envelope of a reply, the
 // call counts and injected faults around the dispatch of a family's APIs.
 

@@ -115,10 +115,11 @@ func (s *Server) takeFault(api string) *Fault {
 	return nil
 }
 
-// takeHostFault consumes a per-host fault for one of apis, ip and op (-1 = not an operation).
-func (s *Server) takeHostFault(api, ip string, op int, also ...string) *HostFault {
+// takeHostFault consumes a per-host fault for one of apis, ip and op (noOp:
+// not an operation; Ops do not apply).
+func (s *Server) takeHostFault(api, ip string, op opType, also ...string) *HostFault {
 	for _, f := range s.hostFaults {
-		if f.Times == 0 /* spent */ || (f.API != api && !slices.Contains(also, f.API)) || f.IP != ip || (op >= 0 && f.Ops != nil && !slices.Contains(f.Ops, op)) {
+		if f.Times == 0 /* spent */ || (f.API != api && !slices.Contains(also, f.API)) || f.IP != ip || (op >= 0 && f.Ops != nil && !slices.Contains(f.Ops, int(op))) {
 			continue
 		}
 		if f.Times > 0 {

@@ -35,7 +35,7 @@ func TestJobAsTheOpenSourceServer(t *testing.T) {
 		return code
 	}
 	nginx := func() simulator.Process {
-		p, ok := sim.JobProcess("biz:2", "/data/nginx/bin/nginx", 0, "10.0.0.1")
+		p, ok := sim.JOB().Process("biz:2", "/data/nginx/bin/nginx", 0, "10.0.0.1")
 		if !ok {
 			t.Fatal("nginx is unknown to the agent")
 		}
@@ -83,7 +83,7 @@ func TestJobAsTheOpenSourceServer(t *testing.T) {
 	}
 
 	// A JOB 3.7+: every one of the four answers 1306201.
-	sim.SetJobProcessAPIsRemoved(true)
+	sim.JOB().SetProcessAPIsRemoved(true)
 	for _, api := range []string{"manage_proc", "operate_proc", "operate_process", "get_proc_result"} {
 		if code := job(api, jobBody(2, pid)); code != 1306201 {
 			t.Errorf("JOB 3.7+ %s: code %d, want 1306201", api, code)
@@ -101,7 +101,7 @@ func TestJobOperateProcScripts(t *testing.T) {
 	if _, code := post(t, srv, "/api/c/compapi/v2/job/operate_proc/", "app", body); code != 0 {
 		t.Fatalf("operate_proc: code %d", code)
 	}
-	p, ok := sim.JobProcess("biz:2", `C:\app\nginx`, 0, "10.0.0.1") // value_key: the full path
+	p, ok := sim.JOB().Process("biz:2", `C:\app\nginx`, 0, "10.0.0.1") // value_key: the full path
 	var def simulator.JobDefinition
 	if !ok || json.Unmarshal(p.Spec, &def) != nil {
 		t.Fatalf("process %+v %v", p, ok)

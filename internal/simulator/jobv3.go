@@ -41,13 +41,18 @@ var jobAccounts = []string{"root", "Administrator"}
 // Host task statuses (ExecuteObjectTaskStatusEnum) and job statuses (RunStatusEnum).
 const (
 	jobHostAgentDown = 1
+	jobHostRunning   = 7
 	jobHostSuccess   = 9
+	jobRunning       = 2
 	jobSuccess       = 3
 	jobFail          = 4
 )
 
-// jobv3 is the state of JOB's v3 APIs.
-type jobv3 struct {
+// JOBv3 is the endpoint of JOB's v3 file and script APIs: the files on
+// the CMDB endpoint's hosts, their agents JOB finds down, and the jobs run.
+type JOBv3 struct {
+	hub   *Server
+	cmdb  *CMDB                       // the business whose hosts jobs target
 	files map[int64]map[string][]byte // by bk_host_id, then the file's full path
 	down  map[int64]bool              // hosts whose agent is down
 	jobs  map[int64]*jobInstance
@@ -69,33 +74,33 @@ type jobHostResult struct {
 	log    string
 }
 
-// JobAgentDown makes the agent of the CMDB host id down (true) or up for JOB.
-func (s *Server) JobAgentDown(id int64, down bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.jobv3.down[id] = down
+// SetAgentDown makes the agent of the CMDB host id down (true) or up for JOB.
+func (j *JOBv3) SetAgentDown(id int64, down bool) {
+	j.hub.mu.Lock()
+	defer j.hub.mu.Unlock()
+	j.down[id] = down
 }
 
-// JobFile is the file at full path on the CMDB host id, and whether it exists.
-func (s *Server) JobFile(id int64, full string) ([]byte, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b, ok := s.jobv3.files[id][full]
+// File is the file at full path on the CMDB host id, and whether it exists.
+func (j *JOBv3) File(id int64, full string) ([]byte, bool) {
+	j.hub.mu.Lock()
+	defer j.hub.mu.Unlock()
+	b, ok := j.files[id][full]
 	return b, ok
 }
 
-// EditJobFile changes (content non-nil) or deletes a file on a host out of band.
-func (s *Server) EditJobFile(id int64, full string, content []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// SetFile changes a file on a host out of band, or deletes it (content nil).
+func (j *JOBv3) SetFile(id int64, full string, content []byte) {
+	j.hub.mu.Lock()
+	defer j.hub.mu.Unlock()
 	if content == nil {
-		delete(s.jobv3.files[id], full)
+		delete(j.files[id], full)
 		return
 	}
-	s.putJobFile(id, full, content)
+	j.putFile(id, full, content)
 }
 
-func (s *Server) serveEditJobFile(w http.ResponseWriter, r *http.Request) {
+func (j *JOBv3) serveSetFile(w http.ResponseWriter, r *http.Request) {
 	serveAdmin(w, r, func(req struct {
 		HostID  int64   `json:"bk_host_id"`
 		Path    string  `json:"path"`
@@ -105,24 +110,24 @@ func (s *Server) serveEditJobFile(w http.ResponseWriter, r *http.Request) {
 		if req.Content != nil {
 			b = []byte(*req.Content)
 		}
-		s.EditJobFile(req.HostID, req.Path, b)
+		j.SetFile(req.HostID, req.Path, b)
 		return nil
 	})
 }
 
-func (s *Server) serveJOBv3(w http.ResponseWriter, r *http.Request) {
-	s.serve(w, r, "jobv3/", s.dispatchJOBv3)
+func (j *JOBv3) serve(w http.ResponseWriter, r *http.Request) {
+	j.hub.serve(w, r, "jobv3/", j.dispatch)
 }
 
-// serveJOBv3Gateway answers the bk-job gateway, whose user APIs need a
+// serveGateway answers the bk-job gateway, whose user APIs need a
 // verified user (resources.yaml userVerifiedRequired: true).
-func (s *Server) serveJOBv3Gateway(w http.ResponseWriter, r *http.Request) {
+func (j *JOBv3) serveGateway(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	if r.Method == http.MethodGet {
 		raw = queryBody(r)
 	}
 	api := r.PathValue("api")
-	s.handleGatewayFor(r, "jobv3/"+api, raw, true, func(string, []byte) (any, *apiError) { return s.dispatchJOBv3(api, raw) }).write(w, r)
+	j.hub.handleGatewayFor(r, "jobv3/"+api, raw, true, func(string, []byte) (any, *apiError) { return j.dispatch(api, raw) }).write(w, r)
 }
 
 // queryBody is a GET's query as the JSON body the backend decodes.
@@ -164,7 +169,7 @@ type jobv3Request struct {
 	LogHostIDs []int64 `json:"host_id_list"`
 }
 
-func (s *Server) dispatchJOBv3(api string, raw []byte) (any, *apiError) {
+func (j *JOBv3) dispatch(api string, raw []byte) (any, *apiError) {
 	var req jobv3Request
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, &apiError{codeJobBadRequest, "Bad Request"}
@@ -175,22 +180,22 @@ func (s *Server) dispatchJOBv3(api string, raw []byte) (any, *apiError) {
 	}
 	switch api {
 	case "push_config_file":
-		return s.pushConfigFile(scope, &req)
+		return j.pushConfigFile(scope, &req)
 	case "fast_execute_script":
-		return s.executeScript(scope, &req)
+		return j.executeScript(scope, &req)
 	case "get_job_instance_status":
-		return s.jobInstanceStatus(scope, &req)
+		return j.instanceStatus(scope, &req)
 	case "batch_get_job_instance_ip_log":
-		return s.jobLogs(scope, &req)
+		return j.logs(scope, &req)
 	}
 	return nil, &apiError{codeComponentNotFound, "Not found, component class not found, jobv3/" + api}
 }
 
-// jobTargets resolves target_server in the business: host_id_list when
+// targets resolves target_server in the business: host_id_list when
 // present (ip_list is then ignored: JobExecuteCommonV3Processor
 // convertToServersDTO), else ip_list; none → ILLEGAL_PARAM as
 // push_config_file answers it; hosts outside the business → 1244002.
-func (s *Server) jobTargets(scope string, req *jobv3Request) ([]*CMDBHost, *apiError) {
+func (j *JOBv3) targets(scope string, req *jobv3Request) ([]*CMDBHost, *apiError) {
 	biz, _ := strconv.ParseInt(strings.TrimPrefix(scope, "biz:"), 10, 64)
 	if req.Target == nil || len(req.Target.HostIDs) == 0 && len(req.Target.IPs) == 0 {
 		return nil, illegalParam()
@@ -198,12 +203,12 @@ func (s *Server) jobTargets(scope string, req *jobv3Request) ([]*CMDBHost, *apiE
 	var out []*CMDBHost
 	var missing []string
 	find := func(match func(h *CMDBHost) bool, name string) {
-		i := slices.IndexFunc(s.cmdb, func(h *CMDBHost) bool { return h.BizID == biz && match(h) })
+		i := slices.IndexFunc(j.cmdb.hosts, func(h *CMDBHost) bool { return h.BizID == biz && match(h) })
 		if i < 0 {
 			missing = append(missing, name)
 			return
 		}
-		out = append(out, s.cmdb[i])
+		out = append(out, j.cmdb.hosts[i])
 	}
 	if len(req.Target.HostIDs) > 0 {
 		for _, id := range req.Target.HostIDs {
@@ -224,7 +229,7 @@ func (s *Server) jobTargets(scope string, req *jobv3Request) ([]*CMDBHost, *apiE
 // answers ILLEGAL_PARAM alone (the field only logged); the file name's
 // directory part is dropped (FilePathUtils.getPureFileName); the bytes are
 // written as decoded, on each host whose agent is up.
-func (s *Server) pushConfigFile(scope string, req *jobv3Request) (any, *apiError) {
+func (j *JOBv3) pushConfigFile(scope string, req *jobv3Request) (any, *apiError) {
 	if strings.TrimSpace(req.Path) == "" || len(req.FileList) == 0 {
 		return nil, illegalParam()
 	}
@@ -236,35 +241,35 @@ func (s *Server) pushConfigFile(scope string, req *jobv3Request) (any, *apiError
 	if !slices.Contains(jobAccounts, req.Account) {
 		return nil, &apiError{codeJobAccountMissing, "Account alias does not exist: " + req.Account}
 	}
-	hosts, err := s.jobTargets(scope, req)
+	hosts, err := j.targets(scope, req)
 	if err != nil {
 		return nil, err
 	}
 	if len(hosts)*len(req.FileList) > jobMaxFileTasks {
 		return nil, &apiError{codeJobFileTasks, fmt.Sprintf("File tasks exceed the limit %d", jobMaxFileTasks)}
 	}
-	job := s.newJob(scope)
+	job := j.newJob(scope)
 	for _, h := range hosts {
 		res := jobHostResult{host: h, status: jobHostSuccess}
-		if s.jobv3.down[h.ID] {
+		if j.down[h.ID] {
 			res.status = jobHostAgentDown
 		} else {
 			for _, f := range req.FileList {
 				b, _ := base64.StdEncoding.DecodeString(f.Content)
-				s.putJobFile(h.ID, joinJobPath(req.Path, pureFileName(f.Name)), b)
+				j.putFile(h.ID, joinJobPath(req.Path, pureFileName(f.Name)), b)
 			}
 		}
 		job.hosts = append(job.hosts, res)
 	}
-	return map[string]any{"job_instance_id": s.jobv3.next, "job_instance_name": "API_PUSH_CONFIG_FILE"}, nil
+	return map[string]any{"job_instance_id": j.next, "job_instance_name": "API_PUSH_CONFIG_FILE"}, nil
 }
 
-// putJobFile writes a file on a host; s.mu held.
-func (s *Server) putJobFile(id int64, full string, b []byte) {
-	if s.jobv3.files[id] == nil {
-		s.jobv3.files[id] = map[string][]byte{}
+// putFile writes a file on a host; the hub's lock held.
+func (j *JOBv3) putFile(id int64, full string, b []byte) {
+	if j.files[id] == nil {
+		j.files[id] = map[string][]byte{}
 	}
-	s.jobv3.files[id][full] = b
+	j.files[id][full] = b
 }
 
 // pureFileName is FilePathUtils.getPureFileName: after the last / or \.
@@ -283,10 +288,10 @@ func joinJobPath(dir, name string) string {
 	return path.Join(dir, name)
 }
 
-func (s *Server) newJob(scope string) *jobInstance {
-	s.jobv3.next++
-	job := &jobInstance{scope: scope, step: s.jobv3.next*10 + 1}
-	s.jobv3.jobs[s.jobv3.next] = job
+func (j *JOBv3) newJob(scope string) *jobInstance {
+	j.next++
+	job := &jobInstance{scope: scope, step: j.next*10 + 1}
+	j.jobs[j.next] = job
 	return job
 }
 
@@ -295,7 +300,7 @@ func (s *Server) newJob(scope string) *jobInstance {
 // as one that prints nothing.
 var readHashScript = regexp.MustCompile(`(?m)^f='([^']*)'$`)
 
-func (s *Server) executeScript(scope string, req *jobv3Request) (any, *apiError) {
+func (j *JOBv3) executeScript(scope string, req *jobv3Request) (any, *apiError) {
 	raw, err := base64.StdEncoding.DecodeString(req.Script)
 	if err != nil || len(raw) == 0 {
 		return nil, &apiError{codeJobBadRequest, "script_content is invalid"}
@@ -303,7 +308,7 @@ func (s *Server) executeScript(scope string, req *jobv3Request) (any, *apiError)
 	if !slices.Contains(jobAccounts, req.Account) {
 		return nil, &apiError{codeJobAccountMissing, "Account alias does not exist: " + req.Account}
 	}
-	hosts, apiErr := s.jobTargets(scope, req)
+	hosts, apiErr := j.targets(scope, req)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -311,11 +316,11 @@ func (s *Server) executeScript(scope string, req *jobv3Request) (any, *apiError)
 	if m := readHashScript.FindStringSubmatch(string(raw)); m != nil {
 		file = m[1]
 	}
-	job := s.newJob(scope)
+	job := j.newJob(scope)
 	for _, h := range hosts {
 		res := jobHostResult{host: h, status: jobHostSuccess}
-		switch b, ok := s.jobv3.files[h.ID][file]; {
-		case s.jobv3.down[h.ID]:
+		switch b, ok := j.files[h.ID][file]; {
+		case j.down[h.ID]:
 			res.status = jobHostAgentDown
 		case file == "":
 		case !ok:
@@ -326,19 +331,19 @@ func (s *Server) executeScript(scope string, req *jobv3Request) (any, *apiError)
 		}
 		job.hosts = append(job.hosts, res)
 	}
-	return map[string]any{"job_instance_id": s.jobv3.next, "job_instance_name": "FAST_EXECUTE_SCRIPT", "step_instance_id": job.step}, nil
+	return map[string]any{"job_instance_id": j.next, "job_instance_name": "FAST_EXECUTE_SCRIPT", "step_instance_id": job.step}, nil
 }
 
-// jobInstanceStatus is EsbGetJobInstanceStatusV3ResourceImpl: finished from
+// instanceStatus is EsbGetJobInstanceStatusV3ResourceImpl: finished from
 // the second read on, the host results only with return_ip_result.
-func (s *Server) jobInstanceStatus(scope string, req *jobv3Request) (any, *apiError) {
-	job := s.jobv3.jobs[req.JobID]
+func (j *JOBv3) instanceStatus(scope string, req *jobv3Request) (any, *apiError) {
+	job := j.jobs[req.JobID]
 	if job == nil || job.scope != scope {
 		return nil, &apiError{codeJobNotFound, "Job instance does not exist"}
 	}
 	job.reads++
 	finished := job.reads > 1
-	status := 2 // running
+	status := jobRunning
 	if finished {
 		status = jobSuccess
 		if slices.ContainsFunc(job.hosts, func(h jobHostResult) bool { return h.status != jobHostSuccess }) {
@@ -351,7 +356,7 @@ func (s *Server) jobInstanceStatus(scope string, req *jobv3Request) (any, *apiEr
 		for _, h := range job.hosts {
 			hs := h.status
 			if !finished {
-				hs = 7 // running
+				hs = jobHostRunning
 			}
 			hosts = append(hosts, map[string]any{"bk_host_id": h.host.ID, "ip": h.host.firstIPv4(), "bk_cloud_id": h.host.CloudID, "status": hs, "error_code": 0})
 		}
@@ -361,9 +366,9 @@ func (s *Server) jobInstanceStatus(scope string, req *jobv3Request) (any, *apiEr
 		"step_instance_list": []any{step}}, nil
 }
 
-// jobLogs is EsbBatchGetJobInstanceIpLogV3ResourceImpl: at most 500 hosts a request.
-func (s *Server) jobLogs(scope string, req *jobv3Request) (any, *apiError) {
-	job := s.jobv3.jobs[req.JobID]
+// logs is EsbBatchGetJobInstanceIpLogV3ResourceImpl: at most 500 hosts a request.
+func (j *JOBv3) logs(scope string, req *jobv3Request) (any, *apiError) {
+	job := j.jobs[req.JobID]
 	if len(req.LogHostIDs) == 0 || len(req.LogHostIDs) > 500 {
 		return nil, &apiError{1241007, "host_id_list/ip_list"}
 	}

@@ -138,7 +138,7 @@ func (e *Env) gone(p simulator.Process) bool { return e.Gateway && !p.Hosted }
 // the gateway: nothing left hosted, see gone; through JOB: nothing hosted).
 func (e *Env) CheckSimEmpty(*terraform.State) error {
 	var left []simulator.Process
-	for _, p := range e.Sim.Processes() {
+	for _, p := range e.Sim.GSE().Processes() {
 		if !e.gone(p) {
 			left = append(left, p)
 		}
@@ -147,7 +147,7 @@ func (e *Env) CheckSimEmpty(*terraform.State) error {
 		return fmt.Errorf("processes left in GSE after destroy: %+v", left)
 	}
 	// Unregistering hosting through JOB (op_type 4) leaves the process known to the agent, unhosted.
-	for _, p := range e.Sim.JobProcesses() {
+	for _, p := range e.Sim.JOB().Processes() {
 		if p.Hosted {
 			return fmt.Errorf("processes left hosted through JOB after destroy: %+v", p)
 		}

@@ -100,7 +100,7 @@ func expectGone(where string, get func() (simulator.Process, bool), gone func(si
 
 // GSEProc reads the process of Config on a host from the simulator.
 func (e *Env) GSEProc(cloud int64, ip string) func() (simulator.Process, bool) {
-	return func() (simulator.Process, bool) { return e.Sim.Process("gse", "proc-test", cloud, ip) }
+	return func() (simulator.Process, bool) { return e.Sim.GSE().Process("gse", "proc-test", cloud, ip) }
 }
 
 // SimCheck checks the process of Config on a host in the simulator.
@@ -203,7 +203,7 @@ func OpPtr(op gse.OpType) *gse.OpType { return &op }
 // Terraform: only processes of these namespace/name may remain.
 func (e *Env) CheckOnlyLeft(names ...string) func(*terraform.State) error {
 	return func(*terraform.State) error {
-		for _, p := range e.Sim.Processes() {
+		for _, p := range e.Sim.GSE().Processes() {
 			if n := p.Namespace + "/" + p.Name; !slices.Contains(names, n) && !e.gone(p) {
 				return fmt.Errorf("process %s left in GSE after destroy on %s", n, p.IP)
 			}

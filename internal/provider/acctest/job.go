@@ -54,7 +54,7 @@ resource "gse_job_managed_process" "test" {
 }
 
 func (e *Env) jobProc(cloud int64, ip string) func() (simulator.Process, bool) {
-	return func() (simulator.Process, bool) { return e.Sim.JobProcess(JobScope, JobIndex, cloud, ip) }
+	return func() (simulator.Process, bool) { return e.Sim.JOB().Process(JobScope, JobIndex, cloud, ip) }
 }
 
 // JobCheck checks the JOB process of JobConfig on a host in the simulator.

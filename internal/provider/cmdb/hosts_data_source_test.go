@@ -179,7 +179,7 @@ data "gse_cmdb_hosts" "mod" {
 			}, {
 				PreConfig: func() {
 					for host, module := range map[int64]int64{14: 1003, 203: 1001, 210: 1001} {
-						if err := e.Sim.MoveHost(host, module); err != nil {
+						if err := e.Sim.CMDB().MoveHost(host, module); err != nil {
 							t.Fatal(err)
 						}
 					}

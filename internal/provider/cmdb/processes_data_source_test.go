@@ -43,7 +43,7 @@ func groupAddr(key string) string { return fmt.Sprintf("gse_managed_process.p[%q
 // running counts the simulator's running processes named name, and the hosts they run on.
 func running(e *acctest.Env, name string) int {
 	n := 0
-	for _, p := range e.Sim.Processes() {
+	for _, p := range e.Sim.GSE().Processes() {
 		if p.Namespace == "GSEKIT_BIZ_2" && p.Name == name && p.Running {
 			n++
 		}
@@ -93,7 +93,7 @@ func TestAccCMDBProcesses_forEach(t *testing.T) {
 				{
 					// In CMDB: nginx goes to three instances a host, and its start command changes.
 					PreConfig: func() {
-						if err := e.Sim.EditProcessTemplate(1, map[string]any{"proc_num": 3, "start_cmd": "./nginx -g 'daemon off;' -p ${local_inst_id + 8079}"}); err != nil {
+						if err := e.Sim.CMDB().EditProcessTemplate(1, map[string]any{"proc_num": 3, "start_cmd": "./nginx -g 'daemon off;' -p ${local_inst_id + 8079}"}); err != nil {
 							t.Fatal(err)
 						}
 					},
@@ -115,7 +115,7 @@ func TestAccCMDBProcesses_forEach(t *testing.T) {
 				{
 					// Back to one instance a host: exactly nginx_2 and nginx_3 go.
 					PreConfig: func() {
-						if err := e.Sim.EditProcessTemplate(1, map[string]any{"proc_num": 1}); err != nil {
+						if err := e.Sim.CMDB().EditProcessTemplate(1, map[string]any{"proc_num": 1}); err != nil {
 							t.Fatal(err)
 						}
 					},
@@ -158,7 +158,7 @@ func TestAccCMDBProcesses_forEach(t *testing.T) {
 func TestAccCMDBProcesses_adopt(t *testing.T) {
 	inCMDBModes(t, 100, func(t *testing.T, e *acctest.Env) {
 		var running []string
-		for _, h := range e.Sim.CMDBHosts() {
+		for _, h := range e.Sim.CMDB().Hosts() {
 			ip, _, _ := strings.Cut(h.InnerIP, ",")
 			switch {
 			case e.Gateway && h.AgentID != "":
@@ -192,7 +192,7 @@ import {
 						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 					},
 					ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error {
-						for _, p := range e.Sim.Processes() {
+						for _, p := range e.Sim.GSE().Processes() {
 							if p.Restarts != 0 || !p.Running {
 								return fmt.Errorf("%s on %s: running %v, restarts %d: adoption must not restart", p.Name, p.IP, p.Running, p.Restarts)
 							}

@@ -71,7 +71,7 @@ func hexSum(s string) string {
 // fileOn checks host id's copy of the file.
 func fileOn(e *acctest.Env, id int64, want string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		got, ok := e.Sim.JobFile(id, "/data/nginx/conf/nginx.conf")
+		got, ok := e.Sim.JOBv3().File(id, "/data/nginx/conf/nginx.conf")
 		if !ok || string(got) != want {
 			return fmt.Errorf("host %d holds %q (exists %v), want %q", id, got, ok, want)
 		}
@@ -93,13 +93,13 @@ func TestAccConfigFile(t *testing.T) {
 			keyA, keyB := "0:10.0.0.1", "0:10.0.0.3"
 			if e.Gateway {
 				// Host 2 has a GSE 2.0 agent id in CMDB: JOB gets its bk_host_id from CMDB.
-				hosts = `[{ agent_id = "` + e.Sim.CMDBHosts()[1].AgentID + `" }, { ip = "10.0.0.3", bk_cloud_id = 0 }]`
-				keyA = e.Sim.CMDBHosts()[1].AgentID
+				hosts = `[{ agent_id = "` + e.Sim.CMDB().Hosts()[1].AgentID + `" }, { ip = "10.0.0.3", bk_cloud_id = 0 }]`
+				keyA = e.Sim.CMDB().Hosts()[1].AgentID
 			}
 			idA := map[bool]int64{false: 1, true: 2}[e.Gateway]
 			reloads := func(ip string, want int) resource.TestCheckFunc {
 				return func(*terraform.State) error {
-					p, ok := e.Sim.Process("web", "nginx", 0, ip)
+					p, ok := e.Sim.GSE().Process("web", "nginx", 0, ip)
 					if !ok || p.Reloads != want {
 						return fmt.Errorf("nginx on %s: registered %v, reloaded %d times, want %d", ip, ok, p.Reloads, want)
 					}
@@ -139,7 +139,7 @@ func TestAccConfigFile(t *testing.T) {
 					},
 					{
 						// verify reads the files: someone changed host 3's; the plan pushes there.
-						PreConfig: func() { e.Sim.EditJobFile(3, "/data/nginx/conf/nginx.conf", []byte("edited by hand\n")) },
+						PreConfig: func() { e.Sim.JOBv3().SetFile(3, "/data/nginx/conf/nginx.conf", []byte("edited by hand\n")) },
 						Config:    fileConfig(e, hosts, v2, "rollout = { batch_size = 1 }\n  verify = true"),
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction("gse_config_file.conf", plancheck.ResourceActionUpdate),
@@ -152,7 +152,7 @@ func TestAccConfigFile(t *testing.T) {
 					},
 					{
 						// An agent down: the error names its host; the other holds the new file.
-						PreConfig:   func() { e.Sim.JobAgentDown(3, true) },
+						PreConfig:   func() { e.Sim.JOBv3().SetAgentDown(3, true) },
 						Config:      fileConfig(e, hosts, "worker_processes 8;\n", "verify = true"),
 						ExpectError: regexp.MustCompile(`(?s)Could not push .*failed on 1 of 2\s+hosts:.*` + regexp.QuoteMeta(keyB) + `: GSE code 1: JOB host status \(the GSE agent is down`),
 						Check:       fileOn(e, idA, "worker_processes 8;\n"),
@@ -160,8 +160,8 @@ func TestAccConfigFile(t *testing.T) {
 					{
 						// Back up: only host 3 is pushed to.
 						PreConfig: func() {
-							e.Sim.JobAgentDown(3, false)
-							e.Sim.EditJobFile(idA, "/data/nginx/conf/nginx.conf", []byte("worker_processes 8;\n"))
+							e.Sim.JOBv3().SetAgentDown(3, false)
+							e.Sim.JOBv3().SetFile(idA, "/data/nginx/conf/nginx.conf", []byte("worker_processes 8;\n"))
 						},
 						Config:           fileConfig(e, hosts, "worker_processes 8;\n", "verify = true"),
 						Check:            resource.ComposeAggregateTestCheckFunc(fileOn(e, idA, "worker_processes 8;\n"), fileOn(e, 3, "worker_processes 8;\n")),
@@ -233,7 +233,7 @@ resource "gse_config_file" "secret" {
 					statecheck.ExpectKnownValue("gse_config_file.secret", tfjsonpath.New("sha256"), knownvalue.StringExact(hexSum("s3cr3t-1"))),
 				},
 				Check: func(*terraform.State) error {
-					if b, _ := e.Sim.JobFile(2, "/data/app/conf/db.password"); string(b) != "s3cr3t-1" {
+					if b, _ := e.Sim.JOBv3().File(2, "/data/app/conf/db.password"); string(b) != "s3cr3t-1" {
 						return fmt.Errorf("host 2 holds %q", b)
 					}
 					return nil
@@ -242,7 +242,7 @@ resource "gse_config_file" "secret" {
 			{
 				Config: cfg("s3cr3t-2", "2"),
 				Check: func(*terraform.State) error {
-					if b, _ := e.Sim.JobFile(1, "/data/app/conf/db.password"); string(b) != "s3cr3t-2" {
+					if b, _ := e.Sim.JOBv3().File(1, "/data/app/conf/db.password"); string(b) != "s3cr3t-2" {
 						return fmt.Errorf("host 1 holds %q", b)
 					}
 					return nil

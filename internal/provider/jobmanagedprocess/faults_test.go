@@ -26,7 +26,7 @@ func TestAccJobManagedProcess_contentShapes(t *testing.T) {
 	steps = append(steps, resource.TestStep{Config: cfg})
 	for _, shape := range []simulator.JobContentShape{simulator.JobContentDoc, simulator.JobContentStrings} {
 		steps = append(steps, resource.TestStep{
-			PreConfig: func() { e.Sim.SetJobContentShape(shape) },
+			PreConfig: func() { e.Sim.JOB().SetContentShape(shape) },
 			Config:    cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply:             []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -44,7 +44,7 @@ func TestAccJobManagedProcess_contentShapes(t *testing.T) {
 	// With isAuto present, unhosting behind Terraform's back is still drift.
 	steps = append(steps, resource.TestStep{
 		PreConfig: func() {
-			if err := e.Sim.JobDrift(simulator.DriftUnhost, acctest.JobScope, acctest.JobIndex, 0, "10.0.0.2"); err != nil {
+			if err := e.Sim.JOB().Drift(simulator.DriftUnhost, acctest.JobScope, acctest.JobIndex, 0, "10.0.0.2"); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -66,7 +66,7 @@ func TestAccJobManagedProcess_instances(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig:    func() { e.Sim.JobInstancesDown(acctest.JobScope, acctest.JobIndex, 0, "10.0.0.1", 1) },
+				PreConfig:    func() { e.Sim.JOB().InstancesDown(acctest.JobScope, acctest.JobIndex, 0, "10.0.0.1", 1) },
 				RefreshState: true,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(acctest.JobAddr, "ip_status.0:10.0.0.1.status", "running"),
@@ -107,7 +107,7 @@ func TestAccJobManagedProcess_importValueKey(t *testing.T) {
 	importBlock := fmt.Sprintf("\nimport {\n  to = %s\n  id = %q\n}\n", acctest.JobAddr, id)
 	forget := e.ProviderBlock() + fmt.Sprintf("\nremoved {\n  from = %s\n  lifecycle {\n    destroy = false\n  }\n}\n", acctest.JobAddr)
 	hostedByKey := func(ip string) resource.TestCheckFunc {
-		return acctest.ExpectProc("JOB key_test "+ip, func() (simulator.Process, bool) { return e.Sim.JobProcess(acctest.JobScope, "key_test", 0, ip) }, acctest.HostedAndRunning)
+		return acctest.ExpectProc("JOB key_test "+ip, func() (simulator.Process, bool) { return e.Sim.JOB().Process(acctest.JobScope, "key_test", 0, ip) }, acctest.HostedAndRunning)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories(),

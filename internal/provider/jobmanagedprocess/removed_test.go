@@ -16,7 +16,7 @@ import (
 func TestAccJob_removed(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewEnv(t)
-	e.Sim.SetJobProcessAPIsRemoved(true)
+	e.Sim.JOB().SetProcessAPIsRemoved(true)
 	dataSource := e.ProviderBlock() + `
 data "gse_job_process_status" "test" {
   bk_biz_id  = 2
@@ -52,7 +52,7 @@ resource "gse_process_operation" "test" {
 		})
 		e.CallsOnce(t, tc.what, before)
 	}
-	if p := e.Sim.JobProcesses(); len(p) != 0 {
+	if p := e.Sim.JOB().Processes(); len(p) != 0 {
 		t.Errorf("processes %+v", p)
 	}
 }
@@ -70,7 +70,7 @@ func TestAccJobManagedProcess_removedAfterCreate(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: cfg, Check: e.JobCheck(0, "10.0.0.1", acctest.HostedAndRunning)},
 			{
-				PreConfig:    func() { e.Sim.SetJobProcessAPIsRemoved(true) },
+				PreConfig:    func() { e.Sim.JOB().SetProcessAPIsRemoved(true) },
 				RefreshState: true,
 				ExpectError:  acctest.RemovedJOB("operate_process"),
 			},
@@ -79,13 +79,13 @@ func TestAccJobManagedProcess_removedAfterCreate(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)process JOB biz:2//data/nginx/bin/nginx.*no\s+longer\s+serves.*terraform\s+state\s+rm`),
 			},
 			{
-				PreConfig: func() { e.Sim.SetJobProcessAPIsRemoved(false) },
+				PreConfig: func() { e.Sim.JOB().SetProcessAPIsRemoved(false) },
 				Config:    cfg,
 				Check:     e.JobCheck(0, "10.0.0.1", acctest.HostedAndRunning),
 			},
 		},
 	})
-	if _, ok := e.Sim.JobProcess(acctest.JobScope, acctest.JobIndex, 0, "10.0.0.1"); !ok {
+	if _, ok := e.Sim.JOB().Process(acctest.JobScope, acctest.JobIndex, 0, "10.0.0.1"); !ok {
 		t.Error("the process is gone from the agent; unhosting keeps it")
 	}
 }

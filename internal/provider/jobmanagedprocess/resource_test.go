@@ -97,7 +97,7 @@ func TestAccJobManagedProcess_lifecycle(t *testing.T) {
 			{
 				// Hosting is unregistered behind Terraform's back on 10.0.0.3: the IP leaves the state.
 				PreConfig: func() {
-					if err := e.Sim.JobDrift(simulator.DriftUnhost, acctest.JobScope, acctest.JobIndex, 1, "10.0.0.3"); err != nil {
+					if err := e.Sim.JOB().Drift(simulator.DriftUnhost, acctest.JobScope, acctest.JobIndex, 1, "10.0.0.3"); err != nil {
 						t.Fatal(err)
 					}
 				},

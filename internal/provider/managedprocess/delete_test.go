@@ -41,7 +41,7 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 	if _, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: targets, Op: gse.OpStart, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Sim.Drift(simulator.DriftUnregister, "gse", "proc-test", 0, "10.0.0.2"); err != nil {
+	if err := e.Sim.GSE().Drift(simulator.DriftUnregister, "gse", "proc-test", 0, "10.0.0.2"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -62,7 +62,7 @@ func TestDeleteSkipsHostsGoneSinceRefresh(t *testing.T) {
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("delete failed: %v", resp.Diagnostics)
 	}
-	if p := e.Sim.Processes(); len(p) != 0 {
+	if p := e.Sim.GSE().Processes(); len(p) != 0 {
 		t.Errorf("processes left after delete: %+v", p)
 	}
 	if n := e.Sim.Calls("get_proc_status_v2") - statusReads; n != 1 {
@@ -128,7 +128,7 @@ func TestDeleteWarnsOfRecordsLeftOnGSE2(t *testing.T) {
 					t.Errorf("warning %q lacks %q", w, want)
 				}
 			}
-			for _, p := range e.Sim.Processes() {
+			for _, p := range e.Sim.GSE().Processes() {
 				if p.Hosted || p.Running {
 					t.Errorf("%s still hosted or running: %+v", p.IP, p)
 				}
@@ -167,7 +167,7 @@ func TestDeleteWithoutSpec(t *testing.T) {
 				if resp.Diagnostics.HasError() {
 					t.Fatalf("delete through ESB: %v", resp.Diagnostics)
 				}
-				if ps := e.Sim.Processes(); len(ps) != 0 {
+				if ps := e.Sim.GSE().Processes(); len(ps) != 0 {
 					t.Errorf("left after delete through ESB: %+v", ps)
 				}
 				return
@@ -185,7 +185,7 @@ func TestDeleteWithoutSpec(t *testing.T) {
 			if n := e.Sim.Calls("operate_proc") + e.Sim.Calls("operate_proc_v2") + e.Sim.Calls("operate_proc_multi") - before; n != 0 {
 				t.Errorf("%d operations sent, want none", n)
 			}
-			for _, p := range e.Sim.Processes() {
+			for _, p := range e.Sim.GSE().Processes() {
 				if !p.Hosted || !p.Running {
 					t.Errorf("%s changed by a refused delete: %+v", p.IP, p)
 				}

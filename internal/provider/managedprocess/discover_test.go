@@ -128,8 +128,8 @@ func BenchmarkDiscoverProcesses(b *testing.B) {
 func TestDiscoverProcessesGatewayAgentIDs(t *testing.T) {
 	t.Parallel()
 	sim := simulator.New(simulator.Options{AppCode: "tf-acc", AppSecret: "acc-secret", RecordRequests: true})
-	sim.AddAgent(agentA, 0, "10.0.0.5")
-	sim.AddAgent(agentB, 2, "10.0.0.6")
+	sim.Gateway().AddAgent(agentA, 0, "10.0.0.5")
+	sim.Gateway().AddAgent(agentB, 2, "10.0.0.6")
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	c, err := gse.New(gse.Config{GatewayURL: srv.URL, AppCode: "tf-acc", AppSecret: "acc-secret", Username: "admin", PollInitial: time.Millisecond, PollMax: time.Millisecond})

@@ -40,7 +40,7 @@ data "gse_process_status" "x" {
 func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	e.Sim.Gateway().AddAgent(acctest.AgentA, 0, "10.0.0.5")
 	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + acctest.AgentA, "agent:1:2001:db8::7", "0:10.0.0.1"}, Extra: "running = true"}) +
 		statusOf(fmt.Sprintf(`{ agent_id = %q }`, acctest.AgentA), `{ agent_id = "1:2001:db8::7" }`, `{ ip = "10.0.0.1", bk_cloud_id = 0 }`)
 	resource.Test(t, resource.TestCase{
@@ -65,7 +65,7 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 					if n := e.Sim.Calls("register_proc_info"); n != 0 {
 						return fmt.Errorf("register_proc_info called %d times through the gateway, want 0", n)
 					}
-					if p, _ := e.Sim.Process("gse", "proc-test", 0, "10.0.0.5"); p.AgentID != acctest.AgentA {
+					if p, _ := e.Sim.GSE().Process("gse", "proc-test", 0, "10.0.0.5"); p.AgentID != acctest.AgentA {
 						return fmt.Errorf("the process on 10.0.0.5 was created through agent %q, want %s", p.AgentID, acctest.AgentA)
 					}
 					return nil
@@ -89,7 +89,7 @@ func TestAccManagedProcessGateway_agentIDHosts(t *testing.T) {
 func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	e.Sim.Gateway().AddAgent(acctest.AgentA, 0, "10.0.0.5")
 	hosts := []string{"agent:" + acctest.AgentA, "0:10.0.0.1"}
 	cfg := func(trigger string) string {
 		return e.Config(acctest.Proc{Hosts: hosts, Extra: "running = true\n restart_triggers = { conf = \"" + trigger + "\" }"})
@@ -103,7 +103,7 @@ func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: cfg("v1")},
 			{
-				PreConfig: func() { e.Sim.SetAgentState(acctest.AgentA, 3) }, // damaged
+				PreConfig: func() { e.Sim.Gateway().SetAgentState(acctest.AgentA, 3) }, // damaged
 				Config:    cfg("v1") + read,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.Addr, plancheck.ResourceActionNoop)},
@@ -127,7 +127,7 @@ func TestAccManagedProcessGateway_downAgent(t *testing.T) {
 					if n := operateCalls() - operations; n != 0 {
 						t.Errorf("%d operations sent while the agent was down, want 0", n)
 					}
-					e.Sim.SetAgentState(acctest.AgentA, 2)
+					e.Sim.Gateway().SetAgentState(acctest.AgentA, 2)
 				},
 				Config: cfg("v2"),
 				Check:  resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.5", acctest.HostedAndRunning), e.SimCheck(0, "10.0.0.5", restartsAndNoReload(1))),
@@ -283,8 +283,8 @@ func headerOnly(reqs []simulator.RequestRecord, token string) error {
 func TestAccManagedProcessGateway_agentIDOnlyHosts(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
-	e.Sim.AddAgent(acctest.AgentB, 2, "10.0.0.6")
+	e.Sim.Gateway().AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	e.Sim.Gateway().AddAgent(acctest.AgentB, 2, "10.0.0.6")
 	cfg := e.Config(acctest.Proc{Hosts: []string{"agent:" + acctest.AgentA, "agent:" + acctest.AgentB}, Extra: "running = true"}) +
 		statusOf(fmt.Sprintf(`{ agent_id = %q }`, acctest.AgentA), fmt.Sprintf(`{ agent_id = %q }`, acctest.AgentB))
 	ds := "data.gse_process_status.x"
@@ -308,7 +308,7 @@ func TestAccManagedProcessGateway_agentIDOnlyHosts(t *testing.T) {
 				cloud int64
 				ip    string
 			}{{0, "10.0.0.5"}, {2, "10.0.0.6"}} {
-				p, ok := e.Sim.Process("gse", "proc-test", h.cloud, h.ip)
+				p, ok := e.Sim.GSE().Process("gse", "proc-test", h.cloud, h.ip)
 				if ok && (p.Hosted || p.Running) {
 					return fmt.Errorf("destroy left the process on %s hosted or running: %+v", h.ip, p)
 				}
@@ -350,8 +350,8 @@ func positive(v int64) error {
 func TestAccManagedProcessGateway_discoverAgentIDs(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
-	e.Sim.AddAgent(acctest.AgentB, 2, "10.0.0.6")
+	e.Sim.Gateway().AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	e.Sim.Gateway().AddAgent(acctest.AgentB, 2, "10.0.0.6")
 	agentHost := func(id string) knownvalue.Check {
 		return knownvalue.ObjectExact(map[string]knownvalue.Check{
 			"agent_id": knownvalue.StringExact(id), "ip": knownvalue.Null(), "bk_cloud_id": knownvalue.Null(), "bk_supplier_id": knownvalue.Int64Exact(0),

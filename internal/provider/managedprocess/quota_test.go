@@ -41,7 +41,7 @@ func wordsRegexp(phrases ...string) *regexp.Regexp {
 // checkAllRunning asserts that n processes proc-0... are registered and running.
 func checkAllRunning(e *acctest.Env, n int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		ps := e.Sim.Processes()
+		ps := e.Sim.GSE().Processes()
 		if len(ps) != n {
 			return fmt.Errorf("%d processes registered, want %d", len(ps), n)
 		}
@@ -120,7 +120,7 @@ func TestAccManagedProcess_withoutOperateProcMulti(t *testing.T) {
 			{
 				Config: cfg("running = false\n  managed = false"),
 				Check: func(*terraform.State) error {
-					for _, p := range e.Sim.Processes() {
+					for _, p := range e.Sim.GSE().Processes() {
 						if p.Running || p.Hosted {
 							return fmt.Errorf("%s is still running or hosted", p.Name)
 						}
@@ -217,7 +217,7 @@ func quotaSpent(t *testing.T, e *acctest.Env) {
 		}
 	}
 	inGSE, reached := map[string]bool{}, map[string]bool{}
-	for _, p := range e.Sim.Processes() {
+	for _, p := range e.Sim.GSE().Processes() {
 		inGSE[p.Name] = true
 	}
 	nameRE := regexp.MustCompile(`"name":"(proc-\d+)"`)

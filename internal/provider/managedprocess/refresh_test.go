@@ -114,7 +114,7 @@ func TestAccManagedProcess_refreshOnlyExitCode(t *testing.T) {
 		}
 		noDrift("apply -refresh-only")
 		noDrift("a refresh-only plan") // and again: nothing accumulates
-		if err := e.Sim.Drift(simulator.DriftStop, "gse", "proc-test", 0, "10.0.0.1"); err != nil {
+		if err := e.Sim.GSE().Drift(simulator.DriftStop, "gse", "proc-test", 0, "10.0.0.1"); err != nil {
 			t.Fatal(err)
 		}
 		drift()

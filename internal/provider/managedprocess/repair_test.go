@@ -19,7 +19,7 @@ func TestAccManagedProcess_repairTouchesOnlyDrifted(t *testing.T) {
 			Extra: "running = true\n  rollout = { batch_size = \"25%\", pause = \"1ms\" }"}), e.ProviderBlock())
 		cli := acctest.NewCLIRunFrom(t, e, "1.0.0", cfg)
 		cli.Must("apply", "-auto-approve", "-no-color", "-input=false")
-		if err := e.Sim.Drift(simulator.DriftStop, "gse", "proc-test", 0, "10.0.0.3"); err != nil {
+		if err := e.Sim.GSE().Drift(simulator.DriftStop, "gse", "proc-test", 0, "10.0.0.3"); err != nil {
 			t.Fatal(err)
 		}
 		out, err := cli.Run("plan", "-no-color", "-input=false")

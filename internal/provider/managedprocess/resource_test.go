@@ -142,7 +142,7 @@ func TestAccManagedProcess_drift(t *testing.T) {
 		cfg := e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.1", "0:10.0.0.2"}, Extra: "running = true"})
 		drift := func(action, ip string) func() {
 			return func() {
-				if err := e.Sim.Drift(action, "gse", "proc-test", 0, ip); err != nil {
+				if err := e.Sim.GSE().Drift(action, "gse", "proc-test", 0, ip); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -55,7 +55,7 @@ data "gse_process_status" "test" {
 			},
 			{
 				// A stop behind Terraform's back shows in the data source at once.
-				PreConfig: func() { _ = e.Sim.Drift(simulator.DriftStop, "gse", "proc-test", 1, "10.0.0.1") },
+				PreConfig: func() { _ = e.Sim.GSE().Drift(simulator.DriftStop, "gse", "proc-test", 1, "10.0.0.1") },
 				Config:    e.Config(acctest.Proc{Hosts: []string{"0:10.0.0.2", "1:10.0.0.1"}, Extra: "running = true"}) + acctest.Sprintf(dataSource, "[]"),
 				// The refresh before this step's plan sees the drift; apply repairs it and the data source reads after.
 				ConfigStateChecks: []statecheck.StateCheck{

@@ -112,7 +112,7 @@ action "gse_process_operation" "restart" {
 		cloud int64
 		ip    string
 	}{{0, "10.0.0.1"}, {1, "10.0.0.2"}} {
-		if p, ok := e.Sim.Process("gse", "web", h.cloud, h.ip); !ok || p.Restarts != 1 {
+		if p, ok := e.Sim.GSE().Process("gse", "web", h.cloud, h.ip); !ok || p.Restarts != 1 {
 			t.Errorf("%d:%s restarted %d times, want 1", h.cloud, h.ip, p.Restarts)
 		}
 	}
@@ -160,7 +160,7 @@ action "gse_process_operation" "nginx" {
 		if want := "start biz:2//data/nginx/bin/nginx: " + ip + " (bk_cloud_id 0) ok"; !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}
-		if p, ok := e.Sim.JobProcess(acctest.JobScope, acctest.JobIndex, 0, ip); !ok || !p.Running {
+		if p, ok := e.Sim.JOB().Process(acctest.JobScope, acctest.JobIndex, 0, ip); !ok || !p.Running {
 			t.Errorf("nginx on %s: %+v, want running", ip, p)
 		}
 	}
@@ -180,7 +180,7 @@ action "gse_process_operation" "nginx" {
 	}
 
 	// On a JOB 3.7+ the action fails at its first call, saying why and what to use.
-	e.Sim.SetJobProcessAPIsRemoved(true)
+	e.Sim.JOB().SetProcessAPIsRemoved(true)
 	before := e.JobCalls()
 	out, err = acctest.NewCLIRun(t, e, action("start", job)).Run("apply", "-auto-approve", "-no-color", "-invoke=action.gse_process_operation.nginx")
 	if err == nil || !acctest.RemovedJOB("operate_process").MatchString(out) {

@@ -15,7 +15,7 @@ import (
 func TestAccProcessOperationGateway_agentID(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewGatewayEnv(t, nil)
-	e.Sim.AddAgent(acctest.AgentA, 0, "10.0.0.5")
+	e.Sim.Gateway().AddAgent(acctest.AgentA, 0, "10.0.0.5")
 	cfg := func(trigger string) string {
 		return e.Config(acctest.Proc{Hosts: []string{"agent:" + acctest.AgentA, "0:10.0.0.1"}, Extra: "running = true"}) + fmt.Sprintf(`
 resource "gse_process_operation" "test" {
@@ -44,12 +44,12 @@ resource "gse_process_operation" "test" {
 				),
 			},
 			{
-				PreConfig:   func() { e.Sim.SetAgentState(acctest.AgentA, -1) },
+				PreConfig:   func() { e.Sim.Gateway().SetAgentState(acctest.AgentA, -1) },
 				Config:      cfg("v2"),
 				ExpectError: regexp.MustCompile(`the GSE agent is not running on agent_id\s+` + acctest.AgentA + `\s+\(status_code -1,\s+unknown\)`),
 			},
 			{
-				PreConfig: func() { e.Sim.SetAgentState(acctest.AgentA, 2) },
+				PreConfig: func() { e.Sim.Gateway().SetAgentState(acctest.AgentA, 2) },
 				Config:    cfg("v2"),
 				Check:     resource.ComposeAggregateTestCheckFunc(e.SimCheck(0, "10.0.0.5", acctest.Restarts(2)), e.SimCheck(0, "10.0.0.1", acctest.Restarts(2))),
 			},

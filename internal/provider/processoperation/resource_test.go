@@ -145,7 +145,7 @@ func TestAccProcessOperation_job(t *testing.T) {
 	running := func(want bool) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			for _, ip := range []string{"10.0.0.1", "10.0.0.2"} {
-				p, ok := e.Sim.JobProcess(acctest.JobScope, acctest.JobIndex, 0, ip)
+				p, ok := e.Sim.JOB().Process(acctest.JobScope, acctest.JobIndex, 0, ip)
 				if !ok || p.Running != want {
 					return fmt.Errorf("nginx on %s: %+v, want running = %v", ip, p, want)
 				}
@@ -186,7 +186,7 @@ func TestAccProcessOperation_job(t *testing.T) {
 				Config: jobOperation(e, "start", "5", `cmd_shell_ext = "sh"
       mem_lmt = 10`),
 				Check: resource.ComposeAggregateTestCheckFunc(calls("job/operate_proc", 3), running(true), func(*terraform.State) error {
-					p, _ := e.Sim.JobProcess(acctest.JobScope, acctest.JobIndex, 0, "10.0.0.1")
+					p, _ := e.Sim.JOB().Process(acctest.JobScope, acctest.JobIndex, 0, "10.0.0.1")
 					var def simulator.JobDefinition
 					if err := json.Unmarshal(p.Spec, &def); err != nil || def.StartCmd != "cd /data/nginx/bin && ./start.sh nginx &" ||
 						def.Type != 1 || def.CPULmt != 0 || def.MemLmt != 10 {

@@ -34,8 +34,8 @@ func TestRolloutThroughGateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	const agentB, agentA = "0200000007525400f355781710390005465d", "0200000007525400f355781710390005465c"
-	sim.AddAgent(agentA, 1, "10.0.9.1")
-	sim.AddAgent(agentB, 1, "10.0.9.2")
+	sim.Gateway().AddAgent(agentA, 1, "10.0.9.1")
+	sim.Gateway().AddAgent(agentB, 1, "10.0.9.2")
 	hosts := []gse.Host{{AgentID: agentB}, {IP: "10.0.0.2"}, {AgentID: agentA}, {IP: "10.0.0.1"}}
 	meta := gse.Meta{Namespace: "gse", Name: "gw"}
 	spec := &gse.Spec{
@@ -59,7 +59,7 @@ func TestRolloutThroughGateway(t *testing.T) {
 	}
 
 	// An agent that is down never answers: its batch fails at the deadline, naming it.
-	sim.SetAgentState(agentA, 3)
+	sim.Gateway().SetAgentState(agentA, 3)
 	short, cancelShort := context.WithTimeout(ctx, 2*time.Second) // room for the healthy batches on a loaded machine
 	defer cancelShort()
 	step.Run = func(ctx context.Context, batch []gse.Host) error {

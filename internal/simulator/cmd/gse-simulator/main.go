@@ -54,7 +54,7 @@ func main() {
 	if *without != "" {
 		sim.RemoveAPIs(strings.Split(*without, ",")...)
 	}
-	sim.SetJobProcessAPIsRemoved(*job37)
+	sim.JOB().SetProcessAPIsRemoved(*job37)
 	srv := &http.Server{Handler: sim} //nolint:gosec // loopback demo server
 	go func() {
 		stop := make(chan os.Signal, 1)
