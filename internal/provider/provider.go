@@ -92,28 +92,28 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional: true,
 				MarkdownDescription: "ESB root URL, such as `https://paas.example.com`; GSE calls go to `{endpoint}/api/c/compapi/v2/gse/{api}/` and JOB calls to `{endpoint}/api/c/compapi/v2/job/{api}/`. " +
 					"Falls back to `BK_COMPONENT_API_URL`. Required (here or in the environment) unless `gateway_url` is set; with `gateway_url`, only the JOB resources and data source need it.",
-				Validators: []validator.String{plumbing.EndpointURL()},
+				Validators: []validator.String{endpointURL()},
 			},
 			"gateway_url": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "GSE 2.0 root on the BlueKing API gateway, such as `https://bkapi.example.com/api/bk-gse/prod`. When set, every GSE process call goes to " +
 					"`{gateway_url}/api/v2/proc/{api}` (agent state: `/api/v2/cluster/list_agent_state`), hosts are addressed by agent id (`{bk_cloud_id}:{ip}` for a host given by ip), " +
 					"credentials travel only in the `X-Bkapi-Authorization` header, and hosts given by `agent_id` or an IPv6 address become possible. Falls back to `BKAPP_BK_GSE_APIGATEWAY`.",
-				Validators: []validator.String{plumbing.GatewayURL()},
+				Validators: []validator.String{gatewayURL()},
 			},
 			"cmdb_gateway_url": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "bk-cmdb root on the BlueKing API gateway, such as `https://bkapi.example.com/api/bk-cmdb/prod`, for `gse_cmdb_hosts`: hosts are listed with " +
 					"`{cmdb_gateway_url}/api/v3/hosts/app/{bk_biz_id}/list_hosts`, with the same credentials (in `X-Bkapi-Authorization`) and `tenant_id`. " +
 					"Unset, `gse_cmdb_hosts` calls ESB's `cc/list_biz_hosts` under `endpoint`. Falls back to `BKAPP_BK_CC_APIGATEWAY`.",
-				Validators: []validator.String{plumbing.GatewayURL()},
+				Validators: []validator.String{gatewayURL()},
 			},
 			"job_gateway_url": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "bk-job root on the BlueKing API gateway, such as `https://bkapi.example.com/api/bk-job/prod`, for `gse_config_file`: JOB's v3 file and script APIs go to " +
 					"`{job_gateway_url}/api/v3/{api}` with the same credentials (in `X-Bkapi-Authorization`) and `tenant_id`. They need a verified user there: `bk_token` or a user's `access_token` " +
 					"(`username` alone is refused unless the gateway exempts the app). Unset, they go to ESB's `jobv3` under `endpoint`. Falls back to `BKAPP_BK_JOB_APIGATEWAY`.",
-				Validators: []validator.String{plumbing.GatewayURL()},
+				Validators: []validator.String{gatewayURL()},
 			},
 			"tenant_id": schema.StringAttribute{
 				Optional:            true,
@@ -168,7 +168,7 @@ func (p *gseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			"ca_cert_pem": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "PEM-encoded CA certificate(s) trusted in addition to the system roots, for an ESB behind a private CA.",
-				Validators:          []validator.String{plumbing.CACertPEM()},
+				Validators:          []validator.String{caCertPEM()},
 			},
 		},
 	}
@@ -327,7 +327,7 @@ func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{managedprocess.NewStatusDataSource, jobmanagedprocess.NewStatusDataSource, cmdb.NewDataSource, cmdb.NewProcessesDataSource}
+	return []func() datasource.DataSource{managedprocess.NewStatusDataSource, jobmanagedprocess.NewStatusDataSource, cmdb.NewHostsDataSource, cmdb.NewProcessesDataSource}
 }
 
 // Functions need Terraform 1.8 or later; older CLIs ignore them.

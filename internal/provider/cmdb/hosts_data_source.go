@@ -23,8 +23,8 @@ var _ datasource.DataSourceWithConfigure = (*cmdbHostsDataSource)(nil)
 // in the forms the other resources take them.
 type cmdbHostsDataSource struct{ client *gse.Client }
 
-// NewDataSource is gse_cmdb_hosts.
-func NewDataSource() datasource.DataSource { return &cmdbHostsDataSource{} }
+// NewHostsDataSource is gse_cmdb_hosts.
+func NewHostsDataSource() datasource.DataSource { return &cmdbHostsDataSource{} }
 
 type cmdbHostsModel struct {
 	BkBizID        types.Int64      `tfsdk:"bk_biz_id"`

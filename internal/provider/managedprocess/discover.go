@@ -2,9 +2,11 @@ package managedprocess
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
@@ -21,6 +24,18 @@ import (
 type namespaceTarget string
 
 func (n namespaceTarget) String() string { return string(n) + "/*" }
+
+// addDiscoverError reports a failed discovery (the list resource, import by
+// identity) as plumbing.AddAPIError does, and, where the installation has no
+// sync_proc_status, says what imports instead.
+func addDiscoverError(diags *diag.Diagnostics, action string, target fmt.Stringer, err error, next string) {
+	if api, ok := gse.MissingAPI(err); ok && api == "sync_proc_status" {
+		next = strings.TrimSpace("Listing the processes of a namespace (the gse_managed_process list resource, terraform query) and import by identity need it. " +
+			"Import by ID instead, naming the hosts: terraform import gse_managed_process.NAME 'namespace/name@bk_cloud_id:bk_supplier_id:ip[,...]', " +
+			"or an import block with that id.\n\n" + next)
+	}
+	plumbing.AddAPIError(diags, action, target, err, next)
+}
 
 // discoveredProcess is a process found in GSE: its meta (labels included)
 // and one confirmed status entry per host, ordered by cloud id and IP.

@@ -17,4 +17,5 @@ func ResourceWithClient(c *gse.Client) resource.Resource {
 type NamespaceTarget = namespaceTarget
 
 var DiscoverProcesses = discoverProcesses
+var AddDiscoverError = addDiscoverError
 var RawWith = rawWith

@@ -78,7 +78,7 @@ func importByIdentity(ctx context.Context, c *gse.Client, req resource.ImportSta
 	meta := spec.MetaRef{Namespace: id.Namespace, Name: id.Name}.Expand()
 	found, err := discoverProcesses(ctx, c, meta.Namespace, func(m gse.Meta) bool { return m.Name == meta.Name })
 	if err != nil {
-		plumbing.AddAPIError(&resp.Diagnostics, "discover the hosts of", meta, err, "Nothing was imported; run the import again once GSE answers.")
+		addDiscoverError(&resp.Diagnostics, "discover the hosts of", meta, err, "Nothing was imported; run the import again once GSE answers.")
 		return
 	}
 	if len(found) == 0 {

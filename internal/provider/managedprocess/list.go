@@ -82,7 +82,7 @@ func (l *managedProcessList) List(ctx context.Context, req list.ListRequest, str
 		return strings.HasPrefix(m.Name, prefix) && labelsMatch(m.Labels, labels)
 	})
 	if err != nil {
-		plumbing.AddAPIError(&diags, "list", namespaceTarget(namespace), err, "Check the provider configuration (endpoint or gateway_url), then run the query again.")
+		addDiscoverError(&diags, "list", namespaceTarget(namespace), err, "Check the provider configuration (endpoint or gateway_url), then run the query again.")
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/managedprocess"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
@@ -170,7 +169,7 @@ func TestDiscoverWithoutSyncProcStatus(t *testing.T) {
 		e.Sim.RemoveAPIs("sync_proc_status")
 		_, err := managedprocess.DiscoverProcesses(context.Background(), e.Client(t), "gse", func(gse.Meta) bool { return true })
 		var diags diag.Diagnostics
-		plumbing.AddAPIError(&diags, "list", managedprocess.NamespaceTarget("gse"), err, "")
+		managedprocess.AddDiscoverError(&diags, "list", managedprocess.NamespaceTarget("gse"), err, "")
 		if !diags.HasError() || !wordsRegexp("sync_proc_status", "This installation has no sync_proc_status", "terraform import gse_managed_process.NAME").MatchString(diags[0].Detail()) {
 			t.Errorf("gateway %v: %v", gateway, diags)
 		}

@@ -34,18 +34,18 @@ type refreshedModel struct {
 
 func (m *refreshedModel) get(ctx context.Context, s tfsdk.State) diag.Diagnostics {
 	var diags diag.Diagnostics
-	var spec spec.Value
+	var def spec.Value
 	for _, f := range []struct {
 		at     path.Path
 		target any
 	}{
 		{path.Root("meta"), &m.Meta}, {path.Root("hosts"), &m.Hosts}, {path.Root("managed"), &m.Managed},
 		{path.Root("running"), &m.Running}, {path.Root("host_status"), &m.HostStatus}, {path.Root("timeouts"), &m.Timeouts},
-		{path.Root("spec"), &spec},
+		{path.Root("spec"), &def},
 	} {
 		diags.Append(s.GetAttribute(ctx, f.at, f.target)...)
 	}
-	m.AutoType = spec.Model().MonitorPolicy.AutoType
+	m.AutoType = def.Model().MonitorPolicy.AutoType
 	return diags
 }
 
@@ -71,11 +71,11 @@ func (m *refreshedModel) setChanged(ctx context.Context, prior refreshedModel, s
 	return diags
 }
 
-// observe is what Read finds of hosts in obs: those kept (the process is
+// observe is what Read finds of the hosts of list in obs: those kept (the process is
 // registered there, or the agent is down and GSE cannot say), how many of
 // those it answered for host the process and run it, and the process's labels.
-func observe(hosts []hosts.Model, obs status.Observed) (kept []hosts.Model, hosted, running int, labels map[string]string) {
-	for _, h := range hosts {
+func observe(list []hosts.Model, obs status.Observed) (kept []hosts.Model, hosted, running int, labels map[string]string) {
+	for _, h := range list {
 		e, seen := obs.At(h.Expand())
 		if seen == status.Unknown {
 			kept = append(kept, h) // unknown, not gone: counted in neither flag

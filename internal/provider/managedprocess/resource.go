@@ -72,18 +72,18 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	spec := c.spec.Model()
+	def := c.spec.Model()
 	validateRunState(c.managed, c.running, &resp.Diagnostics)
 	rollout.ValidateSize(ctx, req.Config, path.Root("rollout"), rollout.ElementCount(ctx, req.Config, path.Root("hosts")), &resp.Diagnostics)
 	// A spec not known yet (from a data source or another resource, such as
 	// gse_cmdb_processes' groups) is checked at plan, once it is.
 	known := !c.spec.IsUnknown() && !c.spec.Partial
-	needsCommand(known && c.running.ValueBool(), "running = true", "starts the process (op_type 0)", spec.Control.StartCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
-	needsCommand(known && !c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", spec.Control.RestartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
-	needsCommand(known && !c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", spec.Control.ReloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
+	needsCommand(known && c.running.ValueBool(), "running = true", "starts the process (op_type 0)", def.Control.StartCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
+	needsCommand(known && !c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", def.Control.RestartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
+	needsCommand(known && !c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", def.Control.ReloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
 	// A warning, not an error: GSE accepts a periodic process without a rule
 	// (operate_proc_v2 documents crontab_rule as optional and reserved), but nothing will run it.
-	if p := spec.MonitorPolicy; !p.AutoType.IsUnknown() && !p.AutoType.IsNull() && p.AutoType.ValueInt64() == 0 && p.CrontabRule.IsNull() {
+	if p := def.MonitorPolicy; !p.AutoType.IsUnknown() && !p.AutoType.IsNull() && p.AutoType.ValueInt64() == 0 && p.CrontabRule.IsNull() {
 		resp.Diagnostics.AddAttributeWarning(policyPath.AtName("crontab_rule"), "Periodic process without crontab_rule",
 			"auto_type = 0 makes the process periodic: the agent runs it on the schedule in crontab_rule, and without one it is never run. "+
 				"Set crontab_rule (for example \"*/5 * * * *\"), or auto_type = 1 for a resident process.")
@@ -108,15 +108,15 @@ func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.Mo
 	sayHostsMoving(ctx, req.State, req.Plan, &resp.Diagnostics)
 	sayHostsDrifted(ctx, req.State, req.Plan, &resp.Diagnostics)
 	if !sameExcept(req.Plan.Raw, req.State.Raw, "host_status") {
-		status, ok, d := plannedStatus(ctx, req.State, req.Plan)
+		planned, ok, d := plannedStatus(ctx, req.State, req.Plan)
 		if resp.Diagnostics.Append(d...); ok {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), planned)...)
 		}
 		return
 	}
-	var status status.HostStatus
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("host_status"), &status)...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), status)...)
+	var prior status.HostStatus
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("host_status"), &prior)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("host_status"), prior)...)
 }
 
 func (r *managedProcessResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

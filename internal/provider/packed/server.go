@@ -151,7 +151,7 @@ func (s server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceReq
 	if err := s.packed.unpack(req.TypeName, &resp.NewState); err != nil {
 		return nil, err
 	}
-	return resp, numbersAsText(resp.NewState) // numbers.go
+	return resp, numbersAsText(resp.NewState)
 }
 
 // ReadDataSource sends a data source's numbers as text too: on Terraform 1.10

@@ -10,11 +10,6 @@ import (
 // deadline, or one it does not have.
 func quotaAdvice(err error) string {
 	if api, ok := gse.MissingAPI(err); ok {
-		if api == "sync_proc_status" {
-			return "This installation has no sync_proc_status, which listing the processes of a namespace (the gse_managed_process list resource, terraform query) " +
-				"and import by identity need. Import by ID instead, naming the hosts: terraform import gse_managed_process.NAME 'namespace/name@bk_cloud_id:bk_supplier_id:ip[,...]', " +
-				"or an import block with that id."
-		}
 		return fmt.Sprintf("This installation has no %s (ESB answered \"component not found\", or the gateway HTTP 404): check endpoint and gateway_url, and the GSE version.", api)
 	}
 	if gse.KindOf(err) == gse.KindRateLimited {

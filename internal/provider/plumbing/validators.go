@@ -13,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-
-	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
 // StringCheck turns a check of a known string into a plan-time validator.
@@ -73,36 +71,6 @@ func Duration() validator.String {
 		}
 		if d, err := time.ParseDuration(s); err != nil || d <= 0 {
 			return fmt.Errorf("must be a positive duration such as 30s, 90s or 2m")
-		}
-		return nil
-	}}
-}
-
-// EndpointURL checks endpoint as the client will (gse.ParseEndpoint).
-func EndpointURL() validator.String {
-	return StringCheck{Desc: "must be an http:// or https:// URL", Check: func(s string) error {
-		if _, err := gse.ParseEndpoint(s); err != nil {
-			return fmt.Errorf("must be an http:// or https:// URL with a host and no query, such as https://paas.example.com")
-		}
-		return nil
-	}}
-}
-
-// GatewayURL checks gateway_url as the client will (gse.ParseGatewayURL).
-func GatewayURL() validator.String {
-	return StringCheck{Desc: "must be an http:// or https:// URL", Check: func(s string) error {
-		if _, err := gse.ParseGatewayURL(s); err != nil {
-			return fmt.Errorf("must be an http:// or https:// URL with a host and no query, such as https://bkapi.example.com/api/bk-gse/prod")
-		}
-		return nil
-	}}
-}
-
-// CACertPEM checks ca_cert_pem as the client will (gse.CACertPool).
-func CACertPEM() validator.String {
-	return StringCheck{Desc: "must hold PEM-encoded certificates", Check: func(s string) error {
-		if _, err := gse.CACertPool(s); err != nil {
-			return fmt.Errorf("must hold at least one PEM-encoded certificate (-----BEGIN CERTIFICATE-----)")
 		}
 		return nil
 	}}
