@@ -18,34 +18,15 @@ func (bn *bench) fleetWorkspaceRows() []row {
 	fmt.Fprintf(os.Stderr, "fleet workspaces: %d runs at once of one resource on %d CMDB hosts, quota %g requests/s, task latency %v\n", n, all, quota, bn.o.createLatency)
 	sim := bn.quotaSimulator(quota)
 	defer sim.stop()
-	// dirs are the runs of one arm; ns, when set, names their namespaces
-	// (ns0, ns1, ...) and makes them gse_managed_process runs.
-	dirs := func(prefix, ns string) []string {
-		out := make([]string, n)
-		for i := range n {
-			var each string
-			if ns != "" {
-				each = fmt.Sprintf("%s%d", ns, i)
-			}
-			out[i] = bn.dir(fmt.Sprintf("%s%d", prefix, i), fleetConfig(all, all, ns != "", true, each))
-		}
-		return out
-	}
-	flags := []string{"-input=false", "-no-color", "-auto-approve", fmt.Sprintf("-parallelism=%d", bn.o.parallelism)}
-	type phases struct{ apply, destroy []phase }
-	type armRun struct {
-		dirs      []string
-		cliConfig string
-		got       *phases
-	}
-	var data, gse, floor, base phases
-	arms := []armRun{{dirs("fws-data", ""), bn.cliConfig, &data}, {dirs("fws-gse", "ws"), bn.cliConfig, &gse}}
+	var data, gse, floor, base fleetPhases
+	arms := []fleetArm{{bn.fleetWorkspaceDirs("fws-data", ""), bn.cliConfig, &data}, {bn.fleetWorkspaceDirs("fws-gse", "ws"), bn.cliConfig, &gse}}
 	if bn.noAPIConfig != "" {
-		arms = append(arms, armRun{dirs("fws-noapi", "ws"), bn.noAPIConfig, &floor})
+		arms = append(arms, fleetArm{bn.fleetWorkspaceDirs("fws-noapi", "ws"), bn.noAPIConfig, &floor})
 	}
 	if bn.baseConfig != "" {
-		arms = append(arms, armRun{dirs("fws-base", "base"), bn.baseConfig, &base})
+		arms = append(arms, fleetArm{bn.fleetWorkspaceDirs("fws-base", "base"), bn.baseConfig, &base})
 	}
+	flags := []string{"-input=false", "-no-color", "-auto-approve", fmt.Sprintf("-parallelism=%d", bn.o.parallelism)}
 	for i := range bn.o.runs {
 		for k := range arms {
 			a := arms[(i+k)%len(arms)]
@@ -56,6 +37,40 @@ func (bn *bench) fleetWorkspaceRows() []row {
 			a.got.destroy = append(a.got.destroy, at("destroy"))
 		}
 	}
+	return bn.fleetWorkspaceReport(data, gse, floor, base)
+}
+
+// fleetPhases are what the runs of one arm took, apply and destroy, run by run.
+type fleetPhases struct{ apply, destroy []phase }
+
+// fleetArm is one arm of the fleet workspaces row: its runs' directories,
+// the CLI config that picks its provider, and where its phases go.
+type fleetArm struct {
+	dirs      []string
+	cliConfig string
+	got       *fleetPhases
+}
+
+// fleetWorkspaceDirs are the runs of one arm; ns, when set, names their
+// namespaces (ns0, ns1, ...) and makes them gse_managed_process runs.
+func (bn *bench) fleetWorkspaceDirs(prefix, ns string) []string {
+	all := bn.o.fleet[len(bn.o.fleet)-1]
+	out := make([]string, bn.o.fleetWorkspaces)
+	for i := range out {
+		var each string
+		if ns != "" {
+			each = fmt.Sprintf("%s%d", ns, i)
+		}
+		out[i] = bn.dir(fmt.Sprintf("%s%d", prefix, i), fleetConfig(all, all, ns != "", true, each))
+	}
+	return out
+}
+
+// fleetWorkspaceReport makes the rows of the fleet workspaces runs: gse
+// against terraform_data, its destroy against its apply, and the floor's and
+// the baseline's arms when they ran.
+func (bn *bench) fleetWorkspaceReport(data, gse, floor, base fleetPhases) []row {
+	n, quota, all := bn.o.fleetWorkspaces, bn.o.fleetQuota, bn.o.fleet[len(bn.o.fleet)-1]
 	wall := func(p phase) float64 { return p.wall.Seconds() }
 	simCPU := func(p phase) float64 { return p.simCPU.Seconds() }
 	ratio := func(b, a []phase) float64 {
@@ -81,7 +96,7 @@ func (bn *bench) fleetWorkspaceRows() []row {
 			detail: fmt.Sprintf("destroy %.1f s (terraform_data %.1f s)", median(gse.destroy, wall), median(data.destroy, wall))},
 	}
 	// beside is the row of another provider's arm against terraform_data.
-	beside := func(work string, p phases) row {
+	beside := func(work string, p fleetPhases) row {
 		return row{work: work + ": fleet workspaces apply / `terraform_data`", value: fmt.Sprintf("%.2f×", ratio(p.apply, data.apply)),
 			detail: fmt.Sprintf("apply %.1f s, destroy %.1f s (destroy / apply %.2f×); simulator CPU %.1f s", median(p.apply, wall), median(p.destroy, wall),
 				median(p.destroy, wall)/median(p.apply, wall), median(p.apply, simCPU))}
