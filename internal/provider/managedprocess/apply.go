@@ -31,7 +31,7 @@ type processSteps struct{ client *gse.Client }
 // registered.
 func (r processSteps) createInBatches(ctx context.Context, meta gse.Meta, spec *gse.Spec, plan *managedProcessModel, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
 	var registered []gse.Host
-	st := rollout.Step{What: "create", Target: meta, Run: func(ctx context.Context, batch []gse.Host) error {
+	st := rollout.Step[gse.Host]{What: "create", Target: meta, Place: rollout.HostPlace, Run: func(ctx context.Context, batch []gse.Host) error {
 		got, err := r.register(ctx, meta, spec, plan, batch, pr) // through the gateway or ESB, above
 		registered = append(registered, got...)
 		if err != nil || r.client.Gateway() { // through the gateway, register converges too
@@ -40,9 +40,9 @@ func (r processSteps) createInBatches(ctx context.Context, meta gse.Meta, spec *
 		return r.converge(ctx, meta, spec, plan, got, pr)
 	}}
 	if plan.Running.ValueBool() && !spec.OneShot() {
-		st.NotRunning = &rollout.RunningCheck{Client: r.client, Query: status.GSENotRunning(r.client, meta)}
+		st.NotRunning = &rollout.RunningCheck[gse.Host]{Client: r.client, Query: status.GSENotRunning(r.client, meta)}
 	}
-	_, err := plan.Rollout.Expand().Run(ctx, hosts, st)
+	_, err := rollout.Run(ctx, plan.Rollout.Expand(), hosts, st)
 	return registered, err
 }
 
@@ -172,7 +172,7 @@ func (u *update) removeHosts(ctx context.Context) error {
 		return nil
 	}
 	var gone []gse.Host
-	_, err := u.ro.Run(ctx, u.removed, rollout.Step{What: "removal of hosts", Target: u.meta, Run: func(ctx context.Context, batch []gse.Host) error {
+	_, err := rollout.Run(ctx, u.ro, u.removed, rollout.Step[gse.Host]{What: "removal of hosts", Target: u.meta, Place: rollout.HostPlace, Run: func(ctx context.Context, batch []gse.Host) error {
 		g, err := u.r.teardown(ctx, u.meta, u.prior.Spec.Expand(), batch, u.prior.Running.ValueBool())
 		gone = append(gone, g...)
 		return err
@@ -186,7 +186,7 @@ func (u *update) sendSpec(ctx context.Context) error {
 	if !u.specChanged {
 		return nil
 	}
-	_, err := u.ro.Run(ctx, u.kept, rollout.Step{What: "spec update (update_proc_info)", Target: u.meta, Run: func(ctx context.Context, batch []gse.Host) error {
+	_, err := rollout.Run(ctx, u.ro, u.kept, rollout.Step[gse.Host]{What: "spec update (update_proc_info)", Target: u.meta, Place: rollout.HostPlace, Run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := u.r.client.Proc.UpdateProcInfo(ctx, u.meta, batch, u.spec)
 		return err
 	}})
@@ -449,14 +449,14 @@ func (r processSteps) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spe
 // the hosts where it succeeded. wait_running applies to the operations that
 // leave the process running (gse.OpInfo.Starts).
 func (r processSteps) rollOperate(ctx context.Context, ro *rollout.Settings, meta gse.Meta, spec *gse.Spec, op gse.OpType, hosts []gse.Host, pr *proven) ([]gse.Host, error) {
-	st := rollout.Step{What: rollout.Verb(op), Target: meta, Run: func(ctx context.Context, batch []gse.Host) error {
+	st := rollout.Step[gse.Host]{What: rollout.Verb(op), Target: meta, Place: rollout.HostPlace, Run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := r.operate(ctx, meta, spec, op, batch, pr)
 		return err
 	}}
 	if op.Info().Starts && !spec.OneShot() { // a one-shot exits by design
-		st.NotRunning = &rollout.RunningCheck{Client: r.client, Query: status.GSENotRunning(r.client, meta)}
+		st.NotRunning = &rollout.RunningCheck[gse.Host]{Client: r.client, Query: status.GSENotRunning(r.client, meta)}
 	}
-	return ro.Run(ctx, hosts, st)
+	return rollout.Run(ctx, ro, hosts, st)
 }
 
 // operate performs op on hosts and waits for it. Without a spec (an imported
