@@ -17,7 +17,7 @@ type JobIP struct {
 }
 
 // The one conversion between the two wire forms of a host by address: Host
-// (the GSE APIs, rollouts) and JobIP (the JOB APIs). Both keep their Key.
+// (the GSE APIs) and JobIP (the JOB APIs). Both keep their Key and name.
 
 // Host is the GSE host ip names.
 func (ip JobIP) Host() Host { return Host{IP: ip.IP, BkCloudID: ip.BkCloudID} }
@@ -114,6 +114,9 @@ func (t JobTarget) String() string {
 
 // Key is the IP's identity, the same as Host.Key of the host it names (ipKey).
 func (ip JobIP) Key() string { return ipKey(ip.BkCloudID, ip.IP) }
+
+// String names the IP as errors name the host it is (Host.String).
+func (ip JobIP) String() string { return ip.Host().String() }
 
 type jobTaskReply struct {
 	TaskID string `json:"bk_gse_taskid"`

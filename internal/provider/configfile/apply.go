@@ -2,6 +2,7 @@ package configfile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -228,39 +229,57 @@ func (r *configFileResource) pushInBatches(ctx context.Context, plan *configFile
 			return nil, err
 		}
 	}
-	byKey := map[string]target{}
-	hs := make([]gse.Host, len(ts))
-	for i, t := range ts {
-		hs[i] = gse.Host{AgentID: t.key}
-		byKey[hs[i].Key()] = t
-	}
 	results := map[string]gse.JobHostTask{}
 	file := gse.ConfigFile{Path: plan.Path.ValueString(), Name: plan.FileName.ValueString(), Account: plan.Account.ValueString(), Content: content}
-	_, err := plan.Rollout.Expand().Run(ctx, hs, rollout.Step{What: "push", Target: plan.ID, Run: func(ctx context.Context, batch []gse.Host) error {
-		part := make([]target, len(batch))
-		for i, h := range batch {
-			part[i] = byKey[h.Key()]
-		}
-		res, err := r.run(ctx, plan, part, func(to gse.JobTargets) (int64, error) {
+	st := rollout.Step[target]{What: "push", Target: plan.ID, Place: target.place, Settle: settlePush, Run: func(ctx context.Context, batch []target) error {
+		res, err := r.run(ctx, plan, batch, func(to gse.JobTargets) (int64, error) {
 			return r.client.Job.PushConfigFile(ctx, plan.scope(), file, to)
 		})
 		if err != nil {
 			return err
 		}
-		he := &gse.HostsError{API: "push_config_file", Target: plan.ID, Total: len(batch)}
-		for i, t := range part {
+		pe := &pushError{file: plan.ID, total: len(batch)}
+		for _, t := range batch {
 			res := res[t.key]
 			results[t.key] = res
 			if !res.OK() {
-				he.Failures = append(he.Failures, gse.HostFailure{Host: batch[i], Code: res.Status, Message: "JOB host status" + hostAdvice(res.Status)})
+				pe.failures = append(pe.failures, rollout.Failure[target]{Target: t, Reason: fmt.Sprintf("GSE code %d: JOB host status%s", res.Status, hostAdvice(res.Status))})
 			}
 		}
-		if len(he.Failures) > 0 {
-			return he
+		if len(pe.failures) > 0 {
+			return pe
 		}
 		return nil
-	}})
+	}}
+	_, err := rollout.Run(ctx, plan.Rollout.Expand(), ts, st)
 	return results, err
+}
+
+// pushError names the hosts of a push job that did not get the file, as
+// the configuration gives them.
+type pushError struct {
+	file     fmt.Stringer // the resource's id
+	total    int
+	failures []rollout.Failure[target]
+}
+
+func (e *pushError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "push_config_file of %s failed on %d of %d hosts:", e.file, len(e.failures), e.total)
+	for _, f := range e.failures {
+		b.WriteString("\n  - " + f.String())
+	}
+	return b.String()
+}
+
+// settlePush reads a push's error for the rollout: a *pushError names the
+// hosts that failed; any other error is the job's as a whole.
+func settlePush(_ []target, err error) ([]rollout.Failure[target], bool) {
+	var pe *pushError
+	if errors.As(err, &pe) {
+		return pe.failures, true
+	}
+	return nil, false
 }
 
 // resolveAll fills the host ids JOB needs (resolve), in the plan's business.

@@ -151,11 +151,12 @@ func TestAccConfigFile(t *testing.T) {
 						},
 					},
 					{
-						// An agent down: the error names its host; the other holds the new file.
-						PreConfig:   func() { e.Sim.JOBv3().SetAgentDown(3, true) },
-						Config:      fileConfig(e, hosts, "worker_processes 8;\n", "verify = true"),
-						ExpectError: regexp.MustCompile(`(?s)Could not push .*failed on 1 of 2\s+hosts:.*` + regexp.QuoteMeta(keyB) + `: GSE code 1: JOB host status \(the GSE agent is down`),
-						Check:       fileOn(e, idA, "worker_processes 8;\n"),
+						// An agent down: the error names its host as hosts gives it; the other holds the new file.
+						PreConfig: func() { e.Sim.JOBv3().SetAgentDown(3, true) },
+						Config:    fileConfig(e, hosts, "worker_processes 8;\n", "verify = true"),
+						ExpectError: acctest.Wrapped("Could not push ", "failed on 1 of 2 hosts:",
+							"- 10.0.0.3 (bk_cloud_id 0): GSE code 1: JOB host status (the GSE agent is down"),
+						Check: fileOn(e, idA, "worker_processes 8;\n"),
 					},
 					{
 						// Back up: only host 3 is pushed to.

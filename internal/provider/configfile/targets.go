@@ -8,15 +8,37 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 )
 
 // target is one host the file goes to: its key in host_status (as
 // gse_managed_process keys it: agent id, {bk_cloud_id}:{ip}, or
-// host:{bk_host_id}), and how JOB addresses it.
+// host:{bk_host_id}), how the configuration gives it, and how JOB addresses it.
 type target struct {
 	key    string
+	host   gse.Host  // as hosts gives it; zero for a host of bk_host_ids
 	hostID int64     // 0 until resolved, when given by ip
 	ip     gse.JobIP // IPv4 and cloud, when given so
+}
+
+// Key is the host's key in host_status: the rollout of the push knows it by it.
+func (t target) Key() string { return t.key }
+
+// String names the host as the configuration gives it: as hosts does, or by bk_host_id.
+func (t target) String() string {
+	if t.host == (gse.Host{}) {
+		return "bk_host_id " + strconv.FormatInt(t.hostID, 10)
+	}
+	return t.host.String()
+}
+
+// place orders the push as every rollout orders hosts (rollout.HostPlace);
+// hosts of bk_host_ids by their key.
+func (t target) place() rollout.Place {
+	if t.host == (gse.Host{}) {
+		return rollout.Place{ID: t.key}
+	}
+	return rollout.HostPlace(t.host)
 }
 
 // hostIDKey is the host_status key of a host given by bk_host_id.
@@ -27,7 +49,7 @@ func targetsOf(hs []hosts.Model, ids []int64) []target {
 	var out []target
 	for _, h := range hs {
 		g := h.Expand()
-		t := target{key: g.Address()}
+		t := target{key: g.Address(), host: g}
 		if g.AgentID == "" {
 			t.ip = g.JobIP()
 		}

@@ -100,21 +100,21 @@ func (r jobSteps) converge(ctx context.Context, plan, prior, applied *jobManaged
 }
 
 // hostInBatches sends operate_process op (gse.OpHost or gse.OpUnhost) for ips
-// of m batch by batch (see rollout.run); acted receives each batch's outcome,
+// of m batch by batch (see rollout.Run); acted receives each batch's outcome,
 // so the caller records what took effect as it happens. wait_running applies
 // to registering hosting (the agent pulls a resident process up).
 func (r jobSteps) hostInBatches(ctx context.Context, m *jobManagedProcessModel, op gse.OpType, ips []gse.JobIP, acted func(*gse.JobOutcome, error)) error {
 	scope := m.scope()
-	st := rollout.Step{What: op.Info().API, Target: m.target(), Run: func(ctx context.Context, batch []gse.Host) error {
-		out, err := r.client.Job.Operate(ctx, scope, op, []gse.JobProcess{m.process(plumbing.Each(batch, gse.Host.JobIP))})
+	st := rollout.Step[gse.JobIP]{What: op.Info().API, Target: m.target(), Place: rollout.JobIPPlace, Run: func(ctx context.Context, batch []gse.JobIP) error {
+		out, err := r.client.Job.Operate(ctx, scope, op, []gse.JobProcess{m.process(batch)})
 		acted(out, err)
 		return err
 	}}
 	if op == gse.OpHost {
-		st.NotRunning = &rollout.RunningCheck{Client: r.client, Query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
-			return status.JobNotRunning(ctx, r.client, scope, m.process(plumbing.Each(batch, gse.Host.JobIP)))
+		st.NotRunning = &rollout.RunningCheck[gse.JobIP]{Client: r.client, Query: func(ctx context.Context, batch []gse.JobIP) (map[string]string, error) {
+			return status.JobNotRunning(ctx, r.client, scope, m.process(batch))
 		}}
 	}
-	_, err := m.Rollout.Expand().Run(ctx, plumbing.Each(ips, gse.JobIP.Host), st)
+	_, err := rollout.Run(ctx, m.Rollout.Expand(), ips, st)
 	return err
 }

@@ -39,7 +39,7 @@ func (s Steps) Create(ctx context.Context, d Desired, pr *Proven) ([]gse.Host, e
 // registered.
 func (s Steps) createInBatches(ctx context.Context, d Desired, targets []gse.Host, pr *Proven) ([]gse.Host, error) {
 	var registered []gse.Host
-	st := rollout.Step{What: "create", Target: d.Meta, Run: func(ctx context.Context, batch []gse.Host) error {
+	st := rollout.Step[gse.Host]{Place: rollout.HostPlace, What: "create", Target: d.Meta, Run: func(ctx context.Context, batch []gse.Host) error {
 		got, err := s.register(ctx, d, batch, pr) // through the gateway or ESB, above
 		registered = append(registered, got...)
 		if err != nil || s.Client.Gateway() { // through the gateway, register converges too
@@ -48,9 +48,9 @@ func (s Steps) createInBatches(ctx context.Context, d Desired, targets []gse.Hos
 		return s.converge(ctx, d, got, pr)
 	}}
 	if d.running() && !d.Spec.OneShot() {
-		st.NotRunning = &rollout.RunningCheck{Client: s.Client, Query: status.GSENotRunning(s.Client, d.Meta)}
+		st.NotRunning = &rollout.RunningCheck[gse.Host]{Client: s.Client, Query: status.GSENotRunning(s.Client, d.Meta)}
 	}
-	_, err := d.Rollout.Run(ctx, targets, st)
+	_, err := rollout.Run(ctx, d.Rollout, targets, st)
 	return registered, err
 }
 

@@ -14,14 +14,14 @@ import (
 // applies to the operations that leave the process running
 // (gse.OpInfo.Starts).
 func (s Steps) rollOperate(ctx context.Context, d Desired, op gse.OpType, targets []gse.Host, pr *Proven) ([]gse.Host, error) {
-	st := rollout.Step{What: rollout.Verb(op), Target: d.Meta, Run: func(ctx context.Context, batch []gse.Host) error {
+	st := rollout.Step[gse.Host]{Place: rollout.HostPlace, What: rollout.Verb(op), Target: d.Meta, Run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := s.operate(ctx, d.Meta, d.Spec, op, batch, pr)
 		return err
 	}}
 	if op.Info().Starts && !d.Spec.OneShot() { // a one-shot exits by design
-		st.NotRunning = &rollout.RunningCheck{Client: s.Client, Query: status.GSENotRunning(s.Client, d.Meta)}
+		st.NotRunning = &rollout.RunningCheck[gse.Host]{Client: s.Client, Query: status.GSENotRunning(s.Client, d.Meta)}
 	}
-	return d.Rollout.Run(ctx, targets, st)
+	return rollout.Run(ctx, d.Rollout, targets, st)
 }
 
 // operate performs op on targets and waits for it. Without a spec (an

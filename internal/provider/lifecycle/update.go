@@ -52,7 +52,7 @@ func (u *update) removeHosts(ctx context.Context) error {
 		return nil
 	}
 	var gone []gse.Host
-	_, err := u.next.Rollout.Run(ctx, u.removed, rollout.Step{What: "removal of hosts", Target: u.next.Meta, Run: func(ctx context.Context, batch []gse.Host) error {
+	_, err := rollout.Run(ctx, u.next.Rollout, u.removed, rollout.Step[gse.Host]{Place: rollout.HostPlace, What: "removal of hosts", Target: u.next.Meta, Run: func(ctx context.Context, batch []gse.Host) error {
 		g, err := u.s.teardown(ctx, u.next.Meta, u.prior.Spec, batch, u.prior.running())
 		gone = append(gone, g...)
 		return err
@@ -66,7 +66,7 @@ func (u *update) sendSpec(ctx context.Context) error {
 	if !u.specChanged {
 		return nil
 	}
-	_, err := u.next.Rollout.Run(ctx, u.kept, rollout.Step{What: "spec update (update_proc_info)", Target: u.next.Meta, Run: func(ctx context.Context, batch []gse.Host) error {
+	_, err := rollout.Run(ctx, u.next.Rollout, u.kept, rollout.Step[gse.Host]{Place: rollout.HostPlace, What: "spec update (update_proc_info)", Target: u.next.Meta, Run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := u.s.Client.Proc.UpdateProcInfo(ctx, u.next.Meta, batch, u.next.Spec)
 		return err
 	}})

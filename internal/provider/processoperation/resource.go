@@ -322,49 +322,14 @@ func (r *processOperationResource) Create(ctx context.Context, req resource.Crea
 func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(string)) (taskID string, results []operationResult, target fmt.Stringer, err error) {
 	op := operations[t.Op.ValueString()]
 	var taskIDs []string
-	st := rollout.Step{What: rollout.Verb(op), Progress: progress}
-	var targets []gse.Host
+	record := func(id string, rs []operationResult) {
+		taskIDs, results = append(taskIDs, id), append(results, rs...)
+	}
 	if g := t.GSE; g != nil {
-		meta := g.Meta.Expand()
-		target = meta
-		for _, h := range g.Hosts {
-			targets = append(targets, h.Expand())
-		}
-		if err = hosts.Reachable(ctx, c, targets); err != nil {
-			return "", nil, target, err
-		}
-		st.Run = func(ctx context.Context, batch []gse.Host) error {
-			out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: g.Spec.Expand()})
-			if err == nil {
-				taskIDs, results = append(taskIDs, out.TaskID), append(results, gseOperationResults(out)...)
-			}
-			return err
-		}
-		if !g.Spec.Expand().OneShot() { // a one-shot exits by design: nothing to wait for
-			st.NotRunning = &rollout.RunningCheck{Client: c, Query: status.GSENotRunning(c, meta)}
-		}
+		target, err = g.run(ctx, c, t.Rollout.Expand(), op, progress, record)
 	} else {
-		scope := gse.BizScope(t.JOB.BkBizID.ValueInt64())
-		var procs []gse.JobProcess
-		for _, p := range t.JOB.ProcessInfos {
-			procs = append(procs, p.expand())
-		}
-		target = gse.TargetOf(scope, procs[0])
-		targets = spec.JobHosts(procs)
-		st.Run = func(ctx context.Context, batch []gse.Host) error {
-			out, err := c.Job.Operate(ctx, scope, op, spec.JobProcsOn(procs, batch))
-			if err == nil {
-				taskIDs, results = append(taskIDs, out.TaskID), append(results, jobOperationResults(out)...)
-			}
-			return err
-		}
-		st.NotRunning = &rollout.RunningCheck{Client: c, Query: status.JobProcsNotRunning(c, scope, procs)}
+		target, err = t.JOB.run(ctx, c, t.Rollout.Expand(), op, progress, record)
 	}
-	if !op.Info().Starts {
-		st.NotRunning = nil
-	}
-	st.Target = target
-	_, err = t.Rollout.Expand().Run(ctx, targets, st)
 	taskID = strings.Join(taskIDs, ",")
 	sort.Slice(results, func(i, j int) bool {
 		a, b := results[i], results[j]
@@ -377,6 +342,55 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 		return a.IP.ValueString() < b.IP.ValueString()
 	})
 	return taskID, results, target, err
+}
+
+// run runs op on the GSE process over its hosts, in the batches of ro;
+// record receives each batch's task and results. It returns the process.
+func (g *operationGSEModel) run(ctx context.Context, c *gse.Client, ro *rollout.Settings, op gse.OpType, progress func(string), record func(string, []operationResult)) (fmt.Stringer, error) {
+	meta := g.Meta.Expand()
+	var targets []gse.Host
+	for _, h := range g.Hosts {
+		targets = append(targets, h.Expand())
+	}
+	if err := hosts.Reachable(ctx, c, targets); err != nil {
+		return meta, err
+	}
+	st := rollout.Step[gse.Host]{What: rollout.Verb(op), Target: meta, Place: rollout.HostPlace, Progress: progress, Run: func(ctx context.Context, batch []gse.Host) error {
+		out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: g.Spec.Expand()})
+		if err == nil {
+			record(out.TaskID, gseOperationResults(out))
+		}
+		return err
+	}}
+	if op.Info().Starts && !g.Spec.Expand().OneShot() { // a one-shot exits by design: nothing to wait for
+		st.NotRunning = &rollout.RunningCheck[gse.Host]{Client: c, Query: status.GSENotRunning(c, meta)}
+	}
+	_, err := rollout.Run(ctx, ro, targets, st)
+	return meta, err
+}
+
+// run runs op on the JOB processes over their IPs, in the batches of ro,
+// each batch on its IPs of every process that lists them; record receives
+// each batch's task and results. It returns the first process.
+func (j *operationJOBModel) run(ctx context.Context, c *gse.Client, ro *rollout.Settings, op gse.OpType, progress func(string), record func(string, []operationResult)) (fmt.Stringer, error) {
+	scope := gse.BizScope(j.BkBizID.ValueInt64())
+	var procs []gse.JobProcess
+	for _, p := range j.ProcessInfos {
+		procs = append(procs, p.expand())
+	}
+	target := gse.TargetOf(scope, procs[0])
+	st := rollout.Step[gse.JobIP]{What: rollout.Verb(op), Target: target, Place: rollout.JobIPPlace, Progress: progress, Run: func(ctx context.Context, batch []gse.JobIP) error {
+		out, err := c.Job.Operate(ctx, scope, op, spec.JobProcsOn(procs, batch))
+		if err == nil {
+			record(out.TaskID, jobOperationResults(out))
+		}
+		return err
+	}}
+	if op.Info().Starts {
+		st.NotRunning = &rollout.RunningCheck[gse.JobIP]{Client: c, Query: status.JobProcsNotRunning(c, scope, procs)}
+	}
+	_, err := rollout.Run(ctx, ro, spec.JobIPs(procs), st)
+	return target, err
 }
 
 // gseOperationResults lists a GSE outcome's hosts with what their content says.

@@ -45,11 +45,11 @@ func TestRolloutThroughGateway(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	step := rollout.Step{What: "start", Target: meta, NotRunning: &rollout.RunningCheck{Client: c, Query: status.GSENotRunning(c, meta)}, Run: func(ctx context.Context, batch []gse.Host) error {
+	step := rollout.Step[gse.Host]{What: "start", Target: meta, Place: rollout.HostPlace, NotRunning: &rollout.RunningCheck[gse.Host]{Client: c, Query: status.GSENotRunning(c, meta)}, Run: func(ctx context.Context, batch []gse.Host) error {
 		_, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: gse.OpStart, Spec: spec})
 		return err
 	}}
-	done, err := (&rollout.Settings{Size: 2, WaitRunning: true}).Run(ctx, hosts, step)
+	done, err := rollout.Run(ctx, &rollout.Settings{Size: 2, WaitRunning: true}, hosts, step)
 	if err != nil || len(done) != 4 {
 		t.Fatalf("done on %v: %v", done, err)
 	}
@@ -66,7 +66,7 @@ func TestRolloutThroughGateway(t *testing.T) {
 		_, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: gse.OpRestart, Spec: spec})
 		return err
 	}
-	done, err = (&rollout.Settings{Size: 2}).Run(short, hosts, step)
+	done, err = rollout.Run(short, &rollout.Settings{Size: 2}, hosts, step)
 	if len(done) != 3 || err == nil || !strings.Contains(err.Error(), "agent_id "+agentA+": no result (still pending)") {
 		t.Fatalf("done on %v: %v", done, err)
 	}

@@ -85,9 +85,9 @@ func TestRolloutBatches(t *testing.T) {
 		{&Settings{percent: 100}, order},
 	} {
 		var parts []string
-		for _, b := range tc.ro.batches(hosts) {
+		for _, b := range plan(tc.ro, [][]gse.Host{hosts}, HostPlace) {
 			var names []string
-			for _, h := range b {
+			for _, h := range b.targets {
 				if h.AgentID != "" {
 					names = append(names, "agent:"+h.AgentID)
 				} else {
@@ -113,8 +113,8 @@ type fakeStep struct {
 	batches [][]string
 }
 
-func (f *fakeStep) step() Step {
-	return Step{What: "restart", Target: gse.Meta{Namespace: "gse", Name: "p"}, Run: func(_ context.Context, batch []gse.Host) error {
+func (f *fakeStep) step() Step[gse.Host] {
+	return Step[gse.Host]{What: "restart", Target: gse.Meta{Namespace: "gse", Name: "p"}, Place: HostPlace, Run: func(_ context.Context, batch []gse.Host) error {
 		var ips []string
 		he := &gse.HostsError{API: "operate_proc_v2", Total: len(batch)}
 		for _, h := range batch {
@@ -172,7 +172,7 @@ func TestRolloutRun(t *testing.T) {
 			for _, ip := range tc.unsent {
 				f.unsent[ip] = true
 			}
-			done, err := tc.ro.Run(context.Background(), hosts, f.step())
+			done, err := Run(context.Background(), tc.ro, hosts, f.step())
 			if len(f.batches) != tc.batches || len(done) != tc.done {
 				t.Errorf("ran %d batches %v, done on %d hosts; want %d batches, %d hosts", len(f.batches), f.batches, len(done), tc.batches, tc.done)
 			}
@@ -192,6 +192,46 @@ func TestRolloutRun(t *testing.T) {
 	}
 }
 
+// Tiers run one after another, each in batches in rollout order (tier 2's
+// lower IPs after tier 1): a tier with a failure stops the later tiers, even
+// within max_fail_percentage, which counts the hosts of every tier.
+func TestRolloutTiers(t *testing.T) {
+	t.Parallel()
+	tiers := [][]gse.Host{rolloutHosts("0:10.0.0.5", "0:10.0.0.4", "0:10.0.0.3"), rolloutHosts("0:10.0.0.2", "0:10.0.0.1")}
+	for _, tc := range []struct {
+		name    string
+		ro      *Settings
+		fail    string
+		batches string
+		done    int
+		errHas  []string
+	}{
+		{name: "both tiers in order", ro: &Settings{Size: 2}, batches: "[[10.0.0.3 10.0.0.4] [10.0.0.5] [10.0.0.1 10.0.0.2]]", done: 5},
+		{name: "unset: a tier per batch", ro: nil, batches: "[[10.0.0.3 10.0.0.4 10.0.0.5] [10.0.0.1 10.0.0.2]]", done: 5},
+		{name: "a failed tier stops the later ones", ro: &Settings{Size: 2, maxFail: 50}, fail: "10.0.0.4", batches: "[[10.0.0.3 10.0.0.4] [10.0.0.5]]", done: 2,
+			errHas: []string{"rolling restart of gse/p stopped after batch 2 of 3 (tier 1 of 2): 1 of the tier's 3 hosts failed, which stops the later tiers.",
+				"Done on 2 of 5 hosts.", "- 10.0.0.4 (bk_cloud_id 0): GSE code 117: agent offline", "Untouched (2 hosts", "- 10.0.0.1 (bk_cloud_id 0)", "- 10.0.0.2 (bk_cloud_id 0)"}},
+		{name: "max_fail_percentage over every tier", ro: &Settings{Size: 2, maxFail: 10}, fail: "10.0.0.4", batches: "[[10.0.0.3 10.0.0.4]]", done: 1,
+			errHas: []string{"stopped after batch 1 of 3 (tier 1 of 2): 1 of 5 hosts failed, more than max_fail_percentage = 10 allows.", "Untouched (3 hosts"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeStep{fail: map[string]bool{tc.fail: true}}
+			done, err := RunTiers(context.Background(), tc.ro, tiers, f.step())
+			if got := fmt.Sprint(f.batches); got != tc.batches || len(done) != tc.done {
+				t.Errorf("ran batches %s, done on %d hosts; want %s, %d hosts", got, len(done), tc.batches, tc.done)
+			}
+			if (err != nil) != (len(tc.errHas) > 0) {
+				t.Fatalf("err = %v", err)
+			}
+			for _, s := range tc.errHas {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("the error lacks %q:\n%v", s, err)
+				}
+			}
+		})
+	}
+}
+
 // The pause between batches ends with the context, and so does wait_running.
 func TestRolloutPauseAndWaitHonourTheContext(t *testing.T) {
 	t.Parallel()
@@ -199,7 +239,7 @@ func TestRolloutPauseAndWaitHonourTheContext(t *testing.T) {
 	defer cancel()
 	f := &fakeStep{}
 	st := f.step()
-	_, err := (&Settings{Size: 1, pause: time.Hour}).Run(ctx, rolloutHosts("0:10.0.0.1", "0:10.0.0.2"), st)
+	_, err := Run(ctx, &Settings{Size: 1, pause: time.Hour}, rolloutHosts("0:10.0.0.1", "0:10.0.0.2"), st)
 	if err == nil || !strings.Contains(err.Error(), "the timeout passed during the pause before batch 2") || len(f.batches) != 1 {
 		t.Fatalf("batches %v, err = %v", f.batches, err)
 	}
@@ -210,10 +250,10 @@ func TestRolloutPauseAndWaitHonourTheContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.NotRunning = &RunningCheck{Client: c, Query: func(_ context.Context, batch []gse.Host) (map[string]string, error) {
+	st.NotRunning = &RunningCheck[gse.Host]{Client: c, Query: func(_ context.Context, batch []gse.Host) (map[string]string, error) {
 		return map[string]string{batch[0].Key(): "status stopped (2), pid -1"}, nil
 	}}
-	done, err := (&Settings{Size: 2, WaitRunning: true}).Run(ctx2, rolloutHosts("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3"), st)
+	done, err := Run(ctx2, &Settings{Size: 2, WaitRunning: true}, rolloutHosts("0:10.0.0.1", "0:10.0.0.2", "0:10.0.0.3"), st)
 	if len(done) != 1 || err == nil || !strings.Contains(err.Error(), "10.0.0.1 (bk_cloud_id 0): not running before the timeout (wait_running): GSE reports status stopped (2), pid -1") ||
 		!strings.Contains(err.Error(), "Untouched (1 host") {
 		t.Fatalf("done %v, err = %v", done, err)
@@ -232,7 +272,7 @@ func TestWaitRunningDeadlineDuringARead(t *testing.T) {
 	}
 	hosts := rolloutHosts("0:10.0.0.1", "0:10.0.0.2")
 	reads := 0
-	check := &RunningCheck{Client: c, Query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
+	check := &RunningCheck[gse.Host]{Client: c, Query: func(ctx context.Context, batch []gse.Host) (map[string]string, error) {
 		if reads++; reads == 1 {
 			return map[string]string{batch[0].Key(): "status stopped (2), pid -1"}, nil
 		}
@@ -243,7 +283,7 @@ func TestWaitRunningDeadlineDuringARead(t *testing.T) {
 	defer cancel()
 	ok, sick := waitRunning(ctx, hosts, check)
 	if len(ok) != 1 || ok[0].Key() != hosts[1].Key() || len(sick) != 1 ||
-		sick[0].reason != "not running before the timeout (wait_running): GSE reports status stopped (2), pid -1" {
+		sick[0].Reason != "not running before the timeout (wait_running): GSE reports status stopped (2), pid -1" {
 		t.Fatalf("ok %v, sick %+v", ok, sick)
 	}
 }
@@ -257,7 +297,7 @@ func BenchmarkRolloutBatches10k(b *testing.B) {
 	ro := &Settings{percent: 10}
 	b.ReportAllocs()
 	for b.Loop() {
-		if n := len(ro.batches(hosts)); n != 10 {
+		if n := len(plan(ro, [][]gse.Host{hosts}, HostPlace)); n != 10 {
 			b.Fatalf("%d batches", n)
 		}
 	}

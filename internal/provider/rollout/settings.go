@@ -1,11 +1,8 @@
 package rollout
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -73,11 +69,11 @@ func Attribute(steps string) schema.SingleNestedAttribute {
 	}
 }
 
-// Settings is a validated rollout: how to split hosts and when to stop.
-// A nil *Settings runs every host in one batch, as before rolling existed.
+// Settings is a validated rollout: how to split targets and when to stop.
+// A nil *Settings runs every target in one batch.
 type Settings struct {
-	Size        int // hosts per batch; 0 with percent set
-	percent     int // share of the hosts per batch, 1..100
+	Size        int // targets per batch; 0 with percent set
+	percent     int // share of the targets per batch, 1..100
 	maxFail     int64
 	WaitRunning bool
 	pause       time.Duration
@@ -172,7 +168,7 @@ func ElementCount(ctx context.Context, config tfsdk.Config, p path.Path) int {
 	return len(els)
 }
 
-// batchLen is the number of hosts per batch for total hosts.
+// batchLen is the number of targets per batch for total targets.
 func (r *Settings) batchLen(total int) int {
 	switch {
 	case r == nil || (r.Size == 0 && r.percent == 0):
@@ -181,59 +177,6 @@ func (r *Settings) batchLen(total int) int {
 		return max(1, (r.percent*total+99)/100)
 	}
 	return min(r.Size, total)
-}
-
-// batches splits hosts into the batches of the rollout, in rollout order.
-func (r *Settings) batches(hosts []gse.Host) [][]gse.Host {
-	if len(hosts) == 0 {
-		return nil
-	}
-	return slices.Collect(slices.Chunk(rolloutOrder(hosts), r.batchLen(len(hosts))))
-}
-
-// rolloutOrder sorts hosts by bk_cloud_id, then IP (as addresses, so 10.0.0.2
-// comes before 10.0.0.10); hosts given only by agent id come last, by agent
-// id. The order depends on the hosts alone, so a rerun after a failure meets
-// the untouched hosts last again. Addresses are parsed once, not per comparison.
-func rolloutOrder(hosts []gse.Host) []gse.Host {
-	type sortKey struct {
-		host   gse.Host
-		byID   bool
-		addr   netip.Addr
-		parsed bool
-	}
-	keys := make([]sortKey, len(hosts))
-	for i, h := range hosts {
-		a, err := netip.ParseAddr(h.IP)
-		keys[i] = sortKey{host: h, byID: h.IP == "", addr: a.Unmap(), parsed: err == nil}
-	}
-	slices.SortStableFunc(keys, func(a, b sortKey) int {
-		if c := cmp.Compare(boolInt(a.byID), boolInt(b.byID)); c != 0 {
-			return c
-		}
-		if a.byID {
-			return strings.Compare(a.host.AgentID, b.host.AgentID)
-		}
-		if c := cmp.Compare(a.host.BkCloudID, b.host.BkCloudID); c != 0 {
-			return c
-		}
-		if a.parsed && b.parsed {
-			return a.addr.Compare(b.addr)
-		}
-		return strings.Compare(a.host.IP, b.host.IP)
-	})
-	out := make([]gse.Host, len(keys))
-	for i, k := range keys {
-		out[i] = k.host
-	}
-	return out
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // DistinctIPs counts the distinct ip_list entries of JOB process_infos, or

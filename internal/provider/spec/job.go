@@ -175,8 +175,8 @@ func OperateProcessOnly(attrs map[string]attr.Value) []string {
 	return out
 }
 
-// JobHosts are the distinct IPs of procs, as hosts to roll out over.
-func JobHosts(procs []gse.JobProcess) []gse.Host {
+// JobIPs are the distinct IPs of procs, in order of appearance.
+func JobIPs(procs []gse.JobProcess) []gse.JobIP {
 	seen := map[string]bool{}
 	var ips []gse.JobIP
 	for _, p := range procs {
@@ -187,13 +187,13 @@ func JobHosts(procs []gse.JobProcess) []gse.Host {
 			}
 		}
 	}
-	return plumbing.Each(ips, gse.JobIP.Host)
+	return ips
 }
 
 // JobProcsOn narrows procs to the IPs of batch, dropping processes left without any.
-func JobProcsOn(procs []gse.JobProcess, batch []gse.Host) []gse.JobProcess {
+func JobProcsOn(procs []gse.JobProcess, batch []gse.JobIP) []gse.JobProcess {
 	in := map[string]bool{}
-	for _, ip := range plumbing.Each(batch, gse.Host.JobIP) {
+	for _, ip := range batch {
 		in[ip.Key()] = true
 	}
 	var out []gse.JobProcess
