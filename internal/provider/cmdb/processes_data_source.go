@@ -52,7 +52,7 @@ type cmdbProcessesModel struct {
 var (
 	metaType  = types.ObjectType{AttrTypes: map[string]attr.Type{"namespace": types.StringType, "name": types.StringType, "labels": types.MapType{ElemType: types.StringType}}}
 	groupType = types.ObjectType{AttrTypes: map[string]attr.Type{
-		"meta": metaType, "spec": spec.Attribute.GetType(), "hosts": types.ListType{ElemType: hosts.ObjectType}, "priority": types.Int64Type,
+		"meta": metaType, "spec": spec.TypedAttribute.GetType(), "hosts": types.ListType{ElemType: hosts.ObjectType}, "priority": types.Int64Type,
 	}}
 	processType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"group": types.StringType, "namespace": types.StringType, "name": types.StringType, "local_inst_id": types.Int64Type,

@@ -28,7 +28,7 @@ func gsekitHosts(found map[int64]gse.CMDBHost, gateway bool) map[int64]*gsekit.H
 // specAttrTypes are the attribute types of gse_managed_process's spec.
 var specAttrTypes = func() map[string]attr.Type {
 	out := map[string]attr.Type{}
-	for name, a := range spec.Attribute.Attributes {
+	for name, a := range spec.TypedAttribute.Attributes {
 		out[name] = a.GetType()
 	}
 	return out

@@ -86,7 +86,7 @@ func (r *configFileResource) Configure(_ context.Context, req resource.Configure
 }
 
 func (r *configFileResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	hostsAttr := hosts.Schema("Hosts the file goes to, as `gse_managed_process` takes them (`hosts = data.gse_cmdb_hosts.x.hosts` works). " +
+	hostsAttr := hosts.PackedAttribute("Hosts the file goes to, as `gse_managed_process` takes them (`hosts = data.gse_cmdb_hosts.x.hosts` works). " +
 		"JOB v3 addresses hosts by IPv4 and cloud, or by CMDB host id: a host given by `agent_id` or an IPv6 address is looked up in CMDB (by `bk_agent_id`, or its address) " +
 		"for its `bk_host_id`, which needs CMDB (`endpoint` or `cmdb_gateway_url`) and a business scope. Set `hosts` or `bk_host_ids`.")
 	hostsAttr.Required, hostsAttr.Optional = false, true
@@ -108,7 +108,7 @@ func (r *configFileResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueInt64sAre(int64validator.AtLeast(1))}},
 			"path": schema.StringAttribute{Required: true,
 				MarkdownDescription: "Directory the file goes to (`file_target_path`): absolute, such as `/data/nginx/conf` or `C:\\nginx\\conf` on Windows. JOB does not check it before it runs: a bad one fails on each host.",
-				Validators:          []validator.String{stringvalidator.RegexMatches(plumbing.AbsPathRE, `must be an absolute path, such as /data/app or C:\app`)},
+				Validators:          []validator.String{plumbing.AbsolutePath()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			"file_name": schema.StringAttribute{Required: true,
 				MarkdownDescription: "The file's name, without a directory (JOB drops any: `getPureFileName`).",

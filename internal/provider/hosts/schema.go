@@ -21,9 +21,9 @@ import (
 // attribute with its per-element schema, and the values are the same on the
 // wire.
 
-// Schema is gse_managed_process.hosts as the framework sees it: packed
+// PackedAttribute is gse_managed_process.hosts as the framework sees it: packed
 // (List); List.UnpackedSchema is the same attribute as Terraform sees it.
-func Schema(desc string) schema.StringAttribute {
+func PackedAttribute(desc string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Required: true, CustomType: hostListType{}, MarkdownDescription: desc,
 		Validators:    []validator.String{Validator{}},

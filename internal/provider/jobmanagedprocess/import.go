@@ -86,11 +86,11 @@ func parseJobImportID(id string) (jobImport, error) {
 		return im, fmt.Errorf("%q is not setup_path/proc_name", proc)
 	}
 	im.setupPath, im.procName = proc[:i], proc[i+1:]
-	hosts, err := hosts.ParseImport(list, false, "IP")
+	parsed, err := hosts.ParseImport(list, false, "IP")
 	if err != nil {
 		return im, err
 	}
-	for _, h := range hosts {
+	for _, h := range parsed {
 		im.ips = append(im.ips, gse.JobIP{BkCloudID: h.Cloud, IP: h.IP})
 	}
 	q, err := url.ParseQuery(query)

@@ -29,7 +29,7 @@ func (r *managedProcessResource) GeneratedConfig(ctx context.Context, v tftypes.
 		steps := p.Steps()
 		switch {
 		case len(steps) == 1 && steps[0] == tftypes.AttributeName("spec") && v.IsNull():
-			return skeleton(v.Type(), spec.Attribute.Attributes), nil
+			return skeleton(v.Type(), spec.TypedAttribute.Attributes), nil
 		case len(steps) == 1 && steps[0] == tftypes.AttributeName("managed") && v.Equal(tftypes.NewValue(tftypes.Bool, true)):
 			return tftypes.NewValue(tftypes.Bool, nil), nil
 		case len(steps) == 3 && steps[0] == tftypes.AttributeName("hosts") && steps[2] == tftypes.AttributeName("bk_supplier_id") &&

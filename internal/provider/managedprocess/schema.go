@@ -54,7 +54,7 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 					},
 				},
 			},
-			"hosts": hosts.Schema("Hosts the process is registered on, in any order (a reordered list plans no change). " +
+			"hosts": hosts.PackedAttribute("Hosts the process is registered on, in any order (a reordered list plans no change). " +
 				"Adding a host registers and hosts it there; removing one unhosts and unregisters it there."),
 			"spec": spec.PackedAttribute("Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
 				"A change is sent with `update_proc_info` and the process is hosted again. GSE cannot read it back."),

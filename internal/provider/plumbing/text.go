@@ -9,15 +9,3 @@ func HostCount(n int) string {
 	}
 	return fmt.Sprintf("%d hosts", n)
 }
-
-// Quoted lists names as Markdown code, comma-separated: `a`, `b`.
-func Quoted(names []string) string {
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += ", "
-		}
-		s += "`" + n + "`"
-	}
-	return s
-}

@@ -47,12 +47,12 @@ func attrName(p path.Path) string {
 	return s
 }
 
-// AbsPathRE matches an absolute path, Unix or Windows.
-var AbsPathRE = regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`)
+// absPathRE matches an absolute path, Unix or Windows.
+var absPathRE = regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`)
 
 // AbsolutePath requires an absolute path, such as /data/app or C:\app.
 func AbsolutePath() validator.String {
-	return stringvalidator.RegexMatches(AbsPathRE, `must be an absolute path, such as /data/app or C:\app`)
+	return stringvalidator.RegexMatches(absPathRE, `must be an absolute path, such as /data/app or C:\app`)
 }
 
 // GSE joins names into result keys with ':', and import IDs use '/', '@' and ','.

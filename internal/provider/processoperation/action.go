@@ -42,7 +42,7 @@ func (a *processOperationAction) Configure(_ context.Context, req action.Configu
 }
 
 func (a *processOperationAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attrs := plumbing.ActionAttributes(operationTargetAttributes())
+	attrs := actionAttributes(operationTargetAttributes())
 	attrs["timeout"] = schema.StringAttribute{
 		Optional: true,
 		MarkdownDescription: "How long the operation may take, as a positive duration such as `30s` or `15m`. Defaults to `10m`; " +
@@ -50,7 +50,7 @@ func (a *processOperationAction) Schema(_ context.Context, _ action.SchemaReques
 		Validators: []validator.String{plumbing.Duration()},
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Runs a process operation (" + plumbing.Quoted(operationNames()) + ") on a GSE process (`gse`, sent with `operate_proc_v2`) " +
+		MarkdownDescription: "Runs a process operation (" + quoted(operationNames()) + ") on a GSE process (`gse`, sent with `operate_proc_v2`) " +
 			"or on JOB processes (`job`, sent with `operate_process`, or `operate_proc` when `cmd_shell_ext` is set), and waits for every host. " +
 			"Each host's result is reported as it arrives; a failed host fails the action, and the error names every failed host with its GSE code. " +
 			"Start answering 828 (already running) and stop or kill answering 829 (not running) count as success. Nothing is kept in the state.\n\n" +

@@ -197,7 +197,7 @@ func (r *processOperationResource) Schema(ctx context.Context, _ resource.Schema
 }
 
 // operationTargetAttributes are the arguments of the resource that the action
-// shares (see plumbing.ActionAttributes): op, and the target in gse or job. Every
+// shares (see actionAttributes): op, and the target in gse or job. Every
 // one replaces the resource.
 func operationTargetAttributes() map[string]schema.Attribute {
 	jobProc := spec.JobAttributes(spec.OperateProcessFields, []string{"setup_path", "proc_name", "pid_path"}, nil)
@@ -205,7 +205,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"op": schema.StringAttribute{
 			Required:            true,
-			MarkdownDescription: "Operation: " + plumbing.Quoted(operationNames()) + " (op_type " + opTypeNumbers() + "). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid. A `start` or `restart` of a one-shot GSE process (`gse.spec.monitor_policy.auto_type = 2`) that GSE answers with 836 (post-check failed: it ran and has already exited) counts as done, with `error_code` 836 in `results`.",
+			MarkdownDescription: "Operation: " + quoted(operationNames()) + " (op_type " + opTypeNumbers() + "). `status` queries the process state: the resource keeps it in `results`, the action reports each host's pid. A `start` or `restart` of a one-shot GSE process (`gse.spec.monitor_policy.auto_type = 2`) that GSE answers with 836 (post-check failed: it ran and has already exited) counts as done, with `error_code` 836 in `results`.",
 			Validators:          []validator.String{stringvalidator.OneOf(operationNames()...)},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
@@ -219,7 +219,7 @@ func operationTargetAttributes() map[string]schema.Attribute {
 					"name":      spec.RequiredString("Name of the process.", plumbing.MetaName()),
 				}},
 				"hosts": hosts.GSERefSetAttribute("Hosts to run the operation on."),
-				"spec":  spec.Schema("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
+				"spec":  spec.NestedAttribute("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
 			},
 		},
 		"rollout": rollout.Attribute("It governs the operation: each batch is one task on the batch's hosts (for `job`, on the batch's IPs of every " +
@@ -260,11 +260,11 @@ func validateOperationTarget(ctx context.Context, config tfsdk.Config, diags *di
 	}
 	var procs types.List
 	diags.Append(config.GetAttribute(ctx, path.Root("job").AtName("process_infos"), &procs)...)
-	hosts := rollout.ElementCount(ctx, config, path.Root("gse").AtName("hosts"))
+	targets := rollout.ElementCount(ctx, config, path.Root("gse").AtName("hosts"))
 	if !procs.IsNull() {
-		hosts = rollout.DistinctIPs(procs)
+		targets = rollout.DistinctIPs(procs)
 	}
-	rollout.ValidateSize(ctx, config, path.Root("rollout"), hosts, diags)
+	rollout.ValidateSize(ctx, config, path.Root("rollout"), targets, diags)
 	if procs.IsNull() || procs.IsUnknown() {
 		return
 	}
@@ -289,7 +289,7 @@ func validateOperationTarget(ctx context.Context, config tfsdk.Config, diags *di
 		}
 		if extra := spec.OperateProcessOnly(obj.Attributes()); len(extra) > 0 {
 			diags.AddAttributeError(at, "Fields operate_proc does not take",
-				fmt.Sprintf("With cmd_shell_ext the operation is sent with operate_proc, which takes only %s; unset %s or cmd_shell_ext.", plumbing.Quoted(spec.OperateProcFields), plumbing.Quoted(extra)))
+				fmt.Sprintf("With cmd_shell_ext the operation is sent with operate_proc, which takes only %s; unset %s or cmd_shell_ext.", quoted(spec.OperateProcFields), quoted(extra)))
 		}
 	}
 }

@@ -29,7 +29,7 @@ type jobField struct {
 var cmdShellExts = []string{"sh", "bat", "ps1"}
 
 // absPath is the check of every path field: JOB joins setup_path and proc_name, and the agent runs from it.
-var absPath = []validator.String{stringvalidator.RegexMatches(plumbing.AbsPathRE, `must be an absolute path, such as /data/app or C:\app`)}
+var absPath = []validator.String{plumbing.AbsolutePath()}
 
 // JobFields are the process_infos fields of JOB's operate_process, by attribute name.
 var JobFields = map[string]jobField{

@@ -24,18 +24,20 @@ import (
 // validators (specChecks). Packed, a refresh no longer pays the framework's
 // walks of its 30 attributes.
 
-// Attribute is spec as Terraform sees it: the type, the schema and the
-// validators of its attributes.
-var Attribute = func() schema.SingleNestedAttribute {
-	attrs := map[string]schema.Attribute{"spec": Schema("")}
+// TypedAttribute is NestedAttribute with its types built: spec as
+// Terraform sees it, the type, the schema and the validators of its
+// attributes, for reading them.
+var TypedAttribute = func() schema.SingleNestedAttribute {
+	attrs := map[string]schema.Attribute{"spec": NestedAttribute("")}
 	plumbing.WithTypesBuilt(attrs)
 	a, _ := attrs["spec"].(schema.SingleNestedAttribute)
 	return a
 }()
 
-// packedSpec is spec as the framework holds it.
+// PackedAttribute is spec as gse_managed_process holds it: one packed
+// string the framework does not walk (Value).
 func PackedAttribute(desc string) schema.StringAttribute {
-	a := Schema(desc)
+	a := NestedAttribute(desc)
 	return schema.StringAttribute{Required: a.Required, MarkdownDescription: a.MarkdownDescription, CustomType: specType{},
 		Validators: []validator.String{specChecks{}}}
 }
@@ -44,11 +46,11 @@ func PackedAttribute(desc string) schema.StringAttribute {
 type specType = packed.Of[Value]
 
 func (Value) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
-	a.Type, a.NestedType = nil, packed.SchemaAttribute(ctx, a.Name, Attribute).NestedType
+	a.Type, a.NestedType = nil, packed.SchemaAttribute(ctx, a.Name, TypedAttribute).NestedType
 }
 
 func (Value) UnpackedType(ctx context.Context) tftypes.Type {
-	return Attribute.GetType().TerraformType(ctx)
+	return TypedAttribute.GetType().TerraformType(ctx)
 }
 
 // Value is a packed spec: the wire bytes (the string), and the spec
@@ -208,7 +210,7 @@ func listPart[T any](name string, field func(s *Model) *[]T) specPart {
 
 // nestedAt is the schema of spec's attribute name.
 func nestedAt[A schema.Attribute](name string) A {
-	a, ok := Attribute.Attributes[name].(A)
+	a, ok := TypedAttribute.Attributes[name].(A)
 	if !ok {
 		panic(fmt.Sprintf("spec.%s is no %T", name, a))
 	}

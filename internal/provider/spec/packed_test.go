@@ -192,7 +192,7 @@ func (specOnly) Metadata(_ context.Context, req resource.MetadataRequest, resp *
 }
 
 func (specOnly) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{Attributes: map[string]schema.Attribute{"spec": spec.Schema("")}}
+	resp.Schema = schema.Schema{Attributes: map[string]schema.Attribute{"spec": spec.NestedAttribute("")}}
 }
 func (specOnly) Create(context.Context, resource.CreateRequest, *resource.CreateResponse) {}
 func (specOnly) Read(context.Context, resource.ReadRequest, *resource.ReadResponse)       {}

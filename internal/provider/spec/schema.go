@@ -59,8 +59,9 @@ func nonNegative(desc string, def int64) schema.Int64Attribute {
 
 func nonEmpty() validator.String { return stringvalidator.LengthAtLeast(1) }
 
-// Schema is spec as Terraform sees it.
-func Schema(desc string) schema.SingleNestedAttribute {
+// NestedAttribute is spec as a nested attribute, as Terraform sees it
+// and, unpacked, as gse_process_operation holds it.
+func NestedAttribute(desc string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Required:            true,
 		MarkdownDescription: desc,

@@ -1,4 +1,4 @@
-package plumbing
+package processoperation
 
 import (
 	"fmt"
@@ -7,13 +7,13 @@ import (
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
 
-// ActionAttributes turns resource attributes into the same arguments of an
+// actionAttributes turns resource attributes into the same arguments of an
 // action, so an action and the resource it mirrors share one definition:
 // types, descriptions and validators carry over; plan modifiers and
 // defaults do not exist for actions and are dropped, and so are computed-only
 // attributes (an action has no state). It panics on an attribute kind it
 // does not know, which the provider's schema tests catch.
-func ActionAttributes(in map[string]rschema.Attribute) map[string]aschema.Attribute {
+func actionAttributes(in map[string]rschema.Attribute) map[string]aschema.Attribute {
 	out := make(map[string]aschema.Attribute, len(in))
 	for name, a := range in {
 		if a.IsComputed() && !a.IsOptional() && !a.IsRequired() {
@@ -41,7 +41,7 @@ func actionAttribute(a rschema.Attribute) aschema.Attribute {
 	case rschema.SetAttribute:
 		return aschema.SetAttribute{ElementType: a.ElementType, Required: a.Required, Optional: a.Optional, Description: a.Description, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators, CustomType: a.CustomType}
 	case rschema.SingleNestedAttribute:
-		return aschema.SingleNestedAttribute{Attributes: ActionAttributes(a.Attributes), Required: a.Required, Optional: a.Optional, Description: a.Description, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators, CustomType: a.CustomType}
+		return aschema.SingleNestedAttribute{Attributes: actionAttributes(a.Attributes), Required: a.Required, Optional: a.Optional, Description: a.Description, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators, CustomType: a.CustomType}
 	case rschema.ListNestedAttribute:
 		return aschema.ListNestedAttribute{NestedObject: actionObject(a.NestedObject), Required: a.Required, Optional: a.Optional, Description: a.Description, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators, CustomType: a.CustomType}
 	case rschema.SetNestedAttribute:
@@ -51,5 +51,17 @@ func actionAttribute(a rschema.Attribute) aschema.Attribute {
 }
 
 func actionObject(o rschema.NestedAttributeObject) aschema.NestedAttributeObject {
-	return aschema.NestedAttributeObject{Attributes: ActionAttributes(o.Attributes), Validators: o.Validators, CustomType: o.CustomType}
+	return aschema.NestedAttributeObject{Attributes: actionAttributes(o.Attributes), Validators: o.Validators, CustomType: o.CustomType}
+}
+
+// quoted lists names as Markdown code, comma-separated: `a`, `b`.
+func quoted(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += "`" + n + "`"
+	}
+	return s
 }
