@@ -66,7 +66,7 @@ func (m *configFileModel) targets() []target {
 	for i, id := range m.BkHostIDs {
 		ids[i] = id.ValueInt64()
 	}
-	return targetsOf(m.Hosts.Hosts(), ids)
+	return targetsOf(m.Hosts.Pairs(), ids)
 }
 
 func (m *configFileModel) statuses(ctx context.Context) (map[string]hostFile, diag.Diagnostics) {

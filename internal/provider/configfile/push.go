@@ -27,15 +27,16 @@ func (r *configFileResource) push(ctx context.Context, cfg tfsdk.Config, plan *c
 	want := sum(text) // once: the content may be megabytes, the hosts thousands
 	plan.SHA256 = types.StringValue(want)
 	ts := plan.targets()
+	held := byHost(prior)
 	var send []target
 	for _, t := range ts {
-		if h, ok := prior[t.key]; !ok || !h.settled(want) {
+		if h, ok := held[t.identity()]; !ok || !h.settled(want) {
 			send = append(send, t)
 		}
 	}
 	status := map[string]hostFile{}
 	for _, t := range ts {
-		if h, ok := prior[t.key]; ok {
+		if h, ok := held[t.identity()]; ok {
 			status[t.key] = h
 		}
 	}
@@ -72,12 +73,25 @@ func allSettled(ts []target, prior map[string]hostFile, sum string) bool {
 	if len(ts) != len(prior) {
 		return false
 	}
+	held := byHost(prior)
 	for _, t := range ts {
-		if h, ok := prior[t.key]; !ok || !h.settled(sum) {
+		if h, ok := held[t.identity()]; !ok || !h.settled(sum) {
 			return false
 		}
 	}
 	return true
+}
+
+// byHost indexes a prior host_status by host (hostIdentity), so that a host
+// a state holds under another spelling of its key (an IPv4-mapped address
+// unmapped: 0:10.0.0.1 for ::ffff:10.0.0.1) is neither pushed to again nor
+// planned as changed for it.
+func byHost(prior map[string]hostFile) map[string]hostFile {
+	out := make(map[string]hostFile, len(prior))
+	for k, h := range prior {
+		out[hostIdentity(k)] = h
+	}
+	return out
 }
 
 // pushInBatches pushes content to ts, one JOB job per rollout batch (one

@@ -156,6 +156,13 @@ func (r *configFileResource) Update(ctx context.Context, req resource.UpdateRequ
 	var plan, state configFileModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if !resp.Diagnostics.HasError() && !plan.HostStatus.IsUnknown() {
+		// The plan found every host holding this content (ModifyPlan): nothing
+		// to push, and host_status stays as planned, under the keys the state
+		// holds it by (see byHost).
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
 	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
 	defer cancel()
 	prior, d := state.statuses(ctx)
