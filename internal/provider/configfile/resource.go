@@ -2,30 +2,16 @@ package configfile
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 )
 
 var (
@@ -42,41 +28,6 @@ type configFileResource struct{ client *gse.Client }
 // NewResource is gse_config_file.
 func NewResource() resource.Resource { return &configFileResource{} }
 
-type configFileModel struct {
-	ID               types.String   `tfsdk:"id"`
-	BkScopeType      types.String   `tfsdk:"bk_scope_type"`
-	BkScopeID        types.String   `tfsdk:"bk_scope_id"`
-	Hosts            hosts.List     `tfsdk:"hosts"`
-	BkHostIDs        []types.Int64  `tfsdk:"bk_host_ids"`
-	Path             types.String   `tfsdk:"path"`
-	FileName         types.String   `tfsdk:"file_name"`
-	Account          types.String   `tfsdk:"account"`
-	Content          types.String   `tfsdk:"content"`
-	ContentWO        types.String   `tfsdk:"content_wo"`
-	ContentWOVersion types.String   `tfsdk:"content_wo_version"`
-	Verify           types.Bool     `tfsdk:"verify"`
-	Rollout          *rollout.Model `tfsdk:"rollout"`
-	SHA256           types.String   `tfsdk:"sha256"`
-	HostStatus       types.Map      `tfsdk:"host_status"`
-	Timeouts         timeouts.Value `tfsdk:"timeouts"`
-}
-
-// Host statuses: pushed by this resource; what a verify read found.
-const (
-	statusPushed      = "pushed"
-	statusMatch       = "match"
-	statusDiffers     = "differs"
-	statusMissing     = "missing"
-	statusUnreachable = "unreachable"
-)
-
-var (
-	positiveInt = regexp.MustCompile(`^[1-9][0-9]*$`)
-	fileNameRE  = regexp.MustCompile(`^[^/\\]+$`)
-)
-
-var hostStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{"status": types.StringType, "sha256": types.StringType}}
-
 func (r *configFileResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_config_file"
 }
@@ -86,56 +37,7 @@ func (r *configFileResource) Configure(_ context.Context, req resource.Configure
 }
 
 func (r *configFileResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	hostsAttr := hosts.PackedAttribute("Hosts the file goes to, as `gse_managed_process` takes them (`hosts = data.gse_cmdb_hosts.x.hosts` works). " +
-		"JOB v3 addresses hosts by IPv4 and cloud, or by CMDB host id: a host given by `agent_id` or an IPv6 address is looked up in CMDB (by `bk_agent_id`, or its address) " +
-		"for its `bk_host_id`, which needs CMDB (`endpoint` or `cmdb_gateway_url`) and a business scope. Set `hosts` or `bk_host_ids`.")
-	hostsAttr.Required, hostsAttr.Optional = false, true
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A text file on a set of hosts, pushed with JOB's `push_config_file` (one job per apply, not per host) and polled with `get_job_instance_status` to each host's result. " +
-			"`sha256` is known at plan whenever the content is, so `restart_triggers = { conf = gse_config_file.x.sha256 }` of a `gse_managed_process` restarts it in the same apply, after the push, in its rollout batches. " +
-			"An update pushes only to the hosts whose file is not this content (a new content, a host added, a host whose push failed or whose file `verify` found changed). " +
-			"A host removed from the resource keeps its file, and destroy leaves the files in place: a running process may still read them.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`{bk_scope_type}:{bk_scope_id}:{path}/{file_name}`.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
-			"bk_scope_type": schema.StringAttribute{Required: true, MarkdownDescription: "JOB scope: `biz` (a business) or `biz_set` (a business set).",
-				Validators: []validator.String{stringvalidator.OneOf("biz", "biz_set")}, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"bk_scope_id": schema.StringAttribute{Required: true, MarkdownDescription: "The business (or business set) id, such as `\"2\"`.",
-				Validators: []validator.String{stringvalidator.RegexMatches(positiveInt, "must be a positive integer")}, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"hosts": hostsAttr,
-			"bk_host_ids": schema.ListAttribute{Optional: true, ElementType: types.Int64Type,
-				MarkdownDescription: "Hosts by CMDB host id (`data.gse_cmdb_hosts.x.bk_host_ids`), which JOB takes as they are. Set `hosts` or `bk_host_ids`.",
-				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueInt64sAre(int64validator.AtLeast(1))}},
-			"path": schema.StringAttribute{Required: true,
-				MarkdownDescription: "Directory the file goes to (`file_target_path`): absolute, such as `/data/nginx/conf` or `C:\\nginx\\conf` on Windows. JOB does not check it before it runs: a bad one fails on each host.",
-				Validators:          []validator.String{plumbing.AbsolutePath()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"file_name": schema.StringAttribute{Required: true,
-				MarkdownDescription: "The file's name, without a directory (JOB drops any: `getPureFileName`).",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf(".", ".."), stringvalidator.RegexMatches(fileNameRE, "must not hold / or \\")},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"account": schema.StringAttribute{Required: true,
-				MarkdownDescription: "JOB execution account (alias) of the business that writes the file, such as `root`: its owner on the hosts. Not a Unix user name: an account JOB knows; one it does not is refused naming it (1244003).",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)}},
-			"content": schema.StringAttribute{Optional: true, Sensitive: true,
-				MarkdownDescription: "The file's text, written as it is (no line-ending conversion: use `\\r\\n` for Windows). Not empty: JOB cannot push an empty file (1241002). Set `content` or `content_wo`."},
-			"content_wo": schema.StringAttribute{Optional: true, WriteOnly: true,
-				MarkdownDescription: "The file's text, never stored in the state (Terraform 1.11+, a write-only argument): only its `sha256` is. It is pushed when `content_wo_version` changes (and to hosts that lack it). For files holding credentials."},
-			"content_wo_version": schema.StringAttribute{Optional: true,
-				MarkdownDescription: "Any value to change when `content_wo` changes: Terraform cannot compare a write-only argument with the state. Required with `content_wo`."},
-			"verify": schema.BoolAttribute{Optional: true,
-				MarkdownDescription: "Read each host's file at every refresh (one JOB script, `fast_execute_script`, for all the hosts, and its output), report it in `host_status` (`match`, `differs`, `missing`, `unreachable`) and plan a push where it is not this content. " +
-					"Off by default: it costs a JOB job at every plan."},
-			"rollout": rollout.Attribute("It governs the push: one JOB job per batch of the hosts that need the file, in order; a stopped rollout leaves the later hosts with their old file, " +
-				"and the next apply pushes to them. `wait_running` does not apply here (a file does not run)."),
-			"sha256": schema.StringAttribute{Computed: true,
-				MarkdownDescription: "SHA-256 of the content (hex): known at plan when the content is, for the triggers of the processes that read the file."},
-			"host_status": schema.MapAttribute{Computed: true, ElementType: hostStatusType,
-				MarkdownDescription: "Each host's file, keyed as `gse_managed_process.host_status` (agent id, `{bk_cloud_id}:{ip}`, or `host:{bk_host_id}`): `status` `pushed` (by the last apply), `match`, `differs`, `missing` or `unreachable` " +
-					"(what `verify` read; `unreachable` also for a push that failed), and the `sha256` it holds where known."},
-			"timeouts": plumbing.ResourceTimeouts(ctx, timeouts.Opts{Create: true, Update: true, Read: true}),
-		},
-	}
+	resp.Schema = configFileSchema(ctx)
 }
 
 func (r *configFileResource) ConfigValidators(context.Context) []resource.ConfigValidator {
@@ -180,8 +82,111 @@ func (r *configFileResource) ValidateConfig(ctx context.Context, req resource.Va
 	}
 }
 
-// sum is the hex SHA-256 of s.
-func sum(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
+// ModifyPlan plans sha256 from the content, and host_status unknown where
+// the apply pushes: hosts whose file is not this content.
+func (r *configFileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy: the files stay
+	}
+	if r.client != nil && r.client.JobNeedsVerifiedUser() && req.State.Raw.IsNull() {
+		resp.Diagnostics.AddWarning("JOB needs a verified user",
+			"JOB's v3 APIs go through the bk-job gateway (job_gateway_url), whose user APIs refuse bk_username alone (1640001, \"the user indicated by bk_username is not verified\") "+
+				"unless the gateway exempts the app. Set bk_token (BK_TOKEN) or a user's access_token (BK_ACCESS_TOKEN) in the provider block, or leave job_gateway_url unset to use ESB's jobv3.")
+	}
+	var plan, state configFileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	}
+	text, known, d := configText(ctx, req.Config)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.Path.IsUnknown() && !plan.FileName.IsUnknown() {
+		plan.ID = types.StringValue(fmt.Sprintf("%s:%s:%s", plan.BkScopeType.ValueString(), plan.BkScopeID.ValueString(), joinPath(plan.Path.ValueString(), plan.FileName.ValueString())))
+	}
+	plan.SHA256 = types.StringUnknown()
+	plan.HostStatus = types.MapUnknown(hostStatusType)
+	// verify turned on reads the files at apply (the refresh before this
+	// plan did not), so what they hold is known only then.
+	verifyNow := plan.Verify.ValueBool() && !state.Verify.ValueBool()
+	if known {
+		want := sum(text)
+		plan.SHA256 = types.StringValue(want)
+		if prior, d := state.statuses(ctx); !d.HasError() && !req.State.Raw.IsNull() && !plan.Hosts.IsUnknown() && !verifyNow && allSettled(plan.targets(), prior, want) {
+			plan.HostStatus = state.HostStatus
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *configFileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan configFileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
+	r.push(ctx, req.Config, &plan, nil, &resp.Diagnostics)
+	if plan.HostStatus.IsUnknown() {
+		return // nothing was sent
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *configFileResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state configFileModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.Verify.ValueBool() {
+		return
+	}
+	ctx, cancel := plumbing.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
+	defer cancel()
+	status, err := r.verify(ctx, &state)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read "+state.ID.ValueString()+" on its hosts", err.Error()+"\n\n"+plumbing.CallAdvice(err))
+		return
+	}
+	m, d := types.MapValueFrom(ctx, hostStatusType, status)
+	resp.Diagnostics.Append(d...)
+	state.HostStatus = m
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *configFileResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state configFileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if !resp.Diagnostics.HasError() && !plan.HostStatus.IsUnknown() {
+		// The plan found every host holding this content (ModifyPlan): nothing
+		// to push, and host_status stays as planned, under the keys the state
+		// holds it by (see byHost).
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
+	defer cancel()
+	prior, d := state.statuses(ctx)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if plan.Verify.ValueBool() && !state.Verify.ValueBool() {
+		// verify was just turned on: read the files before deciding where to push.
+		plan.SHA256 = state.SHA256
+		read, err := r.verify(ctx, &plan)
+		if err != nil {
+			resp.Diagnostics.AddError("Could not read "+plan.ID.ValueString()+" on its hosts", err.Error()+"\n\n"+plumbing.CallAdvice(err))
+			return
+		}
+		prior = read
+	}
+	r.push(ctx, req.Config, &plan, prior, &resp.Diagnostics)
+	if plan.HostStatus.IsUnknown() {
+		plan.HostStatus = state.HostStatus // nothing was sent
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete leaves the files on the hosts: a running process may still read them.
+func (r *configFileResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }

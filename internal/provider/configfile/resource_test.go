@@ -32,10 +32,15 @@ func providerBlock(e *acctest.Env) string {
 	return b
 }
 
-// fileConfig is nginx.conf with content on hosts, and a process reloaded in
-// batches of one host when the file changes.
+// fileConfig is fileResources with the provider block of e.
 func fileConfig(e *acctest.Env, hosts, content, extra string) string {
-	return providerBlock(e) + fmt.Sprintf(`
+	return providerBlock(e) + fileResources(hosts, content, extra)
+}
+
+// fileResources are nginx.conf with content on hosts, and a process reloaded
+// in batches of one host when the file changes.
+func fileResources(hosts, content, extra string) string {
+	return fmt.Sprintf(`
 resource "gse_config_file" "conf" {
   bk_scope_type = "biz"
   bk_scope_id   = "2"

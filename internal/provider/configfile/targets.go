@@ -12,17 +12,20 @@ import (
 )
 
 // target is one host the file goes to: its key in host_status (as
-// gse_managed_process keys it: agent id, {bk_cloud_id}:{ip}, or
-// host:{bk_host_id}), how the configuration gives it, and how JOB addresses it.
+// gse_managed_process keys it, hosts.Model.StatusKey, or host:{bk_host_id}),
+// the host as the client addresses it, and how JOB addresses it.
 type target struct {
 	key    string
-	host   gse.Host  // as hosts gives it; zero for a host of bk_host_ids
+	host   gse.Host  // as hosts expands it; zero for a host of bk_host_ids
 	hostID int64     // 0 until resolved, when given by ip
 	ip     gse.JobIP // IPv4 and cloud, when given so
 }
 
 // Key is the host's key in host_status: the rollout of the push knows it by it.
 func (t target) Key() string { return t.key }
+
+// identity is the host t is, as byHost indexes a prior host_status.
+func (t target) identity() string { return hostIdentity(t.key) }
 
 // String names the host as the configuration gives it: as hosts does, or by bk_host_id.
 func (t target) String() string {
@@ -44,12 +47,23 @@ func (t target) place() rollout.Place {
 // hostIDKey is the host_status key of a host given by bk_host_id.
 func hostIDKey(id int64) string { return "host:" + strconv.FormatInt(id, 10) }
 
+// hostIdentity is the host a host_status key names, in any spelling: the key
+// read as an agent address (gse.Host.Key: {bk_cloud_id}:{ip} with the IP in
+// canonical form, unmapped; an agent id in lower case). host:{bk_host_id} is
+// no address and names its host as it is.
+func hostIdentity(key string) string {
+	if strings.HasPrefix(key, "host:") {
+		return key
+	}
+	return gse.Host{AgentID: key}.Key()
+}
+
 // targetsOf lists the hosts of the configuration: hosts, or bk_host_ids.
-func targetsOf(hs []hosts.Model, ids []int64) []target {
+func targetsOf(hs []hosts.Pair, ids []int64) []target {
 	var out []target
 	for _, h := range hs {
-		g := h.Expand()
-		t := target{key: g.Address(), host: g}
+		g := h.Host()
+		t := target{key: h.StatusKey(), host: g}
 		if g.AgentID == "" {
 			t.ip = g.JobIP()
 		}
@@ -86,7 +100,7 @@ func resolve(ctx context.Context, c *gse.Client, biz int64, ts []target) error {
 		switch {
 		case t.hostID != 0:
 		case t.ip.IP == "":
-			values["bk_agent_id"] = append(values["bk_agent_id"], t.key)
+			values["bk_agent_id"] = append(values["bk_agent_id"], t.host.AgentID)
 		case strings.Contains(t.ip.IP, ":"):
 			values["bk_host_innerip_v6"] = append(values["bk_host_innerip_v6"], t.ip.IP)
 		default:
@@ -106,7 +120,7 @@ func resolve(ctx context.Context, c *gse.Client, biz int64, ts []target) error {
 	if err != nil {
 		return err
 	}
-	byKey := map[string]int64{}
+	byKey := map[string]int64{} // by the address the client sends a host by
 	for _, h := range found {
 		if h.AgentID != "" {
 			byKey[h.AgentID] = h.BkHostID
@@ -122,9 +136,9 @@ func resolve(ctx context.Context, c *gse.Client, biz int64, ts []target) error {
 		if t.hostID != 0 {
 			continue
 		}
-		id, ok := byKey[t.key]
+		id, ok := byKey[t.host.Address()]
 		if !ok {
-			missing = append(missing, t.key)
+			missing = append(missing, t.host.Address())
 			continue
 		}
 		ts[i].hostID = id

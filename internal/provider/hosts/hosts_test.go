@@ -290,3 +290,30 @@ const (
 	agentA = "0200000007525400f355781710390005465c"
 	agentB = "0200000007525400f355781710390005465d"
 )
+
+// host_status keys a host by its address as written, IPv4-mapped or not; the
+// client hosts of a list, alone or paired, are the hosts expanded.
+func TestStatusKeyAndPairs(t *testing.T) {
+	t.Parallel()
+	null := types.Int64Null()
+	list := NewList([]Model{
+		{IP: types.StringValue("::ffff:10.0.0.1"), BkCloudID: types.Int64Value(0), BkSupplierID: null, AgentID: types.StringNull()},
+		{IP: types.StringNull(), BkCloudID: null, BkSupplierID: null, AgentID: types.StringValue("00:::ffff:10.0.0.2")},
+		{IP: types.StringNull(), BkCloudID: null, BkSupplierID: null, AgentID: types.StringValue(strings.ToUpper(agentA))},
+	})
+	wantKeys := []string{"0:::ffff:10.0.0.1", "00:::ffff:10.0.0.2", strings.ToUpper(agentA)}
+	wantHosts := []gse.Host{{IP: "10.0.0.1"}, {AgentID: "0:10.0.0.2"}, {AgentID: strings.ToUpper(agentA)}}
+	if got := list.Expand(); !reflect.DeepEqual(got, wantHosts) {
+		t.Errorf("Expand() = %v, want %v", got, wantHosts)
+	}
+	pairs := list.Pairs()
+	if got := plumbing.Each(pairs, Pair.StatusKey); !slices.Equal(got, wantKeys) {
+		t.Errorf("status keys %q, want %q", got, wantKeys)
+	}
+	if got := plumbing.Each(pairs, Pair.Host); !reflect.DeepEqual(got, wantHosts) {
+		t.Errorf("paired hosts %v, want %v", got, wantHosts)
+	}
+	if got := plumbing.Each(pairs, Pair.Model); !reflect.DeepEqual(got, list.Hosts()) {
+		t.Errorf("paired models %v, want the list's", got)
+	}
+}

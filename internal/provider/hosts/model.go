@@ -57,6 +57,14 @@ func (h Model) Expand() gse.Host {
 	return gse.Host{IP: unmapIP(h.IP.ValueString()), BkCloudID: h.BkCloudID.ValueInt64(), BkSupplierID: h.BkSupplierID.ValueInt64(), AgentID: agentAddress(h.AgentID.ValueString())}
 }
 
+// StatusKey is the host's key in host_status, in every family: its address
+// as written (gse.Host.Address of the host not expanded: {bk_cloud_id}:{ip},
+// or the agent id of a host given by one), not its identity (gse.Host.Key),
+// so the keys of existing gse_managed_process states stay.
+func (h Model) StatusKey() string {
+	return gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64(), AgentID: h.AgentID.ValueString()}.Address()
+}
+
 // agentAddress is an agent id as sent to GSE: a {bk_cloud_id}:{ip} one with
 // the cloud id in decimal and an IPv4-mapped address unmapped (as unmapIP),
 // any other as written.

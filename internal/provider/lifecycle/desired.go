@@ -26,7 +26,8 @@ type Desired struct {
 }
 
 // Prior is what an Update starts from: what was applied last, and what the
-// last refresh knew of each host, by host_status key (status.Key).
+// last refresh knew of each host, by host identity (gse.Host.Key; see
+// status.HostStatus.Facts).
 type Prior struct {
 	Desired
 	Status map[string]status.Fact

@@ -158,7 +158,7 @@ func (u *update) setRunning(ctx context.Context) error {
 func (u *update) drifted(settled func(status.Fact) bool) []gse.Host {
 	var out []gse.Host
 	for _, h := range u.kept {
-		if f, ok := u.prior.Status[h.Address()]; !ok || !settled(f) {
+		if f, ok := u.prior.Status[h.Key()]; !ok || !settled(f) {
 			out = append(out, h)
 		}
 	}

@@ -129,7 +129,8 @@ func (d discoveredProcess) flattenMeta(ctx context.Context) (spec.Meta, diag.Dia
 // GSE has no API that returns a registered spec.
 func (d discoveredProcess) flatten(ctx context.Context) (managedProcessModel, diag.Diagnostics) {
 	meta, diags := d.flattenMeta(ctx)
-	list := d.flattenHosts()
+	models := d.flattenHosts()
+	list := hosts.NewList(models)
 	var hosted, running int
 	for _, e := range d.Entries {
 		if e.IsAuto {
@@ -140,13 +141,13 @@ func (d discoveredProcess) flatten(ctx context.Context) (managedProcessModel, di
 		}
 	}
 	m := managedProcessModel{
-		ID: types.StringValue(d.Meta.String()), Meta: meta, Hosts: hosts.NewList(list),
-		Managed: types.BoolValue(hosted == len(list)), Running: types.BoolNull(),
+		ID: types.StringValue(d.Meta.String()), Meta: meta, Hosts: list,
+		Managed: types.BoolValue(hosted == len(models)), Running: types.BoolNull(),
 		RestartTriggers: types.MapNull(types.StringType), ReloadTriggers: types.MapNull(types.StringType),
-		HostStatus: status.Observed{Found: d.byKey()}.HostStatus(list, status.HostStatus{}),
+		HostStatus: status.Observed{Found: d.byKey()}.HostStatus(list.Pairs(), status.HostStatus{}),
 		Timeouts:   timeoutsNull(ctx),
 	}
-	if hosted == len(list) && running == len(list) {
+	if hosted == len(models) && running == len(models) {
 		m.Running = types.BoolValue(true)
 	}
 	return m, diags

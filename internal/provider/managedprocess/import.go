@@ -34,7 +34,8 @@ func importByID(ctx context.Context, c *gse.Client, req resource.ImportStateRequ
 			fmt.Sprintf("%s. Expected %s; got %q.", err, importIDFormat, req.ID))
 		return
 	}
-	apiHosts := plumbing.Each(models, hosts.Model.Expand)
+	list := hosts.NewList(models)
+	apiHosts := list.Expand()
 	if err := hosts.NeedsGateway(c, apiHosts); err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for gse_managed_process", err.Error()+".")
 		return
@@ -55,7 +56,7 @@ func importByID(ctx context.Context, c *gse.Client, req resource.ImportStateRequ
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), meta.Namespace.ValueString()+"/"+meta.Name.ValueString())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("meta"), meta)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), hosts.NewList(models))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), list)...)
 }
 
 func parseImportID(id string) (spec.Meta, []hosts.Model, error) {

@@ -51,7 +51,7 @@ func sayHostsMoving(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, dia
 		fmt.Sprintf("Leaving (the process is removed there): %s.\nJoining (the process is registered there): %s.\n"+
 			"Terraform shows the change of hosts position by position, so a host leaving and another joining at the same position "+
 			"reads as a change of its ip or bk_cloud_id above; no host changes address.",
-			hostNames(plumbing.Each(removed, status.Key)), hostNames(plumbing.Each(added, status.Key))))
+			hostNames(plumbing.Each(removed, hosts.Model.StatusKey)), hostNames(plumbing.Each(added, hosts.Model.StatusKey))))
 }
 
 // sayHostsDrifted names, in a warning, the hosts whose host_status the
@@ -75,7 +75,7 @@ func sayHostsDrifted(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, di
 	}
 	var drifted []string
 	for _, h := range planned.Hosts() {
-		e, ok := prior.Entries[status.Key(h)]
+		e, ok := prior.Entries[h.StatusKey()]
 		if !ok {
 			continue // joining, or never read: not drift
 		}
@@ -87,7 +87,7 @@ func sayHostsDrifted(ctx context.Context, state tfsdk.State, plan tfsdk.Plan, di
 			off = append(off, map[bool]string{true: "hosted", false: "not hosted"}[e.Managed.ValueBool()])
 		}
 		if len(off) > 0 {
-			drifted = append(drifted, status.Key(h)+" ("+strings.Join(off, ", ")+")")
+			drifted = append(drifted, h.StatusKey()+" ("+strings.Join(off, ", ")+")")
 		}
 	}
 	if len(drifted) == 0 {

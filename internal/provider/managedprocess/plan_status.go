@@ -71,7 +71,7 @@ func plannedStatus(ctx context.Context, state tfsdk.State, plan tfsdk.Plan) (st 
 	unknown := status.HostEntry{Managed: types.BoolUnknown(), Status: types.StringUnknown()}
 	entries := make(map[string]status.HostEntry, len(next.hosts.Hosts()))
 	for _, h := range next.hosts.Hosts() {
-		k := status.Key(h)
+		k := h.StatusKey()
 		old, ok := prior.hostStatus.Entries[k]
 		switch {
 		case every, !ok, drifted(old), rehost && !old.Managed.ValueBool():

@@ -74,9 +74,9 @@ func (m *refreshedModel) setChanged(ctx context.Context, prior refreshedModel, s
 // observe is what Read finds of the hosts of list in obs: those kept (the process is
 // registered there, or the agent is down and GSE cannot say), how many of
 // those it answered for host the process and run it, and the process's labels.
-func observe(list []hosts.Model, obs status.Observed) (kept []hosts.Model, hosted, running int, labels map[string]string) {
+func observe(list []hosts.Pair, obs status.Observed) (kept []hosts.Pair, hosted, running int, labels map[string]string) {
 	for _, h := range list {
-		e, seen := obs.At(h.Expand())
+		e, seen := obs.At(h.Host())
 		if seen == status.Unknown {
 			kept = append(kept, h) // unknown, not gone: counted in neither flag
 			continue

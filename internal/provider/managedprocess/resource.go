@@ -129,7 +129,7 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
-	d, diags := plan.expand(ctx)
+	d, pairs, diags := plan.expand(ctx)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -148,11 +148,12 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 				"a plain next apply replaces it, stopping the process on those hosts and starting it again. "+
 				"To finish only the hosts that failed, fix the cause above, run terraform untaint with this resource's address (shown above), "+
 				"then terraform apply: it adds the failed hosts and leaves the others running.", len(registered)))
-		plan.Hosts = hosts.NewList(plumbing.SelectBy(plan.Hosts.Hosts(), plumbing.KeyOf(hosts.Model.Expand), plumbing.Each(registered, gse.Host.Key), true))
+		pairs = plumbing.SelectBy(pairs, plumbing.KeyOf(hosts.Pair.Host), plumbing.Each(registered, gse.Host.Key), true)
+		plan.Hosts = hosts.NewList(plumbing.Each(pairs, hosts.Pair.Model))
 	}
-	plan.HostStatus = status.Proved(plan.Hosts.Hosts(), status.HostStatus{}, pr.Of) // no prior host_status
+	plan.HostStatus = status.Proved(pairs, status.HostStatus{}, pr.Of) // no prior host_status
 	if err == nil {
-		plan.HostStatus = status.Applied(ctx, r.client, meta, plan.Hosts.Hosts(), plan.HostStatus, &resp.Diagnostics)
+		plan.HostStatus = status.Applied(ctx, r.client, meta, pairs, plan.HostStatus, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -176,20 +177,21 @@ func (r *managedProcessResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	obs, err := status.Read(ctx, r.client, meta, plumbing.Each(state.Hosts.Hosts(), hosts.Model.Expand))
+	pairs := state.Hosts.Pairs()
+	obs, err := status.Read(ctx, r.client, meta, plumbing.Each(pairs, hosts.Pair.Host))
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "read", meta, err, "Check the provider configuration (endpoint or gateway_url), then refresh again.")
 		return
 	}
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
-	kept, hosted, running, labels := observe(state.Hosts.Hosts(), obs)
+	kept, hosted, running, labels := observe(pairs, obs)
 	if len(kept) == 0 {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Process %s is gone", meta),
 			"GSE no longer has the process registered on any of its hosts, so it was removed from the state; the next apply creates it again.")
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	state.Hosts = hosts.NewList(kept)
+	state.Hosts = hosts.NewList(plumbing.Each(kept, hosts.Pair.Model))
 	hosts.WarnAgentsDown(&resp.Diagnostics, "process "+meta.String(), obs.Down)
 	// Judged against what was asked: true holds while every host agrees, false while none disagrees.
 	if seen := len(kept) - len(obs.Down); seen > 0 {
@@ -222,9 +224,9 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
 	defer cancel()
-	next, d := plan.expand(ctx)
+	next, planned, d := plan.expand(ctx)
 	resp.Diagnostics.Append(d...)
-	last, d := prior.expand(ctx)
+	last, held, d := prior.expand(ctx)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -232,17 +234,18 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 
 	var pr lifecycle.Proven
 	triggers := loadTriggerProgress(ctx, req.Private, &resp.Diagnostics)
-	done, err := r.steps().Update(ctx, next, lifecycle.Prior{Desired: last, Status: prior.HostStatus.Facts()}, &pr, triggers)
-	applied := plan
+	done, err := r.steps().Update(ctx, next, lifecycle.Prior{Desired: last, Status: prior.HostStatus.Facts(held)}, &pr, triggers)
+	applied, pairs := plan, planned
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "update", next.Meta, err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
 		applied = prior.reached(&plan, done)
 		applied.Timeouts = plan.Timeouts
+		pairs = applied.Hosts.Pairs()
 	}
-	applied.HostStatus = status.Proved(applied.Hosts.Hosts(), prior.HostStatus, pr.Of)
+	applied.HostStatus = status.Proved(pairs, prior.HostStatus, pr.Of)
 	if err == nil {
-		applied.HostStatus = status.Updated(plan.HostStatus, status.Applied(ctx, r.client, next.Meta, applied.Hosts.Hosts(), applied.HostStatus, &resp.Diagnostics))
+		applied.HostStatus = status.Updated(plan.HostStatus, status.Applied(ctx, r.client, next.Meta, pairs, applied.HostStatus, &resp.Diagnostics))
 	}
 	resp.Diagnostics.Append(saveDesired(ctx, resp.Private, &plan)...)
 	resp.Diagnostics.Append(saveTriggerProgress(ctx, resp.Private, triggers)...)
@@ -264,7 +267,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	// Stop when the process is, or was asked to be, running: a stop also unhosts.
 	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
 	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
-	targets := plumbing.Each(state.Hosts.Hosts(), hosts.Model.Expand)
+	targets := state.Hosts.Expand()
 	if state.Spec.Decoded == nil && r.client.Gateway() {
 		refuseSpeclessDelete(&resp.Diagnostics, meta, targets)
 		return

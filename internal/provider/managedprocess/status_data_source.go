@@ -114,10 +114,7 @@ func (d *processStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		return
 	}
 	meta := m.Meta.Expand()
-	targets := make([]gse.Host, len(m.Hosts))
-	for i, h := range m.Hosts {
-		targets[i] = h.Expand()
-	}
+	targets := plumbing.Each(m.Hosts, hosts.GSERef.Expand)
 	if err := hosts.NeedsGateway(d.client, targets); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Hosts that need gateway_url", err.Error())
 		return

@@ -17,15 +17,17 @@ import (
 // This file turns gse_managed_process into the plain state the lifecycle
 // steps take (package lifecycle), and what they report back into the model.
 
-// expand is the process m asks for, as the lifecycle steps take it.
-func (m *managedProcessModel) expand(ctx context.Context) (lifecycle.Desired, diag.Diagnostics) {
+// expand is the process m asks for, as the lifecycle steps take it, and its
+// hosts paired with their client hosts, which key what the steps report.
+func (m *managedProcessModel) expand(ctx context.Context) (lifecycle.Desired, []hosts.Pair, diag.Diagnostics) {
 	meta, diags := m.Meta.Expand(ctx)
+	pairs := m.Hosts.Pairs()
 	return lifecycle.Desired{
-		Meta: meta, Spec: m.Spec.Expand(), Hosts: plumbing.Each(m.Hosts.Hosts(), hosts.Model.Expand),
+		Meta: meta, Spec: m.Spec.Expand(), Hosts: plumbing.Each(pairs, hosts.Pair.Host),
 		Managed: m.Managed.ValueBool(), Running: m.Running.ValueBoolPointer(),
 		RestartTriggers: triggerValue(m.RestartTriggers), ReloadTriggers: triggerValue(m.ReloadTriggers),
 		Rollout: m.Rollout.Expand(),
-	}, diags
+	}, pairs, diags
 }
 
 // reached is m, the prior state of an update that failed, with what the

@@ -348,10 +348,7 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 // record receives each batch's task and results. It returns the process.
 func (g *operationGSEModel) run(ctx context.Context, c *gse.Client, ro *rollout.Settings, op gse.OpType, progress func(string), record func(string, []operationResult)) (fmt.Stringer, error) {
 	meta := g.Meta.Expand()
-	var targets []gse.Host
-	for _, h := range g.Hosts {
-		targets = append(targets, h.Expand())
-	}
+	targets := plumbing.Each(g.Hosts, hosts.GSERef.Expand)
 	if err := hosts.Reachable(ctx, c, targets); err != nil {
 		return meta, err
 	}

@@ -17,11 +17,11 @@ import (
 // task proved being null until Applied reads it; the hosts the apply did not
 // touch keep their prior entry (prior is null on create), or have one of
 // nulls.
-func Proved(list []hosts.Model, prior HostStatus, proved func(gse.Host) (Fact, bool)) HostStatus {
+func Proved(list []hosts.Pair, prior HostStatus, proved func(gse.Host) (Fact, bool)) HostStatus {
 	entries := make(map[string]HostEntry, len(list))
 	for _, h := range list {
-		k := Key(h)
-		f, touched := proved(h.Expand())
+		k := h.StatusKey()
+		f, touched := proved(h.Host())
 		old, known := prior.Entries[k]
 		switch {
 		case !touched && known:
@@ -44,17 +44,17 @@ func Proved(list []hosts.Model, prior HostStatus, proved func(gse.Host) (Fact, b
 // reports no change, without a status read after the usual create or update.
 // When that read fails, the apply still stands: the proven facts are
 // recorded, with a warning, and the next refresh reads the rest.
-func Applied(ctx context.Context, c *gse.Client, meta gse.Meta, list []hosts.Model, proved HostStatus, diags *diag.Diagnostics) HostStatus {
-	var read []hosts.Model
+func Applied(ctx context.Context, c *gse.Client, meta gse.Meta, list []hosts.Pair, proved HostStatus, diags *diag.Diagnostics) HostStatus {
+	var read []hosts.Pair
 	for _, h := range list {
-		if e := proved.Entries[Key(h)]; e.Status.IsNull() || e.Managed.IsNull() {
+		if e := proved.Entries[h.StatusKey()]; e.Status.IsNull() || e.Managed.IsNull() {
 			read = append(read, h)
 		}
 	}
 	if len(read) == 0 {
 		return proved
 	}
-	found, err := Find(ctx, c, meta, plumbing.Each(read, hosts.Model.Expand))
+	found, err := Find(ctx, c, meta, plumbing.Each(read, hosts.Pair.Host))
 	if err != nil {
 		diags.AddWarning(fmt.Sprintf("Status of process %s not read after the apply", meta),
 			fmt.Sprintf("The apply succeeded; reading the status of the hosts where its tasks proved no run state or hosting (get_proc_status_v2) failed: %v. "+

@@ -8,13 +8,6 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 )
 
-// Key is the key of a host in host_status: its address as written in the
-// configuration (gse.Host.Address: {bk_cloud_id}:{ip}, or the agent id of a
-// host given by one), not its Key, so the keys of existing states stay.
-func Key(h hosts.Model) string {
-	return gse.Host{IP: h.IP.ValueString(), BkCloudID: h.BkCloudID.ValueInt64(), AgentID: h.AgentID.ValueString()}.Address()
-}
-
 // EntryOf is the host_status entry of a host whose status GSE reported.
 func EntryOf(e gse.ProcStatus) HostEntry {
 	return HostEntry{Status: types.StringValue(Name(e.Status)), Managed: types.BoolValue(e.IsAuto)}
@@ -39,11 +32,16 @@ func (e HostEntry) Fact() Fact {
 	return f
 }
 
-// Facts are the facts of every entry of m, by host_status key (Key).
-func (m HostStatus) Facts() map[string]Fact {
-	out := make(map[string]Fact, len(m.Entries))
-	for k, e := range m.Entries {
-		out[k] = e.Fact()
+// Facts are the facts of the entries of list's hosts, by host identity
+// (gse.Host.Key): the lifecycle steps know a host only as the client
+// addresses it, and find its entry so in any spelling. A host without an
+// entry has none.
+func (m HostStatus) Facts(list []hosts.Pair) map[string]Fact {
+	out := make(map[string]Fact, len(list))
+	for _, h := range list {
+		if e, ok := m.Entries[h.StatusKey()]; ok {
+			out[h.Host().Key()] = e.Fact()
+		}
 	}
 	return out
 }

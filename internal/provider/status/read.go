@@ -58,11 +58,11 @@ func (o Observed) At(h gse.Host) (gse.ProcStatus, Seen) {
 // host where the process is registered, and prior's entry on each host whose
 // agent is down, as what GSE cannot say now is not drift. A host where the
 // process is absent has no entry.
-func (o Observed) HostStatus(list []hosts.Model, prior HostStatus) HostStatus {
+func (o Observed) HostStatus(list []hosts.Pair, prior HostStatus) HostStatus {
 	entries := make(map[string]HostEntry, len(list))
 	for _, h := range list {
-		k := Key(h)
-		switch e, seen := o.At(h.Expand()); seen {
+		k := h.StatusKey()
+		switch e, seen := o.At(h.Host()); seen {
 		case Registered:
 			entries[k] = EntryOf(e)
 		case Unknown:

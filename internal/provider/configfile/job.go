@@ -1,0 +1,74 @@
+package configfile
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// run starts one JOB job on ts with start, waits for it, and returns each
+// host's result by key.
+func (r *configFileResource) run(ctx context.Context, plan *configFileModel, ts []target, start func(gse.JobTargets) (int64, error)) (map[string]gse.JobHostTask, error) {
+	byID := needIDs(ts)
+	if byID {
+		if err := r.resolveAll(ctx, plan, ts); err != nil {
+			return nil, err
+		}
+	}
+	id, err := start(jobTargets(ts, byID))
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.client.Job.WaitJob(ctx, plan.scope(), id)
+	if err != nil {
+		return nil, err
+	}
+	byHost := map[string]gse.JobHostTask{}
+	for _, step := range st.Steps {
+		for _, h := range step.Hosts {
+			byHost[strconv.FormatInt(h.HostID, 10)] = h
+			byHost[gse.Host{IP: h.IP, BkCloudID: h.BkCloudID}.Address()] = h
+		}
+	}
+	out := map[string]gse.JobHostTask{}
+	for _, t := range ts {
+		if h, ok := byHost[strconv.FormatInt(t.hostID, 10)]; ok && t.hostID != 0 {
+			out[t.key] = h
+		} else if h, ok := byHost[t.ip.Host().Address()]; ok && !byID {
+			out[t.key] = h
+		}
+	}
+	return out, nil
+}
+
+// resolveAll fills the host ids JOB needs (resolve), in the plan's business.
+func (r *configFileResource) resolveAll(ctx context.Context, plan *configFileModel, ts []target) error {
+	biz, err := strconv.ParseInt(plan.BkScopeID.ValueString(), 10, 64)
+	if err != nil || plan.BkScopeType.ValueString() != "biz" {
+		return fmt.Errorf("hosts given by agent_id or an IPv6 address need their CMDB host id, which is looked up in a business: use bk_scope_type = \"biz\", or bk_host_ids")
+	}
+	return resolve(ctx, r.client, biz, ts)
+}
+
+// hostAdvice says what a JOB host status means.
+func hostAdvice(status int) string {
+	switch status {
+	case gse.JobHostAgentDown, gse.JobHostNoAgent:
+		return " (the GSE agent is down or not installed)"
+	case 0:
+		return " (no result)"
+	}
+	return ""
+}
+
+// jobCredentialAdvice adds, for a refusal of the user through the bk-job
+// gateway, that JOB's v3 APIs need a verified user there.
+func jobCredentialAdvice(err error) string {
+	if gse.KindOf(err) == gse.KindAuth && strings.Contains(err.Error(), "bk_username is not verified") {
+		return " JOB's v3 APIs need a verified user on the bk-job gateway: set bk_token or a user's access_token."
+	}
+	return ""
+}
