@@ -34,26 +34,7 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "`namespace/name` of the process.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"meta": schema.SingleNestedAttribute{
-				Required:            true,
-				MarkdownDescription: "Identity of the process in GSE. Changing `namespace` or `name` replaces the resource.",
-				Attributes: map[string]schema.Attribute{
-					"namespace": schema.StringAttribute{
-						Required: true, MarkdownDescription: "Namespace grouping processes, such as `gse` or `nodeman`. No `:`, `/`, `@`, `,` or spaces.",
-						Validators:    []validator.String{plumbing.MetaName()},
-						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-					},
-					"name": schema.StringAttribute{
-						Required: true, MarkdownDescription: "Name of the process within the namespace, chosen by you. No `:`, `/`, `@`, `,` or spaces.",
-						Validators:    []validator.String{plumbing.MetaName()},
-						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-					},
-					"labels": schema.MapAttribute{
-						ElementType: types.StringType, Optional: true,
-						MarkdownDescription: "Free-form string labels for managing processes by label. Read back on refresh.",
-					},
-				},
-			},
+			"meta": metaAttribute(),
 			"hosts": hosts.PackedAttribute("Hosts the process is registered on, in any order (a reordered list plans no change). " +
 				"Adding a host registers and hosts it there; removing one unhosts and unregisters it there."),
 			"spec": spec.PackedAttribute("Process definition, sent with `register_proc_info` / `update_proc_info` and, with `monitor_policy` as `alive_monitor_policy`, with every operation. " +
@@ -83,17 +64,7 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "Arbitrary values; when any changes (and the map is set), the process is reloaded (op_type 8, `reload_cmd`) on every host, in the batches of `rollout` when set. " +
 					"A reload that did not reach every host leaves the prior value in the state; the next apply reloads only the hosts it missed.",
 			},
-			"host_status": schema.StringAttribute{
-				Computed: true, CustomType: status.HostStatusType{},
-				MarkdownDescription: "What GSE reports of the process per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`), or by the `agent_id` of a host given by one. Each value holds `status` " +
-					"(`running`, `stopped` or `unregistered`) and `managed` (whether the agent hosts the process, `isauto`): what `running` and `managed` converge and drift is judged on. " +
-					"Refresh reads them with `get_proc_status_v2`. Create and update record what their tasks proved (a start: running and hosted; a stop: stopped and unhosted) " +
-					"and read the status only of hosts where no task proved it (hosting alone, a one-shot start), so `terraform plan -refresh-only` right after an apply reports no change; " +
-					"hosts they did not touch keep their values. The plan of an update shows as unknown only the values of hosts it may change: hosts it adds, " +
-					"every host when it starts, stops, hosts, unhosts, restarts or reloads the process, and after a spec change the hosts that were not hosted. " +
-					"Read-only. Runtime facts that change without anyone acting (pid, version, start time) are not kept in the state: " +
-					"read them, for any host, with the `gse_process_status` data source.",
-			},
+			"host_status": hostStatusAttribute(),
 			"rollout": rollout.Attribute("It governs every step that disrupts the process: removing hosts (stop or unhost, unregister), " +
 				"a spec change (`update_proc_info`, then hosting with op_type 3), hosting added hosts, `running` flips, `restart_triggers` and `reload_triggers`, and on create " +
 				"the registering and starting or hosting of each batch. A change of `rollout` alone changes nothing remotely. " +
@@ -106,6 +77,46 @@ func managedProcessSchema(ctx context.Context) schema.Schema {
 	}
 	plumbing.WithTypesBuilt(s.Attributes)
 	return s
+}
+
+// metaAttribute is gse_managed_process.meta: the process's identity in GSE.
+func metaAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Required:            true,
+		MarkdownDescription: "Identity of the process in GSE. Changing `namespace` or `name` replaces the resource.",
+		Attributes: map[string]schema.Attribute{
+			"namespace": schema.StringAttribute{
+				Required: true, MarkdownDescription: "Namespace grouping processes, such as `gse` or `nodeman`. No `:`, `/`, `@`, `,` or spaces.",
+				Validators:    []validator.String{plumbing.MetaName()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"name": schema.StringAttribute{
+				Required: true, MarkdownDescription: "Name of the process within the namespace, chosen by you. No `:`, `/`, `@`, `,` or spaces.",
+				Validators:    []validator.String{plumbing.MetaName()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"labels": schema.MapAttribute{
+				ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Free-form string labels for managing processes by label. Read back on refresh.",
+			},
+		},
+	}
+}
+
+// hostStatusAttribute is gse_managed_process.host_status: what GSE reports
+// of the process per host, as the state keeps it.
+func hostStatusAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		Computed: true, CustomType: status.HostStatusType{},
+		MarkdownDescription: "What GSE reports of the process per host, keyed `bk_cloud_id:ip` (the ip as written in `hosts`), or by the `agent_id` of a host given by one. Each value holds `status` " +
+			"(`running`, `stopped` or `unregistered`) and `managed` (whether the agent hosts the process, `isauto`): what `running` and `managed` converge and drift is judged on. " +
+			"Refresh reads them with `get_proc_status_v2`. Create and update record what their tasks proved (a start: running and hosted; a stop: stopped and unhosted) " +
+			"and read the status only of hosts where no task proved it (hosting alone, a one-shot start), so `terraform plan -refresh-only` right after an apply reports no change; " +
+			"hosts they did not touch keep their values. The plan of an update shows as unknown only the values of hosts it may change: hosts it adds, " +
+			"every host when it starts, stops, hosts, unhosts, restarts or reloads the process, and after a spec change the hosts that were not hosted. " +
+			"Read-only. Runtime facts that change without anyone acting (pid, version, start time) are not kept in the state: " +
+			"read them, for any host, with the `gse_process_status` data source.",
+	}
 }
 
 func timeoutsSchema(ctx context.Context) schema.Attribute {

@@ -66,76 +66,106 @@ func NestedAttribute(desc string) schema.SingleNestedAttribute {
 		Required:            true,
 		MarkdownDescription: desc,
 		Attributes: map[string]schema.Attribute{
-			"identity": schema.SingleNestedAttribute{
-				Required: true, MarkdownDescription: "What the process is and where it lives.",
-				Attributes: map[string]schema.Attribute{
-					"index_key":   optionalString("Agent index key; leave unset to let GSE use `setup_path` + `proc_name`. Set it when two processes share both."),
-					"proc_name":   RequiredString("Binary file name of the process, such as `nginx`; not empty.", nonEmpty()),
-					"setup_path":  RequiredString("Working directory (absolute path).", plumbing.AbsolutePath()),
-					"pid_path":    RequiredString("PID file (absolute path); the agent reads it to find the process.", plumbing.AbsolutePath()),
-					"config_path": optionalString("Configuration file (absolute path).", plumbing.AbsolutePath()),
-					"log_path":    optionalString("Log directory (absolute path).", plumbing.AbsolutePath()),
-					"user":        RequiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", nonEmpty()),
-				},
-			},
-			"control": schema.SingleNestedAttribute{
-				Required: true, MarkdownDescription: "Commands the agent runs in `setup_path`. A command left unset makes its operation fail on the host.",
-				Attributes: map[string]schema.Attribute{
-					"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`. Required with `running = true`."),
-					"stop_cmd":    optionalString("Stop command (op_type 1)."),
-					"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change; required with `restart_triggers`."),
-					"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change; required with `reload_triggers`."),
-					"kill_cmd":    optionalString("Kill command (op_type 9)."),
-					"version_cmd": optionalString("Command printing the process version."),
-					"health_cmd":  optionalString("Health check command."),
-				},
-			},
-			"resource": schema.SingleNestedAttribute{
-				Required: true, MarkdownDescription: "Limits beyond which the agent kills a hosted process.",
-				Attributes: map[string]schema.Attribute{
-					"cpu": schema.Float64Attribute{
-						Required: true, MarkdownDescription: "CPU usage limit in percent of the whole machine (not of one core), 0 to 100; `30.0` means 30%.",
-						Validators: []validator.Float64{plumbing.ZeroTo(100)},
-					},
-					"mem": schema.Float64Attribute{
-						Required: true, MarkdownDescription: "Memory usage limit in percent, 0 to 100.",
-						Validators: []validator.Float64{plumbing.ZeroTo(100)},
-					},
-					"fd":   nonNegative("File descriptor limit (reserved by GSE).", -1),
-					"disk": nonNegative("Disk usage limit (reserved by GSE).", -1),
-					"net":  nonNegative("Network traffic limit (reserved by GSE).", -1),
-				},
-			},
-			"monitor_policy": schema.SingleNestedAttribute{
-				Required: true, MarkdownDescription: "How the agent watches the process (`alive_monitor_policy` in the v2 operation API).",
-				Attributes: map[string]schema.Attribute{
-					"auto_type": schema.Int64Attribute{
-						Required:            true,
-						MarkdownDescription: "Hosting type: " + autoTypeDescription() + ".",
-						Validators:          []validator.Int64{plumbing.NamedInts(AutoTypes)},
-					},
-					"start_check_secs": nonNegative("Seconds after the start command before the agent checks the process is alive.", DefaultStartCheckSecs),
-					"stop_check_secs":  nonNegative("Seconds after the stop command before the agent checks the process is gone.", -1),
-					"start_retries":    nonNegative("How many times the agent tries to pull the process up again.", defaultStartRetries),
-					"start_interval":   nonNegative("Seconds between the agent's attempts to pull the process up.", defaultStartInterval),
-					"crontab_rule":     optionalString("Schedule of a periodic process (`auto_type = 0`), in crontab syntax; ignored otherwise (reserved by GSE). A periodic process without it plans with a warning."),
-					"op_timeout":       nonNegative("Timeout of each command, in seconds.", DefaultOpTimeout),
-				},
-			},
-			"warn_report_policy": schema.SingleNestedAttribute{
-				Optional: true, MarkdownDescription: "Alarm raised for the process.",
-				Attributes: map[string]schema.Attribute{
-					"report_id": nonNegative("Alarm id.", -1),
-				},
-			},
-			"configmap": schema.ListNestedAttribute{
-				Optional: true, MarkdownDescription: "Configuration files of the process (reserved by GSE).",
-				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"path": optionalString("Configuration file (absolute path).", plumbing.AbsolutePath()),
-					"md5":  optionalString("MD5 of the file's content."),
-				}},
-			},
+			"identity":           identityAttribute(),
+			"control":            controlAttribute(),
+			"resource":           resourceAttribute(),
+			"monitor_policy":     monitorPolicyAttribute(),
+			"warn_report_policy": warnReportPolicyAttribute(),
+			"configmap":          configmapAttribute(),
 		},
+	}
+}
+
+// identityAttribute is spec.identity: what the process is and where it lives.
+func identityAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Required: true, MarkdownDescription: "What the process is and where it lives.",
+		Attributes: map[string]schema.Attribute{
+			"index_key":   optionalString("Agent index key; leave unset to let GSE use `setup_path` + `proc_name`. Set it when two processes share both."),
+			"proc_name":   RequiredString("Binary file name of the process, such as `nginx`; not empty.", nonEmpty()),
+			"setup_path":  RequiredString("Working directory (absolute path).", plumbing.AbsolutePath()),
+			"pid_path":    RequiredString("PID file (absolute path); the agent reads it to find the process.", plumbing.AbsolutePath()),
+			"config_path": optionalString("Configuration file (absolute path).", plumbing.AbsolutePath()),
+			"log_path":    optionalString("Log directory (absolute path).", plumbing.AbsolutePath()),
+			"user":        RequiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", nonEmpty()),
+		},
+	}
+}
+
+// controlAttribute is spec.control: the commands of each operation.
+func controlAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Required: true, MarkdownDescription: "Commands the agent runs in `setup_path`. A command left unset makes its operation fail on the host.",
+		Attributes: map[string]schema.Attribute{
+			"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`. Required with `running = true`."),
+			"stop_cmd":    optionalString("Stop command (op_type 1)."),
+			"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change; required with `restart_triggers`."),
+			"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change; required with `reload_triggers`."),
+			"kill_cmd":    optionalString("Kill command (op_type 9)."),
+			"version_cmd": optionalString("Command printing the process version."),
+			"health_cmd":  optionalString("Health check command."),
+		},
+	}
+}
+
+// resourceAttribute is spec.resource: the limits the agent enforces.
+func resourceAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Required: true, MarkdownDescription: "Limits beyond which the agent kills a hosted process.",
+		Attributes: map[string]schema.Attribute{
+			"cpu": schema.Float64Attribute{
+				Required: true, MarkdownDescription: "CPU usage limit in percent of the whole machine (not of one core), 0 to 100; `30.0` means 30%.",
+				Validators: []validator.Float64{plumbing.ZeroTo(100)},
+			},
+			"mem": schema.Float64Attribute{
+				Required: true, MarkdownDescription: "Memory usage limit in percent, 0 to 100.",
+				Validators: []validator.Float64{plumbing.ZeroTo(100)},
+			},
+			"fd":   nonNegative("File descriptor limit (reserved by GSE).", -1),
+			"disk": nonNegative("Disk usage limit (reserved by GSE).", -1),
+			"net":  nonNegative("Network traffic limit (reserved by GSE).", -1),
+		},
+	}
+}
+
+// monitorPolicyAttribute is spec.monitor_policy: how the agent watches the process.
+func monitorPolicyAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Required: true, MarkdownDescription: "How the agent watches the process (`alive_monitor_policy` in the v2 operation API).",
+		Attributes: map[string]schema.Attribute{
+			"auto_type": schema.Int64Attribute{
+				Required:            true,
+				MarkdownDescription: "Hosting type: " + autoTypeDescription() + ".",
+				Validators:          []validator.Int64{plumbing.NamedInts(AutoTypes)},
+			},
+			"start_check_secs": nonNegative("Seconds after the start command before the agent checks the process is alive.", DefaultStartCheckSecs),
+			"stop_check_secs":  nonNegative("Seconds after the stop command before the agent checks the process is gone.", -1),
+			"start_retries":    nonNegative("How many times the agent tries to pull the process up again.", defaultStartRetries),
+			"start_interval":   nonNegative("Seconds between the agent's attempts to pull the process up.", defaultStartInterval),
+			"crontab_rule":     optionalString("Schedule of a periodic process (`auto_type = 0`), in crontab syntax; ignored otherwise (reserved by GSE). A periodic process without it plans with a warning."),
+			"op_timeout":       nonNegative("Timeout of each command, in seconds.", DefaultOpTimeout),
+		},
+	}
+}
+
+// warnReportPolicyAttribute is spec.warn_report_policy: the alarm raised for the process.
+func warnReportPolicyAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional: true, MarkdownDescription: "Alarm raised for the process.",
+		Attributes: map[string]schema.Attribute{
+			"report_id": nonNegative("Alarm id.", -1),
+		},
+	}
+}
+
+// configmapAttribute is spec.configmap: the configuration files GSE reserves a place for.
+func configmapAttribute() schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Optional: true, MarkdownDescription: "Configuration files of the process (reserved by GSE).",
+		Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"path": optionalString("Configuration file (absolute path).", plumbing.AbsolutePath()),
+			"md5":  optionalString("MD5 of the file's content."),
+		}},
 	}
 }
