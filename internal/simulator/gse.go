@@ -12,31 +12,7 @@ import (
 // asynchronous operations, status reads. It keeps the GSE processes of every
 // host, which the GSE 2.0 gateway (Gateway) serves too. Calls and faults are
 // counted under the bare API name.
-type GSE struct {
-	hub   *Server
-	procs processes
-}
-
-// Processes returns a copy of every process registered through GSE, sorted.
-func (g *GSE) Processes() []Process {
-	g.hub.mu.Lock()
-	defer g.hub.mu.Unlock()
-	return g.procs.list()
-}
-
-// Process returns the state of one process on one host.
-func (g *GSE) Process(namespace, name string, cloud int64, ip string) (Process, bool) {
-	g.hub.mu.Lock()
-	defer g.hub.mu.Unlock()
-	return g.procs.get(keyOf(namespace, name, cloud, ip))
-}
-
-// Drift applies an out-of-band change to one GSE process on one host.
-func (g *GSE) Drift(action, namespace, name string, cloud int64, ip string) error {
-	g.hub.mu.Lock()
-	defer g.hub.mu.Unlock()
-	return g.procs.drift(action, keyOf(namespace, name, cloud, ip))
-}
+type GSE struct{ book }
 
 func (g *GSE) serveDrift(w http.ResponseWriter, r *http.Request) {
 	serveAdmin(w, r, func(d struct {

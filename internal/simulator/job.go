@@ -56,8 +56,7 @@ const (
 // are apart from the GSE endpoint's), and how the installation answers.
 // Its tasks are GSE's (tasks.go).
 type JOB struct {
-	hub     *Server
-	procs   processes       // namespace is the scope, name the index (value_key or path)
+	book                    // namespace is the scope, name the index (value_key or path)
 	shape   JobContentShape // how status answers are written
 	down    map[procKey]int // leading instances that are not running
 	removed bool            // JOB 3.7+: the process APIs are gone
@@ -88,27 +87,6 @@ func (j *JOB) InstancesDown(scope, index string, cloud int64, ip string, n int) 
 	j.hub.mu.Lock()
 	defer j.hub.mu.Unlock()
 	j.down[keyOf(scope, index, cloud, ip)] = n
-}
-
-// Processes returns a copy of every process known through JOB.
-func (j *JOB) Processes() []Process {
-	j.hub.mu.Lock()
-	defer j.hub.mu.Unlock()
-	return j.procs.list()
-}
-
-// Process returns a JOB process on one host; index is value_key, else {setup_path}/{proc_name}.
-func (j *JOB) Process(scope, index string, cloud int64, ip string) (Process, bool) {
-	j.hub.mu.Lock()
-	defer j.hub.mu.Unlock()
-	return j.procs.get(keyOf(scope, index, cloud, ip))
-}
-
-// Drift applies an out-of-band change to a JOB process on one host.
-func (j *JOB) Drift(action, scope, index string, cloud int64, ip string) error {
-	j.hub.mu.Lock()
-	defer j.hub.mu.Unlock()
-	return j.procs.drift(action, keyOf(scope, index, cloud, ip))
 }
 
 // statusContent is a status answer for p, one instance per instance_num.

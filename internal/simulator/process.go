@@ -42,6 +42,35 @@ func keyOf(namespace, name string, cloud int64, ip string) procKey {
 	return procKey{namespace, name, cloud, ip}
 }
 
+// book is an endpoint's processes, which tests read and drift under the
+// hub's lock. For JOB's, namespace is the scope and name the index
+// (value_key, else {setup_path}/{proc_name}).
+type book struct {
+	hub   *Server
+	procs processes
+}
+
+// Processes returns a copy of every process of the endpoint, sorted.
+func (b *book) Processes() []Process {
+	b.hub.mu.Lock()
+	defer b.hub.mu.Unlock()
+	return b.procs.list()
+}
+
+// Process returns the state of one process on one host.
+func (b *book) Process(namespace, name string, cloud int64, ip string) (Process, bool) {
+	b.hub.mu.Lock()
+	defer b.hub.mu.Unlock()
+	return b.procs.get(keyOf(namespace, name, cloud, ip))
+}
+
+// Drift applies an out-of-band change to one process on one host.
+func (b *book) Drift(action, namespace, name string, cloud int64, ip string) error {
+	b.hub.mu.Lock()
+	defer b.hub.mu.Unlock()
+	return b.procs.drift(action, keyOf(namespace, name, cloud, ip))
+}
+
 // processes are the processes an endpoint keeps, by namespace, name and host
 // (JOB's: by scope and index).
 type processes map[procKey]*Process

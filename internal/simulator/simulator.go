@@ -86,9 +86,9 @@ func New(opts Options) *Server {
 		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
 	}
 	s := &Server{opts: opts, calls: map[string]int{}, tasks: tasks{byID: map[string]*task{}}}
-	s.gse = &GSE{hub: s, procs: processes{}}
+	s.gse = &GSE{book{hub: s, procs: processes{}}}
 	s.gateway = &Gateway{hub: s, gse: s.gse, agents: map[string]agent{}, ofHost: map[procKey]string{}, states: map[string]int{}}
-	s.job = &JOB{hub: s, procs: processes{}, down: map[procKey]int{}}
+	s.job = &JOB{book: book{hub: s, procs: processes{}}, down: map[procKey]int{}}
 	s.cmdb = &CMDB{hub: s}
 	s.jobv3 = &JOBv3{hub: s, cmdb: s.cmdb, files: map[int64]map[string][]byte{}, down: map[int64]bool{}, jobs: map[int64]*jobInstance{}}
 	s.cmdb.generate(opts.CMDBHosts, opts.CMDBProcessTemplates, s.gateway)
