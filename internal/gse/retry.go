@@ -63,7 +63,7 @@ func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, attempt i
 // Throttling is not failure. A call refused for the app's rate limit waits
 // (the limiter has slowed down meanwhile) and tries again until its context
 // ends: max_retries is the budget of real faults only. A context that can
-// never end (context.Background) keeps the old bound: refusals count
+// never end (context.Background) still has a bound: refusals count
 // against max_retries too.
 
 // checkRetry is retryPolicy within the call's budgets.
