@@ -29,15 +29,14 @@ func (r *configFileResource) push(ctx context.Context, cfg tfsdk.Config, plan *c
 	ts := plan.targets()
 	held := byHost(prior)
 	var send []target
-	for _, t := range ts {
-		if h, ok := held[t.identity()]; !ok || !h.settled(want) {
-			send = append(send, t)
-		}
-	}
 	status := map[string]hostFile{}
 	for _, t := range ts {
-		if h, ok := held[t.identity()]; ok {
+		h, ok := held[t.identity()]
+		if ok {
 			status[t.key] = h
+		}
+		if !ok || !h.settled(want) {
+			send = append(send, t)
 		}
 	}
 	if len(send) > 0 {
