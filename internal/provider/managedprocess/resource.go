@@ -239,9 +239,8 @@ func (r *managedProcessResource) Update(ctx context.Context, req resource.Update
 	if err != nil {
 		plumbing.AddAPIError(&resp.Diagnostics, "update", next.Meta, err,
 			"The state records the steps that succeeded; fix the cause above and apply again to finish.")
-		applied = prior.reached(&plan, done)
+		applied, pairs = prior.reached(&plan, done, held, planned)
 		applied.Timeouts = plan.Timeouts
-		pairs = applied.Hosts.Pairs()
 	}
 	applied.HostStatus = status.Proved(pairs, prior.HostStatus, pr.Of)
 	if err == nil {

@@ -32,13 +32,16 @@ func (m *managedProcessModel) expand(ctx context.Context) (lifecycle.Desired, []
 
 // reached is m, the prior state of an update that failed, with what the
 // update applied of plan: the hosts it cleared leave, the hosts it added
-// join, and each setting it applied takes plan's value.
-func (m managedProcessModel) reached(plan *managedProcessModel, a lifecycle.Applied) managedProcessModel {
-	key := plumbing.KeyOf(hosts.Model.Expand)
+// join, and each setting it applied takes plan's value. held and planned are
+// the hosts of m and of plan (expand); it returns the hosts of the result.
+func (m managedProcessModel) reached(plan *managedProcessModel, a lifecycle.Applied, held, planned []hosts.Pair) (managedProcessModel, []hosts.Pair) {
+	pairs := held
 	if len(a.Cleared) > 0 || len(a.Added) > 0 {
-		m.Hosts = hosts.NewList(slices.Concat(
-			plumbing.SelectBy(m.Hosts.Hosts(), key, plumbing.Each(a.Cleared, gse.Host.Key), false),
-			plumbing.SelectBy(plan.Hosts.Hosts(), key, plumbing.Each(a.Added, gse.Host.Key), true)))
+		key := plumbing.KeyOf(hosts.Pair.Host)
+		pairs = slices.Concat(
+			plumbing.SelectBy(held, key, plumbing.Each(a.Cleared, gse.Host.Key), false),
+			plumbing.SelectBy(planned, key, plumbing.Each(a.Added, gse.Host.Key), true))
+		m.Hosts = hosts.NewList(plumbing.Each(pairs, hosts.Pair.Model))
 	}
 	if a.Hosting {
 		m.Managed = plan.Managed
@@ -55,7 +58,7 @@ func (m managedProcessModel) reached(plan *managedProcessModel, a lifecycle.Appl
 	if a.Reload {
 		m.ReloadTriggers = plan.ReloadTriggers
 	}
-	return m
+	return m, pairs
 }
 
 // triggerValue is a trigger map as JSON with sorted keys, to compare values
