@@ -85,7 +85,7 @@ func TestRolloutBatches(t *testing.T) {
 		{&Settings{percent: 100}, order},
 	} {
 		var parts []string
-		for _, b := range plan(tc.ro, [][]gse.Host{hosts}, HostPlace) {
+		for _, b := range plan(tc.ro.batchLen(len(hosts)), [][]gse.Host{hosts}, HostPlace) {
 			var names []string
 			for _, h := range b.targets {
 				if h.AgentID != "" {
@@ -297,7 +297,7 @@ func BenchmarkRolloutBatches10k(b *testing.B) {
 	ro := &Settings{percent: 10}
 	b.ReportAllocs()
 	for b.Loop() {
-		if n := len(plan(ro, [][]gse.Host{hosts}, HostPlace)); n != 10 {
+		if n := len(plan(ro.batchLen(len(hosts)), [][]gse.Host{hosts}, HostPlace)); n != 10 {
 			b.Fatalf("%d batches", n)
 		}
 	}

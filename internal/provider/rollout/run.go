@@ -32,15 +32,16 @@ func RunTiers[T Target](ctx context.Context, r *Settings, tiers [][]T, st Step[T
 	if r == nil {
 		r = &Settings{}
 	}
-	batches := plan(r, tiers, st.Place)
-	if len(batches) == 0 {
+	total := 0
+	for _, tier := range tiers {
+		total += len(tier)
+	}
+	if total == 0 {
 		return nil, nil
 	}
+	batches := plan(r.batchLen(total), tiers, st.Place)
 	ro := &rolling[T]{r: r, st: st, tiers: tiers, batches: batches, failedIn: make([]int, len(tiers)),
-		err: &rolloutError[T]{what: st.What, target: st.Target, batches: len(batches), maxFail: r.maxFail}}
-	for _, tier := range tiers {
-		ro.err.total += len(tier)
-	}
+		err: &rolloutError[T]{what: st.What, target: st.Target, total: total, batches: len(batches), maxFail: r.maxFail}}
 	for i := range batches {
 		if !ro.runBatch(ctx, i) {
 			break
@@ -58,18 +59,10 @@ type batch[T Target] struct {
 	targets []T
 }
 
-// plan splits each tier into the batches of the rollout, in rollout order.
-// The batch length comes from all the targets, so batch_size means the same
-// with tiers as without.
-func plan[T Target](r *Settings, tiers [][]T, place func(T) Place) []batch[T] {
-	total := 0
-	for _, tier := range tiers {
-		total += len(tier)
-	}
-	if total == 0 {
-		return nil
-	}
-	size := r.batchLen(total)
+// plan splits each tier into batches of size, in rollout order. RunTiers
+// takes size from all the targets, so batch_size means the same with tiers
+// as without.
+func plan[T Target](size int, tiers [][]T, place func(T) Place) []batch[T] {
 	var out []batch[T]
 	for i, tier := range tiers {
 		for part := range slices.Chunk(order(tier, place), size) {
