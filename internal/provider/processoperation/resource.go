@@ -347,19 +347,19 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 // run runs op on the GSE process over its hosts, in the batches of ro;
 // record receives each batch's task and results. It returns the process.
 func (g *operationGSEModel) run(ctx context.Context, c *gse.Client, ro *rollout.Settings, op gse.OpType, progress func(string), record func(string, []operationResult)) (fmt.Stringer, error) {
-	meta := g.Meta.Expand()
+	meta, def := g.Meta.Expand(), g.Spec.Expand()
 	targets := plumbing.Each(g.Hosts, hosts.GSERef.Expand)
 	if err := hosts.Reachable(ctx, c, targets); err != nil {
 		return meta, err
 	}
 	st := rollout.Step[gse.Host]{What: rollout.Verb(op), Target: meta, Place: rollout.HostPlace, Progress: progress, Run: func(ctx context.Context, batch []gse.Host) error {
-		out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: g.Spec.Expand()})
+		out, err := c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: batch, Op: op, Spec: def})
 		if err == nil {
 			record(out.TaskID, gseOperationResults(out))
 		}
 		return err
 	}}
-	if op.Info().Starts && !g.Spec.Expand().OneShot() { // a one-shot exits by design: nothing to wait for
+	if op.Info().Starts && !def.OneShot() { // a one-shot exits by design: nothing to wait for
 		st.NotRunning = &rollout.RunningCheck[gse.Host]{Client: c, Query: status.GSENotRunning(c, meta)}
 	}
 	_, err := rollout.Run(ctx, ro, targets, st)
