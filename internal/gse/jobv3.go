@@ -98,9 +98,17 @@ func (s *JobService) PushConfigFile(ctx context.Context, scope JobScope, f Confi
 	return out.ID, err
 }
 
-// Script is a shell script for fast_execute_script, run as account.
+// Script languages of fast_execute_script (bk-job ScriptTypeEnum).
+const (
+	ScriptShell      = 1
+	ScriptPowerShell = 5
+)
+
+// Script is a script for fast_execute_script in Language (ScriptShell when
+// 0), run as account.
 type Script struct {
 	Content, Account string
+	Language         int
 	TimeoutSecs      int64
 }
 
@@ -113,11 +121,15 @@ func (s *JobService) ExecuteScript(ctx context.Context, scope JobScope, sc Scrip
 		Job  int64 `json:"job_instance_id"`
 		Step int64 `json:"step_instance_id"`
 	}
+	lang := sc.Language
+	if lang == 0 {
+		lang = ScriptShell
+	}
 	err = s.client.jobCall(ctx, "fast_execute_script", scope, map[string]any{
 		"task_name":       "terraform: read",
 		"account_alias":   sc.Account,
 		"script_content":  base64.StdEncoding.EncodeToString([]byte(sc.Content)),
-		"script_language": 1, // shell
+		"script_language": lang,
 		"timeout":         sc.TimeoutSecs,
 		"target_server":   to.wire(),
 	}, &out, false)
@@ -138,13 +150,14 @@ type JobStatus struct {
 	} `json:"step_instance_list"`
 }
 
-// JobHostTask is one host's result of a step.
+// JobHostTask is one host's result of a step; ExitCode is a script's.
 type JobHostTask struct {
 	HostID    int64  `json:"bk_host_id"`
 	IP        string `json:"ip"`
 	BkCloudID int64  `json:"bk_cloud_id"`
 	Status    int    `json:"status"`
 	ErrorCode int    `json:"error_code"`
+	ExitCode  int    `json:"exit_code"`
 }
 
 // OK reports a host whose task succeeded (bk-job ExecuteObjectTaskStatusEnum.isSuccess).

@@ -36,9 +36,9 @@
 //   - JOB() (job.go, job_definition.go): JOB's process APIs (ESB job/...),
 //     their processes per scope (Processes, Process, Drift, SetContentShape,
 //     SetProcessAPIsRemoved, InstancesDown).
-//   - JOBv3() (jobv3.go): JOB's v3 file and script APIs through ESB and
-//     bk-job's gateway, on the CMDB endpoint's hosts (SetAgentDown, File,
-//     SetFile).
+//   - JOBv3() (jobv3.go, jobv3_script.go): JOB's v3 file and script APIs
+//     through ESB and bk-job's gateway, on the CMDB endpoint's hosts
+//     (SetAgentDown, File, SetFile, Files, SetCommandMissing).
 //   - CMDB() (cmdb.go, cmdb_process.go, cmdb_filter.go): bk-cmdb's host and
 //     process listings through ESB and its gateway, over a generated business
 //     (Options.CMDBHosts; Hosts, MoveHost, Churn, ProcessTemplates,
@@ -65,6 +65,7 @@
 //   - GET /_sim/cmdb/process_templates: CMDB().ProcessTemplates
 //   - POST /_sim/cmdb/process_template {"id", "fields"}: CMDB().EditProcessTemplate
 //   - POST /_sim/job/file {"bk_host_id", "path", "content"}: JOBv3().SetFile (content null deletes)
+//   - GET /_sim/job/files/{bk_host_id}: JOBv3().Files (path, size, sha256 of each)
 //
 // A POST answers 204, 400 for a body it cannot read, or 404 with why it could
 // not act.

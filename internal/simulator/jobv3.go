@@ -1,16 +1,14 @@
 package simulator
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"path"
-	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -35,6 +33,12 @@ const (
 	jobMaxFileTasks = 100000
 )
 
+// accountMissing is ACCOUNT_NOT_EXIST for an alias, as TaskExecuteServiceImpl
+// throws it and bk-job's message_en.properties words it.
+func accountMissing(alias string) *apiError {
+	return &apiError{codeJobAccountMissing, "Account [" + alias + "] does not exist"}
+}
+
 // jobAccounts are the execution accounts of every business (an alias each).
 var jobAccounts = []string{"root", "Administrator"}
 
@@ -51,12 +55,13 @@ const (
 // JOBv3 is the endpoint of JOB's v3 file and script APIs: the files on
 // the CMDB endpoint's hosts, their agents JOB finds down, and the jobs run.
 type JOBv3 struct {
-	hub   *Server
-	cmdb  *CMDB                       // the business whose hosts jobs target
-	files map[int64]map[string][]byte // by bk_host_id, then the file's full path
-	down  map[int64]bool              // hosts whose agent is down
-	jobs  map[int64]*jobInstance
-	next  int64
+	hub     *Server
+	cmdb    *CMDB                       // the business whose hosts jobs target
+	files   map[int64]map[string][]byte // by bk_host_id, then the file's full path
+	down    map[int64]bool              // hosts whose agent is down
+	missing map[int64]map[string]bool   // commands a host lacks, by bk_host_id
+	jobs    map[int64]*jobInstance
+	next    int64
 }
 
 // jobInstance is one job: its hosts' results and logs, finished at its
@@ -71,6 +76,7 @@ type jobInstance struct {
 type jobHostResult struct {
 	host   *CMDBHost
 	status int
+	exit   int // a script's exit code
 	log    string
 }
 
@@ -79,6 +85,46 @@ func (j *JOBv3) SetAgentDown(id int64, down bool) {
 	j.hub.mu.Lock()
 	defer j.hub.mu.Unlock()
 	j.down[id] = down
+}
+
+// SetCommandMissing makes the CMDB host id lack the command cmd (true),
+// such as sha256sum, or have it: a script calling it gets the shell's "not
+// found" and status 127.
+func (j *JOBv3) SetCommandMissing(id int64, cmd string, missing bool) {
+	j.hub.mu.Lock()
+	defer j.hub.mu.Unlock()
+	if j.missing[id] == nil {
+		j.missing[id] = map[string]bool{}
+	}
+	j.missing[id][cmd] = missing
+}
+
+// JobFile is a file JOB wrote on a host: its full path, size and SHA-256.
+type JobFile struct {
+	Path   string `json:"path"`
+	Size   int    `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Files lists the files on the CMDB host id, by path.
+func (j *JOBv3) Files(id int64) []JobFile {
+	j.hub.mu.Lock()
+	defer j.hub.mu.Unlock()
+	out := []JobFile{}
+	for p, b := range j.files[id] {
+		out = append(out, JobFile{Path: p, Size: len(b), SHA256: hexSum(b)})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out
+}
+
+func (j *JOBv3) serveFiles(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		http.Error(w, "bk_host_id must be a number", http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, j.Files(id))
 }
 
 // File is the file at full path on the CMDB host id, and whether it exists.
@@ -163,6 +209,7 @@ type jobv3Request struct {
 		} `json:"ip_list"`
 	} `json:"target_server"`
 	Script     string  `json:"script_content"`
+	Language   int     `json:"script_language"`
 	JobID      int64   `json:"job_instance_id"`
 	StepID     int64   `json:"step_instance_id"`
 	WithHosts  bool    `json:"return_ip_result"`
@@ -170,6 +217,9 @@ type jobv3Request struct {
 }
 
 func (j *JOBv3) dispatch(api string, raw []byte) (any, *apiError) {
+	if tooLongString(raw) {
+		return nil, &apiError{codeJobBadRequest, "Bad Request"}
+	}
 	var req jobv3Request
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, &apiError{codeJobBadRequest, "Bad Request"}
@@ -226,9 +276,11 @@ func (j *JOBv3) targets(scope string, req *jobv3Request) ([]*CMDBHost, *apiError
 }
 
 // pushConfigFile is EsbPushConfigFileResourceV3Impl: every check that fails
-// answers ILLEGAL_PARAM alone (the field only logged); the file name's
-// directory part is dropped (FilePathUtils.getPureFileName); the bytes are
-// written as decoded, on each host whose agent is up.
+// answers ILLEGAL_PARAM alone (the field only logged), among them a blank
+// file name or content (StringUtils.isBlank of the Base64, so only empty
+// content: whitespace has a Base64 of letters); the file name's directory
+// part is dropped and the rest trimmed (FilePathUtils.getPureFileName); the
+// bytes are written as decoded, on each host whose agent is up.
 func (j *JOBv3) pushConfigFile(scope string, req *jobv3Request) (any, *apiError) {
 	if strings.TrimSpace(req.Path) == "" || len(req.FileList) == 0 {
 		return nil, illegalParam()
@@ -239,7 +291,7 @@ func (j *JOBv3) pushConfigFile(scope string, req *jobv3Request) (any, *apiError)
 		}
 	}
 	if !slices.Contains(jobAccounts, req.Account) {
-		return nil, &apiError{codeJobAccountMissing, "Account alias does not exist: " + req.Account}
+		return nil, accountMissing(req.Account)
 	}
 	hosts, err := j.targets(scope, req)
 	if err != nil {
@@ -272,12 +324,13 @@ func (j *JOBv3) putFile(id int64, full string, b []byte) {
 	j.files[id][full] = b
 }
 
-// pureFileName is FilePathUtils.getPureFileName: after the last / or \.
+// pureFileName is FilePathUtils.getPureFileName: after the last / or \,
+// trimmed as Java's String.trim trims (every character up to U+0020).
 func pureFileName(name string) string {
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-		return name[i+1:]
+		name = name[i+1:]
 	}
-	return name
+	return strings.TrimFunc(name, func(r rune) bool { return r <= ' ' })
 }
 
 // joinJobPath is a directory and a file name as the agent writes them.
@@ -295,39 +348,29 @@ func (j *JOBv3) newJob(scope string) *jobInstance {
 	return job
 }
 
-// readHashScript is the one script the simulator runs: it prints a file's
-// SHA-256, or MISSING (the provider's drift read). Any other script is run
-// as one that prints nothing.
-var readHashScript = regexp.MustCompile(`(?m)^f='([^']*)'$`)
-
 func (j *JOBv3) executeScript(scope string, req *jobv3Request) (any, *apiError) {
 	raw, err := base64.StdEncoding.DecodeString(req.Script)
 	if err != nil || len(raw) == 0 {
 		return nil, &apiError{codeJobBadRequest, "script_content is invalid"}
 	}
 	if !slices.Contains(jobAccounts, req.Account) {
-		return nil, &apiError{codeJobAccountMissing, "Account alias does not exist: " + req.Account}
+		return nil, accountMissing(req.Account)
 	}
 	hosts, apiErr := j.targets(scope, req)
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	file := ""
-	if m := readHashScript.FindStringSubmatch(string(raw)); m != nil {
-		file = m[1]
+	lang := req.Language
+	if lang == 0 {
+		lang = scriptShell // the request's default (EsbFastExecuteScriptV3Request)
 	}
 	job := j.newJob(scope)
 	for _, h := range hosts {
 		res := jobHostResult{host: h, status: jobHostSuccess}
-		switch b, ok := j.files[h.ID][file]; {
-		case j.down[h.ID]:
+		if j.down[h.ID] {
 			res.status = jobHostAgentDown
-		case file == "":
-		case !ok:
-			res.log = "MISSING\n"
-		default:
-			sum := sha256.Sum256(b)
-			res.log = hex.EncodeToString(sum[:]) + "\n"
+		} else if res.exit, res.log = j.runScript(h, lang, string(raw)); res.exit != 0 {
+			res.status = jobHostScriptFailed
 		}
 		job.hosts = append(job.hosts, res)
 	}
@@ -358,7 +401,7 @@ func (j *JOBv3) instanceStatus(scope string, req *jobv3Request) (any, *apiError)
 			if !finished {
 				hs = jobHostRunning
 			}
-			hosts = append(hosts, map[string]any{"bk_host_id": h.host.ID, "ip": h.host.firstIPv4(), "bk_cloud_id": h.host.CloudID, "status": hs, "error_code": 0})
+			hosts = append(hosts, map[string]any{"bk_host_id": h.host.ID, "ip": h.host.firstIPv4(), "bk_cloud_id": h.host.CloudID, "status": hs, "error_code": 0, "exit_code": h.exit})
 		}
 		step["step_ip_result_list"] = hosts
 	}

@@ -4,7 +4,9 @@ variable "nginx_workers" {
 }
 
 # nginx's configuration pushed to two hosts with JOB, and nginx reloaded on
-# them one host at a time, in the same apply, whenever the file changes.
+# them one host at a time, in the same apply, whenever the apply pushes the
+# file: a new content, or a file edited by hand that verify found and the
+# apply wrote back.
 resource "gse_config_file" "nginx" {
   bk_scope_type = "biz"
   bk_scope_id   = "2"
@@ -32,6 +34,6 @@ resource "gse_managed_process" "nginx" {
     monitor_policy = { auto_type = 1 }
   }
   running         = true
-  reload_triggers = { conf = gse_config_file.nginx.sha256 } # after the push, in rollout batches
+  reload_triggers = { conf = gse_config_file.nginx.push_count } # after every push, repairs too (sha256: new content only)
   rollout         = { batch_size = 1, wait_running = true }
 }

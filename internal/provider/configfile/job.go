@@ -2,11 +2,13 @@ package configfile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // run starts one JOB job on ts with start, waits for it, and returns each
@@ -62,6 +64,34 @@ func hostAdvice(status int) string {
 		return " (no result)"
 	}
 	return ""
+}
+
+// jobAccountMissing is bk-job's ACCOUNT_NOT_EXIST: no execution account
+// of that alias in the business.
+const jobAccountMissing = 1244003
+
+// pushAdvice says what to do about a push that failed: sent, whether any
+// host was sent the file (host_status then says which hold it).
+func pushAdvice(err error, plan *configFileModel, sent bool) string {
+	var ae *gse.APIError
+	if errors.As(err, &ae) && ae.Code == jobAccountMissing {
+		return fmt.Sprintf("JOB has no execution account with the alias %q in %s %s: set account to the alias of one of its JOB execution accounts "+
+			"(JOB's account management lists them), such as root. Nothing was pushed.", plan.Account.ValueString(), plan.BkScopeType.ValueString(), plan.BkScopeID.ValueString())
+	}
+	advice := strings.TrimSpace(plumbing.CallAdvice(err) + jobCredentialAdvice(err))
+	if !sent {
+		return strings.TrimSpace(advice + " Nothing was pushed: fix the cause, then apply again.")
+	}
+	return strings.TrimSpace(advice + "\n\nhost_status says which hosts hold the file. Fix what is named above, then apply again: it pushes only where the file is not.")
+}
+
+// verifyAdvice says what to do about a read of the files that failed.
+func verifyAdvice(err error) string {
+	var re *readError
+	if errors.As(err, &re) {
+		return re.advice()
+	}
+	return strings.TrimSpace(plumbing.CallAdvice(err) + jobCredentialAdvice(err))
 }
 
 // jobCredentialAdvice adds, for a refusal of the user through the bk-job

@@ -32,6 +32,7 @@ type configFileModel struct {
 	Verify           types.Bool     `tfsdk:"verify"`
 	Rollout          *rollout.Model `tfsdk:"rollout"`
 	SHA256           types.String   `tfsdk:"sha256"`
+	PushCount        types.Int64    `tfsdk:"push_count"`
 	HostStatus       types.Map      `tfsdk:"host_status"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
@@ -93,6 +94,24 @@ func configText(ctx context.Context, cfg tfsdk.Config) (text string, known bool,
 	}
 	return "", false, diags
 }
+
+// full is the file's path on the hosts: the directory and the name as JOB
+// writes them.
+func (m *configFileModel) full() string {
+	return joinPath(m.Path.ValueString(), jobFileName(m.FileName.ValueString()))
+}
+
+// jobFileName is the name JOB writes a file under: trimmed as Java's
+// String.trim trims, every character up to U+0020 (bk-job
+// FilePathUtils.getPureFileName, which push_config_file applies through
+// ConfigFileUtil.saveConfigFileToLocal).
+func jobFileName(name string) string {
+	return strings.TrimFunc(name, func(r rune) bool { return r <= ' ' })
+}
+
+// windowsPath reports a directory JOB treats as a Windows one: any that does
+// not start with / (FilePathUtils.standardizedDirPath).
+func windowsPath(dir string) bool { return !strings.HasPrefix(dir, "/") }
 
 // joinPath is a directory and a file name, with the directory's separator.
 func joinPath(dir, name string) string {

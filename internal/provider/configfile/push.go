@@ -11,21 +11,22 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 )
 
 // push sends the file to the hosts of plan that do not hold it (prior:
-// their last known files) in one job, and sets sha256 and host_status:
-// pushed where the job succeeded, unreachable where it did not, as before
-// elsewhere. host_status stays unknown when nothing could be sent.
-func (r *configFileResource) push(ctx context.Context, cfg tfsdk.Config, plan *configFileModel, prior map[string]hostFile, diags *diag.Diagnostics) {
+// their last known files) in one job, and sets sha256, host_status (pushed
+// where the job succeeded, unreachable where it did not, as before
+// elsewhere) and push_count (pushes, the prior count, one more when
+// anything was sent). host_status stays unknown when nothing could be sent.
+func (r *configFileResource) push(ctx context.Context, cfg tfsdk.Config, plan *configFileModel, prior map[string]hostFile, pushes types.Int64, diags *diag.Diagnostics) {
 	text, _, d := configText(ctx, cfg)
 	if diags.Append(d...); diags.HasError() {
 		return
 	}
 	want := sum(text) // once: the content may be megabytes, the hosts thousands
 	plan.SHA256 = types.StringValue(want)
+	plan.PushCount = pushes
 	ts := plan.targets()
 	held := byHost(prior)
 	var send []target
@@ -41,6 +42,9 @@ func (r *configFileResource) push(ctx context.Context, cfg tfsdk.Config, plan *c
 	}
 	if len(send) > 0 {
 		results, err := r.pushInBatches(ctx, plan, send, []byte(text))
+		if len(results) > 0 {
+			plan.PushCount = types.Int64Value(pushes.ValueInt64() + 1)
+		}
 		for _, t := range send {
 			res, ok := results[t.key]
 			switch {
@@ -55,8 +59,7 @@ func (r *configFileResource) push(ctx context.Context, cfg tfsdk.Config, plan *c
 			}
 		}
 		if err != nil {
-			diags.AddError("Could not push "+plan.ID.ValueString(), err.Error()+"\n\n"+plumbing.CallAdvice(err)+jobCredentialAdvice(err)+
-				"\n\nhost_status says which hosts hold the file; fix the cause (start the GSE agent), then apply again: it pushes only where the file is not.")
+			diags.AddError("Could not push "+plan.ID.ValueString(), err.Error()+"\n\n"+pushAdvice(err, plan, len(results) > 0))
 			if len(results) == 0 {
 				return // nothing was sent
 			}
@@ -139,7 +142,7 @@ type pushError struct {
 
 func (e *pushError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "push_config_file of %s failed on %d of %d hosts:", e.file, len(e.failures), e.total)
+	fmt.Fprintf(&b, "push_config_file of %s failed on %d of %s:", e.file, len(e.failures), nHosts(e.total))
 	for _, f := range e.failures {
 		b.WriteString("\n  - " + f.String())
 	}

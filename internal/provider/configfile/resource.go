@@ -48,32 +48,36 @@ func (r *configFileResource) ConfigValidators(context.Context) []resource.Config
 	}
 }
 
-// maxContent is the largest file pushed: its Base64 must fit the API
-// gateway's largest request body (32 MiB, bk-request-body-limit; 1641301).
-const maxContent = 24 << 20
+// maxContent is the largest file pushed: JOB's JSON reader refuses a
+// string over 20,000,000 characters (Jackson's StreamReadConstraints
+// maxStringLength; 1240003 Bad Request), and the content goes as one
+// Base64 string, 4 characters for every 3 bytes.
+const maxContent = 20_000_000 / 4 * 3
 
 // maxTargets is JOB's limit on file tasks, files × targets
 // (job.execute.limit.file-task.max-tasks; 1244021).
 const maxTargets = 100000
 
-// ValidateConfig refuses what JOB would: an empty file (push_config_file's
-// content must not be blank, 1241002 with nothing named), one too large to
-// send, more hosts than one push may have.
+// ValidateConfig refuses what JOB would: an empty file (push_config_file
+// refuses content whose Base64 is blank, so only empty content, with
+// 1241002 and nothing named), one too large to send, a blank file name,
+// more hosts than one push may have.
 func (r *configFileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	for _, name := range []string{"content", "content_wo"} {
 		var v types.String
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(name), &v)...)
 		switch {
 		case v.IsNull() || v.IsUnknown():
-		case strings.TrimSpace(v.ValueString()) == "":
+		case v.ValueString() == "":
 			resp.Diagnostics.AddAttributeError(path.Root(name), "Empty configuration file",
-				name+" is empty or blank, and JOB cannot push an empty file (push_config_file refuses blank content with 1241002). Put at least one character in it, or remove the resource.")
+				name+" is empty, and JOB cannot push an empty file (push_config_file refuses empty content with 1241002). Put at least one character in it (whitespace will do), or remove the resource.")
 		case len(v.ValueString()) > maxContent:
 			resp.Diagnostics.AddAttributeError(path.Root(name), "Configuration file too large",
-				fmt.Sprintf("%s holds %d bytes; push_config_file sends files in Base64 inside one request, which the API gateway caps at 32 MiB (1641301): at most %d bytes. "+
+				fmt.Sprintf("%s holds %d bytes; push_config_file sends a file as one Base64 string (4 characters for every 3 bytes), and JOB's JSON reader refuses a string over 20,000,000 characters (1240003 Bad Request): at most %d bytes. "+
 					"Ship large or binary files with JOB's fast_transfer_file from an artifact store instead.", name, len(v.ValueString()), maxContent))
 		}
 	}
+	validateFileName(ctx, req, resp)
 	var ids types.List
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bk_host_ids"), &ids)...)
 	if n := len(ids.Elements()); n > maxTargets {
@@ -82,8 +86,28 @@ func (r *configFileResource) ValidateConfig(ctx context.Context, req resource.Va
 	}
 }
 
-// ModifyPlan plans sha256 from the content, and host_status unknown where
-// the apply pushes: hosts whose file is not this content.
+// validateFileName refuses a file name JOB refuses (blank: 1241002) or
+// trims to "." or "..", and warns of one JOB trims.
+func validateFileName(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var v types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("file_name"), &v)...)
+	if v.IsNull() || v.IsUnknown() {
+		return
+	}
+	name, trimmed := v.ValueString(), jobFileName(v.ValueString())
+	switch {
+	case strings.TrimSpace(name) == "" || trimmed == "." || trimmed == "..":
+		resp.Diagnostics.AddAttributeError(path.Root("file_name"), "Invalid file name",
+			fmt.Sprintf("file_name %q is blank, . or .. once JOB trims the spaces around it (push_config_file refuses a blank name with 1241002): name a file.", name))
+	case trimmed != name:
+		resp.Diagnostics.AddAttributeWarning(path.Root("file_name"), "File name trimmed by JOB",
+			fmt.Sprintf("JOB trims the spaces and control characters around a file name: file_name %q is written, and read by verify, as %q. Write it so to silence this warning.", name, trimmed))
+	}
+}
+
+// ModifyPlan plans sha256 from the content, host_status unknown where the
+// apply pushes (hosts whose file is not this content), and push_count one
+// more when a push is planned (unknown when only the apply can tell).
 func (r *configFileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy: the files stay
@@ -104,18 +128,27 @@ func (r *configFileResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	if !plan.Path.IsUnknown() && !plan.FileName.IsUnknown() {
-		plan.ID = types.StringValue(fmt.Sprintf("%s:%s:%s", plan.BkScopeType.ValueString(), plan.BkScopeID.ValueString(), joinPath(plan.Path.ValueString(), plan.FileName.ValueString())))
+		plan.ID = types.StringValue(fmt.Sprintf("%s:%s:%s", plan.BkScopeType.ValueString(), plan.BkScopeID.ValueString(), plan.full()))
 	}
 	plan.SHA256 = types.StringUnknown()
 	plan.HostStatus = types.MapUnknown(hostStatusType)
+	plan.PushCount = types.Int64Unknown()
+	if req.State.Raw.IsNull() {
+		plan.PushCount = types.Int64Value(1) // a create pushes
+	}
 	// verify turned on reads the files at apply (the refresh before this
 	// plan did not), so what they hold is known only then.
 	verifyNow := plan.Verify.ValueBool() && !state.Verify.ValueBool()
 	if known {
 		want := sum(text)
 		plan.SHA256 = types.StringValue(want)
-		if prior, d := state.statuses(ctx); !d.HasError() && !req.State.Raw.IsNull() && !plan.Hosts.IsUnknown() && !verifyNow && allSettled(plan.targets(), prior, want) {
-			plan.HostStatus = state.HostStatus
+		prior, d := state.statuses(ctx)
+		switch {
+		case d.HasError() || req.State.Raw.IsNull() || plan.Hosts.IsUnknown() || verifyNow:
+		case allSettled(plan.targets(), prior, want):
+			plan.HostStatus, plan.PushCount = state.HostStatus, state.PushCount
+		default:
+			plan.PushCount = types.Int64Value(state.PushCount.ValueInt64() + 1)
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -126,7 +159,7 @@ func (r *configFileResource) Create(ctx context.Context, req resource.CreateRequ
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	ctx, cancel := plumbing.Deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
-	r.push(ctx, req.Config, &plan, nil, &resp.Diagnostics)
+	r.push(ctx, req.Config, &plan, nil, types.Int64Null(), &resp.Diagnostics)
 	if plan.HostStatus.IsUnknown() {
 		return // nothing was sent
 	}
@@ -143,9 +176,12 @@ func (r *configFileResource) Read(ctx context.Context, req resource.ReadRequest,
 	defer cancel()
 	status, err := r.verify(ctx, &state)
 	if err != nil {
-		resp.Diagnostics.AddError("Could not read "+state.ID.ValueString()+" on its hosts", err.Error()+"\n\n"+plumbing.CallAdvice(err))
+		resp.Diagnostics.AddError("Could not read "+state.ID.ValueString()+" on its hosts", err.Error()+"\n\n"+verifyAdvice(err))
 		return
 	}
+	prior, d := state.statuses(ctx)
+	resp.Diagnostics.Append(d...)
+	keepAgreeing(status, prior, state.SHA256.ValueString())
 	m, d := types.MapValueFrom(ctx, hostStatusType, status)
 	resp.Diagnostics.Append(d...)
 	state.HostStatus = m
@@ -175,12 +211,12 @@ func (r *configFileResource) Update(ctx context.Context, req resource.UpdateRequ
 		plan.SHA256 = state.SHA256
 		read, err := r.verify(ctx, &plan)
 		if err != nil {
-			resp.Diagnostics.AddError("Could not read "+plan.ID.ValueString()+" on its hosts", err.Error()+"\n\n"+plumbing.CallAdvice(err))
+			resp.Diagnostics.AddError("Could not read "+plan.ID.ValueString()+" on its hosts", err.Error()+"\n\n"+verifyAdvice(err))
 			return
 		}
 		prior = read
 	}
-	r.push(ctx, req.Config, &plan, prior, &resp.Diagnostics)
+	r.push(ctx, req.Config, &plan, prior, state.PushCount, &resp.Diagnostics)
 	if plan.HostStatus.IsUnknown() {
 		plan.HostStatus = state.HostStatus // nothing was sent
 	}

@@ -179,7 +179,9 @@ func TestAccConfigFile(t *testing.T) {
 	}
 }
 
-// Refused at plan: an empty file (JOB's 1241002), hosts and bk_host_ids together.
+// Refused at plan: an empty file (JOB's 1241002), hosts and bk_host_ids
+// together, a name with a directory or blank once JOB trims it, content whose
+// Base64 is over the 20,000,000 characters of JOB's JSON reader.
 func TestAccConfigFile_planErrors(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewEnvWith(t, acctest.Modes[0], func(o *simulator.Options) { o.CMDBHosts = 5 })
@@ -197,14 +199,16 @@ resource "gse_config_file" "c" {
 	}
 	e.ExpectPlanErrors(t, []acctest.PlanError{
 		{Config: res(`bk_host_ids = [1]
-  content = "  "`), Want: `JOB cannot push an empty file`},
+  content = ""`), Want: `JOB cannot push an empty file`},
 		{Config: res(`bk_host_ids = [1]
   hosts = [{ ip = "10.0.0.1", bk_cloud_id = 0 }]
   content = "x"`), Want: `Exactly one of these attributes must be configured: \[hosts,bk_host_ids\]`},
 		{Config: strings.Replace(res(`bk_host_ids = [1]
   content = "x"`), `"a.conf"`, `"conf/a.conf"`, 1), Want: `must not hold / or`},
+		{Config: strings.Replace(res(`bk_host_ids = [1]
+  content = "x"`), `"a.conf"`, `" \t "`, 1), Want: `file_name " \\t " is blank`},
 		{Config: res(`bk_host_ids = [1]
-  content = join("", [for i in range(1000) : format("%025200d", 0)])`), Want: `content holds 25200000 bytes; push_config_file sends files in Base64`},
+  content = join("", [for i in range(1000) : format("%015001d", 0)])`), Want: acctest.WrappedPattern(`content holds 15001000 bytes; push_config_file sends a file as one Base64 string`)},
 	})
 }
 
@@ -258,7 +262,9 @@ resource "gse_config_file" "secret" {
 	})
 }
 
-// JOB's refusals reach the user: an account alias the business lacks, named;
+// JOB's refusals reach the user: an account alias the business lacks, named,
+// with what to do about it (not an agent to start, nor a host_status that
+// never reached the state);
 // and through the bk-job gateway with bk_username alone, a plan warning then
 // the refusal naming the credential JOB needs.
 func TestAccConfigFile_refusals(t *testing.T) {
@@ -279,7 +285,8 @@ resource "gse_config_file" "c" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories(),
 		Steps: []resource.TestStep{
-			{Config: providerBlock(e) + fmt.Sprintf(file, "nginx"), ExpectError: regexp.MustCompile(`(?s)push_config_file: code 1244003: Account alias does not exist: nginx`)},
+			{Config: providerBlock(e) + fmt.Sprintf(file, "nginx"), ExpectError: acctest.Wrapped("push_config_file: code 1244003: Account [nginx] does not exist",
+				`JOB has no execution account with the alias "nginx" in biz 2: set account`, "Nothing was pushed.")},
 			{Config: withUser + fmt.Sprintf(file, "root"), ExpectError: regexp.MustCompile(`(?s)` + acctest.WrappedPattern(`bk_username is not verified.*verified user on the bk-job gateway: set bk_token or a user's access_token`))},
 		},
 	})

@@ -1,0 +1,63 @@
+package configfile
+
+import (
+	"encoding/base64"
+	"regexp"
+	"strings"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// readScript is the JOB script that prints the SHA-256 of the file at full
+// in lower-case hex, or MISSING when there is no such file, and that fails
+// with the hash tool's status when the tool fails. Its language is the one
+// of the hosts dir is for: PowerShell for a Windows directory (JOB runs a
+// shell script on Windows only under Cygwin: bk-job EsbProcessInfoDTO
+// cmd_shell_ext), shell otherwise.
+func readScript(dir, full string) gse.Script {
+	if windowsPath(dir) {
+		return gse.Script{Language: gse.ScriptPowerShell, Content: powerShellRead(full)}
+	}
+	return gse.Script{Language: gse.ScriptShell, Content: shellRead(full)}
+}
+
+// shellRead reads the file from standard input, so that sha256sum prints no
+// file name (which it would escape), and exits with its status: a pipe into
+// cut would exit with cut's.
+func shellRead(full string) string {
+	return "f='" + strings.ReplaceAll(full, "'", `'\''`) + "'\n" +
+		"if [ ! -f \"$f\" ]; then echo MISSING; exit 0; fi\n" +
+		"h=$(sha256sum < \"$f\") || exit $?\n" +
+		"printf '%s\\n' \"${h%% *}\"\n"
+}
+
+// powerShellRead needs PowerShell 2.0 (.NET's SHA256; Get-FileHash came in
+// 4.0). The path goes in Base64: the script is then ASCII whatever the
+// host's code page, and no character of the path is a quote to PowerShell.
+func powerShellRead(full string) string {
+	return "$ErrorActionPreference = 'Stop'\r\n" +
+		"$f = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('" + base64.StdEncoding.EncodeToString([]byte(full)) + "'))\r\n" +
+		"if (-not [IO.File]::Exists($f)) { 'MISSING'; exit 0 }\r\n" +
+		"try {\r\n" +
+		"  $s = [IO.File]::OpenRead($f)\r\n" +
+		"  try { $h = [Security.Cryptography.SHA256]::Create().ComputeHash($s) } finally { $s.Close() }\r\n" +
+		"} catch { [Console]::Error.WriteLine($_.Exception.Message); exit 1 }\r\n" +
+		"-join ($h | ForEach-Object { $_.ToString('x2') })\r\n"
+}
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+
+// parseRead reads a host's output of the read: its last line that is not
+// blank (a login banner of the account may come before it), a SHA-256
+// (lower-cased) or MISSING (missing); ok is false for anything else.
+func parseRead(out string) (sum string, missing, ok bool) {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	switch {
+	case last == "MISSING":
+		return "", true, true
+	case sha256Hex.MatchString(last):
+		return strings.ToLower(last), false, true
+	}
+	return "", false, false
+}
