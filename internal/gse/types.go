@@ -7,10 +7,12 @@ import (
 )
 
 // Meta identifies a process: namespace and name, plus free-form labels.
+// Labels nil are not sent; empty, they are sent as {}, which clears them
+// where GSE keeps the labels a request leaves out.
 type Meta struct {
 	Namespace string            `json:"namespace"`
 	Name      string            `json:"name"`
-	Labels    map[string]string `json:"labels,omitempty"`
+	Labels    map[string]string `json:"labels,omitzero"`
 }
 
 func (m Meta) String() string { return m.Namespace + "/" + m.Name }

@@ -44,6 +44,10 @@ type Options struct {
 	// for an app off its skip_user_auth whitelist and the gateway for one
 	// it does not exempt from user verification. Off, the app is on both lists.
 	VerifiedUsersOnly bool
+	// UpdateLabels is what a request that rewrites a registered process
+	// (update_proc_info, a gateway operation carrying the spec) does with the
+	// labels it does not send: LabelsReplaced (the zero value) or LabelsKept.
+	UpdateLabels LabelsOnUpdate
 }
 
 // RequestRecord is one request as received.
