@@ -90,7 +90,7 @@ func New(opts Options) *Server {
 		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
 	}
 	s := &Server{opts: opts, calls: map[string]int{}, tasks: tasks{byID: map[string]*task{}}}
-	s.gse = &GSE{book{hub: s, procs: processes{}}}
+	s.gse = &GSE{book: book{hub: s, procs: processes{}}, down: map[procKey]bool{}}
 	s.gateway = &Gateway{hub: s, gse: s.gse, agents: map[string]agent{}, ofHost: map[procKey]string{}, states: map[string]int{}}
 	s.job = &JOB{book: book{hub: s, procs: processes{}}, down: map[procKey]int{}}
 	s.cmdb = &CMDB{hub: s}
