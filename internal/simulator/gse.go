@@ -142,7 +142,8 @@ func (g *GSE) syncProc(api string, req *request) (any, *apiError) {
 				p = &Process{Namespace: req.Meta.Namespace, Name: req.Meta.Name, IP: h.IP, BkCloudID: h.BkCloudID, PID: -1, RegisterTime: now}
 				g.procs[k] = p
 			}
-			p.BkSupplierID, p.Labels, p.Spec = h.BkSupplierID, g.hub.labelsAfter(p.Labels, req.Meta.Labels), append(json.RawMessage(nil), req.Spec...)
+			p.BkSupplierID, p.Spec = h.BkSupplierID, append(json.RawMessage(nil), req.Spec...)
+			p.setLabels(g.hub.labelsAfter(p.labels, req.Meta.Labels))
 			p.ProcName, p.SetupPath = sp.Identity.ProcName, sp.Identity.SetupPath
 			out[key] = hostResult{ErrorMsg: "success"}
 		}

@@ -1,5 +1,7 @@
 package simulator
 
+import "encoding/json"
+
 // LabelsOnUpdate is what GSE does with the labels of a registered process
 // when a request that rewrites it (update_proc_info; through the gateway, an
 // operation carrying the spec) sends none. No public source says which: the
@@ -19,9 +21,34 @@ const (
 	LabelsKept     LabelsOnUpdate = "keep"    // the process keeps its labels
 )
 
+// labels are a process's labels as a request sent them. GSE documents string
+// values, and GSEKit sends bk_process_id as an integer
+// (bk-process-config-manager apps/gsekit/pipeline_plugins/components/collections/gse.py,
+// BulkGseOperateProcessService._execute), which GSE takes, as GSEKit runs
+// on it. What GSE reports back then is not documented; the simulator answers
+// each value as it was sent, the reading a client is likelier to trip on.
+type labels map[string]json.RawMessage
+
+// setLabels gives p the labels l, and their text (a string's value, else
+// the JSON text) in p.Labels.
+func (p *Process) setLabels(l labels) {
+	p.labels, p.Labels = l, nil
+	if l == nil {
+		return
+	}
+	p.Labels = make(map[string]string, len(l))
+	for k, v := range l {
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(v)
+		}
+		p.Labels[k] = s
+	}
+}
+
 // labelsAfter are the labels of a process that had had, after a request
 // that rewrites it sent sent (nil: no labels field).
-func (s *Server) labelsAfter(had, sent map[string]string) map[string]string {
+func (s *Server) labelsAfter(had, sent labels) labels {
 	if sent == nil && s.opts.UpdateLabels == LabelsKept {
 		return had
 	}

@@ -1,8 +1,11 @@
 package managedprocess_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -10,13 +13,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
 // GSEKit registers its processes with the labels bk_process_name and
-// bk_process_id (bk-process-config-manager
+// bk_process_id, the latter an integer (bk-process-config-manager
 // apps/gsekit/pipeline_plugins/components/collections/gse.py,
 // BulkGseOperateProcessService._execute). Adopted by a configuration that
 // sets no labels, the process keeps them through the adoption's apply and a
@@ -30,8 +32,8 @@ func TestAccManagedProcess_adoptionKeepsLabels(t *testing.T) {
 			t.Run(m.Name+"/"+string(on), func(t *testing.T) {
 				t.Parallel()
 				e := acctest.NewEnvWith(t, m, func(o *simulator.Options) { o.UpdateLabels = on })
+				registerAsGSEKit(t, e)
 				gsekit := map[string]string{"bk_process_name": "proc-test", "bk_process_id": "42"}
-				e.Register(t, gse.Meta{Namespace: "gse", Name: "proc-test", Labels: gsekit}, []string{"0:10.0.0.1"}, acctest.OpPtr(gse.OpStart))
 				proc := acctest.Proc{Hosts: []string{"0:10.0.0.1"}, Extra: "running = true"}
 				cfg := e.Config(proc)
 				proc.SetupPath = "/data/gsetest2"
@@ -62,6 +64,54 @@ func TestAccManagedProcess_adoptionKeepsLabels(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// registerAsGSEKit registers gse/proc-test on 0:10.0.0.1 and starts it with
+// GSEKit's labels as GSEKit sends them, bk_process_id an integer: through the
+// gateway with GSEKit's operate_proc_multi item, through ESB (where an
+// operation does not create a process) with register_proc_info first.
+func registerAsGSEKit(t *testing.T, e *acctest.Env) {
+	t.Helper()
+	meta := `{"namespace": "gse", "name": "proc-test", "labels": {"bk_process_name": "proc-test", "bk_process_id": 42}}`
+	spec := func(policy string) string {
+		return `{"identity": {"index_key": "", "proc_name": "proc-test", "setup_path": "/opt/proc-test", "pid_path": "/opt/proc-test/p.pid", "user": "root"},
+			"control": {"start_cmd": "./start.sh", "stop_cmd": "./stop.sh", "restart_cmd": "", "reload_cmd": "", "kill_cmd": ""},
+			"` + policy + `": {"auto_type": 1, "start_check_secs": 5, "op_timeout": 60}}`
+	}
+	if e.Gateway {
+		post(t, e, "/api/v2/proc/operate_proc_multi", `{"proc_operate_req": [{"meta": `+meta+`, "op_type": 0, "agent_id_list": ["0:10.0.0.1"], "spec": `+spec("alive_monitor_policy")+`}]}`)
+		return
+	}
+	creds := fmt.Sprintf(`"bk_app_code": %q, "bk_app_secret": %q, "bk_username": "admin"`, acctest.AppCode, acctest.AppSecret)
+	host := `[{"ip": "10.0.0.1", "bk_cloud_id": 0, "bk_supplier_id": 0}]`
+	post(t, e, "/api/c/compapi/v2/gse/register_proc_info/", `{`+creds+`, "meta": `+meta+`, "hosts": `+host+`, "spec": `+spec("monitor_policy")+`}`)
+	post(t, e, "/api/c/compapi/v2/gse/operate_proc_v2/", `{`+creds+`, "meta": `+meta+`, "hosts": `+host+`, "op_type": 0, "spec": `+spec("alive_monitor_policy")+`}`)
+}
+
+// post sends body to the simulator at path (with the gateway's credentials
+// in gateway mode) and fails the test unless it answers code 0.
+func post(t *testing.T, e *acctest.Env, path, body string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, e.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Gateway {
+		req.Header.Set("X-Bkapi-Authorization", fmt.Sprintf(`{"bk_app_code": %q, "bk_app_secret": %q, "bk_username": "admin"}`, acctest.AppCode, acctest.AppSecret))
+		req.Header.Set("X-Bk-Tenant-Id", acctest.Tenant)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var reply struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&reply); err != nil || reply.Code != 0 {
+		t.Fatalf("%s: %v, code %d: %s", path, err, reply.Code, reply.Message)
 	}
 }
 
