@@ -1,7 +1,10 @@
-# A business's services as CMDB defines them, started in two tiers: the
-# processes CMDB gives a priority of 10 or more (databases, brokers) first,
-# then the rest, each tier rolled out in batches. Terraform orders resource
-# blocks, not the instances of one for_each, hence two blocks.
+# A business's services as CMDB defines them, started in two tiers in CMDB's
+# order: ascending priority to start, the reverse to stop (bk-cmdb's hint on
+# the process field priority; GSEKit starts and reloads in ascending priority,
+# and stops and restarts in descending). The processes CMDB gives a priority
+# below 10 start first, then the rest, each tier rolled out in batches; a
+# destroy stops the rest first, as depends_on reverses. Terraform orders
+# resource blocks, not the instances of one for_each, hence two blocks.
 terraform {
   required_providers {
     gse = { source = "bk-gse/gse" }
@@ -18,8 +21,8 @@ variable "bk_biz_id" {
   default = 2
 }
 
-variable "first_tier_priority" {
-  description = "Processes whose CMDB priority is at least this start first."
+variable "later_tier_priority" {
+  description = "Processes whose CMDB priority is at least this start after the others, and stop before them. A null priority is 0."
   type        = number
   default     = 10
 }
@@ -30,8 +33,8 @@ data "gse_cmdb_processes" "biz" {
 
 locals {
   groups = data.gse_cmdb_processes.biz.groups
-  first  = { for key, g in local.groups : key => g if coalesce(g.priority, 0) >= var.first_tier_priority }
-  rest   = { for key, g in local.groups : key => g if coalesce(g.priority, 0) < var.first_tier_priority }
+  first  = { for key, g in local.groups : key => g if coalesce(g.priority, 0) < var.later_tier_priority }
+  rest   = { for key, g in local.groups : key => g if coalesce(g.priority, 0) >= var.later_tier_priority }
 }
 
 resource "gse_managed_process" "first" {

@@ -1,19 +1,46 @@
 package gse
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"strconv"
 )
 
 // Meta identifies a process: namespace and name, plus free-form labels.
+// Labels nil are not sent; empty, they are sent as {}, which clears them
+// where GSE keeps the labels a request leaves out.
 type Meta struct {
 	Namespace string            `json:"namespace"`
 	Name      string            `json:"name"`
-	Labels    map[string]string `json:"labels,omitempty"`
+	Labels    map[string]string `json:"labels,omitzero"`
 }
 
 func (m Meta) String() string { return m.Namespace + "/" + m.Name }
+
+// UnmarshalJSON reads a meta as GSE reports it. GSE documents label values
+// as strings, but GSEKit registers bk_process_id as an integer
+// (bk-process-config-manager apps/gsekit/pipeline_plugins/components/collections/gse.py,
+// BulkGseOperateProcessService._execute): a number is read as its JSON text
+// (42), so one such label does not fail the read of every process.
+func (m *Meta) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Namespace string                `json:"namespace"`
+		Name      string                `json:"name"`
+		Labels    map[string]flexString `json:"labels"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*m = Meta{Namespace: w.Namespace, Name: w.Name}
+	if w.Labels != nil {
+		m.Labels = make(map[string]string, len(w.Labels))
+		for k, v := range w.Labels {
+			m.Labels[k] = string(v)
+		}
+	}
+	return nil
+}
 
 // Host is a GSE host in v1 addressing. The _v2 APIs drop BkSupplierID on the
 // wire. AgentID (GSE 2.0, gateway mode only) addresses the host instead of

@@ -39,6 +39,39 @@ const (
 	codeNotRegistered  = 404
 )
 
+// agentDamaged is list_agent_state's status_code of an agent that is
+// installed and not running (3, damaged: the GSE 2.0 API docs).
+const agentDamaged = 3
+
+// SetAgentDown takes the GSE agent of host cloud:ip down (true) or brings it
+// back, through both doors. Through ESB every operation on the host
+// (operate_proc, operate_proc_v2, operate_proc_multi) ends with 117 for the
+// host, nothing done, the per-host code GSE gives an agent it cannot reach
+// (bk-process-config-manager apps/gsekit/pipeline_plugins/components/collections/gse.py
+// GseDataErrorCode.AGENT_NOT_FIND = 117, "AGENT状态异常"; bk-nodeman
+// apps/backend/api/constants.py GseDataErrCode.AGENT_ABNORMAL = 117, "Agent
+// 状态异常"); register_proc_info, update_proc_info, unregister_proc_info and
+// the status reads answer as before (the simulator's choice: no public
+// source says what they answer for a host whose agent is down).
+// Through the gateway the host's agent (the one registered for it, else
+// {bk_cloud_id}:{ip}) reports status_code 3 (damaged) to list_agent_state,
+// with what Gateway.SetAgentState says of a down agent.
+func (s *Server) SetAgentDown(cloud int64, ip string, down bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := keyOf("", "", cloud, ip)
+	id, ok := s.gateway.ofHost[k]
+	if !ok {
+		id = fmt.Sprintf("%d:%s", cloud, ip)
+	}
+	if down {
+		s.gse.down[k], s.gateway.states[normalAgent(id)] = true, agentDamaged
+		return
+	}
+	delete(s.gse.down, k)
+	delete(s.gateway.states, normalAgent(id))
+}
+
 // hostResult is one host's result of a GSE process API.
 type hostResult struct {
 	ErrorCode int    `json:"error_code"`

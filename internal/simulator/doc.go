@@ -23,14 +23,16 @@
 //   - the task engine (tasks.go: Tasks, SetTaskPolls): JOB's process APIs run
 //     through GSE, so GSE's and JOB's tasks are one engine, one log;
 //   - the agent on each host (agent.go): what an operation (named op_type
-//     codes) does to a process, for GSE and JOB alike; and the ids.
+//     codes) does to a process, for GSE and JOB alike; an agent down through
+//     both doors (SetAgentDown); and the ids.
 //
 // # The endpoints
 //
 // One per family, each holding its own state and knobs, reached from the hub:
 //   - GSE() (gse.go, gse_wire.go, gse_operate.go, gse_status.go): GSE's
 //     process APIs through ESB; the processes of every host (Processes,
-//     Process, Drift).
+//     Process, Drift), their labels after an update that sends none
+//     (Options.UpdateLabels, gse_labels.go).
 //   - Gateway() (gateway.go): GSE 2.0 through the API gateway, hosts named by
 //     agent id, over the GSE endpoint's processes (AddAgent, SetAgentState).
 //   - JOB() (job.go, job_definition.go): JOB's process APIs (ESB job/...),

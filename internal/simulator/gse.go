@@ -12,7 +12,10 @@ import (
 // asynchronous operations, status reads. It keeps the GSE processes of every
 // host, which the GSE 2.0 gateway (Gateway) serves too. Calls and faults are
 // counted under the bare API name.
-type GSE struct{ book }
+type GSE struct {
+	book
+	down map[procKey]bool // hosts whose agent is down (Server.SetAgentDown), keyOf with namespace and name empty
+}
 
 func (g *GSE) serveDrift(w http.ResponseWriter, r *http.Request) {
 	serveAdmin(w, r, func(d struct {
@@ -93,7 +96,11 @@ func (g *GSE) targets(req *request, v1 bool) []target {
 		if v1 {
 			key = fmt.Sprintf("%d:%d:%s:%s:%s", h.BkCloudID, h.BkSupplierID, h.IP, ns, name)
 		}
-		out = append(out, target{host: h, key: key})
+		tg := target{host: h, key: key}
+		if g.down[keyOf("", "", h.BkCloudID, h.IP)] {
+			tg.agentFault = &hostResult{ErrorCode: hostAgentAbnormal, ErrorMsg: "agent is abnormal or offline"}
+		}
+		out = append(out, tg)
 	}
 	return out
 }
@@ -135,7 +142,8 @@ func (g *GSE) syncProc(api string, req *request) (any, *apiError) {
 				p = &Process{Namespace: req.Meta.Namespace, Name: req.Meta.Name, IP: h.IP, BkCloudID: h.BkCloudID, PID: -1, RegisterTime: now}
 				g.procs[k] = p
 			}
-			p.BkSupplierID, p.Labels, p.Spec = h.BkSupplierID, req.Meta.Labels, append(json.RawMessage(nil), req.Spec...)
+			p.BkSupplierID, p.Spec = h.BkSupplierID, append(json.RawMessage(nil), req.Spec...)
+			p.setLabels(g.hub.labelsAfter(p.labels, req.Meta.Labels))
 			p.ProcName, p.SetupPath = sp.Identity.ProcName, sp.Identity.SetupPath
 			out[key] = hostResult{ErrorMsg: "success"}
 		}

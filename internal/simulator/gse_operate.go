@@ -101,7 +101,8 @@ func (g *GSE) upsert(k procKey, req request, tg target) *Process {
 		p = &Process{Namespace: req.Meta.Namespace, Name: req.Meta.Name, IP: tg.host.IP, BkCloudID: tg.host.BkCloudID, PID: -1, RegisterTime: time.Now().Unix()}
 		g.procs[k] = p
 	}
-	p.AgentID, p.Labels = tg.agent, req.Meta.Labels
+	p.AgentID = tg.agent
+	p.setLabels(g.hub.labelsAfter(p.labels, req.Meta.Labels))
 	if sp, err := parseIdentity(req.Spec); err == nil {
 		p.Spec = append(json.RawMessage(nil), req.Spec...)
 		p.ProcName, p.SetupPath = sp.Identity.ProcName, sp.Identity.SetupPath

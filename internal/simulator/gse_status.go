@@ -42,7 +42,7 @@ type statusEntry struct {
 
 func entryOf(p *Process, v2 bool) statusEntry {
 	e := statusEntry{
-		Meta: wireMeta{Namespace: p.Namespace, Name: p.Name, Labels: p.Labels},
+		Meta: wireMeta{Namespace: p.Namespace, Name: p.Name, Labels: p.labels},
 		Host: statusHost{IP: p.IP, BkCloudID: p.BkCloudID},
 		Flag: 2, Status: 2, PID: p.PID, Version: p.Version, RegisterTime: p.RegisterTime,
 		LastStartTime: p.LastStartTime, ReportTime: time.Now().Unix(),

@@ -19,9 +19,9 @@ type request struct {
 }
 
 type wireMeta struct {
-	Namespace string            `json:"namespace"`
-	Name      string            `json:"name"`
-	Labels    map[string]string `json:"labels,omitempty"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Labels    labels `json:"labels,omitempty"`
 }
 
 type wireHost struct {

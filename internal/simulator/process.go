@@ -11,7 +11,7 @@ import (
 type Process struct {
 	Namespace     string            `json:"namespace"`
 	Name          string            `json:"name"`
-	Labels        map[string]string `json:"labels,omitempty"`
+	Labels        map[string]string `json:"labels,omitempty"` // each value as text (see labels)
 	IP            string            `json:"ip"`
 	BkCloudID     int64             `json:"bk_cloud_id"`
 	BkSupplierID  int64             `json:"bk_supplier_id"`
@@ -27,6 +27,7 @@ type Process struct {
 	Restarts      int               `json:"restarts"`
 	Reloads       int               `json:"reloads"`
 	AgentID       string            `json:"agent_id,omitempty"` // the agent address it was created through (gateway)
+	labels        labels            // as sent, and as status reads answer them
 }
 
 type procKey struct {

@@ -44,6 +44,10 @@ type Options struct {
 	// for an app off its skip_user_auth whitelist and the gateway for one
 	// it does not exempt from user verification. Off, the app is on both lists.
 	VerifiedUsersOnly bool
+	// UpdateLabels is what a request that rewrites a registered process
+	// (update_proc_info, a gateway operation carrying the spec) does with the
+	// labels it does not send: LabelsReplaced (the zero value) or LabelsKept.
+	UpdateLabels LabelsOnUpdate
 }
 
 // RequestRecord is one request as received.
@@ -86,7 +90,7 @@ func New(opts Options) *Server {
 		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
 	}
 	s := &Server{opts: opts, calls: map[string]int{}, tasks: tasks{byID: map[string]*task{}}}
-	s.gse = &GSE{book{hub: s, procs: processes{}}}
+	s.gse = &GSE{book: book{hub: s, procs: processes{}}, down: map[procKey]bool{}}
 	s.gateway = &Gateway{hub: s, gse: s.gse, agents: map[string]agent{}, ofHost: map[procKey]string{}, states: map[string]int{}}
 	s.job = &JOB{book: book{hub: s, procs: processes{}}, down: map[procKey]int{}}
 	s.cmdb = &CMDB{hub: s}

@@ -50,7 +50,10 @@ func importByID(ctx context.Context, c *gse.Client, req resource.ImportStateRequ
 		resp.Diagnostics.AddError(fmt.Sprintf("Process %s not found on %d of %d hosts", apiMeta, len(missing), len(apiHosts)),
 			fmt.Sprintf("get_proc_status_v2 finds process %s not registered on %s. Check the namespace, name and hosts of the import ID "+
 				"(through the gateway, also that the GSE agent runs there), or leave these hosts out of it; terraform query with the "+
-				"gse_managed_process list resource (Terraform 1.14+) lists where the namespace's processes are.",
+				"gse_managed_process list resource (Terraform 1.14+) lists where the namespace's processes are. "+
+				"If the ID comes from an import block kept after an adoption (such as one over the groups of gse_cmdb_processes), remove the block: "+
+				"its work is done once the processes are in the state, and it fails every plan in which CMDB has an instance GSE does not run yet, "+
+				"which without it Terraform creates.",
 				apiMeta, strings.Join(plumbing.Each(missing, gse.Host.Address), ", ")))
 		return
 	}

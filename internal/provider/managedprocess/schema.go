@@ -96,8 +96,12 @@ func metaAttribute() schema.SingleNestedAttribute {
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"labels": schema.MapAttribute{
-				ElementType: types.StringType, Optional: true,
-				MarkdownDescription: "Free-form string labels for managing processes by label. Read back on refresh.",
+				ElementType: types.StringType, Optional: true, Computed: true,
+				MarkdownDescription: "Free-form string labels for managing processes by label, read back on refresh. Unset, they are not managed: " +
+					"the process keeps the labels GSE reports (GSEKit registers `bk_process_name` and `bk_process_id`), and every update sends them " +
+					"back, so an adopted process keeps them whether or not GSE drops the labels an update leaves out. Set, they replace the process's " +
+					"labels; `labels = {}` removes them.",
+				PlanModifiers: []planmodifier.Map{unmanagedLabels{}},
 			},
 		},
 	}
