@@ -57,6 +57,8 @@ type JOBv3 struct {
 	down  map[int64]bool              // hosts whose agent is down
 	jobs  map[int64]*jobInstance
 	next  int64
+	// scriptTargetsMax is job.execute.limit.script-task.max-target-server (job_limits.go).
+	scriptTargetsMax int
 }
 
 // jobInstance is one job: its hosts' results and logs, finished at its
@@ -310,6 +312,9 @@ func (j *JOBv3) executeScript(scope string, req *jobv3Request) (any, *apiError) 
 	}
 	hosts, apiErr := j.targets(scope, req)
 	if apiErr != nil {
+		return nil, apiErr
+	}
+	if apiErr := j.checkScriptTargets(len(hosts)); apiErr != nil {
 		return nil, apiErr
 	}
 	file := ""
