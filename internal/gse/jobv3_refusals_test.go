@@ -68,7 +68,7 @@ func TestJobIAMRefusalNamesThePermission(t *testing.T) {
 			t.Fatalf("gateway %v: %v", gateway, err)
 		}
 		for _, want := range []string{"fast_execute_script: code 9900403", "permission not allowed", "the user lacks the IAM permission of bk_job (Job) to use_account (Use Account) on Accounts root",
-			"quick_execute_script (Script Execution (Quick Launch)) on Hosts 1, 2", "apply for it in BlueKing IAM"} {
+			"quick_execute_script (Script Execution (Quick Launch)) on Hosts 1, 2", "apply for the permission in BlueKing IAM"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("gateway %v: %q lacks %q", gateway, err, want)
 			}
