@@ -331,8 +331,9 @@ type envelope struct {
 	BkErrorCode  int             `json:"bk_error_code"`
 	BkErrorMsg   string          `json:"bk_error_msg"`
 	// Permission is what an IAM refusal (9900403) says the user lacks;
-	// bk-cmdb's filters send null.
-	Permission *IAMPermission `json:"permission"`
+	// bk-cmdb's filters send null. Kept raw: a permission of another shape
+	// must not make the reply unreadable (iamPermission).
+	Permission json.RawMessage `json:"permission"`
 }
 
 // decodeEnvelope parses a reply body.
@@ -519,7 +520,7 @@ func attemptError(info *callInfo, resp *http.Response, raw []byte, readErr error
 	}
 	apiErr := &APIError{API: info.api, Root: info.root, HTTPStatus: resp.StatusCode, Code: env.Code, CodeName: env.CodeName,
 		Message: info.redact.String(env.Message), RequestID: rid, GatewayRequestID: resp.Header.Get("X-Bkapi-Request-Id"), Attempts: info.attempts,
-		Permission: env.Permission}
+		Permission: iamPermission(env.Permission)}
 	if apiErr.Code == 0 {
 		apiErr.Code, _ = strconv.Atoi(resp.Header.Get("X-Bkapi-Error-Code")) // a gateway error whose body is not an envelope
 	}

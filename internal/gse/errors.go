@@ -83,7 +83,7 @@ func (e *APIError) Error() string {
 	case KindPermission:
 		fmt.Fprintf(&b, " (the app has no permission for the API %s: it needs a grant for it)", e.API)
 	}
-	if e.Code == CodeIAMNoPermission && e.Permission != nil && len(e.Permission.Actions) > 0 {
+	if e.Code == CodeIAMNoPermission && e.Permission != nil {
 		fmt.Fprintf(&b, " (%v: apply for the permission in BlueKing IAM, or use a user who has it)", e.Permission)
 	}
 	if e.Code == CodeGatewayBodyTooBig {

@@ -1,6 +1,7 @@
 package gse
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -39,6 +40,16 @@ type IAMInstance struct {
 	Type     string `json:"type"`
 	TypeName string `json:"type_name"`
 	Name     string `json:"name"`
+}
+
+// iamPermission reads a reply's permission, or nil when it has none or
+// another shape.
+func iamPermission(raw json.RawMessage) *IAMPermission {
+	var p IAMPermission
+	if json.Unmarshal(raw, &p) != nil || len(p.Actions) == 0 {
+		return nil
+	}
+	return &p
 }
 
 // iamShown bounds the resources named per type: a script on 50,000 hosts

@@ -159,3 +159,22 @@ func TestScriptSplitAt50000(t *testing.T) {
 		t.Errorf("wait: %+v %v", st, err)
 	}
 }
+
+// A permission field of another shape than IAM's leaves the refusal as it
+// is: readable, its code and kind kept.
+func TestPermissionOfAnotherShape(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{"result": false, "code": 1306403, "message": "no permission", "permission": "apply in the developer center"}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := gse.New(gse.Config{Endpoint: srv.URL, AppCode: testCode, AppSecret: testSecret, Username: "admin", RateLimit: testRate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Job.JobInstanceStatus(ctxTimeout(t, 5*time.Second), gse.BizScope(2), 1, false)
+	var ae *gse.APIError
+	if !errors.As(err, &ae) || ae.Code != gse.CodeESBNoPermission || gse.KindOf(err) != gse.KindPermission || ae.Permission != nil {
+		t.Fatalf("err = %#v", err)
+	}
+}
