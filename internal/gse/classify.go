@@ -63,6 +63,23 @@ const (
 	CodeCMDBParams      = 1199006 // CCErrCommParamsInvalid
 	codeCMDBJSON        = 1199000 // CCErrCommJSONUnmarshalFailed
 	codeCMDBRateLimited = 1199997 // CCErrTooManyRequestErr: the apiserver's LimiterFilter, HTTP 200
+
+	// JOB (bk-job src/backend/commons/common/.../constant/ErrorCode.java),
+	// HTTP 200 in JOB's envelope, through ESB and the bk-job gateway alike.
+	codeJobUnavailable = 1240001 // SERVICE_UNAVAILABLE
+	// codeJobInternal is INTERNAL_ERROR: any exception JOB's handlers did not
+	// expect (common-web EsbExceptionControllerAdvice.handleException),
+	// possibly after the job was saved (TaskExecuteServiceImpl
+	// executeFastTaskInternal saves it before starting it).
+	codeJobInternal = 1240002
+	// CodeJobScriptTargets is SCRIPT_TASK_TARGET_SERVER_EXCEEDS_LIMIT: a
+	// script job's targets exceed job.execute.limit.script-task.max-target-server
+	// (50000 unless configured), checked before the job is saved.
+	CodeJobScriptTargets = 1244022
+	// CodeIAMNoPermission is BlueKing's IAM refusal (BK_PERMISSION_DENIED):
+	// the user lacks permissions, which the reply's permission names (bk-job
+	// esb-sdk EsbResp.buildAuthFailResult; bk-cmdb metadata.BaseResp).
+	CodeIAMNoPermission = 9900403
 )
 
 // Kind is what a refusal means to the caller, so it can advise without
@@ -81,7 +98,7 @@ const (
 	KindMissingAPI  // no such API here: ESB 1306404, its 404, a backend's 404 (1306201 "Status Code: 404"), gateway 1640401
 	KindParams      // bad parameters (1306406, 1640001, 1199006, 1199000), or a request too large (1641301, 1641401: split it)
 	KindRateLimited // HTTP 429, 1306429, 1642901-1642904, bk-cmdb's 1199997
-	KindServer      // transient: HTTP 5xx, ESB 1306201, the gateway's 1650xxx
+	KindServer      // transient: HTTP 5xx, ESB 1306201, the gateway's 1650xxx, JOB's 1240001 and 1240002
 	KindRemoved     // a JOB process API the installation no longer serves (see RemovedError)
 )
 
@@ -114,7 +131,7 @@ func classify(status, code int, codeName, msg string) Kind {
 		return KindMissingAPI
 	case code == codeESBParams, code == CodeGatewayParams, code == CodeCMDBParams, code == codeCMDBJSON, code == CodeGatewayBodyTooBig, code == codeGatewayURITooLong:
 		return KindParams
-	case code == CodeESBBackendFailed, code >= codeGatewayServerMin && code <= codeGatewayServerMax && code != codeGatewayLoop,
+	case code == CodeESBBackendFailed, code == codeJobUnavailable, code == codeJobInternal, code >= codeGatewayServerMin && code <= codeGatewayServerMax && code != codeGatewayLoop,
 		status >= 500 && status != http.StatusNotImplemented && code != codeGatewayLoop:
 		return KindServer
 	}

@@ -102,6 +102,7 @@ type Client struct {
 	redact     redactor
 	credential string // credentialKind of what is sent
 	ops        *batcher
+	scripts    scriptParts       // the scripts ExecuteScript ran as several jobs
 	pacers     [rootCount]*pacer // by Root: every request waits for its root's (buckets.go)
 	maxRetries int
 	common     service // shared by the services: one allocation for all
@@ -329,6 +330,10 @@ type envelope struct {
 	JobRequestID string          `json:"job_request_id"`
 	BkErrorCode  int             `json:"bk_error_code"`
 	BkErrorMsg   string          `json:"bk_error_msg"`
+	// Permission is what an IAM refusal (9900403) says the user lacks;
+	// bk-cmdb's filters send null. Kept raw: a permission of another shape
+	// must not make the reply unreadable (iamPermission).
+	Permission json.RawMessage `json:"permission"`
 }
 
 // decodeEnvelope parses a reply body.
@@ -514,7 +519,8 @@ func attemptError(info *callInfo, resp *http.Response, raw []byte, readErr error
 		return nil
 	}
 	apiErr := &APIError{API: info.api, Root: info.root, HTTPStatus: resp.StatusCode, Code: env.Code, CodeName: env.CodeName,
-		Message: info.redact.String(env.Message), RequestID: rid, GatewayRequestID: resp.Header.Get("X-Bkapi-Request-Id"), Attempts: info.attempts}
+		Message: info.redact.String(env.Message), RequestID: rid, GatewayRequestID: resp.Header.Get("X-Bkapi-Request-Id"), Attempts: info.attempts,
+		Permission: iamPermission(env.Permission)}
 	if apiErr.Code == 0 {
 		apiErr.Code, _ = strconv.Atoi(resp.Header.Get("X-Bkapi-Error-Code")) // a gateway error whose body is not an envelope
 	}

@@ -53,6 +53,9 @@ type APIError struct {
 	GatewayRequestID string
 	Attempts         int
 	Credential       string // credential refusals: the kind of credentials sent
+	// Permission is what an IAM refusal (CodeIAMNoPermission) says the user
+	// lacks, when the server names it.
+	Permission *IAMPermission
 }
 
 func (e *APIError) Error() string {
@@ -79,6 +82,9 @@ func (e *APIError) Error() string {
 		}
 	case KindPermission:
 		fmt.Fprintf(&b, " (the app has no permission for the API %s: it needs a grant for it)", e.API)
+	}
+	if e.Code == CodeIAMNoPermission && e.Permission != nil {
+		fmt.Fprintf(&b, " (%v: apply for the permission in BlueKing IAM, or use a user who has it)", e.Permission)
 	}
 	if e.Code == CodeGatewayBodyTooBig {
 		b.WriteString(" (the request body is too large for the gateway)")

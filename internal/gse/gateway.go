@@ -103,8 +103,13 @@ func addresses(hosts []Host) []string {
 }
 
 // specGW is a spec as the gateway takes it: monitor_policy by its 2.0 name,
-// and resource only when cpu or mem is set (default limits made restarts fail
-// on real installations).
+// and resource only when a limit is set. GSEKit sends no resource block to
+// the gateway's operate_proc_multi (bk-process-config-manager
+// apps/gsekit/pipeline_plugins/components/collections/gse.py
+// BulkGseOperateProcessService._execute), nor does bk-bscp to it or to
+// update_proc_info (bk-bscp internal/components/gse/type.go ProcessSpec,
+// UpdateProcInfoReq): the gateway takes a spec without one, and default
+// limits made restarts fail on real installations.
 type specGW struct {
 	Identity         Identity          `json:"identity"`
 	Control          Control           `json:"control"`
@@ -119,8 +124,8 @@ func (s *Spec) gateway() *specGW {
 		return nil
 	}
 	out := &specGW{Identity: s.Identity, Control: s.Control, MonitorPolicy: s.MonitorPolicy, WarnReportPolicy: s.WarnReportPolicy, Configmap: s.Configmap}
-	if r := s.Resource; r != nil && (r.CPU != 0 || r.Mem != 0) {
-		out.Resource = r
+	if s.Resource.limits() {
+		out.Resource = s.Resource
 	}
 	return out
 }

@@ -113,10 +113,25 @@ type Script struct {
 }
 
 // ExecuteScript starts a job running sc on the targets and returns its job
-// and step ids.
+// and step ids. More targets than one job takes (jobScriptTargetsMax) run
+// as several jobs, which WaitJob and ScriptLogs read as one by the ids
+// returned (jobv3_split.go).
 //
 // JOB API: fast_execute_script.
 func (s *JobService) ExecuteScript(ctx context.Context, scope JobScope, sc Script, to JobTargets) (job, step int64, err error) {
+	parts, err := s.executeParts(ctx, scope, sc, to)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(parts) > 1 {
+		s.client.scripts.put(parts)
+	}
+	return parts[0].job, parts[0].step, nil
+}
+
+// executeScript starts one job running sc on the targets. It is never sent
+// twice: JOB may have saved the job before an error (1240002).
+func (s *JobService) executeScript(ctx context.Context, scope JobScope, sc Script, to JobTargets) (job, step int64, err error) {
 	var out struct {
 		Job  int64 `json:"job_instance_id"`
 		Step int64 `json:"step_instance_id"`
@@ -184,8 +199,16 @@ func (s *JobService) JobInstanceStatus(ctx context.Context, scope JobScope, id i
 }
 
 // WaitJob polls a job until it finishes and returns its per-host results
-// (read once at the end, as JOB's own callers do).
+// (read once at the end, as JOB's own callers do); a script ExecuteScript
+// ran as several jobs, all of them, as one.
 func (s *JobService) WaitJob(ctx context.Context, scope JobScope, id int64) (*JobStatus, error) {
+	if parts, ok := s.client.scripts.get(id); ok {
+		return s.waitParts(ctx, scope, id, parts)
+	}
+	return s.waitJob(ctx, scope, id)
+}
+
+func (s *JobService) waitJob(ctx context.Context, scope JobScope, id int64) (*JobStatus, error) {
 	sched := s.client.poll.schedule(false)
 	for {
 		if err := sched.Next(ctx); err != nil {
@@ -202,11 +225,20 @@ func (s *JobService) WaitJob(ctx context.Context, scope JobScope, id int64) (*Jo
 }
 
 // ScriptLogs reads each target host's output of a script step, by
-// bk_host_id, 500 hosts a request.
+// bk_host_id, 500 hosts a request; of a script ExecuteScript ran as several
+// jobs, from the job that ran on each host.
 //
 // JOB API: batch_get_job_instance_ip_log.
 func (s *JobService) ScriptLogs(ctx context.Context, scope JobScope, job, step int64, hostIDs []int64) (map[int64]string, error) {
+	if parts, ok := s.client.scripts.get(job); ok {
+		return s.partLogs(ctx, scope, job, parts, hostIDs)
+	}
 	out := make(map[int64]string, len(hostIDs))
+	return out, s.scriptLogs(ctx, scope, job, step, hostIDs, out)
+}
+
+// scriptLogs reads the output of step on hostIDs into out.
+func (s *JobService) scriptLogs(ctx context.Context, scope JobScope, job, step int64, hostIDs []int64, out map[int64]string) error {
 	for start := 0; start < len(hostIDs); start += jobLogHostsPerRead {
 		part := hostIDs[start:min(start+jobLogHostsPerRead, len(hostIDs))]
 		var reply struct {
@@ -218,11 +250,11 @@ func (s *JobService) ScriptLogs(ctx context.Context, scope JobScope, job, step i
 		if err := s.client.jobCall(ctx, "batch_get_job_instance_ip_log", scope, map[string]any{
 			"job_instance_id": job, "step_instance_id": step, "host_id_list": part,
 		}, &reply, true); err != nil {
-			return nil, err
+			return err
 		}
 		for _, l := range reply.Logs {
 			out[l.HostID] = l.Content
 		}
 	}
-	return out, nil
+	return nil
 }

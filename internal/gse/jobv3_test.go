@@ -14,8 +14,9 @@ import (
 )
 
 // newJobV3 is a client of JOB's v3 APIs over a simulator with n CMDB
-// hosts: through ESB, or the bk-job gateway with a verified user (bk_token).
-func newJobV3(t *testing.T, n int, gateway bool) (*gse.Client, *simulator.Server) {
+// hosts: through ESB, or the bk-job gateway with a verified user (bk_token);
+// tweaks change its configuration.
+func newJobV3(t *testing.T, n int, gateway bool, tweaks ...func(*gse.Config)) (*gse.Client, *simulator.Server) {
 	t.Helper()
 	sim := simulator.New(simulator.Options{AppCode: testCode, AppSecret: testSecret, CMDBHosts: n})
 	srv := httptest.NewServer(sim)
@@ -24,6 +25,9 @@ func newJobV3(t *testing.T, n int, gateway bool) (*gse.Client, *simulator.Server
 		PollInitial: time.Millisecond, PollMax: time.Millisecond, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond}
 	if gateway {
 		cfg.JobGatewayURL, cfg.Username, cfg.BkToken = srv.URL, "", "token-of-admin"
+	}
+	for _, tweak := range tweaks {
+		tweak(&cfg)
 	}
 	c, err := gse.New(cfg)
 	if err != nil {

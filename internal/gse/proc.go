@@ -39,7 +39,7 @@ func (s *ProcService) RegisterProcInfo(ctx context.Context, meta Meta, hosts []H
 	if err := s.esbOnly("register_proc_info"); err != nil {
 		return nil, err
 	}
-	return s.syncHosts(ctx, "register_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec}, func(code int, resent bool) bool {
+	return s.syncHosts(ctx, "register_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec.v1()}, func(code int, resent bool) bool {
 		return code == HostOK || (code == HostRegistered && resent)
 	})
 }
@@ -55,7 +55,7 @@ func (s *ProcService) UpdateProcInfo(ctx context.Context, meta Meta, hosts []Hos
 			return gatewayBody{Meta: meta, AgentIDList: addresses(hs), Spec: spec.gateway()}
 		}, keyAgent, accept)
 	}
-	return s.syncHosts(ctx, "update_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec}, accept)
+	return s.syncHosts(ctx, "update_proc_info", procBody{Meta: meta, Hosts: hosts, Spec: spec.v1()}, accept)
 }
 
 // UnregisterProcInfo removes the process from hosts (unregister_proc_info).

@@ -154,6 +154,25 @@ type Resource struct {
 	Net  *int64  `json:"net,omitempty"`
 }
 
+// limits reports whether r sets any limit (a zero is none).
+func (r *Resource) limits() bool {
+	nonZero := func(v *int64) bool { return v != nil && *v != 0 }
+	return r != nil && (r.CPU != 0 || r.Mem != 0 || nonZero(r.Fd) || nonZero(r.Disk) || nonZero(r.Net))
+}
+
+// v1 is s as register_proc_info and update_proc_info take it through ESB:
+// their spec.resource, cpu and mem are required (legacy-bk-paas
+// paas2/esb/components/confapis/gse/apidocs/zh_hans/register_proc_info.md
+// and update_proc_info.md), so a spec without limits carries zeros.
+func (s *Spec) v1() *Spec {
+	if s == nil || s.Resource != nil {
+		return s
+	}
+	out := *s
+	out.Resource = &Resource{}
+	return &out
+}
+
 // AutoTypeOneShot is the auto_type of a process run once (单次执行进程):
 // 0 periodic, 1 resident, 2 one-shot (bk-nodeman
 // apps/node_man/constants.py GseAutoType.SINGLE_EXECUTION).
@@ -187,8 +206,11 @@ type ConfigMap struct {
 	MD5  string `json:"md5,omitempty"`
 }
 
-// specV2 is the operate_proc_v2 shape of a spec: the monitor policy travels as
-// alive_monitor_policy and there is no resource block.
+// specV2 is the operate_proc_v2 (and operate_proc_multi) shape of a spec
+// through ESB: the monitor policy travels as alive_monitor_policy and there
+// is no resource block, which the API does not define (legacy-bk-paas
+// paas2/esb/components/confapis/gse/apidocs/zh_hans/operate_proc_v2.md) and
+// GSEKit does not send (bk-process-config-manager apps/adapters/api/gse/v1.py).
 type specV2 struct {
 	Identity           Identity          `json:"identity"`
 	Control            Control           `json:"control"`

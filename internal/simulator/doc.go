@@ -38,9 +38,11 @@
 //   - JOB() (job.go, job_definition.go): JOB's process APIs (ESB job/...),
 //     their processes per scope (Processes, Process, Drift, SetContentShape,
 //     SetProcessAPIsRemoved, InstancesDown).
-//   - JOBv3() (jobv3.go, jobv3_script.go): JOB's v3 file and script APIs
-//     through ESB and bk-job's gateway, on the CMDB endpoint's hosts
-//     (SetAgentDown, File, SetFile, Files, SetCommandMissing).
+//   - JOBv3() (jobv3.go, jobv3_script.go, job_limits.go): JOB's v3 file and
+//     script APIs through ESB and bk-job's gateway, on the CMDB endpoint's
+//     hosts (SetAgentDown, File, SetFile, Files, SetCommandMissing), JOB's
+//     limits (SetScriptTargetsMax) and its own refusals (a Fault's 1240001,
+//     1240002, 9900403).
 //   - CMDB() (cmdb.go, cmdb_process.go, cmdb_filter.go): bk-cmdb's host and
 //     process listings through ESB and its gateway, over a generated business
 //     (Options.CMDBHosts; Hosts, MoveHost, Churn, ProcessTemplates,

@@ -136,6 +136,7 @@ type reply struct {
 	shape        shape         // which server's body (refusals.go)
 	codeName     string        // the gateway's errors: the name of code
 	noRequestID  bool          // ESB's refusals before its handler: no request_id
+	permission   any           // JOB's IAM refusals: what the user lacks (job_limits.go)
 }
 
 func (rep reply) write(w http.ResponseWriter, r *http.Request) {
@@ -195,6 +196,8 @@ func writeEnvelope(w http.ResponseWriter, rep reply) {
 		}
 	case shapeBackend:
 		env = map[string]any{"code": rep.code, "message": rep.msg, "data": rep.data}
+	case shapeJob:
+		env = jobEnvelope(rep)
 	default:
 		env = map[string]any{"result": rep.code == 0 && rep.status == http.StatusOK, "code": rep.code, "message": rep.msg, "data": rep.data}
 		if !rep.noRequestID {

@@ -17,7 +17,9 @@ const Forever = -1
 //   - Code answers that code instead of acting, in the shape, status and
 //     message of the server whose code it is (refusals.go): 1306201 and
 //     1306429 as ESB, 1640001-1650401 as the gateway, 1199997 and 1199027 as
-//     bk-cmdb's apiserver, others as the backend; HTTPStatus with it
+//     bk-cmdb's apiserver, 1240001, 1240002 and 9900403 (with the
+//     permission the user lacks) to a jobv3/ API as JOB, others as the
+//     backend; HTTPStatus with it
 //     overrides the status. HTTPStatus alone answers that status (500, 502,
 //     503, 429, ...) with a body of no server's. Acted makes the server act
 //     on the request first (a failure after the work was done).
@@ -140,7 +142,7 @@ func (f *Fault) acts() bool { return f.Acted || (f.HTTPStatus == 0 && f.Code == 
 func (f *Fault) reply(api string, raw []byte, rep reply, gateway bool) reply {
 	switch {
 	case f.Code != 0:
-		rep = refusal(f.Code, api, gateway)
+		rep = refusal(f.Code, api, raw, gateway)
 		if f.HTTPStatus != 0 {
 			rep.status = f.HTTPStatus
 		}

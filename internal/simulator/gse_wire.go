@@ -43,6 +43,10 @@ type wireSpec struct {
 	AliveMonitorPolicy *struct {
 		AutoType int `json:"auto_type"`
 	} `json:"alive_monitor_policy"`
+	Resource *struct {
+		CPU *float64 `json:"cpu"`
+		Mem *float64 `json:"mem"`
+	} `json:"resource"`
 }
 
 // validateMeta checks the meta of a request; each door checks its hosts.
@@ -53,18 +57,25 @@ func validateMeta(req *request) *apiError {
 	return nil
 }
 
-// parseSpec checks a spec; v2 wants alive_monitor_policy, else monitor_policy
-// (the gateway takes either: see gatewaySpec).
+// parseSpec checks a spec; v2 (operate_proc_v2, operate_proc_multi) wants
+// alive_monitor_policy and defines no resource block (the gateway takes
+// either policy name and no resource: see gatewaySpec); v1
+// (register_proc_info, update_proc_info) wants monitor_policy and resource
+// with its cpu and mem, which their docs mark required (legacy-bk-paas
+// paas2/esb/components/confapis/gse/apidocs/zh_hans/register_proc_info.md,
+// update_proc_info.md; GSE's own code is not public).
 func parseSpec(raw json.RawMessage, v2 bool) (*wireSpec, *apiError) {
 	sp, err := parseIdentity(raw)
 	if err != nil {
 		return nil, err
 	}
-	if v2 && sp.AliveMonitorPolicy == nil {
+	switch {
+	case v2 && sp.AliveMonitorPolicy == nil:
 		return nil, badParams("spec.alive_monitor_policy is required")
-	}
-	if !v2 && sp.MonitorPolicy == nil {
+	case !v2 && sp.MonitorPolicy == nil:
 		return nil, badParams("spec.monitor_policy is required")
+	case !v2 && (sp.Resource == nil || sp.Resource.CPU == nil || sp.Resource.Mem == nil):
+		return nil, badParams("spec.resource with cpu and mem is required")
 	}
 	return sp, nil
 }

@@ -62,6 +62,8 @@ type JOBv3 struct {
 	missing map[int64]map[string]bool   // commands a host lacks, by bk_host_id
 	jobs    map[int64]*jobInstance
 	next    int64
+	// scriptTargetsMax is job.execute.limit.script-task.max-target-server (job_limits.go).
+	scriptTargetsMax int
 }
 
 // jobInstance is one job: its hosts' results and logs, finished at its
@@ -358,6 +360,9 @@ func (j *JOBv3) executeScript(scope string, req *jobv3Request) (any, *apiError) 
 	}
 	hosts, apiErr := j.targets(scope, req)
 	if apiErr != nil {
+		return nil, apiErr
+	}
+	if apiErr := j.checkScriptTargets(len(hosts)); apiErr != nil {
 		return nil, apiErr
 	}
 	lang := req.Language

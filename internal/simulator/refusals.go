@@ -27,6 +27,9 @@ import (
 //     src/common/metadata/result.go BaseResp): bk-cmdb's own keys,
 //     {"result", "bk_error_code", "bk_error_msg", "permission"}, even
 //     through the gateway.
+//   - JOB's v3 APIs (bk-job esb-sdk EsbResp): {"code", "result",
+//     "job_request_id", "message", "data"} and an IAM refusal's
+//     "permission", through ESB and the bk-job gateway alike (job_limits.go).
 type shape int
 
 const (
@@ -34,6 +37,7 @@ const (
 	shapeBackend
 	shapeGateway
 	shapeCMDBFilter
+	shapeJob
 )
 
 // gatewayCode is one of errorx.lua's errors: its HTTP status, code_name and message.
@@ -141,10 +145,10 @@ func cmdbFilterError(code int) reply {
 	return reply{status: http.StatusOK, code: code, msg: "too many requests", shape: shapeCMDBFilter}
 }
 
-// refusal is the reply of a server refusing with code (from a Fault): its
-// own shape for the codes each server has, GSE's or JOB's envelope for the
-// others (through ESB or passed through the gateway).
-func refusal(code int, api string, gateway bool) reply {
+// refusal is the reply of a server refusing the request raw to api with
+// code (from a Fault): its own shape for the codes each server has, GSE's
+// or JOB's envelope for the others (through ESB or passed through the gateway).
+func refusal(code int, api string, raw []byte, gateway bool) reply {
 	if _, ok := gatewayCodes[code]; ok {
 		rep := gatewayError(code)
 		switch code {
@@ -154,6 +158,9 @@ func refusal(code int, api string, gateway bool) reply {
 			rep = gatewayError(code, [2]string{"upstream_error", upstreamReadTimeout})
 		}
 		return rep
+	}
+	if _, ok := jobMessages[code]; ok && strings.HasPrefix(api, "jobv3/") {
+		return jobRefusal(code, api, raw)
 	}
 	switch code {
 	case codeCMDBRateLimited, codeCMDBNoAuthItem:

@@ -207,13 +207,13 @@ import {
 }
 
 // TestAccCMDBProcesses_permission: list_process_related_info is hidden and
-// granted to no app by default; the refusal fails the plan naming the API
-// and the grant to apply for, on the gateway that refused it.
+// granted to no app by default, nor offered for apps to apply for; the
+// refusal fails the plan naming the API, who can grant it, and the other door.
 func TestAccCMDBProcesses_permission(t *testing.T) {
 	inCMDBModes(t, 100, func(t *testing.T, e *acctest.Env) {
-		code, want := 1306403, "no permission for the ESB component list_process_related_info"
+		code, want := 1306403, "only the ESB's administrators can grant it. Ask them to grant it to the app in app_code; or, where the bk-cmdb gateway has granted the app list_process_related_info, set cmdb_gateway_url"
 		if e.Gateway {
-			code, want = 1640301, "apply for the bk-cmdb gateway permission of list_process_related_info"
+			code, want = 1640301, "list_process_related_info is not public on the bk-cmdb gateway: the developer center does not offer it, and only the gateway's maintainers can grant it. Ask the bk-cmdb administrators"
 		}
 		e.Sim.AddFault(simulator.Fault{API: "cc/list_process_related_info", Code: code, Times: simulator.Forever})
 		resource.Test(t, resource.TestCase{
