@@ -16,6 +16,9 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
 
+// hashRead is a shell read of /a's SHA-256, as the simulator's hosts run it.
+const hashRead = "f='/a'\nsha256sum < \"$f\"\n"
+
 // retrying is a configuration that retries faults twice.
 func retrying(cfg *gse.Config) { cfg.MaxRetries = 2 }
 
@@ -29,7 +32,7 @@ func TestJobTransientCodes(t *testing.T) {
 			c, sim := newJobV3(t, 4, gateway, retrying)
 			ctx := ctxTimeout(t, 10*time.Second)
 			scope := gse.BizScope(simulator.CMDBBizID)
-			sc := gse.Script{Content: "f='/a'\n", Account: "root", TimeoutSecs: 60}
+			sc := gse.Script{Content: hashRead, Account: "root", TimeoutSecs: 60}
 			sim.AddFault(simulator.Fault{API: "jobv3/fast_execute_script", Code: code})
 			_, _, err := c.Job.ExecuteScript(ctx, scope, sc, gse.JobTargets{HostIDs: []int64{1, 2}})
 			var ae *gse.APIError
@@ -61,7 +64,7 @@ func TestJobIAMRefusalNamesThePermission(t *testing.T) {
 	for _, gateway := range []bool{false, true} {
 		c, sim := newJobV3(t, 4, gateway)
 		sim.AddFault(simulator.Fault{API: "jobv3/fast_execute_script", Code: gse.CodeIAMNoPermission})
-		_, _, err := c.Job.ExecuteScript(ctxTimeout(t, 5*time.Second), gse.BizScope(simulator.CMDBBizID), gse.Script{Content: "f='/a'\n", Account: "root", TimeoutSecs: 60},
+		_, _, err := c.Job.ExecuteScript(ctxTimeout(t, 5*time.Second), gse.BizScope(simulator.CMDBBizID), gse.Script{Content: hashRead, Account: "root", TimeoutSecs: 60},
 			gse.JobTargets{HostIDs: []int64{1, 2}})
 		var ae *gse.APIError
 		if !errors.As(err, &ae) || ae.Permission == nil {
@@ -82,15 +85,15 @@ func TestJobIAMRefusalNamesThePermission(t *testing.T) {
 func TestScriptSplitByJOBsLimit(t *testing.T) {
 	t.Parallel()
 	for _, gateway := range []bool{false, true} {
-		c, sim := newJobV3(t, 10, gateway)
+		c, sim := newJobV3(t, 11, gateway)
 		sim.JOBv3().SetScriptTargetsMax(4)
 		ctx := ctxTimeout(t, 10*time.Second)
 		scope := gse.BizScope(simulator.CMDBBizID)
-		ids := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+		ids := []int64{1, 2, 3, 4, 5, 6, 8, 9, 10, 11} // host 7 is a Windows host, which runs no shell
 		for _, id := range ids {
 			sim.JOBv3().SetFile(id, "/a", []byte(fmt.Sprint(id)))
 		}
-		job, step, err := c.Job.ExecuteScript(ctx, scope, gse.Script{Content: "f='/a'\n", Account: "root", TimeoutSecs: 60}, gse.JobTargets{HostIDs: ids})
+		job, step, err := c.Job.ExecuteScript(ctx, scope, gse.Script{Content: hashRead, Account: "root", TimeoutSecs: 60}, gse.JobTargets{HostIDs: ids})
 		if err != nil {
 			t.Fatalf("gateway %v: %v", gateway, err)
 		}
