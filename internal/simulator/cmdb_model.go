@@ -23,14 +23,17 @@ const (
 	cmdbSetBatchAPI    = "cc/find_set_batch"
 	cmdbModuleBatchAPI = "cc/find_module_batch"
 	cmdbAttrAPI        = "cc/search_object_attribute"
-	// cmdbMaxBatchIDs is SearchInstBatchOption.Validate's limit on bk_ids.
+	// cmdbMaxBatchIDs is SearchInstBatchOption.Validate's limit on bk_ids
+	// (src/common/metadata/common.go, common.BKMaxInstanceLimit).
 	cmdbMaxBatchIDs = 500
+	// codeCMDBArrayLength is CCErrArrayLengthWrong (src/common/errInfo.go).
+	codeCMDBArrayLength = 1199089
 )
 
-// cmdbHostAttrs are the host attributes search_object_attribute lists for
-// every business (CMDB's own host model: upgrader v3.0.8 HostRow and later
-// ones; the simulator's hosts hold these), and cmdbBizHostAttrs the custom
-// ones of the generated business.
+// cmdbHostAttrs are host attributes search_object_attribute lists for every
+// business (some of CMDB's own host model: upgrader v3.0.8 HostRow and later
+// ones, those the simulator's hosts hold and a few they leave empty), and
+// cmdbBizHostAttrs the custom ones of the generated business.
 var (
 	cmdbHostAttrs = []string{
 		"bk_host_innerip", "bk_host_outerip", "bk_host_innerip_v6", "bk_host_outerip_v6", "bk_agent_id", "bk_cloud_id",
@@ -64,9 +67,9 @@ func (c *CMDB) findBatch(sets bool, raw []byte, pathBiz int64) (any, *apiError) 
 	if pathBiz != 0 {
 		req.BizID = pathBiz
 	}
-	switch { // SearchInstBatchOption.Validate
+	switch { // SearchInstBatchOption.Validate, its English texts in resources/errors/english/en/common.json
 	case len(req.IDs) == 0 || len(req.IDs) > cmdbMaxBatchIDs:
-		return nil, cmdbParamsInvalid("bk_ids")
+		return nil, &apiError{codeCMDBArrayLength, fmt.Sprintf("the length of array bk_ids is wrong, the length must be in range 1~%d", cmdbMaxBatchIDs)}
 	case len(req.Fields) == 0:
 		return nil, cmdbParamsInvalid("fields")
 	}
@@ -133,7 +136,7 @@ func (c *CMDB) serveModelGateway(api string) http.HandlerFunc {
 		}
 		c.hub.handleGateway(r, api, raw, func(string, []byte) (any, *apiError) {
 			if err != nil {
-				return nil, &apiError{codeCMDBParams, fmt.Sprintf("'%s' data parameter verification does not pass", "bk_biz_id")}
+				return nil, cmdbParamsInvalid("bk_biz_id") // SearchSetBatch and SearchModuleBatch parse the path first
 			}
 			return c.cmdbDispatch(api, raw, biz)
 		}).write(w, r)

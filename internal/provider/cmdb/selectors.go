@@ -82,14 +82,31 @@ func (s *selector) absent(rows []gse.ProcessRow, values []string) []string {
 	return slices.DeleteFunc(slices.Clone(values), func(v string) bool { return seen[v] })
 }
 
+// idsOf are values of s as ids.
+func idsOf(values []string) []int64 {
+	ids := make([]int64, len(values))
+	for i, v := range values {
+		ids[i], _ = strconv.ParseInt(v, 10, 64)
+	}
+	return ids
+}
+
+// topoRead is the call that says which ids of s are sets (find_set_batch)
+// or modules (find_module_batch) of a business; nil for other selectors.
+func (s *selector) topoRead(c *gse.Client) func(ctx context.Context, biz int64, ids []int64) (map[int64]bool, error) {
+	switch s.attr {
+	case "bk_set_ids":
+		return c.CMDB.BizSets
+	case "bk_module_ids":
+		return c.CMDB.BizModules
+	}
+	return nil
+}
+
 // alone is the query of business biz selecting values of s and nothing else.
 func (s *selector) alone(biz int64, values []string) gse.ProcessQuery {
 	q := gse.ProcessQuery{BizID: biz}
-	var ids []int64
-	for _, v := range values {
-		id, _ := strconv.ParseInt(v, 10, 64)
-		ids = append(ids, id)
-	}
+	ids := idsOf(values)
 	switch s.attr {
 	case "bk_set_ids":
 		q.SetIDs = ids
@@ -142,14 +159,42 @@ func unmatchedProcessSelectors(ctx context.Context, c *gse.Client, biz int64, m 
 			}
 			absent = s.absent(found, absent)
 		}
+		why, err := s.whyNoProcess(ctx, c, biz, absent)
+		if err != nil {
+			return nil, err
+		}
 		for _, v := range absent {
-			out = append(out, unmatched{s, v, fmt.Sprintf("no process of business %d is in %s %s", biz, s.what, v)})
-			if s.ids == nil {
-				out[len(out)-1].reason = fmt.Sprintf("no process of business %d has the bk_process_name %q", biz, v)
-			}
+			out = append(out, unmatched{s, v, why(v)})
 		}
 	}
 	return out, nil
+}
+
+// whyNoProcess says why each of values of s selects no process of business
+// biz: for a set or module, whether it is one of the business's (one
+// find_set_batch or find_module_batch call, made only for values that
+// fail).
+func (s *selector) whyNoProcess(ctx context.Context, c *gse.Client, biz int64, values []string) (func(string) string, error) {
+	read := s.topoRead(c)
+	switch {
+	case s.ids == nil:
+		return func(v string) string {
+			return fmt.Sprintf("no process of business %d has the bk_process_name %q", biz, v)
+		}, nil
+	case read == nil || len(values) == 0:
+		return func(v string) string { return fmt.Sprintf("no process of business %d is in %s %s", biz, s.what, v) }, nil
+	}
+	exists, err := read(ctx, biz, idsOf(values))
+	if err != nil {
+		return nil, err
+	}
+	return func(v string) string {
+		id, _ := strconv.ParseInt(v, 10, 64)
+		if exists[id] {
+			return fmt.Sprintf("%s %s of business %d holds no process", s.what, v, biz)
+		}
+		return fmt.Sprintf("%s is not a %s of business %d", v, s.what, biz)
+	}, nil
 }
 
 // unmatchedHostSelectors are the values of bk_set_ids and bk_module_ids
@@ -162,11 +207,7 @@ func unmatchedHostSelectors(ctx context.Context, c *gse.Client, biz int64, m *cm
 		if s == nil {
 			continue
 		}
-		read := c.CMDB.BizSets
-		if s.attr == "bk_module_ids" {
-			read = c.CMDB.BizModules
-		}
-		found, err := read(ctx, biz, s.ids)
+		found, err := s.topoRead(c)(ctx, biz, s.ids)
 		if err != nil {
 			return nil, err
 		}

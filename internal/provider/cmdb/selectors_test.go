@@ -36,8 +36,8 @@ func TestAccCMDBProcesses_typosFail(t *testing.T) {
 		cases := []acctest.PlanError{
 			{Config: processesData(e, `process_names = ["nginx", "ngnix"]`),
 				Want: `process_names of business 2 match no process.*process_names: "ngnix" matches nothing: no process of business 2 has the bk_process_name "ngnix".*set allow_empty = true`},
-			{Config: processesData(e, `bk_module_ids = [1001, 1099]`), Want: `bk_module_ids: 1099 matches nothing: no process of business 2 is in module 1099`},
-			{Config: processesData(e, "bk_set_ids = [101, 999]\n  process_names = [\"nginx\"]"), Want: `bk_set_ids: 999 matches nothing: no process of business 2 is in set 999`},
+			{Config: processesData(e, `bk_module_ids = [1001, 1099]`), Want: `bk_module_ids: 1099 matches nothing: 1099 is not a module of business 2`},
+			{Config: processesData(e, "bk_set_ids = [101, 999]\n  process_names = [\"nginx\"]"), Want: `bk_set_ids: 999 matches nothing: 999 is not a set of business 2`},
 			{Config: processesData(e, "service_instance_ids = [42]"), Want: `service_instance_ids: 42 matches nothing`},
 			{Config: processesData(e, `filter = { condition = "AND", rules = [{ field = "bk_process_nam", operator = "equal", value = "nginx" }] }`),
 				Want: `Unknown process field in filter.*"bk_process_nam" is not a field of CMDB processes in business 2 \(did you mean "bk_process_name"\?\)`},
@@ -144,5 +144,32 @@ func TestAccCMDBHosts_customFieldUnchecked(t *testing.T) {
 		if n := e.Sim.Calls("cc/list_biz_hosts"); n != 0 {
 			t.Errorf("list_biz_hosts called %d times with an unchecked filter field", n)
 		}
+	})
+}
+
+// TestAccCMDBProcesses_emptiedModule: a module whose hosts all moved out is
+// still a module of the business, and holds no process: naming it fails
+// saying so, allow_empty reads the others with a warning.
+func TestAccCMDBProcesses_emptiedModule(t *testing.T) {
+	inCMDBModes(t, 400, func(t *testing.T, e *acctest.Env) {
+		for id := int64(301); id <= 400; id++ { // module 1004's hosts
+			if err := e.Sim.CMDB().MoveHost(id, 1003); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.ExpectPlanErrors(t, []acctest.PlanError{{
+			Config: processesData(e, `bk_module_ids = [1001, 1004]`),
+			Want:   "(?s)" + acctest.WrappedPattern(`bk_module_ids: 1004 matches nothing: module 1004 of business 2 holds no process.*set allow_empty = true`),
+		}})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			Steps: []resource.TestStep{{
+				Config: processesData(e, "bk_module_ids = [1003, 1004]\n  process_names = [\"nginx\"]\n  allow_empty = true"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					// nginx's 2 instances on the 200 hosts module 1003 holds now, less those without an address in the mode.
+					statecheck.ExpectKnownValue("data.gse_cmdb_processes.biz", tfjsonpath.New("processes"), knownvalue.ListSizeExact(map[bool]int{false: 388, true: 396}[e.Gateway])),
+				},
+			}},
+		})
 	})
 }
