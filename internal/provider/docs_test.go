@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -259,4 +260,63 @@ func TestFunctionParseStatusContentExample(t *testing.T) {
 	functionTest(t, input+"locals {\n  documented = "+documented+"}\n"+
 		`output "as_documented" { value = jsonencode(provider::gse::parse_status_content(local.status_content)) == jsonencode(local.documented) }`,
 		[]statecheck.StateCheck{statecheck.ExpectKnownOutputValue("as_documented", knownvalue.Bool(true))}, "")
+}
+
+// terraformBlocks are the ```terraform blocks of a rendered docs page.
+var terraformBlocks = regexp.MustCompile("(?s)```terraform\n(.*?)```")
+
+// TestAccDocsBlocksAlone: every terraform block of the rendered docs
+// validates as a user copies it alone into an empty directory (beside the
+// provider block when it has none): a block naming a resource or data source
+// it does not declare fails. Blocks of newer Terraform features run on a
+// CLI that has them (exampleCLI).
+func TestAccDocsBlocksAlone(t *testing.T) {
+	t.Parallel()
+	pages, err := filepath.Glob("../../docs/*/*.md")
+	if err != nil || len(pages) < 10 {
+		t.Fatalf("docs: %v %v", pages, err)
+	}
+	for _, page := range append(pages, "../../docs/index.md") {
+		name := strings.TrimPrefix(page, "../../docs/")
+		for i, m := range terraformBlocks.FindAllStringSubmatch(readRepoFile(t, strings.TrimPrefix(page, "../../")), -1) {
+			t.Run(fmt.Sprintf("%s#%d", name, i+1), func(t *testing.T) {
+				t.Parallel()
+				docBlockAlone(t, name, m[1])
+			})
+		}
+	}
+}
+
+// docBlockAlone validates block of docs page name alone: a list resource's
+// as a query file, as its example is, any other as main.tf.
+func docBlockAlone(t *testing.T, name, block string) {
+	e := acctest.NewEnv(t)
+	cli := acctest.NewCLIRunFrom(t, e, docBlockCLI(name, block), "")
+	file, text, args := "main.tf", block, []string{"validate", "-no-color"}
+	switch {
+	case strings.HasPrefix(name, "list-resources/"):
+		file, args = "docs.tfquery.hcl", append(args, "-query")
+	case !strings.Contains(text, "required_providers"):
+		text = acctest.RequiredProviders + text
+	}
+	if file == "main.tf" && !ownsProvider.MatchString(text) {
+		text += e.ProviderBlock()
+	}
+	cli.WriteFile(file, text)
+	if out, err := cli.Run(args...); err != nil {
+		t.Fatalf("docs/%s: a block does not validate alone:\n%s\n%s", name, block, out)
+	}
+}
+
+// docBlockCLI is the oldest CLI a docs block runs on (exampleCLI by what it holds).
+func docBlockCLI(page, block string) string {
+	switch {
+	case strings.HasPrefix(page, "actions/"), strings.Contains(block, "\naction \""), strings.HasPrefix(block, "action \""):
+		return exampleCLI("/actions/")
+	case strings.HasPrefix(page, "list-resources/"):
+		return exampleCLI(".tfquery.hcl")
+	case strings.Contains(block, "identity = {"):
+		return exampleCLI("import-by-identity.tf")
+	}
+	return exampleCLI("")
 }

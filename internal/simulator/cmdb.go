@@ -167,7 +167,7 @@ func (c *CMDB) serve(w http.ResponseWriter, r *http.Request) {
 			return c.listProcessRelatedInfo(raw, 0)
 		}
 		if "cc/"+api != cmdbAPI {
-			return nil, &apiError{codeComponentNotFound, "Not found, component class not found, " + api}
+			return c.cmdbDispatch("cc/"+api, raw, 0)
 		}
 		return c.listBizHosts(raw, 0)
 	})

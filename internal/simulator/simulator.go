@@ -112,6 +112,9 @@ func (s *Server) route() {
 		"/api/v3/{api}":                                        s.jobv3.serveGateway,
 		"/api/v3/hosts/app/{biz}/list_hosts":                   s.cmdb.serveHostsGateway,
 		"/api/v3/findmany/proc/process_related_info/biz/{biz}": s.cmdb.serveProcessesGateway,
+		"/api/v3/findmany/set/bk_biz_id/{biz}":                 s.cmdb.serveModelGateway(cmdbSetBatchAPI),
+		"/api/v3/findmany/module/bk_biz_id/{biz}":              s.cmdb.serveModelGateway(cmdbModuleBatchAPI),
+		"/api/v3/find/objectattr":                              s.cmdb.serveModelGateway(cmdbAttrAPI),
 	} {
 		s.mux.HandleFunc("POST "+p, h)
 		s.mux.HandleFunc("POST "+p+"/{$}", h) // Python callers add a slash, Go callers do not

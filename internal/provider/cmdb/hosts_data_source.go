@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -31,6 +32,7 @@ type cmdbHostsModel struct {
 	BkSetIDs       []types.Int64    `tfsdk:"bk_set_ids"`
 	BkModuleIDs    []types.Int64    `tfsdk:"bk_module_ids"`
 	Filter         *cmdbFilterModel `tfsdk:"filter"`
+	AllowEmpty     types.Bool       `tfsdk:"allow_empty"`
 	Hosts          types.List       `tfsdk:"hosts"`
 	IPList         types.List       `tfsdk:"ip_list"`
 	BkHostIDs      types.List       `tfsdk:"bk_host_ids"`
@@ -59,13 +61,19 @@ func (d *cmdbHostsDataSource) Schema(ctx context.Context, _ datasource.SchemaReq
 		MarkdownDescription: "Hosts of a BlueKing business from bk-cmdb (`list_biz_hosts`), by set, module and host properties, ordered by `bk_host_id`: " +
 			"`hosts` for `gse_managed_process`, `gse_process_status` and `gse_process_operation`, `ip_list` for the JOB resources. " +
 			"Through the bk-cmdb gateway when the provider's `cmdb_gateway_url` is set, else through ESB (`endpoint`). " +
-			"Hosts are read 500 per call, after the first page concurrently; a listing that changes while it is read is read again (three times at most), never returned in part.",
+			"Hosts are read 500 per call, after the first page concurrently; a listing that changes while it is read is read again (three times at most), never returned in part. " +
+			"So that a typo cannot plan the destruction of the hosts it leaves out, a set or module id that is not one of the business's, a selection with no host, " +
+			"and a `filter` field CMDB's hosts do not have (its own, or the business's custom ones) fail the read: see `allow_empty`.",
 		Attributes: map[string]schema.Attribute{
 			"bk_biz_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Business (业务) id, 1 or more.",
 				Validators: []validator.Int64{int64validator.AtLeast(1)}},
 			"bk_set_ids":    ids("sets", gse.MaxCMDBSetIDs),
 			"bk_module_ids": ids("modules", gse.MaxCMDBModuleIDs),
 			"filter":        cmdbFilterAttribute(hostFields),
+			"allow_empty": schema.BoolAttribute{Optional: true,
+				MarkdownDescription: allowEmptyDesc("host", "`bk_set_ids` or `bk_module_ids`") +
+					" A value matches when it is a set (module) of the business (one `find_set_batch` or `find_module_batch` call checks each list: `list_biz_hosts` does not say which set or module a host is in). " +
+					"A selection is empty when `ip_list` would be: no host listed, or none with an address."},
 			"hosts": schema.ListAttribute{
 				Computed: true, ElementType: hosts.ObjectType,
 				MarkdownDescription: "The hosts in the form of `gse_managed_process.hosts` (assign it as is): through the GSE 2.0 gateway (`gateway_url` set), by `agent_id` where CMDB has one, " +
@@ -99,23 +107,48 @@ func (d *cmdbHostsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.expand(hostFields)}
-	found, err := d.client.CMDB.ListBizHosts(ctx, q)
-	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Could not list the hosts of business %d", q.BizID), err.Error()+"\n\n"+cmdbAdvice(d.client, err))
+	found := d.list(ctx, &m, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	biz := m.BkBizID.ValueInt64()
 	sel := selectHosts(found, d.client.Gateway())
 	if w := sel.skippedWarning(d.client.Gateway()); w != "" {
-		resp.Diagnostics.AddWarning(fmt.Sprintf("%s of business %d left out", plumbing.HostCount(len(sel.skipped)), q.BizID), w)
+		resp.Diagnostics.AddWarning(fmt.Sprintf("%s of business %d left out", plumbing.HostCount(len(sel.skipped)), biz), w)
 	}
-	if len(found) == 0 {
-		resp.Diagnostics.AddWarning(fmt.Sprintf("No hosts in business %d", q.BizID),
-			"list_biz_hosts found no host for bk_biz_id, bk_set_ids, bk_module_ids and filter: check them (a wrong business id lists nothing), or expect an empty fleet.")
+	switch {
+	case len(found) == 0:
+		reportEmpty(&resp.Diagnostics, "host", biz, "list_biz_hosts lists no host for bk_set_ids, bk_module_ids and filter together.", m.AllowEmpty.ValueBool())
+	case len(sel.ipList.Elements()) == 0:
+		reportEmpty(&resp.Diagnostics, "host", biz, fmt.Sprintf("None of the %s listed has an address (see skipped_host_ids).", plumbing.HostCount(len(found))), m.AllowEmpty.ValueBool())
+	}
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	m.Hosts, m.IPList, m.BkHostIDs, m.SkippedHostIDs = sel.hosts, sel.ipList, sel.ids, sel.skippedIDs()
 	m.Count = types.Int64Value(int64(len(sel.hosts.Elements())))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// list reads the hosts m selects, after checking the fields of its filter,
+// and checks its selectors against the business; nil after an error in diags.
+func (d *cmdbHostsDataSource) list(ctx context.Context, m *cmdbHostsModel, diags *diag.Diagnostics) []gse.CMDBHost {
+	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.expand(hostFields)}
+	if !checkFilterFields(ctx, d.client, q.BizID, "host", cmdbHostOwnFields, m.Filter, diags) {
+		return nil
+	}
+	found, err := d.client.CMDB.ListBizHosts(ctx, q)
+	if err != nil {
+		diags.AddError(fmt.Sprintf("Could not list the hosts of business %d", q.BizID), err.Error()+"\n\n"+cmdbAdvice(d.client, err))
+		return nil
+	}
+	unmatched, err := unmatchedHostSelectors(ctx, d.client, q.BizID, m)
+	if err != nil {
+		diags.AddError(fmt.Sprintf("Could not check bk_set_ids and bk_module_ids against business %d", q.BizID), err.Error()+"\n\n"+cmdbAdvice(d.client, err))
+		return nil
+	}
+	reportUnmatched(diags, "host", q.BizID, unmatched, m.AllowEmpty.ValueBool())
+	return found
 }
 
 func int64s(vs []types.Int64) []int64 {

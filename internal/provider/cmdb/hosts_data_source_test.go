@@ -324,8 +324,9 @@ filter = { condition = "XOR", rules = [{ field = "bk_os_type", operator = "equal
 func TestAccCMDBHosts_numbersAndRegexes(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewEnvWith(t, acctest.Modes[0], func(o *simulator.Options) { o.CMDBHosts = 100 })
+	// Some select no host on purpose: allow_empty takes their empty hosts.
 	hosts := func(name, rules string) string {
-		return fmt.Sprintf("data \"gse_cmdb_hosts\" %q {\n  bk_biz_id = 2\n  filter = { condition = \"AND\", rules = [%s] }\n}\n", name, rules)
+		return fmt.Sprintf("data \"gse_cmdb_hosts\" %q {\n  bk_biz_id = 2\n  allow_empty = true\n  filter = { condition = \"AND\", rules = [%s] }\n}\n", name, rules)
 	}
 	ids := func(name string, want ...int64) statecheck.StateCheck {
 		checks := make([]knownvalue.Check, len(want))

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -41,6 +42,7 @@ type cmdbProcessesModel struct {
 	ProcessNames       []types.String   `tfsdk:"process_names"`
 	Filter             *cmdbFilterModel `tfsdk:"filter"`
 	Namespace          types.String     `tfsdk:"namespace"`
+	AllowEmpty         types.Bool       `tfsdk:"allow_empty"`
 	Groups             types.Map        `tfsdk:"groups"`
 	Processes          types.List       `tfsdk:"processes"`
 	Skipped            types.List       `tfsdk:"skipped"`
@@ -86,7 +88,9 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 			"read with bk-cmdb's `list_process_related_info` and turned into `gse_managed_process` groups the way GSEKit and bk-bscp turn them into GSE operations: " +
 			"`for_each = data.gse_cmdb_processes.x.groups` with `meta = each.value.meta`, `spec = each.value.spec` and `hosts = each.value.hosts`. " +
 			"`list_process_related_info` is hidden: the app needs its grant (the bk-cmdb gateway's resource, or ESB's component). " +
-			"Addresses and agent ids come from `list_biz_hosts`, as `gse_cmdb_hosts` reads them.",
+			"Addresses and agent ids come from `list_biz_hosts`, as `gse_cmdb_hosts` reads them. " +
+			"So that a typo cannot plan the destruction of the processes it leaves out, a selector value that matches no process of the business, a selection with no process, " +
+			"and a `filter` field CMDB's processes do not have fail the read: see `allow_empty`.",
 		Attributes: map[string]schema.Attribute{
 			"bk_biz_id":            schema.Int64Attribute{Required: true, MarkdownDescription: "The business (`bk_biz_id`).", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 			"bk_set_ids":           ids("Only the processes of these sets; unset: every set. With `bk_module_ids` too, a module must be in both."),
@@ -99,6 +103,11 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 				MarkdownDescription: "Only the processes with these CMDB aliases (`bk_process_name`), sent as a `process_property_filter` rule (the documented `bk_process_names` field is ignored by CMDB).",
 				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))}},
 			"filter": cmdbFilterAttribute(processFields),
+			"allow_empty": schema.BoolAttribute{Optional: true,
+				MarkdownDescription: allowEmptyDesc("process", "`bk_set_ids`, `bk_module_ids`, `service_instance_ids` or `process_names`") +
+					" A value matches when the business has a process in it (with that name), whatever the other selectors leave: " +
+					"when more than one selector or a `filter` narrows the listing, each selector's values missing from the result cost one more `list_process_related_info` call, of those values alone. " +
+					"A selection is empty when `groups` would be: no process listed, or every instance in `skipped`."},
 			"namespace": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "GSE namespace of the processes. Default `GSEKIT_BIZ_{bk_biz_id}`, GSEKit's and bk-bscp's, so that the processes they already run are the same GSE processes; " +
 					"a namespace of your own keeps Terraform's apart from theirs.",
@@ -135,11 +144,8 @@ func (d *cmdbProcessesDataSource) Read(ctx context.Context, req datasource.ReadR
 		return
 	}
 	biz := m.BkBizID.ValueInt64()
-	filter, byName := withNames(m.Filter.expand(processFields), m.ProcessNames)
-	q := gse.ProcessQuery{BizID: biz, SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), ServiceInstanceIDs: int64s(m.ServiceInstanceIDs), Filter: filter}
-	rows, err := d.client.CMDB.ListProcessRelatedInfo(ctx, q)
-	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Could not list the processes of business %d", biz), err.Error()+"\n\n"+cmdbAdvice(d.client, err))
+	rows, byName := d.list(ctx, &m, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	env := m.BkSetEnv.ValueString()
@@ -158,11 +164,46 @@ func (d *cmdbProcessesDataSource) Read(ctx context.Context, req datasource.ReadR
 	if w := skippedWarning(out.Skipped); w != "" {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("%d process instances of business %d left out", len(out.Skipped), biz), w)
 	}
+	if len(out.Groups) == 0 {
+		why := "list_process_related_info lists no process for bk_set_ids, bk_module_ids, service_instance_ids, process_names, bk_set_env and filter together."
+		if len(out.Skipped) > 0 {
+			why = fmt.Sprintf("Every one of the %d process instances selected is in skipped (see the warning).", len(out.Skipped))
+		}
+		reportEmpty(&resp.Diagnostics, "process", biz, why, m.AllowEmpty.ValueBool())
+	}
 	resp.Diagnostics.Append(processesValues(ctx, out, gateway, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// list reads the processes m selects, after checking the fields of its
+// filter, and checks its selectors against what the business has: the rows
+// as list_process_related_info answers them (before bk_set_env) and which
+// of their names to keep (withNames); nothing after an error in diags.
+func (d *cmdbProcessesDataSource) list(ctx context.Context, m *cmdbProcessesModel, diags *diag.Diagnostics) ([]gse.ProcessRow, func(string) bool) {
+	biz := m.BkBizID.ValueInt64()
+	fail := func(what string, err error) {
+		diags.AddError(fmt.Sprintf("Could not %s of business %d", what, biz), err.Error()+"\n\n"+cmdbAdvice(d.client, err))
+	}
+	if !checkFilterFields(ctx, d.client, biz, "process", cmdbProcessOwnFields, m.Filter, diags) {
+		return nil, nil
+	}
+	filter, byName := withNames(m.Filter.expand(processFields), m.ProcessNames)
+	q := gse.ProcessQuery{BizID: biz, SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), ServiceInstanceIDs: int64s(m.ServiceInstanceIDs), Filter: filter}
+	rows, err := d.client.CMDB.ListProcessRelatedInfo(ctx, q)
+	if err != nil {
+		fail("list the processes", err)
+		return nil, nil
+	}
+	found, err := unmatchedProcessSelectors(ctx, d.client, biz, m, rows)
+	if err != nil {
+		fail("check the selectors' values against the processes", err)
+		return nil, nil
+	}
+	reportUnmatched(diags, "process", biz, found, m.AllowEmpty.ValueBool())
+	return rows, byName
 }
 
 // withNames adds process_names to the filter as a rule ANDed with it, and
