@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
@@ -57,8 +56,6 @@ func nonNegative(desc string, def int64) schema.Int64Attribute {
 	return a
 }
 
-func nonEmpty() validator.String { return stringvalidator.LengthAtLeast(1) }
-
 // NestedAttribute is spec as a nested attribute, as Terraform sees it
 // and, unpacked, as gse_process_operation holds it.
 func NestedAttribute(desc string) schema.SingleNestedAttribute {
@@ -82,12 +79,12 @@ func identityAttribute() schema.SingleNestedAttribute {
 		Required: true, MarkdownDescription: "What the process is and where it lives.",
 		Attributes: map[string]schema.Attribute{
 			"index_key":   optionalString("Agent index key; leave unset to let GSE use `setup_path` + `proc_name`. Set it when two processes share both."),
-			"proc_name":   RequiredString("Binary file name of the process, such as `nginx`; not empty.", nonEmpty()),
-			"setup_path":  RequiredString("Working directory (absolute path).", plumbing.AbsolutePath()),
-			"pid_path":    RequiredString("PID file (absolute path); the agent reads it to find the process.", plumbing.AbsolutePath()),
-			"config_path": optionalString("Configuration file (absolute path).", plumbing.AbsolutePath()),
-			"log_path":    optionalString("Log directory (absolute path).", plumbing.AbsolutePath()),
-			"user":        RequiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", nonEmpty()),
+			"proc_name":   RequiredString("Binary file name of the process, such as `nginx`; not empty.", identityRule("proc_name")...),
+			"setup_path":  RequiredString("Working directory (absolute path).", identityRule("setup_path")...),
+			"pid_path":    RequiredString("PID file (absolute path); the agent reads it to find the process.", identityRule("pid_path")...),
+			"config_path": optionalString("Configuration file (absolute path).", identityRule("config_path")...),
+			"log_path":    optionalString("Log directory (absolute path).", identityRule("log_path")...),
+			"user":        RequiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", identityRule("user")...),
 		},
 	}
 }
