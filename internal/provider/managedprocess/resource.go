@@ -142,10 +142,10 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 			return // nothing exists remotely: no state
 		}
 		plumbing.AddAPIError(&resp.Diagnostics, "create", meta, err, fmt.Sprintf(
-			"The %d hosts where the process may be registered are kept in the state, and Terraform taints the resource: "+
+			"The %s where the process may be registered are kept in the state, and Terraform taints the resource: "+
 				"a plain next apply replaces it, stopping the process on those hosts and starting it again. "+
 				"To finish only the hosts that failed, fix the cause above, run terraform untaint with this resource's address (shown above), "+
-				"then terraform apply: it adds the failed hosts and leaves the others running.", len(registered)))
+				"then terraform apply: it adds the failed hosts and leaves the others running.", plumbing.HostCount(len(registered))))
 		pairs = plumbing.SelectBy(pairs, plumbing.KeyOf(hosts.Pair.Host), plumbing.Each(registered, gse.Host.Key), true)
 		plan.Hosts = hosts.NewList(plumbing.Each(pairs, hosts.Pair.Model))
 	}
