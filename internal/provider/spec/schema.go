@@ -92,13 +92,15 @@ func identityAttribute() schema.SingleNestedAttribute {
 // controlAttribute is spec.control: the commands of each operation.
 func controlAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		Required: true, MarkdownDescription: "Commands the agent runs in `setup_path`. A command left unset makes its operation fail on the host.",
+		Required: true, MarkdownDescription: "Commands the agent runs in `setup_path`. Each operation needs its command, as GSEKit requires it: " +
+			"a configuration that runs an operation whose command is unset or empty fails at plan, naming the process and the command, " +
+			"instead of failing on every host at apply; a command no operation runs may stay unset.",
 		Attributes: map[string]schema.Attribute{
-			"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`. Required with `running = true`."),
-			"stop_cmd":    optionalString("Stop command (op_type 1)."),
-			"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change; required with `restart_triggers`."),
-			"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change; required with `reload_triggers`."),
-			"kill_cmd":    optionalString("Kill command (op_type 9)."),
+			"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`. Required to start (`running = true`) and to host (`managed = true`, the default: the agent pulls the process up again with it)."),
+			"stop_cmd":    optionalString("Stop command (op_type 1). Required with `running = false` and by `op = \"stop\"`."),
+			"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change; required with `restart_triggers` and by `op = \"restart\"`."),
+			"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change; required with `reload_triggers` and by `op = \"reload\"`."),
+			"kill_cmd":    optionalString("Kill command (op_type 9). Required by `op = \"kill\"`."),
 			"version_cmd": optionalString("Command printing the process version."),
 			"health_cmd":  optionalString("Health check command."),
 		},
