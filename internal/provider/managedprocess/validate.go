@@ -46,16 +46,17 @@ type commandSettings struct {
 // unset or empty, as GSEKit refuses to send it (gsekit.OpCommand): the
 // agent would fail it on every host at apply time.
 func validateCommands(c commandSettings, def spec.Model, diags *diag.Diagnostics) {
-	running := !c.running.IsUnknown() && !c.running.IsNull()
+	known := !c.running.IsUnknown() && !c.running.IsNull()
+	start, stop := known && c.running.ValueBool(), known && !c.running.ValueBool()
 	hosted := !c.managed.IsUnknown() && (c.managed.IsNull() || c.managed.ValueBool())
 	for _, s := range []struct {
 		set                    bool
 		setting, does, instead string
 		op                     gse.OpType
 	}{
-		{running && c.running.ValueBool(), "running = true", "starts %s (op_type 0) with", "leave running unset", gse.OpStart},
-		{running && !c.running.ValueBool(), "running = false", "stops %s (op_type 1) with", "leave running unset", gse.OpStop},
-		{hosted && !(running && c.running.ValueBool()), "managed = true", "(the default) hosts %s (op_type 3), which the agent pulls up again with", "set managed = false", gse.OpHost},
+		{start, "running = true", "starts %s (op_type 0) with", "leave running unset", gse.OpStart},
+		{stop, "running = false", "stops %s (op_type 1) with", "leave running unset", gse.OpStop},
+		{hosted && !start, "managed = true", "(the default) hosts %s (op_type 3), which the agent pulls up again with", "set managed = false", gse.OpHost},
 		{!c.restartTriggers.IsNull(), "restart_triggers", "restart %s (op_type 7) when they change, with", "remove restart_triggers", gse.OpRestart},
 		{!c.reloadTriggers.IsNull(), "reload_triggers", "reload %s (op_type 8) when they change, with", "remove reload_triggers", gse.OpReload},
 	} {

@@ -37,7 +37,8 @@ func Refuse(meta gse.Meta, s *gse.Spec) (attr, value, rule string) {
 		if c.name != "" {
 			r, c.attr = identityRules[c.name], "spec.identity."+c.name
 		}
-		if !(c.optional && c.value == "") && !r.Holds(c.value) {
+		unset := c.optional && c.value == ""
+		if !unset && !r.Holds(c.value) {
 			return c.attr, c.value, r.Requires
 		}
 	}
