@@ -66,6 +66,8 @@ type CMDBHost struct {
 	BizID    int64 `json:"bk_biz_id"`
 	SetID    int64 `json:"bk_set_id"`
 	ModuleID int64 `json:"bk_module_id"`
+	// AlsoModuleIDs are further modules the host is in (AddHostToModule).
+	AlsoModuleIDs []int64 `json:"also_bk_module_ids,omitempty"`
 }
 
 // generate builds n hosts and their process templates (templates of them
@@ -129,7 +131,7 @@ func (c *CMDB) MoveHost(hostID, moduleID int64) error {
 	if h == nil {
 		return fmt.Errorf("host %d does not exist", hostID)
 	}
-	h.BizID, h.ModuleID, h.SetID = CMDBBizID, moduleID, CMDBSetID(m/CMDBModulesPerSet)
+	h.BizID, h.ModuleID, h.SetID, h.AlsoModuleIDs = CMDBBizID, moduleID, CMDBSetID(m/CMDBModulesPerSet), nil
 	return nil
 }
 
@@ -218,7 +220,7 @@ func (c *CMDB) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 	var hosts []*CMDBHost
 	expanded := false
 	for _, h := range c.hosts {
-		if h.BizID != req.BizID || !inIDs(req.SetIDs, h.SetID) || !inIDs(req.ModuleIDs, h.ModuleID) {
+		if h.BizID != req.BizID || !slices.ContainsFunc(h.memberships(), func(m membership) bool { return inIDs(req.SetIDs, m.set) && inIDs(req.ModuleIDs, m.module) }) {
 			continue
 		}
 		// The searcher builds the filter only when the scope holds hosts

@@ -91,6 +91,40 @@ func (c *CMDB) generateProcessTemplates(n, templates int) {
 	}
 }
 
+// AddHostToModule puts a host into a further module of the business, as
+// transfer_host_module with is_increment = true does (bk-cmdb
+// src/scene_server/host_server/service/module.go TransferHostModule;
+// src/common/metadata/hostserver.go HostsModuleRelation.IsIncrement): the
+// host gets a service instance there, with the processes of that module's
+// templates (a process named as one it already runs is then twice on it).
+func (c *CMDB) AddHostToModule(hostID, moduleID int64) error {
+	c.hub.mu.Lock()
+	defer c.hub.mu.Unlock()
+	m := int(moduleID - CMDBModuleID(0))
+	h := c.host(hostID)
+	switch {
+	case m < 0 || m >= (len(c.hosts)+CMDBHostsPerModule-1)/CMDBHostsPerModule:
+		return fmt.Errorf("module %d does not exist", moduleID)
+	case h == nil:
+		return fmt.Errorf("host %d does not exist", hostID)
+	case h.ModuleID != moduleID && !slices.Contains(h.AlsoModuleIDs, moduleID):
+		h.AlsoModuleIDs = append(h.AlsoModuleIDs, moduleID)
+	}
+	return nil
+}
+
+// membership is a module a host is in, and the module's set.
+type membership struct{ module, set int64 }
+
+// memberships are the modules h is in, its first one first.
+func (h *CMDBHost) memberships() []membership {
+	out := []membership{{h.ModuleID, h.SetID}}
+	for _, m := range h.AlsoModuleIDs {
+		out = append(out, membership{m, CMDBSetID(int(m-CMDBModuleID(0)) / CMDBModulesPerSet)})
+	}
+	return out
+}
+
 // ProcessTemplates lists the process templates.
 func (c *CMDB) ProcessTemplates() []CMDBProcessTemplate {
 	c.hub.mu.Lock()
@@ -113,15 +147,18 @@ func cloneFields(f map[string]any) map[string]any {
 
 // EditProcessTemplate sets fields of a process template, as a CMDB user
 // editing it does: its processes on every host take them at once (proc_num,
-// a command). A null value unsets the field.
+// a command, the alias). A null value unsets the field. An alias is any
+// string, unique among the templates of a service template (bk-cmdb
+// src/source_controller/coreservice/core/process/process_template.go
+// processNameUniqueValidate, CCErrCoreServiceProcessNameDuplicated).
 func (c *CMDB) EditProcessTemplate(id int64, fields map[string]any) error {
 	c.hub.mu.Lock()
 	defer c.hub.mu.Unlock()
 	for _, t := range c.templates {
 		if t.ID == id {
 			for k, v := range fields {
-				if !slices.Contains(cmdbProcessFields, k) || k == "bk_process_name" {
-					return fmt.Errorf("%s is not a process field a template edit may set", k)
+				if !slices.Contains(cmdbProcessFields, k) || (k == "bk_process_name" && (v == nil || c.aliasTaken(t, v))) {
+					return fmt.Errorf("%s = %v is not a process field value a template edit may set", k, v)
 				}
 				if v == nil {
 					delete(t.Fields, k)
@@ -133,6 +170,13 @@ func (c *CMDB) EditProcessTemplate(id int64, fields map[string]any) error {
 		}
 	}
 	return fmt.Errorf("no process template %d", id)
+}
+
+// aliasTaken says whether another template of a module of t has the alias.
+func (c *CMDB) aliasTaken(t *CMDBProcessTemplate, alias any) bool {
+	return slices.ContainsFunc(c.templates, func(o *CMDBProcessTemplate) bool {
+		return o != t && o.Fields["bk_process_name"] == alias && slices.ContainsFunc(o.ModuleIDs, func(m int64) bool { return slices.Contains(t.ModuleIDs, m) })
+	})
 }
 
 func (c *CMDB) serveEditProcessTemplate(w http.ResponseWriter, r *http.Request) {
@@ -186,10 +230,12 @@ func (c *CMDB) serveProcessesGateway(w http.ResponseWriter, r *http.Request) {
 // codeCMDBPathID is CCErrCommParamsNeedInt (1199011): the path's bk_biz_id is no integer.
 const codeCMDBPathID = 1199011
 
-// cmdbProcRow is one process of a host with the relations it is joined to.
+// cmdbProcRow is one process of a host in one of its modules, with the
+// relations it is joined to.
 type cmdbProcRow struct {
 	id, templateID int64
 	host           *CMDBHost
+	in             membership
 	tmpl           *CMDBProcessTemplate
 }
 
@@ -213,25 +259,18 @@ func (c *CMDB) listProcessRelatedInfo(raw []byte, pathBiz int64) (any, *apiError
 	}
 	var rows []cmdbProcRow
 	for _, h := range c.hosts {
-		if h.BizID != req.BizID || !inIDs(req.Set.IDs, h.SetID) || !inIDs(req.Module.IDs, h.ModuleID) ||
-			!inIDs(req.ServiceInstance.IDs, serviceInstanceID(h)) {
+		if h.BizID != req.BizID {
 			continue
 		}
-		for _, t := range c.templates {
-			if !slices.Contains(t.ModuleIDs, h.ModuleID) {
+		for k, in := range h.memberships() {
+			if !inIDs(req.Set.IDs, in.set) || !inIDs(req.Module.IDs, in.module) || !inIDs(req.ServiceInstance.IDs, serviceInstanceID(h, in.module)) {
 				continue
 			}
-			row := cmdbProcRow{id: t.ID*100000 + h.ID, templateID: t.ID, host: h, tmpl: t}
-			if filter != nil {
-				ok, err := filter.match(func(name string) (any, bool) { v, ok := row.process(nil)[name]; return v, ok })
-				if err != nil {
-					return nil, err
-				}
-				if !ok {
-					continue
-				}
+			more, err := hostProcRows(h, in, k, c.templates, filter)
+			if err != nil {
+				return nil, err
 			}
-			rows = append(rows, row)
+			rows = append(rows, more...)
 		}
 	}
 	sortProcRows(rows, req.Page.Sort)
@@ -242,6 +281,29 @@ func (c *CMDB) listProcessRelatedInfo(raw []byte, pathBiz int64) (any, *apiError
 		info[i] = row.related(req.Fields)
 	}
 	return map[string]any{"count": len(rows), "info": info}, nil
+}
+
+// hostProcRows are the processes of h's service instance in its k-th
+// module (in) that filter keeps: one per template of the module.
+func hostProcRows(h *CMDBHost, in membership, k int, templates []*CMDBProcessTemplate, filter *cmdbRule) ([]cmdbProcRow, *apiError) {
+	var rows []cmdbProcRow
+	for _, t := range templates {
+		if !slices.Contains(t.ModuleIDs, in.module) {
+			continue
+		}
+		row := cmdbProcRow{id: int64(k)*1_000_000_000 + t.ID*100000 + h.ID, templateID: t.ID, host: h, in: in, tmpl: t}
+		if filter != nil {
+			ok, err := filter.match(func(name string) (any, bool) { v, ok := row.process(nil)[name]; return v, ok })
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
 }
 
 // sortProcRows orders rows by a process field, "-" for descending, ties by
@@ -262,8 +324,8 @@ func sortProcRows(rows []cmdbProcRow, sort string) {
 	})
 }
 
-// serviceInstanceID is the id of h's service instance in its module.
-func serviceInstanceID(h *CMDBHost) int64 { return h.ModuleID*100000 + h.ID }
+// serviceInstanceID is the id of h's service instance in module.
+func serviceInstanceID(h *CMDBHost, module int64) int64 { return module*100000 + h.ID }
 
 // process is the stored process document: every field, null when unset, or
 // only fields (plus bk_process_id, bk_process_name and bk_func_id, which
@@ -287,18 +349,18 @@ func (row cmdbProcRow) process(fields []string) map[string]any {
 
 // related is the row as the reply holds it (ListProcessRelatedInfoResult).
 func (row cmdbProcRow) related(fields []string) map[string]any {
-	h := row.host
-	set := int(h.SetID - CMDBSetID(0))
+	h, in := row.host, row.in
+	set := int(in.set - CMDBSetID(0))
 	env := "3" // production; the business's odd sets are test sets
 	if set%2 == 1 {
 		env = "1"
 	}
 	return map[string]any{
-		"set":    map[string]any{"bk_set_id": h.SetID, "bk_set_name": fmt.Sprintf("set-%d", h.SetID), "bk_set_env": env},
-		"module": map[string]any{"bk_module_id": h.ModuleID, "bk_module_name": fmt.Sprintf("mod-%d", h.ModuleID)},
+		"set":    map[string]any{"bk_set_id": in.set, "bk_set_name": fmt.Sprintf("set-%d", in.set), "bk_set_env": env},
+		"module": map[string]any{"bk_module_id": in.module, "bk_module_name": fmt.Sprintf("mod-%d", in.module)},
 		"host": map[string]any{"bk_host_id": h.ID, "bk_cloud_id": h.CloudID, "bk_host_innerip": h.InnerIP,
 			"bk_host_innerip_v6": h.InnerIPv6, "bk_addressing": "static", "bk_agent_id": h.AgentID},
-		"service_instance": map[string]any{"id": serviceInstanceID(h), "name": fmt.Sprintf("%s_mod-%d", cmp.Or(h.firstIPv4(), h.InnerIPv6), h.ModuleID)},
+		"service_instance": map[string]any{"id": serviceInstanceID(h, in.module), "name": fmt.Sprintf("%s_mod-%d", cmp.Or(h.firstIPv4(), h.InnerIPv6), in.module)},
 		"process_template": map[string]any{"id": row.templateID},
 		"process":          row.process(fields),
 	}

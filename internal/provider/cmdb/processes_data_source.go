@@ -115,7 +115,7 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 			"groups": schema.MapAttribute{Computed: true, ElementType: groupType,
 				MarkdownDescription: "The processes as `gse_managed_process` takes them, keyed `{namespace}/{name}`: one GSE process name per CMDB alias and instance number " +
 					"(`{bk_process_name}_{local_inst_id}`, instances 1 to `proc_num` on each host, as GSEKit names them), with `meta` (labels null), `spec` and `hosts` in exactly the types of " +
-					"`gse_managed_process`, and `priority` (CMDB's). A name whose instances render to different specs on different hosts (a template naming `${bk_module_name}`, two " +
+					"`gse_managed_process`, and `priority` (CMDB's, 0 where it has none, as GSEKit orders it). A name whose instances render to different specs on different hosts (a template naming `${bk_module_name}`, two " +
 					"templates sharing an alias, an instance edited by hand) gives one group per spec: the one holding the lowest process template, module, set and service instance keeps the key " +
 					"`{namespace}/{name}`, the others `{namespace}/{name}/{origin}` (`tpl{id}`, `tpl{id}-mod{id}`, `tpl{id}-set{id}` or `inst{id}`, the coarsest CMDB object they alone " +
 					"come from). Keys depend on where instances come from, never on their spec, so a command edited in CMDB plans an in-place update. " +
@@ -124,9 +124,15 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 			"processes": schema.ListAttribute{Computed: true, ElementType: processType,
 				MarkdownDescription: "One element per process instance and host, in `bk_process_id` and instance order: the GSE `namespace` and `name`, its `group` key, and the CMDB ids and names behind it."},
 			"skipped": schema.ListAttribute{Computed: true, ElementType: skippedType,
-				MarkdownDescription: "Instances left out of `groups`, each with its process, instance, host and the reason: a path or command GSEKit renders with what needs Mako or its own database " +
-					"(`${inst_id}`, `% if`, a function call: the field and the construct are named; nothing is sent half-rendered), a start or stop command, `work_path`, `pid_file` or `user` left empty " +
-					"(GSEKit refuses those too), a set not found, or a host without an address this provider can use. A warning names them at every read."},
+				MarkdownDescription: "Instances left out of `groups`, each with its process, instance, host and the reason (the CMDB field and the rule are named): " +
+					"a path or command GSEKit renders with what needs Mako or its own database (`${inst_id}`, `% if`, a function call; nothing is sent half-rendered), " +
+					"or that Mako itself refuses (an integer with a leading zero such as `010`, a `</%x>` without its tag, a backslash ending a line); " +
+					"`start_cmd`, `work_path`, `pid_file` or `user` left empty (GSEKit starts and hosts no process without them; an empty `stop_cmd`, `restart_cmd` or " +
+					"`reload_cmd` skips nothing, and fails the plan of a `gse_managed_process` that runs its operation); a value `gse_managed_process` refuses " +
+					"(an alias whose name would hold whitespace, `:`, `/`, `@` or `,`, a `work_path` or `pid_file` that is no absolute path); the same alias as the same " +
+					"instance twice on one host (a host in two modules both running it: GSEKit's `DuplicateProcessInstException`), which skips every one of them; " +
+					"a set not found; or a host without an address this provider can use (through ESB, an IPv6-only host: set `gateway_url`). " +
+					"A warning names them at every read, with what to do about each kind."},
 			"timeouts": plumbing.DataSourceTimeouts(ctx),
 		},
 	}
@@ -160,9 +166,9 @@ func (d *cmdbProcessesDataSource) Read(ctx context.Context, req datasource.ReadR
 		ns = fmt.Sprintf("GSEKIT_BIZ_%d", biz)
 	}
 	gateway := d.client.Gateway()
-	out := gsekit.BuildGroups(rows, gsekitHosts(found, gateway), ns)
-	if w := skippedWarning(out.Skipped); w != "" {
-		resp.Diagnostics.AddWarning(fmt.Sprintf("%d process instances of business %d left out", len(out.Skipped), biz), w)
+	out := gsekit.BuildGroups(rows, gsekitHosts(found, gateway), ns, spec.Refuse)
+	if w := skippedWarning(out.Skipped, gateway); w != "" {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("%s of business %d left out", plumbing.Count(len(out.Skipped), "process instance"), biz), w)
 	}
 	if len(out.Groups) == 0 {
 		why := "list_process_related_info lists no process for bk_set_ids, bk_module_ids, service_instance_ids, process_names, bk_set_env and filter together."

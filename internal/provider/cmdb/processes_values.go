@@ -3,6 +3,7 @@ package cmdb
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -79,7 +80,7 @@ func groupValues(ctx context.Context, o gsekit.Grouping, gateway bool) (map[stri
 				"namespace": types.StringValue(o.Namespace), "name": types.StringValue(first.Name), "labels": types.MapNull(types.StringType)}),
 			"spec":     sv,
 			"hosts":    types.ListValueMust(hosts.ObjectType, hostList),
-			"priority": types.Int64PointerValue(first.Priority),
+			"priority": types.Int64Value(first.Priority),
 		})
 	}
 	return groups, groupOf, diags
@@ -101,22 +102,45 @@ func processValue(ns, key string, in *gsekit.Instance) attr.Value {
 	return types.ObjectValueMust(processType.AttrTypes, map[string]attr.Value{
 		"group": types.StringValue(key), "namespace": types.StringValue(ns), "name": types.StringValue(in.Name),
 		"local_inst_id": types.Int64Value(in.N), "bk_process_id": types.Int64Value(r.Process.ID), "bk_process_name": types.StringValue(r.Process.Name),
-		"bk_func_name": types.StringValue(r.Process.FuncName), "priority": types.Int64PointerValue(in.Priority), "bk_host_id": types.Int64Value(r.Host.ID),
+		"bk_func_name": types.StringValue(r.Process.FuncName), "priority": types.Int64Value(in.Priority), "bk_host_id": types.Int64Value(r.Host.ID),
 		"bk_set_id": types.Int64Value(r.Set.ID), "bk_set_name": types.StringValue(r.Set.Name), "bk_module_id": types.Int64Value(r.Module.ID),
 		"bk_module_name": types.StringValue(r.Module.Name), "service_instance_id": types.Int64Value(r.ServiceInstance.ID),
 		"process_template_id": types.Int64Value(r.ProcessTemplate.ID),
 	})
 }
 
-// skippedWarning names the instances left out ("" when none).
-func skippedWarning(skipped []gsekit.Skipped) string {
+// skippedAdvice says what a user can do about each kind of skipped instance.
+func skippedAdvice(kind gsekit.SkipKind, gateway bool) string {
+	switch kind {
+	case gsekit.SkipHost:
+		return addressAdvice(gateway)
+	case gsekit.SkipRender:
+		return "Render what GSEKit renders with Mako or its database by hand (a gse_managed_process of your own), or change the template in CMDB."
+	case gsekit.SkipDuplicate:
+		return "Give one of the processes another alias (bk_process_name) in CMDB, or take the host out of one of its modules: " +
+			"GSEKit refuses to sync a business holding such processes."
+	}
+	return "Correct the field in CMDB (GSEKit cannot operate such a process either), or declare the process with a gse_managed_process of your own."
+}
+
+// skippedWarning names the instances left out, and what to do about each
+// kind of cause among them ("" when none).
+func skippedWarning(skipped []gsekit.Skipped, gateway bool) string {
 	if len(skipped) == 0 {
 		return ""
 	}
 	lines := make([]string, len(skipped))
+	kinds := map[gsekit.SkipKind]bool{}
 	for i, s := range skipped {
 		lines[i] = fmt.Sprintf("%s (bk_process_id %d) on bk_host_id %d: %s", gsekit.InstanceName(s.Row.Process.Name, s.N), s.Row.Process.ID, s.Row.Host.ID, s.Reason)
+		kinds[s.Kind] = true
+	}
+	var advice []string
+	for _, k := range []gsekit.SkipKind{gsekit.SkipHost, gsekit.SkipRender, gsekit.SkipField, gsekit.SkipDuplicate} {
+		if kinds[k] {
+			advice = append(advice, skippedAdvice(k, gateway))
+		}
 	}
 	return "These process instances are not in groups; skipped lists them all:\n" + joinReasons(lines, 20, "... and %d more") +
-		"\n\nRender what GSEKit renders with Mako or its database by hand (a gse_managed_process of your own), or change the template in CMDB."
+		"\n\n" + strings.Join(advice, "\n")
 }

@@ -101,9 +101,14 @@ func (s hostSelection) skippedWarning(gateway bool) string {
 	for i, h := range s.skipped {
 		lines[i] = fmt.Sprintf("bk_host_id %d: %s", h.id, h.reason)
 	}
+	return "These hosts are not in hosts:\n" + joinReasons(lines, 20, "... and %d more (every id is in skipped_host_ids)") + "\n\n" + addressAdvice(gateway)
+}
+
+// addressAdvice says what to do about hosts without an address this mode can use.
+func addressAdvice(gateway bool) string {
 	advice := "Give these hosts an address in CMDB, or leave them out on purpose with bk_module_ids or filter."
 	if !gateway {
 		advice = "GSE 1.0 APIs through ESB address hosts by IPv4 only: set the provider's gateway_url (GSE 2.0) to manage IPv6-only hosts. " + advice
 	}
-	return "These hosts are not in hosts:\n" + joinReasons(lines, 20, "... and %d more (every id is in skipped_host_ids)") + "\n\n" + advice
+	return advice
 }

@@ -24,13 +24,6 @@ type Group struct {
 	Instances []*Instance
 }
 
-// Skipped is an instance left out, and why.
-type Skipped struct {
-	Row    *gse.ProcessRow
-	N      int64
-	Reason string
-}
-
 // Grouping is what GSEKit's rules make of the rows.
 type Grouping struct {
 	Namespace string
@@ -40,18 +33,20 @@ type Grouping struct {
 }
 
 // BuildGroups turns rows into groups in namespace ns; hosts holds the rows'
-// hosts by id.
-func BuildGroups(rows []gse.ProcessRow, hosts map[int64]*Host, ns string) Grouping {
+// hosts by id. An instance GSEKit would refuse, or refuse would, is skipped
+// instead, saying why.
+func BuildGroups(rows []gse.ProcessRow, hosts map[int64]*Host, ns string, refuse Refuse) Grouping {
 	out := Grouping{Namespace: ns}
+	rules := instanceRules{ns: ns, refuse: refuse, dups: duplicates(rows, hosts)}
 	byName := map[string][]*Instance{}
 	var names []string
 	for i := range rows {
 		r := &rows[i]
 		num := InstanceCount(r.Process)
 		for n := int64(1); n <= num; n++ {
-			in, reason := newInstance(r, n, hosts)
+			in, kind, reason := rules.newInstance(r, n, hosts)
 			if reason != "" {
-				out.Skipped = append(out.Skipped, Skipped{r, n, reason})
+				out.Skipped = append(out.Skipped, Skipped{Row: r, N: n, Kind: kind, Reason: reason})
 				continue
 			}
 			if byName[in.Name] == nil {

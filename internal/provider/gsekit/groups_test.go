@@ -8,6 +8,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/gsekit"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 // row is process alias of template tpl in module mod of set 1, on host,
@@ -17,7 +18,7 @@ func row(alias string, tpl, mod, host int64, workPath, startCmd string) gse.Proc
 	r.Set.ID, r.Set.Name = 1, "set-a"
 	r.Module.ID, r.Module.Name = mod, fmt.Sprintf("mod-%d", mod)
 	r.Host.ID, r.ServiceInstance.ID, r.ProcessTemplate.ID = host, 10*mod+host, tpl
-	user, stop, pid := "root", "./stop", "run.pid"
+	user, stop, pid := "root", "./stop", "/data/run.pid"
 	r.Process = gse.CMDBProcess{ID: tpl, Name: alias, FuncName: alias, WorkPath: &workPath, PidFile: &pid, User: &user, StartCmd: &startCmd, StopCmd: &stop}
 	return r
 }
@@ -42,7 +43,7 @@ func TestBuildGroups(t *testing.T) {
 		2: {CMDB: gse.CMDBHost{BkHostID: 2}, IP: "10.0.0.2"},
 		4: {CMDB: gse.CMDBHost{BkHostID: 4}, Unusable: "no IPv4 or IPv6 address"},
 	}
-	out := gsekit.BuildGroups(rows, hosts, "GSEKIT_BIZ_2")
+	out := gsekit.BuildGroups(rows, hosts, "GSEKIT_BIZ_2", spec.Refuse)
 	var keys []string
 	for _, g := range out.Groups {
 		keys = append(keys, g.Key)
@@ -51,8 +52,8 @@ func TestBuildGroups(t *testing.T) {
 		t.Fatalf("groups %q, want %q", keys, want)
 	}
 	n2 := out.Groups[1].Instances[0]
-	if n2.Name != "nginx_2" || n2.N != 2 || n2.Spec.Control.StartCmd != "./nginx -p 8081" || *n2.Priority != 10 {
-		t.Errorf("nginx_2 is %s, instance %d, start_cmd %q, priority %d", n2.Name, n2.N, n2.Spec.Control.StartCmd, *n2.Priority)
+	if n2.Name != "nginx_2" || n2.N != 2 || n2.Spec.Control.StartCmd != "./nginx -p 8081" || n2.Priority != 10 {
+		t.Errorf("nginx_2 is %s, instance %d, start_cmd %q, priority %d", n2.Name, n2.N, n2.Spec.Control.StartCmd, n2.Priority)
 	}
 	if mp := n2.Spec.MonitorPolicy; mp.AutoType != 1 || *mp.StartCheckSecs != gsekit.StartCheckSecs || *mp.OpTimeout != gsekit.OpTimeout {
 		t.Errorf("nginx_2's monitor policy is %+v, want resident with GSEKit's defaults", mp)

@@ -29,9 +29,11 @@ type Instance struct {
 	Name string
 	Spec *gse.Spec
 	Host *Host
-	// Priority is CMDB's priority of the process (nil when unset):
-	// instances of a name that differ in it are grouped apart.
-	Priority *int64
+	// Priority is CMDB's priority of the process, 0 when unset as GSEKit
+	// takes it (gsekit apps/gsekit/adapters/base/pipeline_managers/base.py
+	// generate_to_be_created_data): instances of a name that differ in it
+	// are grouped apart.
+	Priority int64
 	key      string // the spec and priority, encoded: instances of a name with the same key share a group
 }
 
@@ -53,36 +55,56 @@ func InstanceCount(p gse.CMDBProcess) int64 {
 	return 1
 }
 
+// instanceRules are what an instance is held to beyond its row: the
+// namespace, the check of the resource it feeds, and the keys GSEKit
+// refuses (duplicates).
+type instanceRules struct {
+	ns     string
+	refuse Refuse
+	dups   map[string][]int64
+}
+
 // newInstance is instance n of r on its host (hosts holds the rows' hosts
 // by id), or why it is left out.
-func newInstance(r *gse.ProcessRow, n int64, hosts map[int64]*Host) (*Instance, string) {
+func (rules instanceRules) newInstance(r *gse.ProcessRow, n int64, hosts map[int64]*Host) (*Instance, SkipKind, string) {
 	h, ok := hosts[r.Host.ID]
 	if !ok {
-		return nil, fmt.Sprintf("bk_host_id %d is not among the business's hosts (list_biz_hosts)", r.Host.ID)
-	}
-	if h.Unusable != "" {
-		return nil, "the host has " + h.Unusable
-	}
-	if r.Set.ID == 0 {
-		return nil, "its set was not found (GSEKit drops such rows too)"
-	}
-	s, reason := instanceSpec(r, n)
-	if reason != "" {
-		return nil, reason
+		return nil, SkipHost, fmt.Sprintf("bk_host_id %d is not among the business's hosts (list_biz_hosts)", r.Host.ID)
 	}
 	p := r.Process
-	in := &Instance{Row: r, N: n, Name: InstanceName(p.Name, n), Priority: p.Priority, Host: h, Spec: s}
+	if k := uniqKey(h, p.Name, n); rules.dups[k] != nil {
+		return nil, SkipDuplicate, duplicateReason(k, rules.dups[k])
+	}
+	if h.Unusable != "" {
+		return nil, SkipHost, "the host has " + h.Unusable
+	}
+	if r.Set.ID == 0 {
+		return nil, SkipField, "its set was not found (GSEKit drops such rows too)"
+	}
+	s, kind, reason := instanceSpec(r, n)
+	if reason != "" {
+		return nil, kind, reason
+	}
+	in := &Instance{Row: r, N: n, Name: InstanceName(p.Name, n), Host: h, Spec: s}
+	if p.Priority != nil {
+		in.Priority = *p.Priority
+	}
+	if reason := refused(rules.refuse, p, gse.Meta{Namespace: rules.ns, Name: in.Name}, s); reason != "" {
+		return nil, SkipField, reason
+	}
 	key, _ := json.Marshal(struct {
 		S *gse.Spec
-		P *int64
+		P int64
 	}{in.Spec, in.Priority})
 	in.key = string(key)
-	return in, ""
+	return in, 0, ""
 }
 
 // instanceSpec is the spec GSEKit sends for instance n of r, its paths and
-// commands rendered, or why there is none.
-func instanceSpec(r *gse.ProcessRow, n int64) (*gse.Spec, string) {
+// commands rendered, or why there is none. A field GSEKit requires for a
+// start and a hosting (OpCommand; work_path, pid_file and user for every
+// operation) must be set: every group is started or hosted.
+func instanceSpec(r *gse.ProcessRow, n int64) (*gse.Spec, SkipKind, string) {
 	p := r.Process
 	ctx := NewRenderContext(r.Set.Name, r.Module.Name, p.Name, n)
 	fields := []struct {
@@ -90,28 +112,25 @@ func instanceSpec(r *gse.ProcessRow, n int64) (*gse.Spec, string) {
 		value    *string
 		required bool
 	}{{name: "work_path", value: p.WorkPath, required: true}, {name: "pid_file", value: p.PidFile, required: true},
-		{name: "start_cmd", value: p.StartCmd, required: true}, {name: "stop_cmd", value: p.StopCmd, required: true},
+		{name: "start_cmd", value: p.StartCmd, required: true}, {name: "stop_cmd", value: p.StopCmd},
 		{name: "restart_cmd", value: p.RestartCmd}, {name: "reload_cmd", value: p.ReloadCmd}, {name: "face_stop_cmd", value: p.FaceStopCmd}}
+	if p.User == nil || *p.User == "" {
+		return nil, SkipField, "user is empty: GSEKit operates no process without one (OP_TYPE_PROCESS_ATTR_MAP)"
+	}
 	rendered := make([]string, len(fields))
 	for i, f := range fields {
-		v := ""
-		if f.value != nil {
-			v = *f.value
-		}
+		v := deref(f.value)
 		if v == "" {
 			if f.required {
-				return nil, f.name + " is empty (GSEKit refuses to operate such a process too)"
+				return nil, SkipField, f.name + " is empty: GSEKit neither starts nor hosts a process without one (OP_TYPE_PROCESS_ATTR_MAP)"
 			}
 			continue
 		}
 		s, err := Render(v, ctx)
 		if err != nil {
-			return nil, fmt.Sprintf("%s holds %v", f.name, err)
+			return nil, SkipRender, fmt.Sprintf("%s holds %v", f.name, err)
 		}
 		rendered[i] = s
-	}
-	if p.User == nil || *p.User == "" {
-		return nil, "user is empty (GSEKit refuses to operate such a process too)"
 	}
 	return &gse.Spec{
 		Identity: gse.Identity{ProcName: p.FuncName, SetupPath: rendered[0], PidPath: rendered[1], User: *p.User},
@@ -119,7 +138,7 @@ func instanceSpec(r *gse.ProcessRow, n int64) (*gse.Spec, string) {
 		// No resource block in GSEKit's items: no limits, zeros where one is required.
 		Resource:      &gse.Resource{},
 		MonitorPolicy: MonitorPolicy(p),
-	}, ""
+	}, 0, ""
 }
 
 // MonitorPolicy is the monitor policy GSEKit sends for p: resident, with

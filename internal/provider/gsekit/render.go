@@ -13,6 +13,9 @@ import (
 // bk-bscp internal/processor/gse/gse.go buildRenderContext). The provider
 // renders the part of Mako that needs no Python and no GSEKit state, to the
 // same bytes, and refuses the rest, naming it: never a half-rendered spec.
+// What Mako itself refuses is refused here too, for Mako's reason (mako
+// mako/lexer.py Lexer.parse and its match_* methods; the expression is
+// compiled as Python 3).
 
 // RenderContext is what a template may name for one instance: GSEKit's
 // names and their legacy spellings, ints or strings.
@@ -39,8 +42,13 @@ var renderExpr = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:([-+*])\s
 // Render is text rendered as GSEKit would, or why it cannot be.
 func Render(text string, ctx RenderContext) (string, error) {
 	text = strings.ReplaceAll(text, "\t", "    ") // GSEKit's clean_mako_content does it before Mako
-	if strings.Contains(text, "<%") {
+	switch {
+	case strings.Contains(text, "<%"):
 		return "", fmt.Errorf("a Mako tag (<%%...>)")
+	case strings.Contains(text, "</%"):
+		// match_tag_end: "Closing tag without opening tag" (no tag opens
+		// here); a "</%" that is no closing tag loses its "<" in match_text.
+		return "", fmt.Errorf("a Mako closing tag (</%%...>) without its opening tag, which Mako refuses")
 	}
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
@@ -52,7 +60,8 @@ func Render(text string, ctx RenderContext) (string, error) {
 			return "", fmt.Errorf("a Mako control line (%q)", trimmed)
 		case strings.HasPrefix(trimmed, "##"):
 			return "", fmt.Errorf("a Mako comment line (%q)", trimmed)
-		case strings.HasSuffix(line, `\`) && i < len(lines)-1:
+		case (strings.HasSuffix(line, `\`) || strings.HasSuffix(line, "\\\r")) && i < len(lines)-1:
+			// match_text drops an escaped newline, \n or \r\n alike.
 			return "", fmt.Errorf("a line ending in a backslash, which Mako joins to the next")
 		}
 	}
@@ -96,6 +105,9 @@ func evaluate(expr string, ctx RenderContext) (string, error) {
 	n, isInt := v.(int64)
 	if !isInt {
 		return "", fmt.Errorf("${%s}: %s is not a number", expr, m[1])
+	}
+	if len(m[3]) > 1 && strings.Trim(m[3], "0") != "" && m[3][0] == '0' {
+		return "", fmt.Errorf("${%s}: %s has a leading zero, which Python 3 refuses in an integer (Mako would fail with SyntaxError)", expr, m[3])
 	}
 	k, err := strconv.ParseInt(m[3], 10, 64)
 	if err != nil {

@@ -150,7 +150,7 @@ func (l List) String() string {
 	if l.IsNull() || l.IsUnknown() {
 		return l.StringValue.String()
 	}
-	return fmt.Sprintf("<%d hosts>", len(l.hosts))
+	return "<" + plumbing.HostCount(len(l.hosts)) + ">"
 }
 
 // hostCodec encodes and decodes the elements of hosts.

@@ -92,7 +92,7 @@ func (l *managedProcessList) List(ctx context.Context, req list.ListRequest, str
 				return
 			}
 			result := req.NewListResult(ctx)
-			result.DisplayName = fmt.Sprintf("%s on %d %s", p.Meta, len(p.Entries), map[bool]string{true: "host", false: "hosts"}[len(p.Entries) == 1])
+			result.DisplayName = fmt.Sprintf("%s on %s", p.Meta, plumbing.HostCount(len(p.Entries)))
 			result.Diagnostics.Append(result.Identity.Set(ctx, managedProcessIdentityModel{
 				Namespace: types.StringValue(p.Meta.Namespace), Name: types.StringValue(p.Meta.Name),
 			})...)

@@ -54,33 +54,31 @@ func (r *managedProcessResource) IdentitySchema(_ context.Context, _ resource.Id
 // ValidateConfig checks what spans several attributes: run states GSE cannot
 // hold, operations without their command, and deadlines that could never pass.
 func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var c struct {
-		managed, running                types.Bool
-		restartTriggers, reloadTriggers types.Map
-		spec                            spec.Value
-	}
+	var c commandSettings
+	var meta types.Object
+	var specValue spec.Value
 	for _, a := range []struct {
 		at     path.Path
 		target any
 	}{
 		{path.Root("managed"), &c.managed}, {path.Root("running"), &c.running},
 		{path.Root("restart_triggers"), &c.restartTriggers}, {path.Root("reload_triggers"), &c.reloadTriggers},
-		{path.Root("spec"), &c.spec},
+		{path.Root("spec"), &specValue}, {path.Root("meta"), &meta},
 	} {
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, a.at, a.target)...)
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	def := c.spec.Model()
+	def := specValue.Model()
 	validateRunState(c.managed, c.running, &resp.Diagnostics)
 	rollout.ValidateSize(ctx, req.Config, path.Root("rollout"), rollout.ElementCount(ctx, req.Config, path.Root("hosts")), &resp.Diagnostics)
 	// A spec not known yet (from a data source or another resource, such as
 	// gse_cmdb_processes' groups) is checked at plan, once it is.
-	known := !c.spec.IsUnknown() && !c.spec.Partial
-	needsCommand(known && c.running.ValueBool(), "running = true", "starts the process (op_type 0)", def.Control.StartCmd, controlPath.AtName("start_cmd"), &resp.Diagnostics)
-	needsCommand(known && !c.restartTriggers.IsNull(), "restart_triggers", "restarts the process (op_type 7) when they change", def.Control.RestartCmd, controlPath.AtName("restart_cmd"), &resp.Diagnostics)
-	needsCommand(known && !c.reloadTriggers.IsNull(), "reload_triggers", "reloads the process (op_type 8) when they change", def.Control.ReloadCmd, controlPath.AtName("reload_cmd"), &resp.Diagnostics)
+	if !specValue.IsNull() && !specValue.IsUnknown() && !specValue.Partial {
+		c.process = processName(meta)
+		validateCommands(c, def, &resp.Diagnostics)
+	}
 	// A warning, not an error: GSE accepts a periodic process without a rule
 	// (operate_proc_v2 documents crontab_rule as optional and reserved), but nothing will run it.
 	if p := def.MonitorPolicy; !p.AutoType.IsUnknown() && !p.AutoType.IsNull() && p.AutoType.ValueInt64() == 0 && p.CrontabRule.IsNull() {
@@ -144,10 +142,10 @@ func (r *managedProcessResource) Create(ctx context.Context, req resource.Create
 			return // nothing exists remotely: no state
 		}
 		plumbing.AddAPIError(&resp.Diagnostics, "create", meta, err, fmt.Sprintf(
-			"The %d hosts where the process may be registered are kept in the state, and Terraform taints the resource: "+
+			"The %s where the process may be registered are kept in the state, and Terraform taints the resource: "+
 				"a plain next apply replaces it, stopping the process on those hosts and starting it again. "+
 				"To finish only the hosts that failed, fix the cause above, run terraform untaint with this resource's address (shown above), "+
-				"then terraform apply: it adds the failed hosts and leaves the others running.", len(registered)))
+				"then terraform apply: it adds the failed hosts and leaves the others running.", plumbing.HostCount(len(registered))))
 		pairs = plumbing.SelectBy(pairs, plumbing.KeyOf(hosts.Pair.Host), plumbing.Each(registered, gse.Host.Key), true)
 		plan.Hosts = hosts.NewList(plumbing.Each(pairs, hosts.Pair.Model))
 	}

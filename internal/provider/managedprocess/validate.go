@@ -6,6 +6,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/gsekit"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
 var (
@@ -30,11 +34,57 @@ func validateRunState(managed, running types.Bool, diags *diag.Diagnostics) {
 	}
 }
 
-// needsCommand rejects a setting that runs an operation whose command is unset:
-// the agent would fail it on every host at apply time.
-func needsCommand(set bool, setting, does string, cmd types.String, at path.Path, diags *diag.Diagnostics) {
-	if set && cmd.IsNull() {
-		diags.AddAttributeError(at, fmt.Sprintf("%s needs %s", setting, at),
-			fmt.Sprintf("%s %s, which runs %s on every host; it is unset. Set %s, or remove %s.", setting, does, at, at, setting))
+// commandSettings are what a configuration asks GSE to run, each with the
+// operation that runs it.
+type commandSettings struct {
+	process                         string // namespace/name, "" when not known yet
+	managed, running                types.Bool
+	restartTriggers, reloadTriggers types.Map
+}
+
+// validateCommands rejects a setting that runs an operation whose command is
+// unset or empty, as GSEKit refuses to send it (gsekit.OpCommand): the
+// agent would fail it on every host at apply time.
+func validateCommands(c commandSettings, def spec.Model, diags *diag.Diagnostics) {
+	known := !c.running.IsUnknown() && !c.running.IsNull()
+	start, stop := known && c.running.ValueBool(), known && !c.running.ValueBool()
+	hosted := !c.managed.IsUnknown() && (c.managed.IsNull() || c.managed.ValueBool())
+	for _, s := range []struct {
+		set                    bool
+		setting, does, instead string
+		op                     gse.OpType
+	}{
+		{start, "running = true", "starts %s (op_type 0) with", "leave running unset", gse.OpStart},
+		{stop, "running = false", "stops %s (op_type 1) with", "leave running unset", gse.OpStop},
+		{hosted && !start, "managed = true", "(the default) hosts %s (op_type 3), which the agent pulls up again with", "set managed = false", gse.OpHost},
+		{!c.restartTriggers.IsNull(), "restart_triggers", "restart %s (op_type 7) when they change, with", "remove restart_triggers", gse.OpRestart},
+		{!c.reloadTriggers.IsNull(), "reload_triggers", "reload %s (op_type 8) when they change, with", "remove reload_triggers", gse.OpReload},
+	} {
+		name := gsekit.OpCommand[s.op]
+		cmd := def.Command(name)
+		if !s.set || cmd.IsUnknown() || (!cmd.IsNull() && cmd.ValueString() != "") {
+			continue
+		}
+		at := controlPath.AtName(name)
+		process := "the process"
+		if c.process != "" {
+			process = "process " + c.process
+		}
+		diags.AddAttributeError(at, fmt.Sprintf("%s needs %s", s.setting, at),
+			fmt.Sprintf("%s %s %s on every host, and it is empty: the agent would fail the operation on each host at apply, and GSEKit refuses to send it. "+
+				"Set %s (for a group of gse_cmdb_processes, in CMDB), or %s.", s.setting, fmt.Sprintf(s.does, process), at, at, s.instead))
 	}
+}
+
+// processName is meta's namespace/name, "" while either is unknown.
+func processName(meta types.Object) string {
+	if meta.IsNull() || meta.IsUnknown() {
+		return ""
+	}
+	ns, okNS := meta.Attributes()["namespace"].(types.String)
+	name, okName := meta.Attributes()["name"].(types.String)
+	if !okNS || !okName || ns.IsUnknown() || name.IsUnknown() {
+		return ""
+	}
+	return ns.ValueString() + "/" + name.ValueString()
 }

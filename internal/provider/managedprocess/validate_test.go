@@ -73,12 +73,13 @@ func TestValidateConfigPeriodicWithoutRule(t *testing.T) {
 		set      map[string]tftypes.Value
 		warnings int
 	}{
-		{"periodic without rule", map[string]tftypes.Value{"spec.monitor_policy.auto_type": tftypes.NewValue(tftypes.Number, 0)}, 1},
+		{"periodic without rule", map[string]tftypes.Value{"spec.monitor_policy.auto_type": tftypes.NewValue(tftypes.Number, 0), "managed": tftypes.NewValue(tftypes.Bool, false)}, 1},
 		{"periodic with rule", map[string]tftypes.Value{
 			"spec.monitor_policy.auto_type":    tftypes.NewValue(tftypes.Number, 0),
 			"spec.monitor_policy.crontab_rule": tftypes.NewValue(tftypes.String, "*/5 * * * *"),
+			"managed":                          tftypes.NewValue(tftypes.Bool, false),
 		}, 0},
-		{"resident", map[string]tftypes.Value{"spec.monitor_policy.auto_type": tftypes.NewValue(tftypes.Number, 1)}, 0},
+		{"resident", map[string]tftypes.Value{"spec.monitor_policy.auto_type": tftypes.NewValue(tftypes.Number, 1), "managed": tftypes.NewValue(tftypes.Bool, false)}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var resp resource.ValidateConfigResponse

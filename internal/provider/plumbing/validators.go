@@ -47,21 +47,47 @@ func attrName(p path.Path) string {
 	return s
 }
 
-// absPathRE matches an absolute path, Unix or Windows.
-var absPathRE = regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`)
-
-// AbsolutePath requires an absolute path, such as /data/app or C:\app.
-func AbsolutePath() validator.String {
-	return stringvalidator.RegexMatches(absPathRE, `must be an absolute path, such as /data/app or C:\app`)
+// StringRule is a requirement on a string that a schema checks (Validator)
+// and that values reaching no schema are held to as well (Holds), with the
+// same words: a CMDB value gse_cmdb_processes would hand to
+// gse_managed_process is checked against the rule that would refuse it.
+type StringRule struct {
+	re *regexp.Regexp
+	// Requires is what the rule requires, as messages say it.
+	Requires string
+	// schema is the framework's own validator of the rule, when it has one.
+	schema validator.String
 }
 
-// GSE joins names into result keys with ':', and import IDs use '/', '@' and ','.
+// Holds says whether s meets the rule.
+func (r StringRule) Holds(s string) bool { return r.re.MatchString(s) }
+
+// Validator checks a string attribute against the rule.
+func (r StringRule) Validator() validator.String {
+	if r.schema != nil {
+		return r.schema
+	}
+	return stringvalidator.RegexMatches(r.re, r.Requires)
+}
+
+var (
+	// AbsolutePathRule is an absolute path, Unix or Windows.
+	AbsolutePathRule = StringRule{re: regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`), Requires: `must be an absolute path, such as /data/app or C:\app`}
+	// MetaNameRule is a namespace or name of a GSE process: GSE joins names
+	// into result keys with ':', and import IDs use '/', '@' and ','.
+	MetaNameRule = StringRule{re: MetaNameRE, Requires: "must be non-empty and hold none of ':', '/', '@', ',' or whitespace"}
+	// NonEmptyRule is a string of at least one character.
+	NonEmptyRule = StringRule{re: regexp.MustCompile(`(?s).`), Requires: "string length must be at least 1", schema: stringvalidator.LengthAtLeast(1)}
+)
+
+// MetaNameRE is MetaNameRule's pattern, for what parses names (import IDs).
 var MetaNameRE = regexp.MustCompile(`^[^:/@,\s]+$`)
 
-// MetaName checks a namespace or name of a GSE process (MetaNameRE).
-func MetaName() validator.String {
-	return stringvalidator.RegexMatches(MetaNameRE, "must be non-empty and hold none of ':', '/', '@', ',' or whitespace")
-}
+// AbsolutePath requires an absolute path, such as /data/app or C:\app (AbsolutePathRule).
+func AbsolutePath() validator.String { return AbsolutePathRule.Validator() }
+
+// MetaName checks a namespace or name of a GSE process (MetaNameRule).
+func MetaName() validator.String { return MetaNameRule.Validator() }
 
 // Duration requires a positive Go duration with its unit, such as 30s.
 func Duration() validator.String {

@@ -95,7 +95,7 @@ func (a *processOperationAction) Invoke(ctx context.Context, req action.InvokeRe
 		plumbing.AddAPIError(&resp.Diagnostics, "run "+op+" on", target, err, "Invoke the action again once the cause is fixed; hosts where it succeeded run it again too.")
 		return
 	}
-	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s %s: done on %d hosts (task %s)", op, target, len(results), taskID)})
+	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s %s: done on %s (task %s)", op, target, plumbing.HostCount(len(results)), taskID)})
 }
 
 // hostCount is how many results the operation waits for: one per host, or per process and IP.

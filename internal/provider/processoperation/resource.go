@@ -265,6 +265,7 @@ func validateOperationTarget(ctx context.Context, config tfsdk.Config, diags *di
 		targets = rollout.DistinctIPs(procs)
 	}
 	rollout.ValidateSize(ctx, config, path.Root("rollout"), targets, diags)
+	validateOperationCommand(ctx, config, diags)
 	if procs.IsNull() || procs.IsUnknown() {
 		return
 	}

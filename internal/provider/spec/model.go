@@ -140,3 +140,17 @@ func Flatten(s *gse.Spec) Model {
 	}
 	return m
 }
+
+// Command is the spec.control command name (start_cmd, stop_cmd, ...), null
+// when the spec has no such command.
+func (s Model) Command(name string) types.String {
+	c := s.Control
+	cmd, ok := map[string]types.String{
+		"start_cmd": c.StartCmd, "stop_cmd": c.StopCmd, "restart_cmd": c.RestartCmd, "reload_cmd": c.ReloadCmd,
+		"kill_cmd": c.KillCmd, "version_cmd": c.VersionCmd, "health_cmd": c.HealthCmd,
+	}[name]
+	if !ok {
+		return types.StringNull()
+	}
+	return cmd
+}

@@ -141,7 +141,8 @@ func TestSpecPackedChecksAsTheFramework(t *testing.T) {
 		"empty required obj": specWith(map[string]any{"monitor_policy": map[string]any{}}),
 	} {
 		t.Run(name, func(t *testing.T) {
-			got := specDiags(t, packedServer, "gse_managed_process", acctest.BenchValue(typ, map[string]any{"spec": spec}))
+			// Unhosted, so that no operation asks the spec for a command.
+			got := specDiags(t, packedServer, "gse_managed_process", acctest.BenchValue(typ, map[string]any{"spec": spec, "managed": false}))
 			want := specDiags(t, plainServer, "gse_spec", acctest.BenchValue(plainTyp, map[string]any{"spec": spec}))
 			checked += len(want)
 			if !slices.Equal(got, want) {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
@@ -57,8 +56,6 @@ func nonNegative(desc string, def int64) schema.Int64Attribute {
 	return a
 }
 
-func nonEmpty() validator.String { return stringvalidator.LengthAtLeast(1) }
-
 // NestedAttribute is spec as a nested attribute, as Terraform sees it
 // and, unpacked, as gse_process_operation holds it.
 func NestedAttribute(desc string) schema.SingleNestedAttribute {
@@ -82,12 +79,12 @@ func identityAttribute() schema.SingleNestedAttribute {
 		Required: true, MarkdownDescription: "What the process is and where it lives.",
 		Attributes: map[string]schema.Attribute{
 			"index_key":   optionalString("Agent index key; leave unset to let GSE use `setup_path` + `proc_name`. Set it when two processes share both."),
-			"proc_name":   RequiredString("Binary file name of the process, such as `nginx`; not empty.", nonEmpty()),
-			"setup_path":  RequiredString("Working directory (absolute path).", plumbing.AbsolutePath()),
-			"pid_path":    RequiredString("PID file (absolute path); the agent reads it to find the process.", plumbing.AbsolutePath()),
-			"config_path": optionalString("Configuration file (absolute path).", plumbing.AbsolutePath()),
-			"log_path":    optionalString("Log directory (absolute path).", plumbing.AbsolutePath()),
-			"user":        RequiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", nonEmpty()),
+			"proc_name":   RequiredString("Binary file name of the process, such as `nginx`; not empty.", identityRule("proc_name")...),
+			"setup_path":  RequiredString("Working directory (absolute path).", identityRule("setup_path")...),
+			"pid_path":    RequiredString("PID file (absolute path); the agent reads it to find the process.", identityRule("pid_path")...),
+			"config_path": optionalString("Configuration file (absolute path).", identityRule("config_path")...),
+			"log_path":    optionalString("Log directory (absolute path).", identityRule("log_path")...),
+			"user":        RequiredString("System account the process runs as, such as `root` or `Administrator`; not empty.", identityRule("user")...),
 		},
 	}
 }
@@ -95,13 +92,15 @@ func identityAttribute() schema.SingleNestedAttribute {
 // controlAttribute is spec.control: the commands of each operation.
 func controlAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		Required: true, MarkdownDescription: "Commands the agent runs in `setup_path`. A command left unset makes its operation fail on the host.",
+		Required: true, MarkdownDescription: "Commands the agent runs in `setup_path`. Each operation needs its command, as GSEKit requires it: " +
+			"a configuration that runs an operation whose command is unset or empty fails at plan, naming the process and the command, " +
+			"instead of failing on every host at apply; a command no operation runs may stay unset.",
 		Attributes: map[string]schema.Attribute{
-			"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`. Required with `running = true`."),
-			"stop_cmd":    optionalString("Stop command (op_type 1)."),
-			"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change; required with `restart_triggers`."),
-			"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change; required with `reload_triggers`."),
-			"kill_cmd":    optionalString("Kill command (op_type 9)."),
+			"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`. Required to start (`running = true`) and to host (`managed = true`, the default: the agent pulls the process up again with it)."),
+			"stop_cmd":    optionalString("Stop command (op_type 1). Required with `running = false` and by `op = \"stop\"`."),
+			"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change; required with `restart_triggers` and by `op = \"restart\"`."),
+			"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change; required with `reload_triggers` and by `op = \"reload\"`."),
+			"kill_cmd":    optionalString("Kill command (op_type 9). Required by `op = \"kill\"`."),
 			"version_cmd": optionalString("Command printing the process version."),
 			"health_cmd":  optionalString("Health check command."),
 		},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // Name names GSE's process states (flag and status).
@@ -89,7 +90,7 @@ func (m HostStatus) String() string {
 	if m.IsNull() || m.IsUnknown() {
 		return m.StringValue.String()
 	}
-	return fmt.Sprintf("<status of %d hosts>", len(m.Entries))
+	return "<status of " + plumbing.HostCount(len(m.Entries)) + ">"
 }
 
 // NewHostStatus packs entries, in key order as Terraform encodes a map.
