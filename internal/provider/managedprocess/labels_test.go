@@ -85,7 +85,9 @@ func registerAsGSEKit(t *testing.T, e *acctest.Env) {
 	}
 	creds := fmt.Sprintf(`"bk_app_code": %q, "bk_app_secret": %q, "bk_username": "admin"`, acctest.AppCode, acctest.AppSecret)
 	host := `[{"ip": "10.0.0.1", "bk_cloud_id": 0, "bk_supplier_id": 0}]`
-	post(t, e, "/api/c/compapi/v2/gse/register_proc_info/", `{`+creds+`, "meta": `+meta+`, "hosts": `+host+`, "spec": `+spec("monitor_policy")+`}`)
+	// register_proc_info requires spec.resource, which GSEKit's operation leaves out.
+	registered := strings.Replace(spec("monitor_policy"), `"control"`, `"resource": {"cpu": 0, "mem": 0}, "control"`, 1)
+	post(t, e, "/api/c/compapi/v2/gse/register_proc_info/", `{`+creds+`, "meta": `+meta+`, "hosts": `+host+`, "spec": `+registered+`}`)
 	post(t, e, "/api/c/compapi/v2/gse/operate_proc_v2/", `{`+creds+`, "meta": `+meta+`, "hosts": `+host+`, "op_type": 0, "spec": `+spec("alive_monitor_policy")+`}`)
 }
 
