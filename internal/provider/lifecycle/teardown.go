@@ -22,7 +22,9 @@ func (s Steps) Destroy(ctx context.Context, meta gse.Meta, spec *gse.Spec, targe
 }
 
 // teardown stops (stop) or unhosts the process on targets, then unregisters
-// it. It trusts the refreshed state that the process is registered there, so
+// it. A spec without stop_cmd is unhosted, never stopped: GSE's stop runs
+// stop_cmd, and GSEKit sends no stop without one (OP_TYPE_PROCESS_ATTR_MAP),
+// so the process is left running, as the plan warned (StopLeavesRunning). It trusts the refreshed state that the process is registered there, so
 // it reads no status first: one task per step. A stop also unhosts
 // (operate_proc_v2); only hosts answering 829 (not running) are unhosted with
 // op 4 after it. When the first step fails on some hosts, their status is
@@ -31,6 +33,7 @@ func (s Steps) Destroy(ctx context.Context, meta gse.Meta, spec *gse.Spec, targe
 // returns the hosts now clear of it.
 func (s Steps) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spec, targets []gse.Host, stop bool) ([]gse.Host, error) {
 	var pr Proven
+	stop = stop && !StopLeavesRunning(spec)
 	op := gse.OpUnhost
 	if stop {
 		op = gse.OpStop
@@ -76,4 +79,10 @@ func (s Steps) teardown(ctx context.Context, meta gse.Meta, spec *gse.Spec, targ
 	}
 	done, err := s.Client.Proc.UnregisterProcInfo(ctx, meta, present)
 	return append(gone, done...), err
+}
+
+// StopLeavesRunning reports a spec whose process a stop cannot end: one
+// without stop_cmd.
+func StopLeavesRunning(spec *gse.Spec) bool {
+	return spec != nil && spec.Control.StopCmd == ""
 }

@@ -97,6 +97,7 @@ func (r *managedProcessResource) ValidateConfig(ctx context.Context, req resourc
 // update of host_status alone.
 func (r *managedProcessResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	hosts.PlanNeedsGateway(ctx, r.client, req.Plan, path.Root("hosts"), &resp.Diagnostics)
+	sayStopLeavesRunning(ctx, req.State, req.Plan, req.Private, &resp.Diagnostics)
 	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		sayGSEKitNamespace(ctx, req.Plan, &resp.Diagnostics)
 	}
@@ -261,9 +262,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// Stop when the process is, or was asked to be, running: a stop also unhosts.
-	want := loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics)
-	stop := state.Running.ValueBool() || (want.Running != nil && *want.Running)
+	stop := stopsOnDelete(state, loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics))
 	targets := state.Hosts.Expand()
 	if state.Spec.Decoded == nil && r.client.Gateway() {
 		refuseSpeclessDelete(&resp.Diagnostics, meta, targets)

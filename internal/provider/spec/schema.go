@@ -97,7 +97,7 @@ func controlAttribute() schema.SingleNestedAttribute {
 			"instead of failing on every host at apply; a command no operation runs may stay unset.",
 		Attributes: map[string]schema.Attribute{
 			"start_cmd":   optionalString("Start command (op_type 0), such as `./start.sh`. Required to start (`running = true`) and to host (`managed = true`, the default: the agent pulls the process up again with it)."),
-			"stop_cmd":    optionalString("Stop command (op_type 1). Required with `running = false` and by `op = \"stop\"`."),
+			"stop_cmd":    optionalString("Stop command (op_type 1). Required with `running = false` and by `op = \"stop\"`. Without it the process can still be started and hosted, but where it is removed (a destroy, a host leaving) it is unhosted and unregistered and keeps running; the plan warns."),
 			"restart_cmd": optionalString("Restart command (op_type 7), run when `restart_triggers` change; required with `restart_triggers` and by `op = \"restart\"`."),
 			"reload_cmd":  optionalString("Reload command (op_type 8), run when `reload_triggers` change; required with `reload_triggers` and by `op = \"reload\"`."),
 			"kill_cmd":    optionalString("Kill command (op_type 9). Required by `op = \"kill\"`."),
@@ -110,7 +110,7 @@ func controlAttribute() schema.SingleNestedAttribute {
 // resourceAttribute is spec.resource: the limits the agent enforces.
 func resourceAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		Required: true, MarkdownDescription: "Limits beyond which the agent kills a hosted process.",
+		Required: true, MarkdownDescription: "Limits beyond which the agent kills a hosted process. Through the GSE 2.0 gateway a block whose limits are all 0 is not sent (no limit), as GSEKit sends none; ESB's `register_proc_info` and `update_proc_info` require the block and get it as written, zeros included.",
 		Attributes: map[string]schema.Attribute{
 			"cpu": schema.Float64Attribute{
 				Required: true, MarkdownDescription: "CPU usage limit in percent of the whole machine (not of one core), 0 to 100; `30.0` means 30%.",
