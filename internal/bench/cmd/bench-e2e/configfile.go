@@ -12,6 +12,10 @@ import (
 
 const configFileHosts = 1000
 
+// configFileFleet is the business that holds configFileHosts Linux hosts:
+// the simulator makes every seventh host a Windows one.
+const configFileFleet = 1200
+
 func configFileConfig(content string) string {
 	return fmt.Sprintf(`terraform {
   required_providers {
@@ -21,23 +25,32 @@ func configFileConfig(content string) string {
 
 provider "gse" {}
 
+# The read is a shell script: Linux hosts only (bk_os_type 1).
+data "gse_cmdb_hosts" "linux" {
+  bk_biz_id = %[1]d
+  filter = {
+    condition = "AND"
+    rules     = [{ field = "bk_os_type", operator = "equal", value = "1" }]
+  }
+}
+
 resource "gse_config_file" "c" {
   bk_scope_type = "biz"
-  bk_scope_id   = "%d"
-  bk_host_ids   = range(1, %d)
+  bk_scope_id   = "%[1]d"
+  bk_host_ids   = slice(data.gse_cmdb_hosts.linux.bk_host_ids, 0, %[2]d)
   path          = "/data/app/conf"
   file_name     = "app.conf"
   account       = "root"
-  content       = %q
+  content       = %[3]q
   verify        = true
 }
-`, cmdbBizID, configFileHosts+1, content)
+`, cmdbBizID, configFileHosts, content)
 }
 
 func (bn *bench) configFileRows() []row {
 	fmt.Fprintf(os.Stderr, "config file: 4 KiB to %d hosts\n", configFileHosts)
-	if bn.o.fleet[len(bn.o.fleet)-1] < configFileHosts {
-		return []row{{work: "config file", value: "skipped", detail: fmt.Sprintf("the simulator's business has fewer than %d hosts (-fleet)", configFileHosts)}}
+	if bn.o.fleet[len(bn.o.fleet)-1] < configFileFleet {
+		return []row{{work: "config file", value: "skipped", detail: fmt.Sprintf("the simulator's business has fewer than %d hosts (-fleet)", configFileFleet)}}
 	}
 	content := strings.Repeat("key = value\n", 4096/12)
 	dir := bn.dir("configfile", configFileConfig(content))

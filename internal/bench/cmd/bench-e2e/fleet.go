@@ -69,7 +69,7 @@ func (bn *bench) fleetRows() []row {
 		rows = append(rows, row{
 			work:   fmt.Sprintf("fleet growth: `gse_managed_process` time at %d hosts / at %d hosts, plan and apply", big, small),
 			value:  grow(plans) + " / " + grow(applies),
-			detail: fmt.Sprintf("%d× the hosts; `terraform_data`: %.1f× / %.1f×", big/small, median(plans[len(plans)-1].a, secs)/median(plans[0].a, secs), median(applies[len(applies)-1].a, secs)/median(applies[0].a, secs)),
+			detail: fmt.Sprintf("%.3g× the hosts; `terraform_data`: %.1f× / %.1f×", float64(big)/float64(small), median(plans[len(plans)-1].a, secs)/median(plans[0].a, secs), median(applies[len(applies)-1].a, secs)/median(applies[0].a, secs)),
 		})
 	}
 	return rows

@@ -63,7 +63,7 @@ func main() {
 	flag.IntVar(&o.fleetWorkspaces, "fleet-workspaces", 10, "terraform runs at once of the fleetworkspaces row, each one resource on every CMDB host of the largest -fleet size")
 	flag.Float64Var(&o.fleetQuota, "fleet-quota", 100, "requests per second the installation allows the app in the fleetworkspaces row")
 	flag.StringVar(&providerEnv, "provider-env", "", "comma-separated NAME=value added to the environment of every terraform run (e.g. TF_LOG_SDK=trace)")
-	flag.BoolVar(&quick, "quick", false, "quick look: 1 run, 1000 hosts, 200 resources to refresh")
+	flag.BoolVar(&quick, "quick", false, "quick look: 1 run, 1000 hosts, 200 resources to refresh, fleets of 200 and 1200 CMDB hosts")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
 	flag.StringVar(&o.terraform, "terraform", "terraform", "terraform CLI")
@@ -76,7 +76,7 @@ func main() {
 		o.fleet = append(o.fleet, n)
 	}
 	if quick {
-		o.runs, o.hosts, o.refreshResources, o.fleet = 1, 1000, 200, []int{200, 1000}
+		o.runs, o.hosts, o.refreshResources, o.fleet = 1, 1000, 200, []int{200, configFileFleet}
 	}
 	o.only = map[string]bool{}
 	for _, r := range strings.Split(only, ",") {
