@@ -9,8 +9,7 @@ import (
 
 // What renders to GSEKit's bytes, and what is refused with the construct named.
 func TestRender(t *testing.T) {
-	ctx := gsekit.NewRenderContext("set-a", "mod-1", "nginx", 2)
-	for _, tc := range []struct{ in, want, refused string }{
+	checkRenders(t, []renderCase{
 		{in: "/data/nginx", want: "/data/nginx"},
 		{in: "/data/${bk_module_name}/${bk_set_name}/${bk_process_name}", want: "/data/mod-1/set-a/nginx"},
 		{in: "-p ${local_inst_id + 8079} -i ${ local_inst_id0 }", want: "-p 8081 -i 1"},
@@ -30,7 +29,18 @@ func TestRender(t *testing.T) {
 		{in: "<%! import os %>", refused: "a Mako tag"},
 		{in: "./a \\\n  --b", refused: "backslash"},
 		{in: "${local_inst_id", refused: "${ without its }"},
-	} {
+	})
+}
+
+// renderCase is a text, what it renders to, or the part of the reason it is
+// refused for.
+type renderCase struct{ in, want, refused string }
+
+// checkRenders renders each case with instance 2 of nginx in set-a, mod-1.
+func checkRenders(t *testing.T, cases []renderCase) {
+	t.Helper()
+	ctx := gsekit.NewRenderContext("set-a", "mod-1", "nginx", 2)
+	for _, tc := range cases {
 		got, err := gsekit.Render(tc.in, ctx)
 		switch {
 		case tc.refused == "" && (err != nil || got != tc.want):

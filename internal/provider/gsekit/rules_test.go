@@ -117,8 +117,7 @@ func TestBuildGroupsCommandsAndPriority(t *testing.T) {
 // leading zero (Python 3), a closing tag without its tag, a backslash
 // before a CRLF (Mako joins the lines as before an LF).
 func TestRenderRefusesWhatMakoRefuses(t *testing.T) {
-	ctx := gsekit.NewRenderContext("set-a", "mod-1", "nginx", 2)
-	for _, tc := range []struct{ in, want, refused string }{
+	checkRenders(t, []renderCase{
 		{in: "-p ${local_inst_id + 010}", refused: "010 has a leading zero, which Python 3 refuses"},
 		{in: "-p ${local_inst_id * 007}", refused: "007 has a leading zero"},
 		{in: "-p ${local_inst_id + 00}", want: "-p 2"},
@@ -128,13 +127,5 @@ func TestRenderRefusesWhatMakoRefuses(t *testing.T) {
 		{in: "./a </% x>", refused: "closing tag"},
 		{in: "./a \\\r\n  --b", refused: "backslash"},
 		{in: "./a\r\n--b", want: "./a\r\n--b"},
-	} {
-		got, err := gsekit.Render(tc.in, ctx)
-		switch {
-		case tc.refused == "" && (err != nil || got != tc.want):
-			t.Errorf("render(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
-		case tc.refused != "" && (err == nil || !strings.Contains(err.Error(), tc.refused)):
-			t.Errorf("render(%q) = %q, %v; want refused with %q", tc.in, got, err, tc.refused)
-		}
-	}
+	})
 }
