@@ -189,17 +189,22 @@ func TestAccConfigFile_repairReloads(t *testing.T) {
 // `plan -refresh-only -detailed-exitcode` exits 0 (the refresh reads back
 // what the apply wrote), and 2 once a file is edited by hand.
 func TestAccConfigFile_refreshOnlyExitCode(t *testing.T) {
-	t.Parallel()
-	e := acctest.NewEnvWith(t, acctest.Modes[0], func(o *simulator.Options) { o.CMDBHosts = 5 })
-	run := acctest.NewCLIRunFrom(t, e, "1.0.0", fileResources(twoHosts, "worker_processes 2;\n", "verify = true"))
-	run.Must("apply", "-auto-approve", "-no-color", "-input=false")
-	refreshOnly := func(after string, want int) {
-		t.Helper()
-		if out, code, _ := run.Exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false"); code != want {
-			t.Fatalf("plan -refresh-only -detailed-exitcode after %s: exit %d, want %d\n%s", after, code, want, out)
-		}
+	for _, m := range acctest.Modes {
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			e := acctest.NewEnvWith(t, m, func(o *simulator.Options) { o.CMDBHosts = 5 })
+			run := acctest.NewCLIRunFrom(t, e, "1.0.0", "")
+			run.WriteFile("main.tf", acctest.RequiredProviders+fileConfig(e, twoHosts, "worker_processes 2;\n", "verify = true"))
+			run.Must("apply", "-auto-approve", "-no-color", "-input=false")
+			refreshOnly := func(after string, want int) {
+				t.Helper()
+				if out, code, _ := run.Exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false"); code != want {
+					t.Fatalf("plan -refresh-only -detailed-exitcode after %s: exit %d, want %d\n%s", after, code, want, out)
+				}
+			}
+			refreshOnly("the apply that pushed", 0)
+			e.Sim.JOBv3().SetFile(3, "/data/nginx/conf/nginx.conf", []byte("edited by hand\n"))
+			refreshOnly("an edit by hand", 2)
+		})
 	}
-	refreshOnly("the apply that pushed", 0)
-	e.Sim.JOBv3().SetFile(3, "/data/nginx/conf/nginx.conf", []byte("edited by hand\n"))
-	refreshOnly("an edit by hand", 2)
 }
