@@ -32,6 +32,16 @@ func providerBlock(e *acctest.Env) string {
 	return b
 }
 
+// inFileModes runs test on both paths, each against a business of 5 hosts.
+func inFileModes(t *testing.T, test func(t *testing.T, e *acctest.Env)) {
+	for _, m := range acctest.Modes {
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			test(t, acctest.NewEnvWith(t, m, func(o *simulator.Options) { o.CMDBHosts = 5 }))
+		})
+	}
+}
+
 // fileConfig is fileResources with the provider block of e.
 func fileConfig(e *acctest.Env, hosts, content, extra string) string {
 	return providerBlock(e) + fileResources(hosts, content, extra)

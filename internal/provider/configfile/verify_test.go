@@ -23,33 +23,29 @@ const twoHosts = `[{ ip = "10.0.0.1", bk_cloud_id = 0 }, { ip = "10.0.0.3", bk_c
 // exit code and what it printed; it is never read as a changed file to push
 // at every apply. Once the host has the tool, the plan is empty again.
 func TestAccConfigFile_readFails(t *testing.T) {
-	for _, m := range acctest.Modes {
-		t.Run(m.Name, func(t *testing.T) {
-			t.Parallel()
-			e := acctest.NewEnvWith(t, m, func(o *simulator.Options) { o.CMDBHosts = 5 })
-			cfg := fileConfig(e, twoHosts, "worker_processes 2;\n", "verify = true")
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: e.Factories(),
-				Steps: []resource.TestStep{
-					{Config: cfg},
-					{
-						PreConfig: func() { e.Sim.JOBv3().SetCommandMissing(3, "sha256sum", true) },
-						Config:    cfg,
-						PlanOnly:  true,
-						ExpectError: acctest.Wrapped("Could not read biz:2:/data/nginx/conf/nginx.conf on its hosts",
-							"fast_execute_script could not read /data/nginx/conf/nginx.conf on 1 of 2 hosts:",
-							`- 10.0.0.3 (bk_cloud_id 0): exit code 127 (JOB host status 104), output "sh: 3: sha256sum: not found"`,
-							`The read runs sha256sum as the JOB account "root"`, "set verify = false and apply once with -refresh=false"),
-					},
-					{
-						PreConfig: func() { e.Sim.JOBv3().SetCommandMissing(3, "sha256sum", false) },
-						Config:    cfg,
-						PlanOnly:  true,
-					},
+	inFileModes(t, func(t *testing.T, e *acctest.Env) {
+		cfg := fileConfig(e, twoHosts, "worker_processes 2;\n", "verify = true")
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			Steps: []resource.TestStep{
+				{Config: cfg},
+				{
+					PreConfig: func() { e.Sim.JOBv3().SetCommandMissing(3, "sha256sum", true) },
+					Config:    cfg,
+					PlanOnly:  true,
+					ExpectError: acctest.Wrapped("Could not read biz:2:/data/nginx/conf/nginx.conf on its hosts",
+						"fast_execute_script could not read /data/nginx/conf/nginx.conf on 1 of 2 hosts:",
+						`- 10.0.0.3 (bk_cloud_id 0): exit code 127 (JOB host status 104), output "sh: 3: sha256sum: not found"`,
+						`The read runs sha256sum as the JOB account "root"`, "set verify = false and apply once with -refresh=false"),
 				},
-			})
+				{
+					PreConfig: func() { e.Sim.JOBv3().SetCommandMissing(3, "sha256sum", false) },
+					Config:    cfg,
+					PlanOnly:  true,
+				},
+			},
 		})
-	}
+	})
 }
 
 // Files on Windows hosts (a path JOB reads as Windows) are read with
@@ -113,32 +109,32 @@ resource "gse_config_file" "win" {
 // JOB trims the spaces around a file name: verify reads the file JOB wrote,
 // and the plan after the apply is empty.
 func TestAccConfigFile_trimmedName(t *testing.T) {
-	t.Parallel()
-	e := acctest.NewEnvWith(t, acctest.Modes[0], func(o *simulator.Options) { o.CMDBHosts = 5 })
-	cfg := strings.Replace(fileConfig(e, twoHosts, "worker_processes 2;\n", "verify = true"), `"nginx.conf"`, `" nginx.conf "`, 1)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.Factories(),
-		Steps: []resource.TestStep{{
-			Config: cfg,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("gse_config_file.conf", tfjsonpath.New("id"), knownvalue.StringExact("biz:2:/data/nginx/conf/nginx.conf")),
-			},
-			Check:            fileOn(e, 3, "worker_processes 2;\n"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-		}},
+	inFileModes(t, func(t *testing.T, e *acctest.Env) {
+		cfg := strings.Replace(fileConfig(e, twoHosts, "worker_processes 2;\n", "verify = true"), `"nginx.conf"`, `" nginx.conf "`, 1)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			Steps: []resource.TestStep{{
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gse_config_file.conf", tfjsonpath.New("id"), knownvalue.StringExact("biz:2:/data/nginx/conf/nginx.conf")),
+				},
+				Check:            fileOn(e, 3, "worker_processes 2;\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			}},
+		})
 	})
 }
 
 // Content of whitespace alone is pushed: JOB refuses only empty content.
 func TestAccConfigFile_whitespace(t *testing.T) {
-	t.Parallel()
-	e := acctest.NewEnvWith(t, acctest.Modes[0], func(o *simulator.Options) { o.CMDBHosts = 5 })
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.Factories(),
-		Steps: []resource.TestStep{{
-			Config: fileConfig(e, twoHosts, " \n", "verify = true"),
-			Check:  fileOn(e, 1, " \n"),
-		}},
+	inFileModes(t, func(t *testing.T, e *acctest.Env) {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			Steps: []resource.TestStep{{
+				Config: fileConfig(e, twoHosts, " \n", "verify = true"),
+				Check:  fileOn(e, 1, " \n"),
+			}},
+		})
 	})
 }
 
@@ -146,65 +142,57 @@ func TestAccConfigFile_whitespace(t *testing.T) {
 // the apply writes back plans, at plan, one more push, and the process is
 // reloaded after the repair; no push, no reload.
 func TestAccConfigFile_repairReloads(t *testing.T) {
-	for _, m := range acctest.Modes {
-		t.Run(m.Name, func(t *testing.T) {
-			t.Parallel()
-			e := acctest.NewEnvWith(t, m, func(o *simulator.Options) { o.CMDBHosts = 5 })
-			cfg := strings.Replace(fileConfig(e, twoHosts, "worker_processes 2;\n", "verify = true"),
-				"reload_triggers = { conf = gse_config_file.conf.sha256 }", "reload_triggers = { conf = gse_config_file.conf.push_count }", 1)
-			reloads := func(ip string, want int) resource.TestCheckFunc {
-				return func(*terraform.State) error {
-					if p, ok := e.Sim.GSE().Process("web", "nginx", 0, ip); !ok || p.Reloads != want {
-						return fmt.Errorf("nginx on %s: registered %v, reloaded %d times, want %d", ip, ok, p.Reloads, want)
-					}
-					return nil
+	inFileModes(t, func(t *testing.T, e *acctest.Env) {
+		cfg := strings.Replace(fileConfig(e, twoHosts, "worker_processes 2;\n", "verify = true"),
+			"reload_triggers = { conf = gse_config_file.conf.sha256 }", "reload_triggers = { conf = gse_config_file.conf.push_count }", 1)
+		reloads := func(ip string, want int) resource.TestCheckFunc {
+			return func(*terraform.State) error {
+				if p, ok := e.Sim.GSE().Process("web", "nginx", 0, ip); !ok || p.Reloads != want {
+					return fmt.Errorf("nginx on %s: registered %v, reloaded %d times, want %d", ip, ok, p.Reloads, want)
 				}
+				return nil
 			}
-			count := func(n int64) plancheck.PlanCheck {
-				return plancheck.ExpectKnownValue("gse_config_file.conf", tfjsonpath.New("push_count"), knownvalue.Int64Exact(n))
-			}
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: e.Factories(),
-				Steps: []resource.TestStep{
-					{
-						Config:           cfg,
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{count(1)}},
-					},
-					{
-						PreConfig: func() { e.Sim.JOBv3().SetFile(3, "/data/nginx/conf/nginx.conf", []byte("edited by hand\n")) },
-						Config:    cfg,
-						ConfigPlanChecks: resource.ConfigPlanChecks{
-							PreApply:             []plancheck.PlanCheck{count(2), plancheck.ExpectResourceAction("gse_managed_process.nginx", plancheck.ResourceActionUpdate)},
-							PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-						},
-						Check: resource.ComposeAggregateTestCheckFunc(fileOn(e, 3, "worker_processes 2;\n"), reloads("10.0.0.1", 1), reloads("10.0.0.3", 1)),
-					},
+		}
+		count := func(n int64) plancheck.PlanCheck {
+			return plancheck.ExpectKnownValue("gse_config_file.conf", tfjsonpath.New("push_count"), knownvalue.Int64Exact(n))
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			Steps: []resource.TestStep{
+				{
+					Config:           cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{count(1)}},
 				},
-			})
+				{
+					PreConfig: func() { e.Sim.JOBv3().SetFile(3, "/data/nginx/conf/nginx.conf", []byte("edited by hand\n")) },
+					Config:    cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply:             []plancheck.PlanCheck{count(2), plancheck.ExpectResourceAction("gse_managed_process.nginx", plancheck.ResourceActionUpdate)},
+						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(fileOn(e, 3, "worker_processes 2;\n"), reloads("10.0.0.1", 1), reloads("10.0.0.3", 1)),
+				},
+			},
 		})
-	}
+	})
 }
 
 // The nightly drift job: right after an apply that pushed a verified file,
 // `plan -refresh-only -detailed-exitcode` exits 0 (the refresh reads back
 // what the apply wrote), and 2 once a file is edited by hand.
 func TestAccConfigFile_refreshOnlyExitCode(t *testing.T) {
-	for _, m := range acctest.Modes {
-		t.Run(m.Name, func(t *testing.T) {
-			t.Parallel()
-			e := acctest.NewEnvWith(t, m, func(o *simulator.Options) { o.CMDBHosts = 5 })
-			run := acctest.NewCLIRunFrom(t, e, "1.0.0", "")
-			run.WriteFile("main.tf", acctest.RequiredProviders+fileConfig(e, twoHosts, "worker_processes 2;\n", "verify = true"))
-			run.Must("apply", "-auto-approve", "-no-color", "-input=false")
-			refreshOnly := func(after string, want int) {
-				t.Helper()
-				if out, code, _ := run.Exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false"); code != want {
-					t.Fatalf("plan -refresh-only -detailed-exitcode after %s: exit %d, want %d\n%s", after, code, want, out)
-				}
+	inFileModes(t, func(t *testing.T, e *acctest.Env) {
+		run := acctest.NewCLIRunFrom(t, e, "1.0.0", "")
+		run.WriteFile("main.tf", acctest.RequiredProviders+fileConfig(e, twoHosts, "worker_processes 2;\n", "verify = true"))
+		run.Must("apply", "-auto-approve", "-no-color", "-input=false")
+		refreshOnly := func(after string, want int) {
+			t.Helper()
+			if out, code, _ := run.Exit("plan", "-refresh-only", "-detailed-exitcode", "-no-color", "-input=false"); code != want {
+				t.Fatalf("plan -refresh-only -detailed-exitcode after %s: exit %d, want %d\n%s", after, code, want, out)
 			}
-			refreshOnly("the apply that pushed", 0)
-			e.Sim.JOBv3().SetFile(3, "/data/nginx/conf/nginx.conf", []byte("edited by hand\n"))
-			refreshOnly("an edit by hand", 2)
-		})
-	}
+		}
+		refreshOnly("the apply that pushed", 0)
+		e.Sim.JOBv3().SetFile(3, "/data/nginx/conf/nginx.conf", []byte("edited by hand\n"))
+		refreshOnly("an edit by hand", 2)
+	})
 }
