@@ -37,7 +37,7 @@ action "gse_process_operation" "restart_web" {
   config {
     op = "restart"
     gse = {
-      meta  = { namespace = "gse", name = gse_managed_process.web.meta.name }
+      meta  = { namespace = "gse", name = gse_managed_process.web.meta.name, labels = gse_managed_process.web.meta.labels }
       hosts = gse_managed_process.web.hosts # by ip or agent_id, whichever each host uses
       spec  = gse_managed_process.web.spec
     }

@@ -20,7 +20,7 @@ resource "gse_process_operation" "reload_agent" {
   triggers = { config_md5 = "5d41402abc4b2a76b9719d911017c592" }
 
   gse = {
-    meta  = { namespace = "gse", name = gse_managed_process.agent.meta.name }
+    meta  = { namespace = "gse", name = gse_managed_process.agent.meta.name, labels = gse_managed_process.agent.meta.labels }
     hosts = gse_managed_process.agent.hosts # by ip or agent_id, whichever each host uses
     spec  = gse_managed_process.agent.spec
   }

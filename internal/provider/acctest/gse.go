@@ -3,6 +3,7 @@ package acctest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,6 +148,16 @@ func Restarts(n int) func(simulator.Process) error {
 			return fmt.Errorf("restarted %d times, want %d", p.Restarts, n)
 		}
 		return HostedAndRunning(p)
+	}
+}
+
+// HasLabels checks the labels GSE holds for a process (none for an empty want).
+func HasLabels(want map[string]string) func(simulator.Process) error {
+	return func(p simulator.Process) error {
+		if !maps.Equal(p.Labels, want) {
+			return fmt.Errorf("labels %v in GSE, want %v", p.Labels, want)
+		}
+		return nil
 	}
 }
 

@@ -3,7 +3,6 @@ package managedprocess_test
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -49,7 +48,7 @@ func TestAccManagedProcess_adoptionKeepsLabels(t *testing.T) {
 					}}
 				}
 				step := func(config string, want map[string]string) resource.TestStep {
-					return resource.TestStep{Config: config, ConfigPlanChecks: planned(want), Check: e.SimCheck(0, "10.0.0.1", hasLabels(want))}
+					return resource.TestStep{Config: config, ConfigPlanChecks: planned(want), Check: e.SimCheck(0, "10.0.0.1", acctest.HasLabels(want))}
 				}
 				resource.Test(t, resource.TestCase{
 					ProtoV6ProviderFactories: e.Factories(),
@@ -124,14 +123,4 @@ func labelsValue(want map[string]string) knownvalue.Check {
 		checks[k] = knownvalue.StringExact(v)
 	}
 	return knownvalue.MapExact(checks)
-}
-
-// hasLabels checks the labels GSE holds for the process.
-func hasLabels(want map[string]string) func(simulator.Process) error {
-	return func(p simulator.Process) error {
-		if !maps.Equal(p.Labels, want) {
-			return fmt.Errorf("labels %v in GSE, want %v", p.Labels, want)
-		}
-		return nil
-	}
 }

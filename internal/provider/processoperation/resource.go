@@ -102,7 +102,7 @@ type operationTarget struct {
 }
 
 type operationGSEModel struct {
-	Meta  spec.MetaRef   `tfsdk:"meta"`
+	Meta  spec.Meta      `tfsdk:"meta"`
 	Hosts []hosts.GSERef `tfsdk:"hosts"`
 	Spec  *spec.Model    `tfsdk:"spec"`
 }
@@ -212,11 +212,12 @@ func operationTargetAttributes() map[string]schema.Attribute {
 		"gse": schema.SingleNestedAttribute{
 			Optional:            true,
 			MarkdownDescription: "A GSE process as target. Exactly one of `gse` and `job` is required.",
-			PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+			PlanModifiers:       []planmodifier.Object{replaceUnlessLabels()},
 			Attributes: map[string]schema.Attribute{
 				"meta": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The process.", Attributes: map[string]schema.Attribute{
 					"namespace": spec.RequiredString("Namespace of the process.", plumbing.MetaName()),
 					"name":      spec.RequiredString("Name of the process.", plumbing.MetaName()),
+					"labels":    labelsAttribute(),
 				}},
 				"hosts": hosts.GSERefSetAttribute("Hosts to run the operation on."),
 				"spec":  spec.NestedAttribute("Process definition that `operate_proc_v2` requires. The same type as `gse_managed_process`'s `spec`, so `spec = gse_managed_process.x.spec` works."),
@@ -348,7 +349,11 @@ func (t operationTarget) run(ctx context.Context, c *gse.Client, progress func(s
 // run runs op on the GSE process over its hosts, in the batches of ro;
 // record receives each batch's task and results. It returns the process.
 func (g *operationGSEModel) run(ctx context.Context, c *gse.Client, ro *rollout.Settings, op gse.OpType, progress func(string), record func(string, []operationResult)) (fmt.Stringer, error) {
-	meta, def := g.Meta.Expand(), g.Spec.Expand()
+	meta, diags := g.Meta.Expand(ctx)
+	if diags.HasError() {
+		return meta, fmt.Errorf("gse.meta.labels: %v", diags)
+	}
+	def := g.Spec.Expand()
 	targets := plumbing.Each(g.Hosts, hosts.GSERef.Expand)
 	if err := hosts.Reachable(ctx, c, targets); err != nil {
 		return meta, err
