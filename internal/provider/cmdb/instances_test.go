@@ -30,6 +30,7 @@ pid ${PidFile} in ${WorkPath}
 // context renders a GSEKit template with templatefile as GSEKit renders it,
 // for each of the two instances of nginx (proc_num 2) on a host with two
 // IPv4 addresses; bind_info is CMDB's, its ip the host's first address.
+// Without with_instances, instances is null.
 func TestAccCMDBProcesses_instances(t *testing.T) {
 	inCMDBModes(t, 20, func(t *testing.T, e *acctest.Env) {
 		tpl := filepath.Join(t.TempDir(), "nginx.conf.tpl")
@@ -57,7 +58,8 @@ pid /data/nginx/run/nginx_${local_inst_id}.pid in /data/nginx
 			Steps: []resource.TestStep{{
 				Config: cmdbConfig(e, fmt.Sprintf(`
 data "gse_cmdb_processes" "biz" {
-  bk_biz_id = 2
+  bk_biz_id      = 2
+  with_instances = true
 }
 
 output "conf" {
@@ -82,6 +84,10 @@ output "conf" {
 					})),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("instances").AtMapKey(key("agent_1")).AtMapKey("bind_info"), knownvalue.ListSizeExact(0)),
 				},
+			}, {
+				// Not asked for: null, so that a for_each over it fails rather than plan nothing.
+				Config:            cmdbConfig(e, "data \"gse_cmdb_processes\" \"biz\" { bk_biz_id = 2 }\n"),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(ds, tfjsonpath.New("instances"), knownvalue.Null())},
 			}},
 		})
 	})

@@ -43,6 +43,7 @@ type cmdbProcessesModel struct {
 	Filter             *cmdbFilterModel `tfsdk:"filter"`
 	Namespace          types.String     `tfsdk:"namespace"`
 	AllowEmpty         types.Bool       `tfsdk:"allow_empty"`
+	WithInstances      types.Bool       `tfsdk:"with_instances"`
 	Groups             types.Map        `tfsdk:"groups"`
 	Processes          types.List       `tfsdk:"processes"`
 	Instances          types.Map        `tfsdk:"instances"`
@@ -109,6 +110,7 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 					" A value matches when the business has a process in it (with that name), whatever the other selectors leave: " +
 					"when more than one selector or a `filter` narrows the listing, each selector's values missing from the result cost one more `list_process_related_info` call, of those values alone. " +
 					"A selection is empty when `groups` would be: no process listed, or every instance in `skipped`."},
+			"with_instances": schema.BoolAttribute{Optional: true, MarkdownDescription: withInstancesDesc},
 			"namespace": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "GSE namespace of the processes. Default `GSEKIT_BIZ_{bk_biz_id}`, GSEKit's and bk-bscp's, so that the processes they already run are the same GSE processes; " +
 					"a namespace of your own keeps Terraform's apart from theirs.",

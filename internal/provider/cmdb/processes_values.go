@@ -41,8 +41,11 @@ func processesValues(ctx context.Context, o gsekit.Grouping, gateway bool, m *cm
 	objects := map[int64]attr.Value{} // each host's element, made once for all its instances
 	groups, groupOf, diags := groupValues(ctx, o, gateway, objects)
 	m.Groups = types.MapValueMust(groupType, groups)
-	iv := instanceValues{gateway: gateway, groupOf: groupOf, hostObjs: objects, this: map[int64]attr.Value{}, binds: map[*gse.ProcessRow]attr.Value{}}
-	m.Instances = types.MapValueMust(instancesType, iv.all(o))
+	m.Instances = types.MapNull(instancesType)
+	if m.WithInstances.ValueBool() {
+		iv := instanceValues{gateway: gateway, groupOf: groupOf, hostObjs: objects, this: map[int64]attr.Value{}, binds: map[*gse.ProcessRow]attr.Value{}}
+		m.Instances = types.MapValueMust(instancesType, iv.all(o))
+	}
 	procs := make([]attr.Value, len(o.Instances))
 	for i, in := range o.Instances {
 		procs[i] = processValue(o.Namespace, groupOf[in], in)
