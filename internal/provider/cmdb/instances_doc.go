@@ -2,8 +2,8 @@ package cmdb
 
 // withInstancesDesc is the description of gse_cmdb_processes.with_instances.
 const withInstancesDesc = "Fill `instances` (null when unset or false). Off by default: Terraform decodes and stores every element in every plan, " +
-	"whether the configuration reads them or not, and a business of 2,000 hosts running 5 processes with 2 instances each has 20,000 " +
-	"(its plan takes about three times as long with them). No further request is made either way."
+	"whether the configuration reads them or not, and a business of 2,000 hosts running 5 processes of 2 instances has 20,000, " +
+	"which make its plan take about twice as long. No further request is made either way."
 
 // instancesDesc is the description of gse_cmdb_processes.instances.
 const instancesDesc = "With `with_instances = true`, one element per process instance and host in `groups` (never one of `skipped`), keyed `{namespace}/{name}@{host}`, `{host}` as `host_status` keys the host: " +

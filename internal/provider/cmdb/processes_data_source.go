@@ -46,7 +46,7 @@ type cmdbProcessesModel struct {
 	WithInstances      types.Bool       `tfsdk:"with_instances"`
 	Groups             types.Map        `tfsdk:"groups"`
 	Processes          types.List       `tfsdk:"processes"`
-	Instances          types.Map        `tfsdk:"instances"`
+	Instances          instancesValue   `tfsdk:"instances"`
 	Skipped            types.List       `tfsdk:"skipped"`
 	Timeouts           timeouts.Value   `tfsdk:"timeouts"`
 }
@@ -126,7 +126,7 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 					"commands; resident (`auto_type = 1`), `start_check_secs` `bk_start_check_secs` or 5, `op_timeout` `timeout` or 60; `resource` 0 and 0, no limits. Paths and commands are rendered (see `skipped`)."},
 			"processes": schema.ListAttribute{Computed: true, ElementType: processType,
 				MarkdownDescription: "One element per process instance and host, in `bk_process_id` and instance order: the GSE `namespace` and `name`, its `group` key, and the CMDB ids and names behind it."},
-			"instances": schema.MapAttribute{Computed: true, ElementType: instancesType, MarkdownDescription: instancesDesc},
+			"instances": schema.StringAttribute{Computed: true, CustomType: instancesPackedType{}, MarkdownDescription: instancesDesc},
 			"skipped": schema.ListAttribute{Computed: true, ElementType: skippedType,
 				MarkdownDescription: "Instances left out of `groups`, each with its process, instance, host and the reason (the CMDB field and the rule are named): " +
 					"a path or command GSEKit renders with what needs Mako or its own database (`${inst_id}`, `% if`, a function call; nothing is sent half-rendered), " +

@@ -41,10 +41,14 @@ func processesValues(ctx context.Context, o gsekit.Grouping, gateway bool, m *cm
 	objects := map[int64]attr.Value{} // each host's element, made once for all its instances
 	groups, groupOf, diags := groupValues(ctx, o, gateway, objects)
 	m.Groups = types.MapValueMust(groupType, groups)
-	m.Instances = types.MapNull(instancesType)
+	m.Instances = instancesValue{types.StringNull()}
 	if m.WithInstances.ValueBool() {
 		iv := instanceValues{gateway: gateway, groupOf: groupOf, hostObjs: objects, this: map[int64]attr.Value{}, binds: map[*gse.ProcessRow]attr.Value{}}
-		m.Instances = types.MapValueMust(instancesType, iv.all(o))
+		v, err := packInstances(iv.all(o))
+		if err != nil {
+			diags.AddError("Could not encode instances", err.Error())
+		}
+		m.Instances = v
 	}
 	procs := make([]attr.Value, len(o.Instances))
 	for i, in := range o.Instances {
