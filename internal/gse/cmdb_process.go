@@ -78,6 +78,21 @@ type CMDBProcess struct {
 	Timeout        *int64  `json:"timeout"`
 	Priority       *int64  `json:"priority"`
 	ProcNum        *int64  `json:"proc_num"`
+	// BindInfo is where the process listens, one row per template row.
+	BindInfo []CMDBBindInfo `json:"bind_info"`
+}
+
+// CMDBBindInfo is a row of a process's bind_info (bk-cmdb
+// src/common/metadata/process_bind_info.go stdProcBindInfo): ip is the
+// address the template's bind type resolves to on the host, port a port or
+// a range ("8080", "8080-8089"), protocol CMDB's code ("1" TCP, "2" UDP,
+// "3" TCP6, "4" UDP6; src/common/metadata/process.go ProtocolType).
+type CMDBBindInfo struct {
+	TemplateRowID int64   `json:"template_row_id"`
+	IP            *string `json:"ip"`
+	Port          *string `json:"port"`
+	Protocol      *string `json:"protocol"`
+	Enable        *bool   `json:"enable"`
 }
 
 type listProcessRelatedInfoBody struct {

@@ -32,7 +32,8 @@ const (
 // CMDBProcessTemplate is a process template of a module's service template:
 // the process fields its processes take (bk_func_name, bk_process_name,
 // work_path, pid_file, user, start_cmd, stop_cmd, restart_cmd, reload_cmd,
-// face_stop_cmd, bk_start_check_secs, timeout, priority, proc_num).
+// face_stop_cmd, bk_start_check_secs, timeout, priority, proc_num, and
+// bind_info as its rows: row_id, ip as a bind type, port, protocol, enable).
 type CMDBProcessTemplate struct {
 	ID int64 `json:"id"`
 	// ModuleIDs are the modules its service template is applied to.
@@ -69,6 +70,8 @@ func (c *CMDB) generateProcessTemplates(n, templates int) {
 			"work_path": "/data/nginx", "pid_file": "/data/nginx/run/nginx_${local_inst_id}.pid", "user": "root",
 			"start_cmd": "./nginx -p ${local_inst_id + 8079}", "stop_cmd": "./nginx -s stop -p ${local_inst_id + 8079}",
 			"reload_cmd": "./nginx -s reload -p ${local_inst_id + 8079}",
+			// Its instances listen on 8080 and 8081 of the host's first inner IP (bind type "3"), over TCP ("1").
+			"bind_info": []any{map[string]any{"row_id": 1, "ip": "3", "port": "8080-8081", "protocol": "1", "enable": true}},
 		}},
 		{ID: 2, ModuleIDs: all, Fields: map[string]any{
 			"bk_func_name": "exporter", "bk_process_name": "agent", "proc_num": 1, "priority": 0, "bk_start_check_secs": 3,
@@ -335,6 +338,7 @@ func (row cmdbProcRow) process(fields []string) map[string]any {
 	for _, f := range cmdbProcessFields {
 		doc[f] = row.tmpl.Fields[f]
 	}
+	doc["bind_info"] = row.bindInfo()
 	if len(fields) == 0 {
 		return doc
 	}
@@ -364,4 +368,49 @@ func (row cmdbProcRow) related(fields []string) map[string]any {
 		"process_template": map[string]any{"id": row.templateID},
 		"process":          row.process(fields),
 	}
+}
+
+// bindInfo is the process's bind_info as CMDB makes it from its template's
+// rows (bk-cmdb src/common/metadata/process_bind_info.go
+// ProcPropertyBindInfo.NewProcBindInfo): each row's template_row_id, port,
+// protocol and enable (false when the template leaves it null), and ip the
+// address its bind type names on the host (src/common/metadata/process.go
+// SocketBindType.IP: "1" 127.0.0.1, "2" 0.0.0.0, "3" the first inner IPv4,
+// "5" ::1, "6" ::, "7" the first inner IPv6; "4" and "8", outer addresses,
+// are empty: the simulator's hosts have none). A template row is
+// {row_id, ip, port, protocol, enable}; null without rows.
+func (row cmdbProcRow) bindInfo() any {
+	rows, _ := row.tmpl.Fields["bind_info"].([]any)
+	if rows == nil {
+		return nil
+	}
+	out := make([]map[string]any, 0, len(rows))
+	for _, r := range rows {
+		t, _ := r.(map[string]any)
+		enable, _ := t["enable"].(bool)
+		out = append(out, map[string]any{
+			"template_row_id": t["row_id"], "ip": row.host.bindIP(fmt.Sprint(t["ip"])), "port": t["port"], "protocol": t["protocol"], "enable": enable,
+		})
+	}
+	return out
+}
+
+// bindIP is the address bind type kind names on h (SocketBindType.IP).
+func (h *CMDBHost) bindIP(kind string) string {
+	switch kind {
+	case "1":
+		return "127.0.0.1"
+	case "2":
+		return "0.0.0.0"
+	case "3":
+		return h.firstIPv4()
+	case "5":
+		return "::1"
+	case "6":
+		return "::"
+	case "7":
+		first, _, _ := strings.Cut(h.InnerIPv6, ",")
+		return first
+	}
+	return ""
 }

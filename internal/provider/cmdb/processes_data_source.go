@@ -43,8 +43,10 @@ type cmdbProcessesModel struct {
 	Filter             *cmdbFilterModel `tfsdk:"filter"`
 	Namespace          types.String     `tfsdk:"namespace"`
 	AllowEmpty         types.Bool       `tfsdk:"allow_empty"`
+	WithInstances      types.Bool       `tfsdk:"with_instances"`
 	Groups             types.Map        `tfsdk:"groups"`
 	Processes          types.List       `tfsdk:"processes"`
+	Instances          instancesValue   `tfsdk:"instances"`
 	Skipped            types.List       `tfsdk:"skipped"`
 	Timeouts           timeouts.Value   `tfsdk:"timeouts"`
 }
@@ -108,6 +110,7 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 					" A value matches when the business has a process in it (with that name), whatever the other selectors leave: " +
 					"when more than one selector or a `filter` narrows the listing, each selector's values missing from the result cost one more `list_process_related_info` call, of those values alone. " +
 					"A selection is empty when `groups` would be: no process listed, or every instance in `skipped`."},
+			"with_instances": schema.BoolAttribute{Optional: true, MarkdownDescription: withInstancesDesc},
 			"namespace": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "GSE namespace of the processes. Default `GSEKIT_BIZ_{bk_biz_id}`, GSEKit's and bk-bscp's, so that the processes they already run are the same GSE processes; " +
 					"a namespace of your own keeps Terraform's apart from theirs.",
@@ -123,6 +126,7 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 					"commands; resident (`auto_type = 1`), `start_check_secs` `bk_start_check_secs` or 5, `op_timeout` `timeout` or 60; `resource` 0 and 0, no limits. Paths and commands are rendered (see `skipped`)."},
 			"processes": schema.ListAttribute{Computed: true, ElementType: processType,
 				MarkdownDescription: "One element per process instance and host, in `bk_process_id` and instance order: the GSE `namespace` and `name`, its `group` key, and the CMDB ids and names behind it."},
+			"instances": schema.StringAttribute{Computed: true, CustomType: instancesPackedType{}, MarkdownDescription: instancesDesc},
 			"skipped": schema.ListAttribute{Computed: true, ElementType: skippedType,
 				MarkdownDescription: "Instances left out of `groups`, each with its process, instance, host and the reason (the CMDB field and the rule are named): " +
 					"a path or command GSEKit renders with what needs Mako or its own database (`${inst_id}`, `% if`, a function call; nothing is sent half-rendered), " +

@@ -38,8 +38,18 @@ var specAttrTypes = func() map[string]attr.Type {
 // processesValues sets m's outputs from o; gateway says how hosts are
 // addressed (hostObject).
 func processesValues(ctx context.Context, o gsekit.Grouping, gateway bool, m *cmdbProcessesModel) diag.Diagnostics {
-	groups, groupOf, diags := groupValues(ctx, o, gateway)
+	objects := map[int64]attr.Value{} // each host's element, made once for all its instances
+	groups, groupOf, diags := groupValues(ctx, o, gateway, objects)
 	m.Groups = types.MapValueMust(groupType, groups)
+	m.Instances = instancesValue{types.StringNull()}
+	if m.WithInstances.ValueBool() {
+		iv := instanceValues{gateway: gateway, groupOf: groupOf, hostObjs: objects, this: map[int64]attr.Value{}, binds: map[*gse.ProcessRow]attr.Value{}}
+		v, err := packInstances(iv.all(o))
+		if err != nil {
+			diags.AddError("Could not encode instances", err.Error())
+		}
+		m.Instances = v
+	}
 	procs := make([]attr.Value, len(o.Instances))
 	for i, in := range o.Instances {
 		procs[i] = processValue(o.Namespace, groupOf[in], in)
@@ -57,11 +67,11 @@ func processesValues(ctx context.Context, o gsekit.Grouping, gateway bool, m *cm
 }
 
 // groupValues are o's groups by key, and the key of each instance's group.
-func groupValues(ctx context.Context, o gsekit.Grouping, gateway bool) (map[string]attr.Value, map[*gsekit.Instance]string, diag.Diagnostics) {
+// Host elements are made once into objects.
+func groupValues(ctx context.Context, o gsekit.Grouping, gateway bool, objects map[int64]attr.Value) (map[string]attr.Value, map[*gsekit.Instance]string, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	groups := make(map[string]attr.Value, len(o.Groups))
 	groupOf := map[*gsekit.Instance]string{}
-	objects := map[int64]attr.Value{} // each host's element, made once for all its instances
 	for _, g := range o.Groups {
 		first := g.Instances[0]
 		sv, d := types.ObjectValueFrom(ctx, specAttrTypes, spec.Flatten(first.Spec))

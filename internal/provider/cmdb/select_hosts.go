@@ -41,10 +41,21 @@ func hostAddress(h gse.CMDBHost, gateway bool) (ip, reason string) {
 // through the gateway where CMDB has one, else by ip (hostAddress) and cloud.
 func hostObject(h gse.CMDBHost, ip string, gateway bool) attr.Value {
 	el := map[string]attr.Value{"ip": types.StringValue(ip), "bk_cloud_id": types.Int64Value(h.BkCloudID), "bk_supplier_id": types.Int64Value(0), "agent_id": types.StringNull()}
-	if gateway && h.AgentID != "" {
+	if byAgentID(h, gateway) {
 		el["ip"], el["bk_cloud_id"], el["agent_id"] = types.StringNull(), types.Int64Null(), types.StringValue(h.AgentID)
 	}
 	return types.ObjectValueMust(hosts.ObjectType.AttrTypes, el)
+}
+
+func byAgentID(h gse.CMDBHost, gateway bool) bool { return gateway && h.AgentID != "" }
+
+// hostKey is the host_status key of h's hostObject (hosts.Model.StatusKey):
+// its agent id, or {bk_cloud_id}:{ip}.
+func hostKey(h gse.CMDBHost, ip string, gateway bool) string {
+	if byAgentID(h, gateway) {
+		return gse.Host{AgentID: h.AgentID}.Address()
+	}
+	return gse.Host{IP: ip, BkCloudID: h.BkCloudID}.Address()
 }
 
 // selectHosts turns CMDB hosts into elements of gse_managed_process.hosts

@@ -20,7 +20,9 @@
 //     pack from the resources' schemas.
 //   - Of[V] is the attribute type: the CustomType of a schema.StringAttribute
 //     whose values are V (a Value: the string, what it decodes to, and the
-//     type Terraform sees).
+//     type Terraform sees). A data source's computed attribute may be one
+//     too: ReadDataSource unpacks it, and Encode writes its value from
+//     framework values.
 //   - ObjectCodec, Field, CodecOf, WriteUnknown, String and Decoder encode
 //     and decode such values as Terraform does, so that an unchanged value
 //     packs to the same bytes.
@@ -47,7 +49,11 @@
 //     hashicorp/terraform-plugin-framework#775; and per attribute, so that
 //     spec's 30 attributes were most of a refresh's allocations. Benchmark:
 //     BenchmarkManagedProcessPlan and BenchmarkManagedProcessApply
-//     (create/hosts=10000); for spec, BenchmarkManagedProcessRefresh.
+//     (create/hosts=10000); for spec, BenchmarkManagedProcessRefresh. And
+//     gse_cmdb_processes.instances (internal/provider/cmdb), whose 20,000
+//     elements the framework's state conversions and their garbage made
+//     most of a plan's provider CPU: `make bench-e2e`, the processes row
+//     with with_instances = true.
 //  2. Types built once (plumbing.WithTypesBuilt).
 //     Framework v1.19 rebuilds a nested attribute's type from its attributes
 //     on every GetType call, for every step of every attribute path of every

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -35,16 +38,41 @@ func findAttrs(ctx context.Context, p provider.Provider) attrsByType {
 		r.Schema(ctx, resource.SchemaRequest{}, &s)
 		for attrName, a := range s.Schema.Attributes {
 			if sa, ok := a.(schema.StringAttribute); ok {
-				if pt, ok := sa.CustomType.(Type); ok {
-					if out[name.TypeName] == nil {
-						out[name.TypeName] = map[string]Type{}
-					}
-					out[name.TypeName][attrName] = pt
-				}
+				out.add(name.TypeName, attrName, sa.CustomType)
 			}
 		}
 	}
 	return out
+}
+
+// findDataAttrs are the packed attributes of the data sources' schemas.
+func findDataAttrs(ctx context.Context, p provider.Provider) attrsByType {
+	var meta provider.MetadataResponse
+	p.Metadata(ctx, provider.MetadataRequest{}, &meta)
+	out := attrsByType{}
+	for _, f := range p.DataSources(ctx) {
+		d := f()
+		var name datasource.MetadataResponse
+		d.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: meta.TypeName}, &name)
+		var s datasource.SchemaResponse
+		d.Schema(ctx, datasource.SchemaRequest{}, &s)
+		for attrName, a := range s.Schema.Attributes {
+			if sa, ok := a.(dsschema.StringAttribute); ok {
+				out.add(name.TypeName, attrName, sa.CustomType)
+			}
+		}
+	}
+	return out
+}
+
+// add records attribute attrName of typeName when its type t is packed.
+func (pa attrsByType) add(typeName, attrName string, t attr.Type) {
+	if pt, ok := t.(Type); ok {
+		if pa[typeName] == nil {
+			pa[typeName] = map[string]Type{}
+		}
+		pa[typeName][attrName] = pt
+	}
 }
 
 // pack turns the packed attributes of a value of typeName from Terraform into

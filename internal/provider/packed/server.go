@@ -26,7 +26,7 @@ func NewProtocol6(p provider.Provider, opts ...Option) func() (tfprotov6.Provide
 			return nil, fmt.Errorf("the framework's server %T lacks list resource, action or state store RPCs", s)
 		}
 		ctx := context.Background()
-		srv := server{frameworkServer: fs, packed: findAttrs(ctx, p), states: &stateTypes{}, generators: findConfigGenerators(ctx, p)}
+		srv := server{frameworkServer: fs, packed: findAttrs(ctx, p), dataPacked: findDataAttrs(ctx, p), states: &stateTypes{}, generators: findConfigGenerators(ctx, p)}
 		for _, o := range opts {
 			o(&srv)
 		}
@@ -53,6 +53,7 @@ type frameworkServer interface {
 type server struct {
 	frameworkServer
 	packed     attrsByType
+	dataPacked attrsByType // the data sources' packed attributes, which only the provider writes
 	states     *stateTypes
 	generators map[string]ConfigGenerator // by resource type
 	quiet      bool                       // the framework gets contexts without loggers (Quiet)
@@ -108,17 +109,23 @@ func (s server) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProvide
 		return resp, err
 	}
 	resp.ServerCapabilities = withGenerateResourceConfig(resp.ServerCapabilities)
-	for typeName, sch := range resp.ResourceSchemas {
+	unpackSchemas(ctx, s.packed, resp.ResourceSchemas)
+	unpackSchemas(ctx, s.dataPacked, resp.DataSourceSchemas)
+	return resp, nil
+}
+
+// unpackSchemas gives the packed attributes of schemas the types Terraform sees.
+func unpackSchemas(ctx context.Context, packed attrsByType, schemas map[string]*tfprotov6.Schema) {
+	for typeName, sch := range schemas {
 		if sch == nil || sch.Block == nil {
 			continue
 		}
 		for _, a := range sch.Block.Attributes {
-			if pt := s.packed[typeName][a.Name]; pt != nil {
+			if pt := packed[typeName][a.Name]; pt != nil {
 				pt.UnpackedSchema(ctx, a)
 			}
 		}
 	}
-	return resp, nil
 }
 
 func (s server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
@@ -154,7 +161,9 @@ func (s server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceReq
 	return resp, numbersAsText(resp.NewState)
 }
 
-// ReadDataSource sends a data source's numbers as text too: on Terraform 1.10
+// ReadDataSource unpacks a data source's packed attributes (computed: the
+// configuration holds them null, which needs no packing), and sends its
+// numbers as text too: on Terraform 1.10
 // to 1.14 a root output built from one compared unequal to the same output
 // read from the state file (reflect.DeepEqual in sameRootOutputValues of
 // hashicorp/terraform internal/states/state_equal.go), so `plan -refresh-only
@@ -163,6 +172,9 @@ func (s server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourc
 	resp, err := s.frameworkServer.ReadDataSource(s.forFramework(ctx), req)
 	if err != nil || resp == nil {
 		return resp, err
+	}
+	if err := s.dataPacked.unpack(req.TypeName, &resp.State); err != nil {
+		return nil, err
 	}
 	return resp, numbersAsText(resp.State)
 }
