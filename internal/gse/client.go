@@ -102,7 +102,6 @@ type Client struct {
 	redact     redactor
 	credential string // credentialKind of what is sent
 	ops        *batcher
-	scripts    scriptParts       // the scripts ExecuteScript ran as several jobs
 	pacers     [rootCount]*pacer // by Root: every request waits for its root's (buckets.go)
 	maxRetries int
 	common     service // shared by the services: one allocation for all

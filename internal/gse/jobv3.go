@@ -112,21 +112,17 @@ type Script struct {
 	TimeoutSecs      int64
 }
 
-// ExecuteScript starts a job running sc on the targets and returns its job
-// and step ids. More targets than one job takes (jobScriptTargetsMax) run
-// as several jobs, which WaitJob and ScriptLogs read as one by the ids
-// returned (jobv3_split.go).
+// ExecuteScript starts sc on the targets and returns the run, which
+// WaitScript and ScriptLogs read: one job, or, on more targets than one job
+// takes (jobScriptTargetsMax), several (jobv3_split.go).
 //
 // JOB API: fast_execute_script.
-func (s *JobService) ExecuteScript(ctx context.Context, scope JobScope, sc Script, to JobTargets) (job, step int64, err error) {
+func (s *JobService) ExecuteScript(ctx context.Context, scope JobScope, sc Script, to JobTargets) (*ScriptRun, error) {
 	parts, err := s.executeParts(ctx, scope, sc, to)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	if len(parts) > 1 {
-		s.client.scripts.put(parts)
-	}
-	return parts[0].job, parts[0].step, nil
+	return &ScriptRun{parts: parts}, nil
 }
 
 // executeScript starts one job running sc on the targets. It is never sent
@@ -199,16 +195,8 @@ func (s *JobService) JobInstanceStatus(ctx context.Context, scope JobScope, id i
 }
 
 // WaitJob polls a job until it finishes and returns its per-host results
-// (read once at the end, as JOB's own callers do); a script ExecuteScript
-// ran as several jobs, all of them, as one.
+// (read once at the end, as JOB's own callers do).
 func (s *JobService) WaitJob(ctx context.Context, scope JobScope, id int64) (*JobStatus, error) {
-	if parts, ok := s.client.scripts.get(id); ok {
-		return s.waitParts(ctx, scope, id, parts)
-	}
-	return s.waitJob(ctx, scope, id)
-}
-
-func (s *JobService) waitJob(ctx context.Context, scope JobScope, id int64) (*JobStatus, error) {
 	sched := s.client.poll.schedule(false)
 	for {
 		if err := sched.Next(ctx); err != nil {
@@ -224,17 +212,17 @@ func (s *JobService) waitJob(ctx context.Context, scope JobScope, id int64) (*Jo
 	}
 }
 
-// ScriptLogs reads each target host's output of a script step, by
-// bk_host_id, 500 hosts a request; of a script ExecuteScript ran as several
-// jobs, from the job that ran on each host.
+// ScriptLogs reads each target host's output of a script run, by
+// bk_host_id, 500 hosts a request, each from the job that ran on it.
 //
 // JOB API: batch_get_job_instance_ip_log.
-func (s *JobService) ScriptLogs(ctx context.Context, scope JobScope, job, step int64, hostIDs []int64) (map[int64]string, error) {
-	if parts, ok := s.client.scripts.get(job); ok {
-		return s.partLogs(ctx, scope, job, parts, hostIDs)
-	}
+func (s *JobService) ScriptLogs(ctx context.Context, scope JobScope, run *ScriptRun, hostIDs []int64) (map[int64]string, error) {
 	out := make(map[int64]string, len(hostIDs))
-	return out, s.scriptLogs(ctx, scope, job, step, hostIDs, out)
+	if len(run.parts) == 1 {
+		p := run.parts[0]
+		return out, s.scriptLogs(ctx, scope, p.job, p.step, hostIDs, out)
+	}
+	return out, s.partLogs(ctx, scope, run, hostIDs, out)
 }
 
 // scriptLogs reads the output of step on hostIDs into out.

@@ -34,20 +34,20 @@ func TestJobTransientCodes(t *testing.T) {
 			scope := gse.BizScope(simulator.CMDBBizID)
 			sc := gse.Script{Content: hashRead, Account: "root", TimeoutSecs: 60}
 			sim.AddFault(simulator.Fault{API: "jobv3/fast_execute_script", Code: code})
-			_, _, err := c.Job.ExecuteScript(ctx, scope, sc, gse.JobTargets{HostIDs: []int64{1, 2}})
+			_, err := c.Job.ExecuteScript(ctx, scope, sc, gse.JobTargets{HostIDs: []int64{1, 2}})
 			var ae *gse.APIError
 			if !errors.As(err, &ae) || ae.Code != code || gse.KindOf(err) != gse.KindServer || sim.Calls("jobv3/fast_execute_script") != 1 {
 				t.Fatalf("gateway %v, %d: fast_execute_script: %v after %d calls", gateway, code, err, sim.Calls("jobv3/fast_execute_script"))
 			}
-			job, step, err := c.Job.ExecuteScript(ctx, scope, sc, gse.JobTargets{HostIDs: []int64{1, 2}})
+			run, err := c.Job.ExecuteScript(ctx, scope, sc, gse.JobTargets{HostIDs: []int64{1, 2}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			sim.AddFault(simulator.Fault{API: "jobv3/get_job_instance_status", Code: code}, simulator.Fault{API: "jobv3/batch_get_job_instance_ip_log", Code: code})
-			if _, err := c.Job.WaitJob(ctx, scope, job); err != nil {
+			if _, err := c.Job.WaitScript(ctx, scope, run); err != nil {
 				t.Fatalf("gateway %v, %d: get_job_instance_status: %v", gateway, code, err)
 			}
-			if logs, err := c.Job.ScriptLogs(ctx, scope, job, step, []int64{1, 2}); err != nil || logs[1] != "MISSING\n" {
+			if logs, err := c.Job.ScriptLogs(ctx, scope, run, []int64{1, 2}); err != nil || logs[1] != "MISSING\n" {
 				t.Fatalf("gateway %v, %d: batch_get_job_instance_ip_log: %v %v", gateway, code, logs, err)
 			}
 			if sim.FaultsLeft() != 0 {
@@ -64,7 +64,7 @@ func TestJobIAMRefusalNamesThePermission(t *testing.T) {
 	for _, gateway := range []bool{false, true} {
 		c, sim := newJobV3(t, 4, gateway)
 		sim.AddFault(simulator.Fault{API: "jobv3/fast_execute_script", Code: gse.CodeIAMNoPermission})
-		_, _, err := c.Job.ExecuteScript(ctxTimeout(t, 5*time.Second), gse.BizScope(simulator.CMDBBizID), gse.Script{Content: hashRead, Account: "root", TimeoutSecs: 60},
+		_, err := c.Job.ExecuteScript(ctxTimeout(t, 5*time.Second), gse.BizScope(simulator.CMDBBizID), gse.Script{Content: hashRead, Account: "root", TimeoutSecs: 60},
 			gse.JobTargets{HostIDs: []int64{1, 2}})
 		var ae *gse.APIError
 		if !errors.As(err, &ae) || ae.Permission == nil {
@@ -93,18 +93,18 @@ func TestScriptSplitByJOBsLimit(t *testing.T) {
 		for _, id := range ids {
 			sim.JOBv3().SetFile(id, "/a", []byte(fmt.Sprint(id)))
 		}
-		job, step, err := c.Job.ExecuteScript(ctx, scope, gse.Script{Content: hashRead, Account: "root", TimeoutSecs: 60}, gse.JobTargets{HostIDs: ids})
+		run, err := c.Job.ExecuteScript(ctx, scope, gse.Script{Content: hashRead, Account: "root", TimeoutSecs: 60}, gse.JobTargets{HostIDs: ids})
 		if err != nil {
 			t.Fatalf("gateway %v: %v", gateway, err)
 		}
 		if n := sim.Calls("jobv3/fast_execute_script"); n != 4 { // refused, then 4 + 4 + 2
 			t.Errorf("gateway %v: %d fast_execute_script calls", gateway, n)
 		}
-		st, err := c.Job.WaitJob(ctx, scope, job)
+		st, err := c.Job.WaitScript(ctx, scope, run)
 		if err != nil || !st.Finished || st.Job.Status != gse.JobSuccess || len(st.Steps) != 3 {
 			t.Fatalf("gateway %v: %+v %v", gateway, st, err)
 		}
-		logs, err := c.Job.ScriptLogs(ctx, scope, job, step, ids)
+		logs, err := c.Job.ScriptLogs(ctx, scope, run, ids)
 		if err != nil || len(logs) != len(ids) {
 			t.Fatalf("gateway %v: logs %v %v", gateway, logs, err)
 		}
@@ -151,14 +151,14 @@ func TestScriptSplitAt50000(t *testing.T) {
 		ids[i] = int64(i + 1)
 	}
 	ctx := ctxTimeout(t, 10*time.Second)
-	job, _, err := c.Job.ExecuteScript(ctx, gse.BizScope(2), gse.Script{Content: "true", Account: "root"}, gse.JobTargets{HostIDs: ids})
+	run, err := c.Job.ExecuteScript(ctx, gse.BizScope(2), gse.Script{Content: "true", Account: "root"}, gse.JobTargets{HostIDs: ids})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(sizes) != "[50000 1]" {
 		t.Errorf("jobs of %v hosts", sizes)
 	}
-	if st, err := c.Job.WaitJob(ctx, gse.BizScope(2), job); err != nil || len(st.Steps) != 2 {
+	if st, err := c.Job.WaitScript(ctx, gse.BizScope(2), run); err != nil || len(st.Steps) != 2 {
 		t.Errorf("wait: %+v %v", st, err)
 	}
 }

@@ -7,14 +7,13 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"sync"
 )
 
 // A script on more hosts than JOB runs in one job is run as several jobs,
 // each on at most jobScriptTargetsMax hosts, which the caller reads as one
-// by the ids ExecuteScript returned (the first job's): WaitJob waits for
-// every job and joins their results, ScriptLogs reads each host's output
-// from the job that ran on it.
+// through the ScriptRun ExecuteScript returned: WaitScript waits for every
+// job and joins their results, ScriptLogs reads each host's output from the
+// job that ran on it.
 
 // jobScriptTargetsMax is the most targets of one script job: bk-job's
 // job.execute.limit.script-task.max-target-server, 50000 unless the
@@ -24,48 +23,38 @@ import (
 // names its limit in that refusal, and the rest is split by it.
 const jobScriptTargetsMax = 50000
 
-// scriptPart is one job of a script run as several.
+// ScriptRun is a script ExecuteScript started: its jobs, one unless its
+// hosts were more than one job takes.
+type ScriptRun struct {
+	parts []scriptPart
+}
+
+// scriptPart is one job of a script run.
 type scriptPart struct {
 	job, step int64
-	hostIDs   []int64 // the hosts of its results, once WaitJob has read them
+	hostIDs   []int64 // the hosts of its results, once WaitScript has read them
 }
 
-// scriptParts are the scripts run as several jobs, by the first job's id.
-// An entry lives until ScriptLogs has read its output.
-type scriptParts struct {
-	mu    sync.Mutex
-	byJob map[int64][]scriptPart
-}
-
-func (p *scriptParts) put(parts []scriptPart) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.byJob == nil {
-		p.byJob = map[int64][]scriptPart{}
+// WaitScript waits for every job of run and joins their results: finished,
+// a success when every job succeeded, the steps of them all.
+func (s *JobService) WaitScript(ctx context.Context, scope JobScope, run *ScriptRun) (*JobStatus, error) {
+	out := &JobStatus{Finished: true}
+	out.Job.Status = JobSuccess
+	for i, p := range run.parts {
+		st, err := s.WaitJob(ctx, scope, p.job)
+		if err != nil {
+			return nil, err
+		}
+		if len(run.parts) == 1 {
+			return st, nil
+		}
+		if out.Job.Status == JobSuccess {
+			out.Job.Status = st.Job.Status
+		}
+		out.Steps = append(out.Steps, st.Steps...)
+		run.parts[i].hostIDs = stepHosts(st)
 	}
-	p.byJob[parts[0].job] = parts
-}
-
-func (p *scriptParts) get(job int64) ([]scriptPart, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	parts, ok := p.byJob[job]
-	return slices.Clone(parts), ok
-}
-
-// learned records the hosts of each part's results.
-func (p *scriptParts) learned(job int64, parts []scriptPart) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if _, ok := p.byJob[job]; ok {
-		p.byJob[job] = parts
-	}
-}
-
-func (p *scriptParts) drop(job int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.byJob, job)
+	return out, nil
 }
 
 // len is how many hosts t targets.
@@ -135,27 +124,6 @@ func startedBefore(err error, parts []scriptPart) error {
 	return fmt.Errorf("%w (JOB jobs %v already run the script on the hosts before)", err, ids)
 }
 
-// waitParts waits for every job of the script started as job and joins
-// their results: finished, a success when every job succeeded, the steps
-// of them all.
-func (s *JobService) waitParts(ctx context.Context, scope JobScope, job int64, parts []scriptPart) (*JobStatus, error) {
-	out := &JobStatus{Finished: true}
-	out.Job.Status = JobSuccess
-	for i, p := range parts {
-		st, err := s.waitJob(ctx, scope, p.job)
-		if err != nil {
-			return nil, err
-		}
-		if out.Job.Status == JobSuccess {
-			out.Job.Status = st.Job.Status
-		}
-		out.Steps = append(out.Steps, st.Steps...)
-		parts[i].hostIDs = stepHosts(st)
-	}
-	s.client.scripts.learned(job, parts)
-	return out, nil
-}
-
 // stepHosts are the bk_host_ids of a job's results.
 func stepHosts(st *JobStatus) []int64 {
 	var ids []int64
@@ -167,16 +135,15 @@ func stepHosts(st *JobStatus) []int64 {
 	return ids
 }
 
-// partLogs reads the output of hostIDs from the jobs of the script started
-// as job, each host from the job that ran on it (read from its results when
-// WaitJob has not).
-func (s *JobService) partLogs(ctx context.Context, scope JobScope, job int64, parts []scriptPart, hostIDs []int64) (map[int64]string, error) {
-	out := make(map[int64]string, len(hostIDs))
-	for _, p := range parts {
+// partLogs reads the output of hostIDs into out from the jobs of run, each
+// host from the job that ran on it (read from its results when WaitScript
+// has not).
+func (s *JobService) partLogs(ctx context.Context, scope JobScope, run *ScriptRun, hostIDs []int64, out map[int64]string) error {
+	for _, p := range run.parts {
 		if p.hostIDs == nil {
 			st, err := s.JobInstanceStatus(ctx, scope, p.job, true)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			p.hostIDs = stepHosts(st)
 		}
@@ -186,9 +153,8 @@ func (s *JobService) partLogs(ctx context.Context, scope JobScope, job int64, pa
 		}
 		mine := slices.DeleteFunc(slices.Clone(hostIDs), func(id int64) bool { return !ran[id] })
 		if err := s.scriptLogs(ctx, scope, p.job, p.step, mine, out); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	s.client.scripts.drop(job)
-	return out, nil
+	return nil
 }

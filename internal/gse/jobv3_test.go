@@ -67,15 +67,15 @@ func TestPushConfigFile(t *testing.T) {
 		if _, ok := sim.JOBv3().File(3, "/data/conf/app.conf"); ok {
 			t.Errorf("gateway %v: the file reached a host whose agent is down", gateway)
 		}
-		job, step, err := c.Job.ExecuteScript(ctx, scope, gse.Script{Content: "f='/data/conf/app.conf'\nsha256sum \"$f\"\n", Account: "root", TimeoutSecs: 60},
+		run, err := c.Job.ExecuteScript(ctx, scope, gse.Script{Content: "f='/data/conf/app.conf'\nsha256sum \"$f\"\n", Account: "root", TimeoutSecs: 60},
 			gse.JobTargets{HostIDs: []int64{1, 4}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Job.WaitJob(ctx, scope, job); err != nil {
+		if _, err := c.Job.WaitScript(ctx, scope, run); err != nil {
 			t.Fatal(err)
 		}
-		logs, err := c.Job.ScriptLogs(ctx, scope, job, step, []int64{1, 4})
+		logs, err := c.Job.ScriptLogs(ctx, scope, run, []int64{1, 4})
 		sum := sha256.Sum256(content)
 		if err != nil || strings.TrimSpace(logs[1]) != hex.EncodeToString(sum[:]) || strings.TrimSpace(logs[4]) != "MISSING" {
 			t.Fatalf("gateway %v: logs %v, %v", gateway, logs, err)

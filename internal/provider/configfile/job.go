@@ -11,20 +11,24 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
+// waitFor waits for a job start began (a push's WaitJob, a script's
+// WaitScript) and returns its results.
+type waitFor func(context.Context) (*gse.JobStatus, error)
+
 // run starts one JOB job on ts with start, waits for it, and returns each
 // host's result by key.
-func (r *configFileResource) run(ctx context.Context, plan *configFileModel, ts []target, start func(gse.JobTargets) (int64, error)) (map[string]gse.JobHostTask, error) {
+func (r *configFileResource) run(ctx context.Context, plan *configFileModel, ts []target, start func(gse.JobTargets) (waitFor, error)) (map[string]gse.JobHostTask, error) {
 	byID := needIDs(ts)
 	if byID {
 		if err := r.resolveAll(ctx, plan, ts); err != nil {
 			return nil, err
 		}
 	}
-	id, err := start(jobTargets(ts, byID))
+	wait, err := start(jobTargets(ts, byID))
 	if err != nil {
 		return nil, err
 	}
-	st, err := r.client.Job.WaitJob(ctx, plan.scope(), id)
+	st, err := wait(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -109,8 +109,9 @@ func (r *configFileResource) pushInBatches(ctx context.Context, plan *configFile
 	results := map[string]gse.JobHostTask{}
 	file := gse.ConfigFile{Path: plan.Path.ValueString(), Name: plan.FileName.ValueString(), Account: plan.Account.ValueString(), Content: content}
 	st := rollout.Step[target]{What: "push", Target: plan.ID, Place: target.place, Settle: settlePush, Run: func(ctx context.Context, batch []target) error {
-		res, err := r.run(ctx, plan, batch, func(to gse.JobTargets) (int64, error) {
-			return r.client.Job.PushConfigFile(ctx, plan.scope(), file, to)
+		res, err := r.run(ctx, plan, batch, func(to gse.JobTargets) (waitFor, error) {
+			id, err := r.client.Job.PushConfigFile(ctx, plan.scope(), file, to)
+			return func(ctx context.Context) (*gse.JobStatus, error) { return r.client.Job.WaitJob(ctx, plan.scope(), id) }, err
 		})
 		if err != nil {
 			return err

@@ -31,12 +31,12 @@ func scriptRan(status int) bool {
 func (r *configFileResource) verify(ctx context.Context, m *configFileModel) (map[string]hostFile, error) {
 	sc := readScript(m.Path.ValueString(), m.full())
 	sc.Account, sc.TimeoutSecs = m.Account.ValueString(), 60
-	var job, step int64
+	var run *gse.ScriptRun
 	ts := m.targets()
-	results, err := r.run(ctx, m, ts, func(to gse.JobTargets) (int64, error) {
+	results, err := r.run(ctx, m, ts, func(to gse.JobTargets) (waitFor, error) {
 		var err error
-		job, step, err = r.client.Job.ExecuteScript(ctx, m.scope(), sc, to)
-		return job, err
+		run, err = r.client.Job.ExecuteScript(ctx, m.scope(), sc, to)
+		return func(ctx context.Context) (*gse.JobStatus, error) { return r.client.Job.WaitScript(ctx, m.scope(), run) }, err
 	})
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (r *configFileResource) verify(ctx context.Context, m *configFileModel) (ma
 	}
 	logs := map[int64]string{}
 	if len(ids) > 0 {
-		if logs, err = r.client.Job.ScriptLogs(ctx, m.scope(), job, step, ids); err != nil {
+		if logs, err = r.client.Job.ScriptLogs(ctx, m.scope(), run, ids); err != nil {
 			return nil, err
 		}
 	}
