@@ -8,10 +8,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/vmihailenco/msgpack/v5"
@@ -36,11 +34,7 @@ func findAttrs(ctx context.Context, p provider.Provider) attrsByType {
 		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: meta.TypeName}, &name)
 		var s resource.SchemaResponse
 		r.Schema(ctx, resource.SchemaRequest{}, &s)
-		for attrName, a := range s.Schema.Attributes {
-			if sa, ok := a.(schema.StringAttribute); ok {
-				out.add(name.TypeName, attrName, sa.CustomType)
-			}
-		}
+		addPacked(out, name.TypeName, s.Schema.Attributes)
 	}
 	return out
 }
@@ -56,22 +50,21 @@ func findDataAttrs(ctx context.Context, p provider.Provider) attrsByType {
 		d.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: meta.TypeName}, &name)
 		var s datasource.SchemaResponse
 		d.Schema(ctx, datasource.SchemaRequest{}, &s)
-		for attrName, a := range s.Schema.Attributes {
-			if sa, ok := a.(dsschema.StringAttribute); ok {
-				out.add(name.TypeName, attrName, sa.CustomType)
-			}
-		}
+		addPacked(out, name.TypeName, s.Schema.Attributes)
 	}
 	return out
 }
 
-// add records attribute attrName of typeName when its type t is packed.
-func (pa attrsByType) add(typeName, attrName string, t attr.Type) {
-	if pt, ok := t.(Type); ok {
-		if pa[typeName] == nil {
-			pa[typeName] = map[string]Type{}
+// addPacked records the attributes of typeName whose type is packed (a
+// string attribute's CustomType is its type).
+func addPacked[A interface{ GetType() attr.Type }](pa attrsByType, typeName string, attrs map[string]A) {
+	for name, a := range attrs {
+		if pt, ok := a.GetType().(Type); ok {
+			if pa[typeName] == nil {
+				pa[typeName] = map[string]Type{}
+			}
+			pa[typeName][name] = pt
 		}
-		pa[typeName][attrName] = pt
 	}
 }
 
