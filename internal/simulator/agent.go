@@ -59,11 +59,7 @@ const agentDamaged = 3
 func (s *Server) SetAgentDown(cloud int64, ip string, down bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := keyOf("", "", cloud, ip)
-	id, ok := s.gateway.ofHost[k]
-	if !ok {
-		id = fmt.Sprintf("%d:%s", cloud, ip)
-	}
+	k, id := keyOf("", "", cloud, ip), s.gateway.hostAgent(cloud, ip)
 	if down {
 		s.gse.down[k], s.gateway.states[normalAgent(id)] = true, agentDamaged
 		return

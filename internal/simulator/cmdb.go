@@ -49,6 +49,14 @@ type CMDB struct {
 func CMDBSetID(s int) int64    { return int64(101 + s) }
 func CMDBModuleID(m int) int64 { return int64(1001 + m) }
 
+// moduleSet is the set of a module of the generated topology.
+func moduleSet(moduleID int64) int64 {
+	return CMDBSetID(int(moduleID-CMDBModuleID(0)) / CMDBModulesPerSet)
+}
+
+// modules is how many modules the generated topology has.
+func (c *CMDB) modules() int { return (len(c.hosts) + CMDBHostsPerModule - 1) / CMDBHostsPerModule }
+
 // CMDBHost is one host of the generated topology, with its fields as
 // list_biz_hosts returns them.
 type CMDBHost struct {
@@ -104,7 +112,7 @@ func (c *CMDB) generate(n, templates int, gw *Gateway) {
 		}
 		c.hosts = append(c.hosts, h)
 	}
-	c.generateProcessTemplates((n+CMDBHostsPerModule-1)/CMDBHostsPerModule, templates)
+	c.generateProcessTemplates(c.modules(), templates)
 }
 
 // Hosts returns a copy of every generated host, ordered by bk_host_id.
@@ -123,15 +131,14 @@ func (c *CMDB) Hosts() []CMDBHost {
 func (c *CMDB) MoveHost(hostID, moduleID int64) error {
 	c.hub.mu.Lock()
 	defer c.hub.mu.Unlock()
-	m := int(moduleID - CMDBModuleID(0))
-	if m < 0 || m >= (len(c.hosts)+CMDBHostsPerModule-1)/CMDBHostsPerModule {
+	if !c.hasTopoNode(false, moduleID) {
 		return fmt.Errorf("module %d does not exist", moduleID)
 	}
 	h := c.host(hostID)
 	if h == nil {
 		return fmt.Errorf("host %d does not exist", hostID)
 	}
-	h.BizID, h.ModuleID, h.SetID, h.AlsoModuleIDs = CMDBBizID, moduleID, CMDBSetID(m/CMDBModulesPerSet), nil
+	h.BizID, h.ModuleID, h.SetID, h.AlsoModuleIDs = CMDBBizID, moduleID, moduleSet(moduleID), nil
 	return nil
 }
 
@@ -165,13 +172,7 @@ func (c *CMDB) serveHosts(w http.ResponseWriter, _ *http.Request) { writeJSON(w,
 
 func (c *CMDB) serve(w http.ResponseWriter, r *http.Request) {
 	c.hub.serve(w, r, "cc/", func(api string, raw []byte) (any, *apiError) {
-		if "cc/"+api == cmdbProcAPI {
-			return c.listProcessRelatedInfo(raw, 0)
-		}
-		if "cc/"+api != cmdbAPI {
-			return c.cmdbDispatch("cc/"+api, raw, 0)
-		}
-		return c.listBizHosts(raw, 0)
+		return c.cmdbDispatch("cc/"+api, raw, 0)
 	})
 }
 

@@ -42,10 +42,14 @@ var (
 	cmdbBizHostAttrs = []string{CMDBCustomIntField}
 )
 
-// cmdbDispatch answers the CMDB APIs besides the listings, by ESB name
-// ("cc/{api}"); pathBiz is the gateway's bk_biz_id (0: from the body).
+// cmdbDispatch answers the CMDB APIs by ESB name ("cc/{api}"); pathBiz is
+// the gateway's bk_biz_id (0: from the body).
 func (c *CMDB) cmdbDispatch(api string, raw []byte, pathBiz int64) (any, *apiError) {
 	switch api {
+	case cmdbAPI:
+		return c.listBizHosts(raw, pathBiz)
+	case cmdbProcAPI:
+		return c.listProcessRelatedInfo(raw, pathBiz)
 	case cmdbSetBatchAPI, cmdbModuleBatchAPI:
 		return c.findBatch(api == cmdbSetBatchAPI, raw, pathBiz)
 	case cmdbAttrAPI:
@@ -89,7 +93,7 @@ func (c *CMDB) findBatch(sets bool, raw []byte, pathBiz int64) (any, *apiError) 
 
 // hasTopoNode says whether the generated business has set (sets) or module id.
 func (c *CMDB) hasTopoNode(sets bool, id int64) bool {
-	modules := (len(c.hosts) + CMDBHostsPerModule - 1) / CMDBHostsPerModule
+	modules := c.modules()
 	if sets {
 		s := id - CMDBSetID(0)
 		return s >= 0 && s < int64((modules+CMDBModulesPerSet-1)/CMDBModulesPerSet)

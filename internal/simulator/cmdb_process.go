@@ -103,10 +103,9 @@ func (c *CMDB) generateProcessTemplates(n, templates int) {
 func (c *CMDB) AddHostToModule(hostID, moduleID int64) error {
 	c.hub.mu.Lock()
 	defer c.hub.mu.Unlock()
-	m := int(moduleID - CMDBModuleID(0))
 	h := c.host(hostID)
 	switch {
-	case m < 0 || m >= (len(c.hosts)+CMDBHostsPerModule-1)/CMDBHostsPerModule:
+	case !c.hasTopoNode(false, moduleID):
 		return fmt.Errorf("module %d does not exist", moduleID)
 	case h == nil:
 		return fmt.Errorf("host %d does not exist", hostID)
@@ -123,7 +122,7 @@ type membership struct{ module, set int64 }
 func (h *CMDBHost) memberships() []membership {
 	out := []membership{{h.ModuleID, h.SetID}}
 	for _, m := range h.AlsoModuleIDs {
-		out = append(out, membership{m, CMDBSetID(int(m-CMDBModuleID(0)) / CMDBModulesPerSet)})
+		out = append(out, membership{m, moduleSet(m)})
 	}
 	return out
 }
@@ -296,7 +295,8 @@ func hostProcRows(h *CMDBHost, in membership, k int, templates []*CMDBProcessTem
 		}
 		row := cmdbProcRow{id: int64(k)*1_000_000_000 + t.ID*100000 + h.ID, templateID: t.ID, host: h, in: in, tmpl: t}
 		if filter != nil {
-			ok, err := filter.match(func(name string) (any, bool) { v, ok := row.process(nil)[name]; return v, ok })
+			doc := row.process(nil)
+			ok, err := filter.match(func(name string) (any, bool) { v, ok := doc[name]; return v, ok })
 			if err != nil {
 				return nil, err
 			}

@@ -197,7 +197,7 @@ func writeEnvelope(w http.ResponseWriter, rep reply) {
 	case shapeBackend:
 		env = map[string]any{"code": rep.code, "message": rep.msg, "data": rep.data}
 	case shapeJob:
-		env = jobEnvelope(rep)
+		env = jobEnvelope(rep, id)
 	default:
 		env = map[string]any{"result": rep.code == 0 && rep.status == http.StatusOK, "code": rep.code, "message": rep.msg, "data": rep.data}
 		if !rep.noRequestID {

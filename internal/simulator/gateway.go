@@ -100,10 +100,16 @@ func (gw *Gateway) agentOf(p *Process) string {
 	if _, ok := gw.agents[p.AgentID]; ok {
 		return p.AgentID
 	}
-	if id, ok := gw.ofHost[keyOf("", "", p.BkCloudID, p.IP)]; ok {
+	return gw.hostAgent(p.BkCloudID, p.IP)
+}
+
+// hostAgent is the agent registered for the host (AddAgent), else
+// {bk_cloud_id}:{ip}.
+func (gw *Gateway) hostAgent(cloud int64, ip string) string {
+	if id, ok := gw.ofHost[keyOf("", "", cloud, ip)]; ok {
 		return id
 	}
-	return fmt.Sprintf("%d:%s", p.BkCloudID, p.IP)
+	return fmt.Sprintf("%d:%s", cloud, ip)
 }
 
 func (gw *Gateway) agentState(id string) int {

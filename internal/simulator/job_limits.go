@@ -2,7 +2,6 @@ package simulator
 
 import (
 	"cmp"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -123,10 +122,8 @@ func requestHosts(req *jobv3Request) []string {
 	return out
 }
 
-// jobEnvelope is the body JOB writes for rep.
-func jobEnvelope(rep reply) map[string]any {
-	var id [16]byte
-	_, _ = rand.Read(id[:])
+// jobEnvelope is the body JOB writes for rep, logged as request id.
+func jobEnvelope(rep reply, id [16]byte) map[string]any {
 	env := map[string]any{"code": rep.code, "result": rep.code == 0, "job_request_id": hex.EncodeToString(id[:]), "message": rep.msg, "data": rep.data}
 	if rep.permission != nil {
 		env["permission"] = rep.permission
