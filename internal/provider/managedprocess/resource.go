@@ -262,7 +262,7 @@ func (r *managedProcessResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	stop := stopsOnDelete(state, loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics))
+	stop := stopsOnDelete(state.Running, loadDesired(ctx, req.Private, state.Managed, state.Running, &resp.Diagnostics))
 	targets := state.Hosts.Expand()
 	if state.Spec.Decoded == nil && r.client.Gateway() {
 		refuseSpeclessDelete(&resp.Diagnostics, meta, targets)
