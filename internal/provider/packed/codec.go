@@ -137,23 +137,7 @@ func (c ObjectCodec[T]) Encode(e *msgpack.Encoder, buf *bytes.Buffer, v *T) {
 	_ = e.EncodeMapLen(len(c))
 	for _, f := range c {
 		_ = e.EncodeString(f.Name)
-		switch a := f.Get(v); {
-		case a.IsNull():
-			_ = e.EncodeNil()
-		case a.IsUnknown():
-			buf.Write(unknownValue)
-		default:
-			switch a := a.(type) {
-			case types.String:
-				_ = e.EncodeString(a.ValueString())
-			case types.Int64:
-				_ = e.EncodeInt(a.ValueInt64())
-			case types.Float64:
-				encodeFloat(e, a.ValueFloat64())
-			case types.Bool:
-				_ = e.EncodeBool(a.ValueBool())
-			}
-		}
+		_ = encodeValue(e, buf, f.Get(v)) // a field holds a String, Int64, Float64 or Bool
 	}
 }
 
