@@ -82,11 +82,17 @@ func pushAdvice(err error, plan *configFileModel, sent bool) string {
 		return fmt.Sprintf("JOB has no execution account with the alias %q in %s %s: set account to the alias of one of its JOB execution accounts "+
 			"(JOB's account management lists them), such as root. Nothing was pushed.", plan.Account.ValueString(), plan.BkScopeType.ValueString(), plan.BkScopeID.ValueString())
 	}
-	advice := strings.TrimSpace(plumbing.CallAdvice(err) + jobCredentialAdvice(err))
+	advice := jobAdvice(err)
 	if !sent {
 		return strings.TrimSpace(advice + " Nothing was pushed: fix the cause, then apply again.")
 	}
 	return strings.TrimSpace(advice + "\n\nhost_status says which hosts hold the file. Fix what is named above, then apply again: it pushes only where the file is not.")
+}
+
+// jobAdvice says what to do about a JOB call that failed: the call's
+// advice, and the credentials' where JOB refused them.
+func jobAdvice(err error) string {
+	return strings.TrimSpace(plumbing.CallAdvice(err) + jobCredentialAdvice(err))
 }
 
 // verifyAdvice says what to do about a read of the files that failed.
@@ -95,7 +101,7 @@ func verifyAdvice(err error) string {
 	if errors.As(err, &re) {
 		return re.advice()
 	}
-	return strings.TrimSpace(plumbing.CallAdvice(err) + jobCredentialAdvice(err))
+	return jobAdvice(err)
 }
 
 // jobCredentialAdvice adds, for a refusal of the user through the bk-job

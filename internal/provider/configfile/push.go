@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 )
 
@@ -143,7 +144,7 @@ type pushError struct {
 
 func (e *pushError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "push_config_file of %s failed on %d of %s:", e.file, len(e.failures), nHosts(e.total))
+	fmt.Fprintf(&b, "push_config_file of %s failed on %d of %s:", e.file, len(e.failures), plumbing.HostCount(e.total))
 	for _, f := range e.failures {
 		b.WriteString("\n  - " + f.String())
 	}

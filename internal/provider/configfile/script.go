@@ -11,11 +11,11 @@ import (
 // readScript is the JOB script that prints the SHA-256 of the file at full
 // in lower-case hex, or MISSING when there is no such file, and that fails
 // with the hash tool's status when the tool fails. Its language is the one
-// of the hosts dir is for: PowerShell for a Windows directory (JOB runs a
-// shell script on Windows only under Cygwin: bk-job EsbProcessInfoDTO
+// of the hosts full is for: PowerShell for a Windows path (JOB runs a shell
+// script on Windows only under Cygwin: bk-job EsbProcessInfoDTO
 // cmd_shell_ext), shell otherwise.
-func readScript(dir, full string) gse.Script {
-	if windowsPath(dir) {
+func readScript(full string) gse.Script {
+	if windowsPath(full) {
 		return gse.Script{Language: gse.ScriptPowerShell, Content: powerShellRead(full)}
 	}
 	return gse.Script{Language: gse.ScriptShell, Content: shellRead(full)}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // JOB's statuses of a host whose script ran and failed: SCRIPT_FAILED,
@@ -29,7 +30,7 @@ func scriptRan(status int) bool {
 // printed neither a SHA-256 nor MISSING, is a *readError naming it and what
 // it printed.
 func (r *configFileResource) verify(ctx context.Context, m *configFileModel) (map[string]hostFile, error) {
-	sc := readScript(m.Path.ValueString(), m.full())
+	sc := readScript(m.full())
 	sc.Account, sc.TimeoutSecs = m.Account.ValueString(), 60
 	var run *gse.ScriptRun
 	ts := m.targets()
@@ -112,7 +113,7 @@ func (e *readError) add(t target, what, output string) {
 }
 
 func (e *readError) Error() string {
-	return fmt.Sprintf("fast_execute_script could not read %s on %d of %s:\n  - %s", e.file, len(e.failures), nHosts(e.total), strings.Join(e.failures, "\n  - "))
+	return fmt.Sprintf("fast_execute_script could not read %s on %d of %s:\n  - %s", e.file, len(e.failures), plumbing.HostCount(e.total), strings.Join(e.failures, "\n  - "))
 }
 
 // advice says what the user can do about the hosts named.
@@ -124,12 +125,4 @@ func (e *readError) advice() string {
 	return fmt.Sprintf("The read runs %s as the JOB account %q on each host and prints the file's SHA-256 or MISSING. "+
 		"Make it work on the hosts named (install %s, give the account read access to the file), or take them out of the resource's hosts. "+
 		"To stop reading the files, set verify = false and apply once with -refresh=false (a refresh reads them while the state has verify on).", tool, e.account, tool)
-}
-
-// nHosts is n hosts, in the singular for one.
-func nHosts(n int) string {
-	if n == 1 {
-		return "1 host"
-	}
-	return strconv.Itoa(n) + " hosts"
 }
