@@ -13,7 +13,9 @@ import (
 // the set, module, host and template it belongs to.
 
 const (
-	apiListProcessRelatedInfo = "list_process_related_info"
+	// APIListProcessRelatedInfo is the API CMDB's processes are read with, as
+	// an APIError names it.
+	APIListProcessRelatedInfo = "list_process_related_info"
 	// CMDBProcessPageSize is the page list_process_related_info takes: its
 	// server refuses more than 1000 (BasePage.IsIllegal, BKMaxPageSize),
 	// though its doc says 500.
@@ -144,12 +146,12 @@ func (s *CMDBService) ListProcessRelatedInfo(ctx context.Context, q ProcessQuery
 			IDs []int64 `json:"ids"`
 		}{q.ServiceInstanceIDs}
 	}
-	target, root := c.cmdbRoute(apiListProcessRelatedInfo, "api/v3/findmany/proc/process_related_info/biz", strconv.FormatInt(q.BizID, 10))
-	return pagedRead(ctx, c, apiListProcessRelatedInfo, q.BizID, CMDBProcessPageSize, func(ctx context.Context, start int) (int, []ProcessRow, error) {
+	target, root := c.cmdbRoute(APIListProcessRelatedInfo, "api/v3/findmany/proc/process_related_info/biz", strconv.FormatInt(q.BizID, 10))
+	return pagedRead(ctx, c, APIListProcessRelatedInfo, q.BizID, CMDBProcessPageSize, func(ctx context.Context, start int) (int, []ProcessRow, error) {
 		b := body
 		b.Page = cmdbPage{Start: start, Limit: CMDBProcessPageSize, Sort: "bk_process_id"}
 		var out listProcessRelatedInfoReply
-		_, err := c.post(ctx, apiListProcessRelatedInfo, target, root, b, &out, true)
+		_, err := c.post(ctx, APIListProcessRelatedInfo, target, root, b, &out, true)
 		return out.Count, out.Info, err
 	}, func(r ProcessRow) int64 { return r.Process.ID })
 }

@@ -2,6 +2,7 @@ package gse
 
 import (
 	"context"
+	"slices"
 	"strconv"
 )
 
@@ -37,8 +38,7 @@ func (s *CMDBService) findBatch(ctx context.Context, api, obj, idField string, b
 	c := s.client
 	target, root := c.cmdbRoute(api, "api/v3/findmany", obj, "bk_biz_id", strconv.FormatInt(biz, 10))
 	found := make(map[int64]bool, len(ids))
-	for start := 0; start < len(ids); start += cmdbIDsPerBatch {
-		part := ids[start:min(start+cmdbIDsPerBatch, len(ids))]
+	for part := range slices.Chunk(ids, cmdbIDsPerBatch) {
 		body := map[string]any{"bk_biz_id": biz, "bk_ids": part, "fields": []string{idField}}
 		var out []map[string]any
 		if _, err := c.post(ctx, api, target, root, body, &out, true); err != nil {

@@ -28,14 +28,11 @@ func cmdbAdvice(c *gse.Client, err error) string {
 		return "Set cmdb_gateway_url (or BKAPP_BK_CC_APIGATEWAY) to the bk-cmdb root on the API gateway, or endpoint (or BK_COMPONENT_API_URL) to call CMDB through ESB."
 	case gse.KindOf(err) == gse.KindParams || errors.As(err, &ae) && ae.Code == gse.CodeCMDBParams:
 		return "CMDB refused the query: check bk_biz_id, bk_set_ids, bk_module_ids and the fields and operators of filter against the message."
-	case errors.As(err, &ae) && ae.Kind() == gse.KindPermission && ae.API == listProcessRelatedInfo:
+	case errors.As(err, &ae) && ae.Kind() == gse.KindPermission && ae.API == gse.APIListProcessRelatedInfo:
 		return hiddenAPIAdvice(c, ae.Root)
 	}
 	return plumbing.CallAdvice(err)
 }
-
-// listProcessRelatedInfo is the API CMDB's processes are read with.
-const listProcessRelatedInfo = "list_process_related_info"
 
 // hiddenAPIAdvice says how an app gets list_process_related_info, refused
 // through root. bk-cmdb publishes it for GSEKit alone: on its gateway with
