@@ -37,7 +37,7 @@ type Grouping struct {
 // instead, saying why.
 func BuildGroups(rows []gse.ProcessRow, hosts map[int64]*Host, ns string, refuse Refuse) Grouping {
 	out := Grouping{Namespace: ns}
-	rules := instanceRules{ns: ns, refuse: refuse, dups: duplicates(rows, hosts)}
+	rules := instanceRules{refuse: refuse, dups: duplicates(rows, hosts)}
 	byName := map[string][]*Instance{}
 	var names []string
 	for i := range rows {

@@ -55,11 +55,9 @@ func InstanceCount(p gse.CMDBProcess) int64 {
 	return 1
 }
 
-// instanceRules are what an instance is held to beyond its row: the
-// namespace, the check of the resource it feeds, and the keys GSEKit
-// refuses (duplicates).
+// instanceRules are what an instance is held to beyond its row: the check
+// of the resource it feeds, and the keys GSEKit refuses (duplicates).
 type instanceRules struct {
-	ns     string
 	refuse Refuse
 	dups   map[string][]int64
 }
@@ -89,7 +87,7 @@ func (rules instanceRules) newInstance(r *gse.ProcessRow, n int64, hosts map[int
 	if p.Priority != nil {
 		in.Priority = *p.Priority
 	}
-	if reason := refused(rules.refuse, p, gse.Meta{Namespace: rules.ns, Name: in.Name}, s); reason != "" {
+	if reason := refused(rules.refuse, p, in.Name, s); reason != "" {
 		return nil, SkipField, reason
 	}
 	key, _ := json.Marshal(struct {

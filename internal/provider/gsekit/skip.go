@@ -32,10 +32,11 @@ const (
 )
 
 // Refuse is what the resource the groups feed would refuse of a process
-// with meta and spec: the attribute, its value and the rule it breaks ("" as
-// attr when it takes them). gse_cmdb_processes passes gse_managed_process's
-// own check (spec.Refuse), so that no group fails its plan.
-type Refuse func(meta gse.Meta, s *gse.Spec) (attr, value, rule string)
+// named name with spec: the attribute, its value and the rule it breaks (""
+// as attr when it takes them). gse_cmdb_processes passes
+// gse_managed_process's own check (spec.Refuse), so that no group fails its
+// plan.
+type Refuse func(name string, s *gse.Spec) (attr, value, rule string)
 
 // cmdbSources name the CMDB field each attribute Refuse checks is made
 // from, and its value there.
@@ -56,8 +57,8 @@ func deref(s *string) string {
 
 // refused says why refuse turns down the instance (name, s) of p ("" when
 // it does not), naming the CMDB field it comes from.
-func refused(refuse Refuse, p gse.CMDBProcess, meta gse.Meta, s *gse.Spec) string {
-	attr, value, rule := refuse(meta, s)
+func refused(refuse Refuse, p gse.CMDBProcess, name string, s *gse.Spec) string {
+	attr, value, rule := refuse(name, s)
 	if attr == "" {
 		return ""
 	}

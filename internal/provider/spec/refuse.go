@@ -19,16 +19,17 @@ func identityRule(name string) []validator.String {
 	return []validator.String{identityRules[name].Validator()}
 }
 
-// Refuse is what gse_managed_process's plan would refuse of a process with
-// meta and s: the attribute, its value and the rule it breaks, or "" as attr
-// when the plan takes them. Optional paths left empty are unset.
-func Refuse(meta gse.Meta, s *gse.Spec) (attr, value, rule string) {
+// Refuse is what gse_managed_process's plan would refuse of a process named
+// name (meta.name) with s: the attribute, its value and the rule it breaks,
+// or "" as attr when the plan takes them. Optional paths left empty are
+// unset. The namespace is the caller's, held to its rule by its own schema.
+func Refuse(name string, s *gse.Spec) (attr, value, rule string) {
 	id := s.Identity
 	for _, c := range []struct {
 		attr, name, value string
 		optional          bool
 	}{
-		{attr: "meta.namespace", value: meta.Namespace}, {attr: "meta.name", value: meta.Name},
+		{attr: "meta.name", value: name},
 		{name: "proc_name", value: id.ProcName}, {name: "setup_path", value: id.SetupPath}, {name: "pid_path", value: id.PidPath},
 		{name: "config_path", value: id.ConfigPath, optional: true}, {name: "log_path", value: id.LogPath, optional: true},
 		{name: "user", value: id.User},
