@@ -66,11 +66,12 @@ func (f *cmdbFilterModel) fields() []string {
 	return out
 }
 
-// unknownFields are the fields of names that CMDB's object obj ("host",
-// "process") does not have in business biz, neither own nor custom, and
-// every field it has. It asks search_object_attribute only when a name is
-// not among own.
-func unknownFields(ctx context.Context, c *gse.Client, biz int64, obj string, own, names []string) (unknown, known []string, err error) {
+// unknownFields are the fields of names that CMDB's objects of fields do
+// not have in business biz, neither their own nor custom, and every field
+// they have. It asks search_object_attribute only when a name is not among
+// their own.
+func unknownFields(ctx context.Context, c *gse.Client, biz int64, fields filterFields, names []string) (unknown, known []string, err error) {
+	own := fields.own
 	for _, n := range names {
 		if !slices.Contains(own, n) {
 			unknown = append(unknown, n)
@@ -79,7 +80,7 @@ func unknownFields(ctx context.Context, c *gse.Client, biz int64, obj string, ow
 	if len(unknown) == 0 {
 		return nil, own, nil
 	}
-	custom, err := c.CMDB.ObjectFields(ctx, biz, obj)
+	custom, err := c.CMDB.ObjectFields(ctx, biz, fields.name())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -87,11 +88,12 @@ func unknownFields(ctx context.Context, c *gse.Client, biz int64, obj string, ow
 	return slices.DeleteFunc(unknown, func(n string) bool { return slices.Contains(custom, n) }), known, nil
 }
 
-// checkFilterFields checks that CMDB's object obj ("host", "process") has
-// every field filter f names in business biz (unknownFields), and says what
-// is wrong in diags; it reports whether the read may go on.
-func checkFilterFields(ctx context.Context, c *gse.Client, biz int64, obj string, own []string, f *cmdbFilterModel, diags *diag.Diagnostics) bool {
-	unknown, known, err := unknownFields(ctx, c, biz, obj, own, f.fields())
+// checkFilterFields checks that CMDB's objects of fields have every field
+// filter f names in business biz (unknownFields), and says what is wrong in
+// diags; it reports whether the read may go on.
+func checkFilterFields(ctx context.Context, c *gse.Client, biz int64, fields filterFields, f *cmdbFilterModel, diags *diag.Diagnostics) bool {
+	obj := fields.name()
+	unknown, known, err := unknownFields(ctx, c, biz, fields, f.fields())
 	switch {
 	case err != nil:
 		diags.AddError(fmt.Sprintf("Could not check the %s fields of filter (business %d)", obj, biz),
@@ -154,3 +156,6 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// name is the object's name as CMDB's model knows it: "host", "process".
+func (f filterFields) name() string { return strings.ToLower(f.object) }

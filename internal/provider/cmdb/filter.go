@@ -102,7 +102,7 @@ func cmdbFilterAttribute(f filterFields) schema.SingleNestedAttribute {
 		Optional: true,
 		MarkdownDescription: f.object + " property filter (" + f.param + "): rules joined by `condition`. " +
 			"A rule is a field test (`field`, `operator`, and `value`, `values`, `number` or `numbers`) or a group (`condition` and `rules` of field tests). " +
-			"Every filter CMDB would refuse (code 1199006) fails at plan instead, and so does a `field` CMDB's " + plural(strings.ToLower(f.object)) + " do not have " +
+			"Every filter CMDB would refuse (code 1199006) fails at plan instead, and so does a `field` CMDB's " + plural(f.name()) + " do not have " +
 			"(CMDB would match it as empty and select fewer): CMDB's own fields are known, any other is looked up among the business's custom fields " +
 			"(`search_object_attribute`, one call per read when the filter names one).",
 		Attributes: map[string]schema.Attribute{

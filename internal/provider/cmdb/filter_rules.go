@@ -38,6 +38,7 @@ type filterFields struct {
 	example string // fields to name in the field attribute's description
 	numeric []string
 	ipv6    []string
+	own     []string // the fields every such object has (fields.go); any other must be a custom field
 }
 
 // hostFields are list_biz_hosts' host fields.
@@ -47,6 +48,7 @@ var hostFields = filterFields{
 	numeric: []string{"bk_host_id", "bk_cloud_id", "bk_cpu", "bk_cpu_mhz", "bk_mem", "bk_disk"},
 	// CMDB stores them in full form (2001:0db8:0000:...; common.ConvertHostIpv6Val on every write).
 	ipv6: []string{"bk_host_innerip_v6", "bk_host_outerip_v6"},
+	own:  cmdbHostOwnFields,
 }
 
 // processFields are list_process_related_info's process fields (metadata.Process).
@@ -54,6 +56,7 @@ var processFields = filterFields{
 	object: "Process", param: "`process_property_filter` of `list_process_related_info`",
 	example: "such as `bk_process_name`, `bk_func_name`, `bk_process_id`, `user`, `priority` or `proc_num`",
 	numeric: []string{"bk_process_id", "bk_start_check_secs", "timeout", "priority", "proc_num"},
+	own:     cmdbProcessOwnFields,
 }
 
 // cmdbFieldPattern is the field ids CMDB's query builder accepts (ValidFieldPattern).

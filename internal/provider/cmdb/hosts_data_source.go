@@ -134,7 +134,7 @@ func (d *cmdbHostsDataSource) Read(ctx context.Context, req datasource.ReadReque
 // and checks its selectors against the business; nil after an error in diags.
 func (d *cmdbHostsDataSource) list(ctx context.Context, m *cmdbHostsModel, diags *diag.Diagnostics) []gse.CMDBHost {
 	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.expand(hostFields)}
-	if !checkFilterFields(ctx, d.client, q.BizID, "host", cmdbHostOwnFields, m.Filter, diags) {
+	if !checkFilterFields(ctx, d.client, q.BizID, hostFields, m.Filter, diags) {
 		return nil
 	}
 	found, err := d.client.CMDB.ListBizHosts(ctx, q)

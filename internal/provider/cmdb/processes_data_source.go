@@ -197,7 +197,7 @@ func (d *cmdbProcessesDataSource) list(ctx context.Context, m *cmdbProcessesMode
 	fail := func(what string, err error) {
 		diags.AddError(fmt.Sprintf("Could not %s of business %d", what, biz), err.Error()+"\n\n"+cmdbAdvice(d.client, err))
 	}
-	if !checkFilterFields(ctx, d.client, biz, "process", cmdbProcessOwnFields, m.Filter, diags) {
+	if !checkFilterFields(ctx, d.client, biz, processFields, m.Filter, diags) {
 		return nil, nil
 	}
 	filter, byName := withNames(m.Filter.expand(processFields), m.ProcessNames)
