@@ -27,6 +27,7 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/jobmanagedprocess"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/managedprocess"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/processoperation"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/service"
 )
 
 const defaultMaxRetries = 5
@@ -237,7 +238,7 @@ func checkRequired(settings []setting, values map[string]string, diags *diag.Dia
 // The registration lists: everything the provider serves, in one place.
 
 func (p *gseProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{managedprocess.NewResource, jobmanagedprocess.NewResource, processoperation.NewResource, configfile.NewResource}
+	return []func() resource.Resource{managedprocess.NewResource, jobmanagedprocess.NewResource, processoperation.NewResource, configfile.NewResource, service.NewResource}
 }
 
 func (p *gseProvider) DataSources(context.Context) []func() datasource.DataSource {

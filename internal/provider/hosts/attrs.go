@@ -1,10 +1,12 @@
 package hosts
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // The host schemas of the resources and data sources other than
@@ -52,4 +54,22 @@ func RefSetAttribute(desc string) schema.SetNestedAttribute {
 		Validators:   []validator.Set{setvalidator.SizeAtLeast(1), refsValidator{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: hostRefResourceAttributes()},
 	}
+}
+
+// ListNestedAttribute is a list of hosts of a GSE process with the elements
+// of gse_managed_process.hosts, each attribute optional, for a resource that
+// takes hosts inside a larger value (gse_service.processes): as
+// gse_cmdb_processes.groups gives them, or written by hand.
+func ListNestedAttribute(desc string) schema.ListNestedAttribute {
+	attrs := make(map[string]schema.Attribute, len(hostElement))
+	for _, e := range hostElement {
+		switch e.typ {
+		case types.Int64Type:
+			attrs[e.name] = schema.Int64Attribute{Optional: true, MarkdownDescription: e.desc}
+		default:
+			attrs[e.name] = schema.StringAttribute{Optional: true, MarkdownDescription: e.desc}
+		}
+	}
+	return schema.ListNestedAttribute{Required: true, MarkdownDescription: desc,
+		Validators: []validator.List{listvalidator.SizeAtLeast(1)}, NestedObject: schema.NestedAttributeObject{Attributes: attrs}}
 }

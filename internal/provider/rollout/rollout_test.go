@@ -47,13 +47,13 @@ func TestRolloutValidators(t *testing.T) {
 		in   string
 		want string // "" = valid
 	}{
-		{batchSizeFormat(), size, "5", ""},
-		{batchSizeFormat(), size, "100%", ""},
-		{batchSizeFormat(), size, "0%", `rollout.batch_size must be a percentage from 1% to 100%, got "0%".`},
-		{batchSizeFormat(), size, "x", `rollout.batch_size must be a host count such as 5 or a percentage such as "25%", got "x".`},
-		{nonNegativeDuration(), pause, "0s", ""},
-		{nonNegativeDuration(), pause, "1m30s", ""},
-		{nonNegativeDuration(), pause, "-1s", `rollout.pause must be a duration of 0s or more, such as "30s" or "2m", got "-1s".`},
+		{BatchSizeFormat(), size, "5", ""},
+		{BatchSizeFormat(), size, "100%", ""},
+		{BatchSizeFormat(), size, "0%", `rollout.batch_size must be a percentage from 1% to 100%, got "0%".`},
+		{BatchSizeFormat(), size, "x", `rollout.batch_size must be a host count such as 5 or a percentage such as "25%", got "x".`},
+		{NonNegativeDuration(), pause, "0s", ""},
+		{NonNegativeDuration(), pause, "1m30s", ""},
+		{NonNegativeDuration(), pause, "-1s", `rollout.pause must be a duration of 0s or more, such as "30s" or "2m", got "-1s".`},
 	} {
 		at := tc.at
 		var resp validator.StringResponse

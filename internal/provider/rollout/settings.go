@@ -44,7 +44,7 @@ func Attribute(steps string) schema.SingleNestedAttribute {
 				Optional: true,
 				MarkdownDescription: "Hosts per batch: a count from `1` to the number of hosts (a number such as `50` is accepted too), or a percentage of " +
 					"the hosts from `\"1%\"` to `\"100%\"`, rounded up to whole hosts (`\"25%\"` of 8 hosts is batches of 2). Unset: all hosts in one batch.",
-				Validators: []validator.String{batchSizeFormat()},
+				Validators: []validator.String{BatchSizeFormat()},
 			},
 			"max_fail_percentage": schema.Int64Attribute{
 				Optional: true,
@@ -63,7 +63,7 @@ func Attribute(steps string) schema.SingleNestedAttribute {
 				Optional: true,
 				MarkdownDescription: "Pause between batches, a Go duration such as `\"30s\"` or `\"2m\"` (`\"0s\"` for none, the default). " +
 					"It counts against the resource's timeout.",
-				Validators: []validator.String{nonNegativeDuration()},
+				Validators: []validator.String{NonNegativeDuration()},
 			},
 		},
 	}
@@ -115,16 +115,17 @@ func parseBatchSize(s string) (n int, percent bool, err error) {
 	return n, percent, nil
 }
 
-func batchSizeFormat() validator.String {
+// BatchSizeFormat accepts a batch_size: a host count or a percentage.
+func BatchSizeFormat() validator.String {
 	return plumbing.StringCheck{Desc: "a host count from 1 to the number of hosts, or a percentage from 1% to 100%", Check: func(s string) error {
 		_, _, err := parseBatchSize(s)
 		return err
 	}}
 }
 
-// nonNegativeDuration accepts a Go duration of 0s or more, and says which
+// NonNegativeDuration accepts a Go duration of 0s or more, and says which
 // attribute is wrong when it is not (timetypes.GoDuration's own check did not).
-func nonNegativeDuration() validator.String {
+func NonNegativeDuration() validator.String {
 	return plumbing.StringCheck{Desc: "a duration of 0s or more, such as 30s", Check: func(s string) error {
 		if d, err := time.ParseDuration(s); err != nil || d < 0 {
 			return fmt.Errorf("must be a duration of 0s or more, such as \"30s\" or \"2m\"")
@@ -166,6 +167,12 @@ func ElementCount(ctx context.Context, config tfsdk.Config, p path.Path) int {
 		}
 	}
 	return len(els)
+}
+
+// BatchLen is the number of targets per batch of total targets for a
+// batch_size that passed BatchSizeFormat; null or unknown is all of them.
+func BatchLen(batchSize types.String, total int) int {
+	return (&Model{BatchSize: batchSize}).Expand().batchLen(total)
 }
 
 // batchLen is the number of targets per batch for total targets.

@@ -1,0 +1,165 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+)
+
+// group is one element of processes in the client's terms.
+type group struct {
+	key      string
+	meta     gse.Meta
+	spec     *gse.Spec
+	priority int64
+	hosts    []hosts.Model
+}
+
+// desired is what a configuration (or a plan) asks of the service.
+type desired struct {
+	groups  map[string]*group
+	models  map[string]instanceModel // every instance, by key, its inputs filled
+	running bool
+}
+
+// expandDesired reads processes and, when given is true, the instances the
+// configuration gave, whose keys must be those processes makes.
+func expandDesired(ctx context.Context, m *serviceModel, given bool, diags *diag.Diagnostics) *desired {
+	var gm map[string]groupModel
+	if diags.Append(m.Processes.ElementsAs(ctx, &gm, false)...); diags.HasError() {
+		return nil
+	}
+	d := &desired{groups: map[string]*group{}, models: map[string]instanceModel{}, running: m.Running.IsNull() || m.Running.ValueBool()}
+	for _, key := range slices.Sorted(maps.Keys(gm)) {
+		g := gm[key]
+		meta, md := g.Meta.Expand(ctx)
+		diags.Append(md...)
+		d.groups[key] = &group{key: key, meta: meta, spec: g.Spec.Expand(), priority: g.Priority.ValueInt64(), hosts: g.Hosts}
+		for i := range g.Hosts {
+			h := g.Hosts[i]
+			d.models[instanceKey(meta, h)] = instanceModel{Group: types.StringValue(key), Name: types.StringValue(meta.Name), Host: &h,
+				BkHostID: types.Int64Null(), BkProcessID: types.Int64Null(), BkSetID: types.Int64Null(), BkModuleID: types.Int64Null(),
+				ServiceInstanceID: types.Int64Null(), LocalInstID: types.Int64Null(), Priority: types.Int64Value(g.Priority.ValueInt64()),
+				BindInfo: types.ListNull(bindInfoType)}
+		}
+	}
+	if given && !diags.HasError() {
+		d.mergeGiven(ctx, m.Instances, diags)
+	}
+	return d
+}
+
+// mergeGiven takes the instances the configuration gave in place of those
+// processes makes: the same keys, each from the group processes names.
+func (d *desired) mergeGiven(ctx context.Context, v types.Map, diags *diag.Diagnostics) {
+	var given map[string]instanceModel
+	if diags.Append(v.ElementsAs(ctx, &given, false)...); diags.HasError() {
+		return
+	}
+	var extra []string
+	for _, k := range slices.Sorted(maps.Keys(given)) {
+		made, ok := d.models[k]
+		if !ok {
+			extra = append(extra, k)
+			continue
+		}
+		in := given[k]
+		if !in.Group.IsNull() && !in.Group.IsUnknown() && in.Group.ValueString() != made.Group.ValueString() {
+			diags.AddAttributeError(path.Root("instances").AtMapKey(k).AtName("group"), "Instance of another group",
+				fmt.Sprintf("instances[%q] names group %q, but processes holds it in %q. Pass instances and processes of the same gse_cmdb_processes.", k, in.Group.ValueString(), made.Group.ValueString()))
+		}
+		d.models[k] = in.withDefaults(made)
+	}
+	var missing []string
+	for k := range d.models {
+		if _, ok := given[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	slices.Sort(missing)
+	if len(extra)+len(missing) > 0 {
+		diags.AddAttributeError(path.Root("instances"), "instances do not match processes",
+			fmt.Sprintf("instances must hold exactly one element per process and host of processes.%s%s\n\nPass instances and groups of the same gse_cmdb_processes (with_instances = true), or leave instances unset.",
+				listed("\n\nNot in processes: ", extra), listed("\n\nMissing from instances: ", missing)))
+	}
+}
+
+// withDefaults is a given instance with what it leaves null taken from made.
+func (in instanceModel) withDefaults(made instanceModel) instanceModel {
+	in.Group, in.Name = made.Group, made.Name
+	if in.Host == nil {
+		in.Host = made.Host
+	}
+	if in.Priority.IsNull() || in.Priority.IsUnknown() {
+		in.Priority = made.Priority
+	}
+	if in.BindInfo.IsUnknown() {
+		in.BindInfo = types.ListNull(bindInfoType)
+	}
+	return in
+}
+
+// listed is "" for no keys, else prefix and the keys, at most ten.
+func listed(prefix string, keys []string) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	more := ""
+	if len(keys) > 10 {
+		keys, more = keys[:10], fmt.Sprintf(" and %d more", len(keys)-10)
+	}
+	return prefix + strings.Join(keys, ", ") + more
+}
+
+// instanceKey is an instance's key, as gse_cmdb_processes.instances keys it.
+func instanceKey(meta gse.Meta, h hosts.Model) string {
+	return meta.Namespace + "/" + meta.Name + "@" + h.StatusKey()
+}
+
+// keyMeta is the process an instance key names: namespace and name hold no
+// "/" or "@" (plumbing.MetaName).
+func keyMeta(key string) gse.Meta {
+	ns, rest, _ := strings.Cut(key, "/")
+	name, _, _ := strings.Cut(rest, "@")
+	return gse.Meta{Namespace: ns, Name: name}
+}
+
+// revision digests what the configuration asks of the service: the
+// processes as sent (their specs, hosts and priorities), running and the
+// triggers. Hosts count by identity, in any order.
+func revision(d *desired, m *serviceModel) string {
+	type groupDigest struct {
+		Meta     gse.Meta
+		Spec     *gse.Spec
+		Priority int64
+		Hosts    []string
+	}
+	gs := map[string]groupDigest{}
+	for k, g := range d.groups {
+		hs := make([]string, len(g.hosts))
+		for i, h := range g.hosts {
+			hs[i] = h.Expand().Key()
+		}
+		slices.Sort(hs)
+		gs[k] = groupDigest{g.meta, g.spec, g.priority, hs}
+	}
+	b, _ := json.Marshal(struct {
+		Groups          map[string]groupDigest
+		Running         bool
+		Restart, Reload string
+	}{gs, d.running, m.RestartTriggers.String(), m.ReloadTriggers.String()})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}

@@ -1,0 +1,88 @@
+package service
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+)
+
+// serviceModel is gse_service.
+type serviceModel struct {
+	ID              types.String   `tfsdk:"id"`
+	Processes       types.Map      `tfsdk:"processes"`
+	Instances       types.Map      `tfsdk:"instances"`
+	Running         types.Bool     `tfsdk:"running"`
+	Order           *orderModel    `tfsdk:"order"`
+	Rollout         *rolloutModel  `tfsdk:"rollout"`
+	Health          *healthModel   `tfsdk:"health"`
+	RestartTriggers types.Map      `tfsdk:"restart_triggers"`
+	ReloadTriggers  types.Map      `tfsdk:"reload_triggers"`
+	Hold            types.Set      `tfsdk:"hold"`
+	AgentAbnormal   types.String   `tfsdk:"agent_abnormal"`
+	Revision        types.String   `tfsdk:"revision"`
+	Schedule        types.List     `tfsdk:"schedule"`
+	FailedCount     types.Int64    `tfsdk:"failed_count"`
+	PendingCount    types.Int64    `tfsdk:"pending_count"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+}
+
+// groupModel is an element of processes: one GSE process on its hosts.
+type groupModel struct {
+	Meta     spec.Meta     `tfsdk:"meta"`
+	Spec     spec.Model    `tfsdk:"spec"`
+	Hosts    []hosts.Model `tfsdk:"hosts"`
+	Priority types.Int64   `tfsdk:"priority"`
+}
+
+// orderModel is order: the tiers.
+type orderModel struct {
+	By        types.String `tfsdk:"by"`
+	IsolateBy types.String `tfsdk:"isolate_by"`
+}
+
+// rolloutModel is rollout: the batches within each tier.
+type rolloutModel struct {
+	BatchSize         types.String `tfsdk:"batch_size"`
+	MaxFailPercentage types.Int64  `tfsdk:"max_fail_percentage"`
+	Pause             types.String `tfsdk:"pause"`
+}
+
+// healthModel is health: the gate after each batch.
+type healthModel struct {
+	RunningFor      types.String `tfsdk:"running_for"`
+	HealthyDeadline types.String `tfsdk:"healthy_deadline"`
+}
+
+// instanceModel is an element of instances: what gse_cmdb_processes.instances
+// says of it (or what processes gives, when instances is unset) and what the
+// provider planned and found.
+type instanceModel struct {
+	Group             types.String `tfsdk:"group"`
+	Name              types.String `tfsdk:"name"`
+	Host              *hosts.Model `tfsdk:"host"`
+	BkHostID          types.Int64  `tfsdk:"bk_host_id"`
+	BkProcessID       types.Int64  `tfsdk:"bk_process_id"`
+	BkSetID           types.Int64  `tfsdk:"bk_set_id"`
+	BkModuleID        types.Int64  `tfsdk:"bk_module_id"`
+	ServiceInstanceID types.Int64  `tfsdk:"service_instance_id"`
+	LocalInstID       types.Int64  `tfsdk:"local_inst_id"`
+	Priority          types.Int64  `tfsdk:"priority"`
+	BindInfo          types.List   `tfsdk:"bind_info"`
+	Tier              types.Int64  `tfsdk:"tier"`
+	Batch             types.Int64  `tfsdk:"batch"`
+	Action            types.String `tfsdk:"action"`
+	Status            types.String `tfsdk:"status"`
+	Code              types.Int64  `tfsdk:"code"`
+	Message           types.String `tfsdk:"message"`
+	PID               types.Int64  `tfsdk:"pid"`
+}
+
+// tierModel is an element of schedule.
+type tierModel struct {
+	Tier      types.Int64  `tfsdk:"tier"`
+	Direction types.String `tfsdk:"direction"`
+	Priority  types.Int64  `tfsdk:"priority"`
+	Batches   [][]string   `tfsdk:"batches"`
+}

@@ -1,0 +1,183 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// ModifyPlan plans the release: each instance's action, the schedule of
+// tiers and batches, and the revision, all known at plan; what the release
+// will find (status, code, message, pid, the counts) is unknown where it acts.
+func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || !knownInputs(ctx, req.Plan) {
+		return
+	}
+	var m serviceModel
+	var given types.Map
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("instances"), &given)...)
+	if resp.Diagnostics.HasError() || m.Processes.IsUnknown() || given.IsUnknown() {
+		return
+	}
+	d := expandDesired(ctx, &m, !given.IsNull(), &resp.Diagnostics)
+	p := priorOf(ctx, req.State, d, &m, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var hold []string
+	resp.Diagnostics.Append(m.Hold.ElementsAs(ctx, &hold, false)...)
+	checkHold(hold, d, p, &resp.Diagnostics)
+	pl := planActions(d, p, m.RestartTriggers.String(), m.ReloadTriggers.String(), holdMatcher(hold))
+	acted := scheduled(d, p, pl.actions, isolation(m.Order), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	tiers := buildSchedule(acted, m.Order == nil || m.Order.By.ValueString() != "none", batchSize(m.Rollout))
+	r.fillPlan(ctx, &m, d, p, acted, tiers, &resp.Diagnostics)
+	warnDrift(pl.drifted, d, p, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+// knownInputs reports whether what the plan is made of is known: processes
+// and the configuration's instances (computed attributes are unknown in
+// every plan that changes anything).
+func knownInputs(ctx context.Context, plan tfsdk.Plan) bool {
+	var v types.Map
+	if d := plan.GetAttribute(ctx, path.Root("processes"), &v); d.HasError() || v.IsUnknown() {
+		return false
+	}
+	tv, err := v.ToTerraformValue(ctx)
+	return err == nil && tv.IsFullyKnown()
+}
+
+// fillPlan sets what the plan computes: instances with their planned
+// action, tier and batch, schedule, revision, the counts and id.
+func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desired, p *prior, acted []*instance, tiers []tier, diags *diag.Diagnostics) {
+	byKey := map[string]*instance{}
+	for _, in := range acted {
+		byKey[in.key] = in
+	}
+	models := map[string]instanceModel{}
+	for k, in := range d.models {
+		switch a, ok := byKey[k], false; {
+		case a != nil:
+			in.Tier, in.Batch, in.Action = types.Int64Value(int64(a.tier)), types.Int64Value(int64(a.batch)), types.StringValue(string(a.action))
+			in = in.unknownOutcome()
+		default:
+			var pm instanceModel
+			if pm, ok = p.models[k]; ok {
+				in.Tier, in.Batch, in.Action, in.Status, in.Code, in.Message, in.PID = pm.Tier, pm.Batch, pm.Action, pm.Status, pm.Code, pm.Message, pm.PID
+			} else {
+				in = in.cleared().withOutcome(outcome{status: statusAbsent, message: "held"})
+			}
+		}
+		models[k] = in
+	}
+	m.Instances = instancesValue(ctx, models, diags)
+	m.ID = namespaces(d.groups)
+	m.Revision = types.StringValue(revision(d, m))
+	if len(acted) == 0 && p.schedule != nil {
+		m.Schedule = *p.schedule
+	} else {
+		m.Schedule = scheduleValue(ctx, tiers, diags)
+	}
+	if len(acted) == 0 {
+		m.FailedCount, m.PendingCount = counts(models)
+	} else {
+		m.FailedCount, m.PendingCount = types.Int64Unknown(), types.Int64Unknown()
+	}
+}
+
+// scheduled are the instances with an action, as the schedule takes them.
+func scheduled(d *desired, p *prior, actions map[string]action, unitOf func(instanceModel) (string, error), diags *diag.Diagnostics) []*instance {
+	var out []*instance
+	for _, k := range slices.Sorted(maps.Keys(actions)) {
+		m, ok := d.models[k]
+		if !ok {
+			m = p.models[k]
+		}
+		unit, err := unitOf(m)
+		if err != nil {
+			diags.AddAttributeError(path.Root("instances").AtMapKey(k), "Instance without what order.isolate_by needs", fmt.Sprintf("instances[%q]: %s", k, err))
+			continue
+		}
+		out = append(out, &instance{key: k, group: m.Group.ValueString(), host: m.Host.Expand(), priority: m.Priority.ValueInt64(),
+			unit: unit, action: actions[k], absent: absentIn(p, k)})
+	}
+	return out
+}
+
+// isolation is order.isolate_by as a function of an instance.
+func isolation(o *orderModel) func(instanceModel) (string, error) {
+	by := "service"
+	if o != nil && !o.IsolateBy.IsNull() {
+		by = o.IsolateBy.ValueString()
+	}
+	return func(m instanceModel) (string, error) {
+		var id types.Int64
+		switch by {
+		case "service":
+			return "", nil
+		case "host":
+			return "host " + m.Host.StatusKey(), nil
+		case "set":
+			id = m.BkSetID
+		case "module":
+			id = m.BkModuleID
+		}
+		if id.IsNull() || id.IsUnknown() {
+			return "", fmt.Errorf("isolate_by = %q needs its bk_%s_id: pass instances from gse_cmdb_processes (with_instances = true)", by, by)
+		}
+		return fmt.Sprintf("%s %d", by, id.ValueInt64()), nil
+	}
+}
+
+func batchSize(r *rolloutModel) types.String {
+	if r == nil {
+		return types.StringNull()
+	}
+	return r.BatchSize
+}
+
+// checkHold fails the plan for a hold entry that matches no instance: a
+// typo would release what it meant to hold.
+func checkHold(hold []string, d *desired, p *prior, diags *diag.Diagnostics) {
+	for _, h := range hold {
+		match := func(k string) bool { return strings.HasPrefix(k, h) }
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(d.models)), match) && !slices.ContainsFunc(slices.Collect(maps.Keys(p.models)), match) {
+			diags.AddAttributeError(path.Root("hold"), "hold matches no instance",
+				fmt.Sprintf("hold entry %q is neither the key of an instance nor the start of one, so it would hold nothing. Instance keys are {namespace}/{name}@{host}, such as %q.", h, anyKey(d)))
+		}
+	}
+}
+
+func anyKey(d *desired) string {
+	keys := slices.Sorted(maps.Keys(d.models))
+	if len(keys) == 0 {
+		return ""
+	}
+	return keys[0]
+}
+
+// warnDrift names the instances a refresh found otherwise than asked, whose
+// repair alone the plan holds.
+func warnDrift(drifted []string, d *desired, p *prior, diags *diag.Diagnostics) {
+	if len(drifted) == 0 {
+		return
+	}
+	lines := make([]string, len(drifted))
+	for i, k := range drifted {
+		lines[i] = fmt.Sprintf("%s: found %s, planned to %s", k, p.models[k].Status.ValueString(), repair(p.models[k], d.running))
+	}
+	diags.AddWarning(fmt.Sprintf("%d instances drifted", len(drifted)),
+		"The refresh found these instances otherwise than the configuration asks; the plan repairs them alone:\n  "+strings.Join(lines, "\n  "))
+}

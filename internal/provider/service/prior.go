@@ -1,0 +1,47 @@
+package service
+
+import (
+	"context"
+	"maps"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// prior is what the state says of the service before a plan.
+type prior struct {
+	groups          map[string]*group
+	models          map[string]instanceModel
+	running         bool
+	restart, reload string // the triggers' values, as types.Map.String
+	schedule        *types.List
+}
+
+// priorOf is what state holds; for a create, a service with nothing yet
+// that asks what d and m ask (so that nothing but the new instances acts).
+func priorOf(ctx context.Context, state tfsdk.State, d *desired, m *serviceModel, diags *diag.Diagnostics) *prior {
+	if state.Raw.IsNull() {
+		return &prior{groups: map[string]*group{}, models: map[string]instanceModel{}, running: d.running,
+			restart: m.RestartTriggers.String(), reload: m.ReloadTriggers.String()}
+	}
+	var s serviceModel
+	if diags.Append(state.Get(ctx, &s)...); diags.HasError() {
+		return nil
+	}
+	return stateOf(ctx, &s, diags)
+}
+
+// stateOf is a state's model as a prior.
+func stateOf(ctx context.Context, s *serviceModel, diags *diag.Diagnostics) *prior {
+	sd := expandDesired(ctx, s, false, diags)
+	if diags.HasError() {
+		return nil
+	}
+	p := &prior{groups: sd.groups, models: map[string]instanceModel{}, running: sd.running,
+		restart: s.RestartTriggers.String(), reload: s.ReloadTriggers.String(), schedule: &s.Schedule}
+	var models map[string]instanceModel
+	diags.Append(s.Instances.ElementsAs(ctx, &models, false)...)
+	maps.Copy(p.models, models)
+	return p
+}

@@ -1,0 +1,101 @@
+package service
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
+)
+
+// Read finds each instance as GSE reports it: one status read per process
+// (get_proc_status_v2, in chunks of hosts), after list_agent_state through
+// the gateway. An instance whose last action is done loses its action, tier
+// and batch, and the schedule keeps only what is left to run, so the next
+// plan shows only what changes; a failed or pending one keeps them, and its
+// status unless the process is gone from its host.
+func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var s serviceModel
+	if resp.Diagnostics.Append(req.State.Get(ctx, &s)...); resp.Diagnostics.HasError() {
+		return
+	}
+	var models map[string]instanceModel
+	if resp.Diagnostics.Append(s.Instances.ElementsAs(ctx, &models, false)...); resp.Diagnostics.HasError() {
+		return
+	}
+	byProcess := map[string][]string{}
+	for k := range models {
+		name, _, _ := strings.Cut(k, "@")
+		byProcess[name] = append(byProcess[name], k)
+	}
+	for _, name := range slices.Sorted(maps.Keys(byProcess)) {
+		keys, meta := byProcess[name], keyMeta(name)
+		hs := make([]gse.Host, len(keys))
+		for i, k := range keys {
+			hs[i] = models[k].Host.Expand()
+		}
+		o, err := status.Read(ctx, r.client, meta, hs)
+		if err != nil {
+			plumbing.AddAPIError(&resp.Diagnostics, "read the status of", meta, err, "")
+			return
+		}
+		for i, k := range keys {
+			models[k] = refreshed(models[k], o, hs[i])
+		}
+	}
+	s.Instances = instancesValue(ctx, models, &resp.Diagnostics)
+	s.Schedule = leftToRun(ctx, s.Schedule, models, &resp.Diagnostics)
+	s.FailedCount, s.PendingCount = counts(models)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &s)...)
+}
+
+// refreshed is m as read o found it on h.
+func refreshed(m instanceModel, o status.Observed, h gse.Host) instanceModel {
+	e, seen := o.At(h)
+	found := observed(e, seen == status.Registered)
+	switch {
+	case seen == status.Unknown:
+		m.Status = types.StringValue(statusUnreachable)
+		return m
+	case resumable(m):
+		m.PID = types.Int64Value(found.pid)
+		if found.status == statusAbsent {
+			m.Status = types.StringValue(statusAbsent)
+		}
+		return m
+	}
+	return m.cleared().withOutcome(found)
+}
+
+// leftToRun is schedule with only the instances models still have to run.
+func leftToRun(ctx context.Context, schedule types.List, models map[string]instanceModel, diags *diag.Diagnostics) types.List {
+	var tiers []tierModel
+	diags.Append(schedule.ElementsAs(ctx, &tiers, false)...)
+	var out []tierModel
+	for _, t := range tiers {
+		var batches [][]string
+		for _, b := range t.Batches {
+			b = slices.DeleteFunc(slices.Clone(b), func(k string) bool { m, ok := models[k]; return !ok || !resumable(m) })
+			if len(b) > 0 {
+				batches = append(batches, b)
+			}
+		}
+		if len(batches) > 0 {
+			t.Batches = batches
+			out = append(out, t)
+		}
+	}
+	if out == nil {
+		out = []tierModel{}
+	}
+	v, d := types.ListValueFrom(ctx, tierType, out)
+	diags.Append(d...)
+	return v
+}

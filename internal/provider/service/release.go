@@ -1,0 +1,157 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+)
+
+// release is what an apply or a destroy did.
+type release struct {
+	sent            bool // a call was sent that may have acted
+	failed, pending int
+	stopped         bool // a batch was left unrun: max_fail_percentage, a failed tier or the timeout
+	lines           []string
+}
+
+// summary lists the instances that failed or did not run, with why.
+func (rel *release) summary() string {
+	head := fmt.Sprintf("%d instances failed and %d did not run:", rel.failed, rel.pending)
+	lines := rel.lines
+	if len(lines) > 20 {
+		lines = append(slices.Clone(lines[:20]), fmt.Sprintf("... and %d more (see instances)", len(rel.lines)-20))
+	}
+	return head + "\n  - " + strings.Join(lines, "\n  - ")
+}
+
+// release runs the plan's schedule over the planned instances (and the
+// prior ones it removes) and sets in m what it found.
+func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior, diags *diag.Diagnostics) *release {
+	d := expandDesired(ctx, m, false, diags)
+	var planned map[string]instanceModel
+	diags.Append(m.Instances.ElementsAs(ctx, &planned, false)...)
+	var sched []tierModel
+	diags.Append(m.Schedule.ElementsAs(ctx, &sched, false)...)
+	if diags.HasError() {
+		return nil
+	}
+	groups := maps.Clone(p.groups)
+	maps.Copy(groups, d.groups)
+	run := r.runner(m, groups, d.running)
+	run.run(ctx, tiersOf(sched, planned, p, isolation(m.Order)))
+	models := map[string]instanceModel{}
+	for k, in := range planned {
+		if o, ok := run.out[k]; ok {
+			in = in.withOutcome(o)
+		}
+		models[k] = in
+	}
+	for k, pm := range p.models {
+		if _, kept := planned[k]; kept {
+			continue
+		}
+		if o, ok := run.out[k]; ok && o.status != statusAbsent {
+			models[k] = pm.withOutcome(o)
+		}
+	}
+	m.Instances = instancesValue(ctx, models, diags)
+	m.FailedCount, m.PendingCount = counts(models)
+	return run.report()
+}
+
+// teardown removes every instance of the state, and leaves in s those it
+// could not.
+func (r *serviceResource) teardown(ctx context.Context, s *serviceModel, p *prior, diags *diag.Diagnostics) *release {
+	var acted []*instance
+	unitOf := isolation(s.Order)
+	for _, k := range slices.Sorted(maps.Keys(p.models)) {
+		pm := p.models[k]
+		unit, _ := unitOf(pm)
+		acted = append(acted, &instance{key: k, group: pm.Group.ValueString(), host: pm.Host.Expand(), priority: pm.Priority.ValueInt64(), unit: unit, action: actRemove})
+	}
+	run := r.runner(s, p.groups, false)
+	run.run(ctx, buildSchedule(acted, s.Order == nil || s.Order.By.ValueString() != "none", batchSize(s.Rollout)))
+	left := map[string]instanceModel{}
+	for k, pm := range p.models {
+		if o := run.out[k]; o.status != statusAbsent {
+			left[k] = pm.withOutcome(o)
+		}
+	}
+	s.Instances = instancesValue(ctx, left, diags)
+	s.FailedCount, s.PendingCount = counts(left)
+	return run.report()
+}
+
+// runner is a runner of m's rollout and health settings over groups.
+func (r *serviceResource) runner(m *serviceModel, groups map[string]*group, running bool) *runner {
+	run := &runner{steps: r.steps(), groups: groups, running: running, gate: gateSettings{deadline: 5 * time.Minute},
+		skipDown: m.AgentAbnormal.ValueString() == "skip"}
+	if ro := m.Rollout; ro != nil {
+		run.maxFail = ro.MaxFailPercentage.ValueInt64()
+		run.pause, _ = time.ParseDuration(ro.Pause.ValueString())
+	}
+	if h := m.Health; h != nil {
+		run.gate.runningFor, _ = time.ParseDuration(h.RunningFor.ValueString())
+		if d, err := time.ParseDuration(h.HealthyDeadline.ValueString()); err == nil {
+			run.gate.deadline = d
+		}
+	}
+	return run
+}
+
+// tiersOf is the plan's schedule as the runner takes it: each key the
+// planned instance (or, removed, the prior one) with its planned action.
+func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, unitOf func(instanceModel) (string, error)) []tier {
+	out := make([]tier, len(sched))
+	for i, t := range sched {
+		out[i] = tier{descending: t.Direction.ValueString() == "descending", priority: t.Priority.ValueInt64Pointer()}
+		for bi, keys := range t.Batches {
+			var b []*instance
+			for _, k := range keys {
+				m, ok := planned[k]
+				a := action(m.Action.ValueString())
+				if !ok {
+					m, a = p.models[k], actRemove
+				}
+				unit, _ := unitOf(m)
+				b = append(b, &instance{key: k, group: m.Group.ValueString(), host: m.Host.Expand(), priority: m.Priority.ValueInt64(),
+					unit: unit, action: a, absent: absentIn(p, k), tier: i + 1, batch: bi + 1})
+			}
+			out[i].batches = append(out[i].batches, b)
+		}
+	}
+	return out
+}
+
+// report is what the run did.
+func (run *runner) report() *release {
+	rel := &release{sent: run.sent, stopped: run.stopped != "" || len(run.blocked) > 0}
+	for _, k := range slices.Sorted(maps.Keys(run.out)) {
+		o := run.out[k]
+		switch o.status {
+		case statusFailed:
+			rel.failed++
+		case statusPending:
+			rel.pending++
+		default:
+			if o.message == "" {
+				continue
+			}
+			rel.pending++
+		}
+		rel.lines = append(rel.lines, fmt.Sprintf("%s: %s%s", k, o.status, codeText(o)))
+	}
+	return rel
+}
+
+func codeText(o outcome) string {
+	if o.code != 0 {
+		return fmt.Sprintf(" (GSE code %d): %s", o.code, o.message)
+	}
+	return ": " + o.message
+}

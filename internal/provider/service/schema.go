@@ -1,0 +1,190 @@
+package service
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
+)
+
+// The values of order and agent_abnormal.
+var (
+	orderBys      = []string{"priority", "none"}
+	isolateBys    = []string{"service", "set", "module", "host"}
+	agentAbnormal = []string{"fail", "skip"}
+	statuses      = []string{statusRunning, statusStopped, statusAbsent, statusUnreachable, statusFailed, statusPending}
+)
+
+// The values of an instance's status.
+const (
+	statusRunning     = "running"
+	statusStopped     = "stopped"
+	statusAbsent      = "absent"
+	statusUnreachable = "unreachable"
+	statusFailed      = "failed"
+	statusPending     = "pending"
+)
+
+func serviceSchema(ctx context.Context) schema.Schema {
+	attrs := map[string]schema.Attribute{
+		"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The namespaces of the service's processes, comma-separated, as import takes them.",
+			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+		"processes": schema.MapNestedAttribute{Required: true, Validators: []validator.Map{mapvalidator.SizeAtLeast(1)},
+			MarkdownDescription: "The service's processes, keyed as `gse_cmdb_processes.groups` keys them (`{namespace}/{name}`): pass `groups` as it is, or write them by hand. " +
+				"Each is one GSE process (`meta`) with one `spec` on its `hosts`, and its CMDB `priority`. A group added is registered and started on its hosts; one removed is stopped and unregistered; " +
+				"a changed spec is sent (`update_proc_info`) to every host of the group, batch by batch, without a restart (use `restart_triggers`).",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"meta": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The process's identity in GSE, as in `gse_managed_process`.",
+					Attributes: map[string]schema.Attribute{
+						"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "GSE namespace. No `:`, `/`, `@`, `,` or spaces.", Validators: []validator.String{plumbing.MetaName()}},
+						"name":      schema.StringAttribute{Required: true, MarkdownDescription: "GSE process name. No `:`, `/`, `@`, `,` or spaces.", Validators: []validator.String{plumbing.MetaName()}},
+						"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true,
+							MarkdownDescription: "Labels sent with the process; unset sends none."},
+					}},
+				"spec":  spec.TypedAttribute,
+				"hosts": hosts.ListNestedAttribute("The hosts the process runs on, by `ip` and `bk_cloud_id` or by `agent_id`, as `gse_managed_process.hosts` takes them."),
+				"priority": schema.Int64Attribute{Optional: true,
+					MarkdownDescription: "CMDB's start priority of the process (`priority`): with `order.by = \"priority\"`, lower starts first and stops last. Unset is `0`, as GSEKit orders a process without one."},
+			}},
+		},
+		"instances": instancesAttribute(),
+		"running": schema.BoolAttribute{Optional: true,
+			MarkdownDescription: "`true` (the default) starts every instance and keeps it running: a refresh that finds one stopped or absent plans its start, and only its. " +
+				"`false` stops them, in descending priority, and keeps them registered."},
+		"order": schema.SingleNestedAttribute{Optional: true,
+			MarkdownDescription: "How the instances are put in tiers, one tier after another. Unset: `by = \"priority\"`, `isolate_by = \"service\"`.",
+			Attributes: map[string]schema.Attribute{
+				"by": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(orderBys...)},
+					MarkdownDescription: "`priority` (the default): one tier per CMDB priority, as GSEKit runs them: starts, reloads and spec updates in ascending priority, " +
+						"stops, restarts and removals in descending priority, and those before the others. `none`: one tier per direction, every priority together."},
+				"isolate_by": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(isolateBys...)},
+					MarkdownDescription: "What a failure stops, as GSEKit's task granularity: `service` (the default) stops every later tier; `set`, `module` or `host` stops the later tiers " +
+						"of the failed instance's set, module or host only, and the others go on. `set` and `module` need `instances` from `gse_cmdb_processes` (their `bk_set_id` and `bk_module_id`)."},
+			}},
+		"rollout": schema.SingleNestedAttribute{Optional: true,
+			MarkdownDescription: "The batches within each tier. Unset: each tier in one batch, and the first failure stops the release after its batch.",
+			Attributes: map[string]schema.Attribute{
+				"batch_size": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.BatchSizeFormat()},
+					MarkdownDescription: "Hosts per batch within a tier: a count such as `5`, or a percentage of the tier's hosts such as `\"25%\"`, rounded up. Every instance of the tier on a host is in that host's batch. Unset: the whole tier."},
+				"max_fail_percentage": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{plumbing.ZeroTo(100)},
+					MarkdownDescription: "Share of the instances the release acts on, `0` to `100`, that may fail before no further batch starts. Defaults to `0`."},
+				"pause": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
+					MarkdownDescription: "Pause between batches, such as `\"30s\"`. Defaults to none."},
+			}},
+		"health": schema.SingleNestedAttribute{Optional: true,
+			MarkdownDescription: "The gate each batch passes before the next starts, after a start, restart or reload: every instance of the batch running (`status` 1 with a pid) " +
+				"with the same pid for `running_for`, within `healthy_deadline`. An instance that does not is failed, named with what GSE reported, and counts against `max_fail_percentage`. " +
+				"Unset: running, with the defaults below.",
+			Attributes: map[string]schema.Attribute{
+				"running_for": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
+					MarkdownDescription: "How long each instance must keep one pid, such as `\"10s\"` (Nomad's `min_healthy_time`): a process that dies and is restarted by the agent fails it. Defaults to `\"0s\"`: running once."},
+				"healthy_deadline": schema.StringAttribute{Optional: true, Validators: []validator.String{plumbing.Duration()},
+					MarkdownDescription: "How long a batch may take to become healthy, such as `\"5m\"` (Nomad's `healthy_deadline`). Defaults to `\"5m\"`. It counts against the apply's timeout."},
+			}},
+		"restart_triggers": schema.MapAttribute{ElementType: types.StringType, Optional: true,
+			MarkdownDescription: "Arbitrary values; a change restarts every instance (op_type 7), tier by tier in descending priority, batch by batch."},
+		"reload_triggers": schema.MapAttribute{ElementType: types.StringType, Optional: true,
+			MarkdownDescription: "Arbitrary values; a change reloads every instance not restarted by the same apply (op_type 8), in ascending priority."},
+		"hold": schema.SetAttribute{ElementType: types.StringType, Optional: true,
+			MarkdownDescription: "Instance keys, or prefixes of them (such as `GSEKIT_BIZ_2/nginx_1@` or `GSEKIT_BIZ_2/`), that this apply leaves untouched: no spec, no operation, no repair. " +
+				"A held instance keeps its state; a destroy removes it with the rest."},
+		"agent_abnormal": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(agentAbnormal...)},
+			MarkdownDescription: "What a batch does with instances whose host's agent is not running: `fail` (the default) fails them, counting against `max_fail_percentage`; " +
+				"`skip` leaves them `pending` without failing the release, for the next apply."},
+		"revision": schema.StringAttribute{Computed: true,
+			MarkdownDescription: "A digest of what the configuration asks of the service (processes, running, triggers): it changes with every release, and not with a repair."},
+		"schedule": scheduleAttribute(),
+		"failed_count": schema.Int64Attribute{Computed: true,
+			MarkdownDescription: "Instances whose last action failed. A create whose instances partly failed is kept, not tainted (a replacement would restart every instance): " +
+				"fail CI on it with a `postcondition` on `self.failed_count == 0`."},
+		"pending_count": schema.Int64Attribute{Computed: true,
+			MarkdownDescription: "Instances whose action did not run: a stopped release's later batches, held back by a failed tier, or on a host whose agent was down with `agent_abnormal = \"skip\"`. The next apply runs them."},
+		"timeouts": plumbing.ResourceTimeouts(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+	}
+	plumbing.WithTypesBuilt(attrs)
+	return schema.Schema{
+		MarkdownDescription: "A whole service as one resource: its GSE processes (as `gse_cmdb_processes` groups them) released tier by tier in CMDB priority order, each tier in batches of hosts behind a health gate, " +
+			"with the schedule shown in the plan and every instance's outcome in the state.",
+		Attributes: attrs,
+	}
+}
+
+// instanceInputs are the attributes of an instance as gse_cmdb_processes.instances
+// gives it, each planned from processes when instances is unset.
+func instanceInputs() map[string]schema.Attribute {
+	num := func(desc string) schema.Attribute {
+		return schema.Int64Attribute{Optional: true, Computed: true, MarkdownDescription: desc}
+	}
+	return map[string]schema.Attribute{
+		"group": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "The key of the instance's process in `processes`."},
+		"name":  schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "The GSE process name."},
+		"host": schema.SingleNestedAttribute{Optional: true, Computed: true, MarkdownDescription: "The instance's host.",
+			Attributes: map[string]schema.Attribute{
+				"ip": schema.StringAttribute{Optional: true, MarkdownDescription: "IP address."}, "bk_cloud_id": schema.Int64Attribute{Optional: true, MarkdownDescription: "Cloud area id."},
+				"bk_supplier_id": schema.Int64Attribute{Optional: true, MarkdownDescription: "Supplier id."}, "agent_id": schema.StringAttribute{Optional: true, MarkdownDescription: "GSE 2.0 agent id."},
+			}},
+		"bk_host_id": num("CMDB host id."), "bk_process_id": num("CMDB process id."), "bk_set_id": num("CMDB set id (for `isolate_by = \"set\"`)."),
+		"bk_module_id": num("CMDB module id (for `isolate_by = \"module\"`)."), "service_instance_id": num("CMDB service instance id."),
+		"local_inst_id": num("The instance's number on its host, 1 to `proc_num`."), "priority": num("CMDB priority; unset: its group's."),
+		"bind_info": schema.ListNestedAttribute{Optional: true, Computed: true, MarkdownDescription: "CMDB's listening addresses of the process.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"enable": schema.BoolAttribute{Optional: true, MarkdownDescription: "Whether the row is enabled."}, "ip": schema.StringAttribute{Optional: true, MarkdownDescription: "Listening IP."},
+				"port": schema.StringAttribute{Optional: true, MarkdownDescription: "Port or range."}, "protocol": schema.StringAttribute{Optional: true, MarkdownDescription: "Protocol."},
+				"template_row_id": schema.Int64Attribute{Optional: true, MarkdownDescription: "Row of the process template."},
+			}}},
+	}
+}
+
+func instancesAttribute() schema.MapNestedAttribute {
+	attrs := instanceInputs()
+	for name, desc := range map[string]string{
+		"tier":  "The tier of the instance's action in `schedule` (1-based), known at plan.",
+		"batch": "The batch within its tier (1-based), known at plan.",
+	} {
+		attrs[name] = schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
+	}
+	attrs["action"] = schema.StringAttribute{Computed: true,
+		MarkdownDescription: "What the release does to the instance, known at plan: `start`, `restart`, `reload`, `update` (the spec alone), `stop`, `remove`; null once a refresh finds it done."}
+	attrs["status"] = schema.StringAttribute{Computed: true,
+		MarkdownDescription: "`running`, `stopped`, `absent` (not registered), `unreachable` (its agent is down), `failed` (its action failed: see `code` and `message`) or `pending` (its action did not run yet). " +
+			"An apply resumes at the failed and pending instances."}
+	attrs["code"] = schema.Int64Attribute{Computed: true, MarkdownDescription: "GSE's error code of a failed action; 0 otherwise."}
+	attrs["message"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Why the action failed or is pending, as GSE or the health gate said."}
+	attrs["pid"] = schema.Int64Attribute{Computed: true, MarkdownDescription: "The pid GSE reports, 0 when not running."}
+	return schema.MapNestedAttribute{Optional: true, Computed: true,
+		MarkdownDescription: "One element per process instance and host, keyed `{namespace}/{name}@{host}`. Pass `gse_cmdb_processes.instances` (with `with_instances = true`) " +
+			"for `isolate_by = \"set\"` or `\"module\"`; unset, they are planned from `processes` (one per group and host). Its keys must be exactly the instances of `processes`. " +
+			"Each element also holds what the provider planned (`tier`, `batch`, `action`) and found (`status`, `code`, `message`, `pid`).",
+		NestedObject: schema.NestedAttributeObject{Attributes: attrs}}
+}
+
+func scheduleAttribute() schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{Computed: true,
+		MarkdownDescription: "The release the plan will run, known at plan: its tiers in order, each with its direction, its CMDB priority and its batches of instance keys. " +
+			"A refresh keeps only what is left to run.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"tier":      schema.Int64Attribute{Computed: true, MarkdownDescription: "The tier's number, 1-based."},
+			"direction": schema.StringAttribute{Computed: true, MarkdownDescription: "`descending` (stops, restarts, removals) or `ascending` (the rest)."},
+			"priority":  schema.Int64Attribute{Computed: true, MarkdownDescription: "The tier's CMDB priority; null with `order.by = \"none\"`."},
+			"batches": schema.ListAttribute{Computed: true, ElementType: types.ListType{ElemType: types.StringType},
+				MarkdownDescription: "The tier's batches, each the keys of its instances."},
+		}}}
+}
+
+// The element types of instances, bind_info and schedule, built once.
+var (
+	instanceType = instancesAttribute().NestedObject.Type()
+	bindInfoType = instanceInputs()["bind_info"].(schema.ListNestedAttribute).NestedObject.Type()
+	tierType     = scheduleAttribute().NestedObject.Type()
+)
