@@ -81,3 +81,24 @@ func expectTaskOrder(sim *simulator.Server, mark *int, op int, want ...[]string)
 		return nil
 	}
 }
+
+// recordPIDs notes the pid of every process of the simulator by process and host.
+func recordPIDs(sim *simulator.Server, pids map[string]int64) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for _, p := range sim.GSE().Processes() {
+			pids[p.Namespace+"/"+p.Name+"@"+p.IP] = p.PID
+		}
+		return nil
+	}
+}
+
+// samePIDs checks that the processes recorded on ips run with the pid recorded.
+func samePIDs(sim *simulator.Server, pids map[string]int64, ips []string) error {
+	for _, p := range sim.GSE().Processes() {
+		k := p.Namespace + "/" + p.Name + "@" + p.IP
+		if want, ok := pids[k]; ok && slices.Contains(ips, p.IP) && (p.PID != want || !p.Running) {
+			return fmt.Errorf("%s: pid %d (running %t), want %d untouched", k, p.PID, p.Running, want)
+		}
+	}
+	return nil
+}

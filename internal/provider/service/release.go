@@ -133,16 +133,13 @@ func (run *runner) report() *release {
 	rel := &release{sent: run.sent, stopped: run.stopped != "" || len(run.blocked) > 0}
 	for _, k := range slices.Sorted(maps.Keys(run.out)) {
 		o := run.out[k]
-		switch o.status {
-		case statusFailed:
+		switch {
+		case o.status == statusFailed:
 			rel.failed++
-		case statusPending:
+		case o.message != "":
 			rel.pending++
 		default:
-			if o.message == "" {
-				continue
-			}
-			rel.pending++
+			continue
 		}
 		rel.lines = append(rel.lines, fmt.Sprintf("%s: %s%s", k, o.status, codeText(o)))
 	}

@@ -44,14 +44,15 @@ func direction(descending bool) string {
 	return "ascending"
 }
 
-// counts are failed_count and pending_count of models.
+// counts are failed_count and pending_count of models: failed, and with an
+// action left to run (pending, or absent where it was never sent).
 func counts(models map[string]instanceModel) (failed, pending types.Int64) {
 	var f, p int64
 	for _, m := range models {
-		switch m.Status.ValueString() {
-		case statusFailed:
+		switch {
+		case m.Status.ValueString() == statusFailed:
 			f++
-		case statusPending:
+		case resumable(m):
 			p++
 		}
 	}
