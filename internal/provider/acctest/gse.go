@@ -222,3 +222,8 @@ func (e *Env) CheckOnlyLeft(names ...string) func(*terraform.State) error {
 		return nil
 	}
 }
+
+// SimCheckOf checks a process of namespace and name on a host of cloud 0 in the simulator.
+func (e *Env) SimCheckOf(namespace, name, ip string, check func(simulator.Process) error) resource.TestCheckFunc {
+	return ExpectProc(fmt.Sprintf("GSE %s/%s@0:%s", namespace, name, ip), func() (simulator.Process, bool) { return e.Sim.GSE().Process(namespace, name, 0, ip) }, check)
+}

@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
 // planned is every instance's action, and the instances that drifted.
@@ -129,13 +127,4 @@ func holdMatcher(hold []string) func(string) bool {
 func absentIn(p *prior, key string) bool {
 	m, ok := p.models[key]
 	return !ok || m.Status.ValueString() == statusAbsent
-}
-
-// metaOf is the GSE process of an instance: its group's, or for one no
-// longer in processes, the one its key names.
-func metaOf(groups map[string]*group, m instanceModel, key string) gse.Meta {
-	if g, ok := groups[m.Group.ValueString()]; ok {
-		return g.meta
-	}
-	return keyMeta(key)
 }

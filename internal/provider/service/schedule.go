@@ -25,9 +25,6 @@ const (
 	actRemove  action = "remove"  // stop (where stop_cmd is set), then unregister
 )
 
-// actions are the values of instances' action, for the schema.
-var actions = []action{actStart, actRestart, actReload, actUpdate, actStop, actRemove}
-
 // descending reports whether a runs in descending priority: GSEKit stops and
 // restarts in descending priority and does every other operation in
 // ascending priority (bk-process-config-manager

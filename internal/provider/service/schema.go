@@ -23,7 +23,6 @@ var (
 	orderBys      = []string{"priority", "none"}
 	isolateBys    = []string{"service", "set", "module", "host"}
 	agentAbnormal = []string{"fail", "skip"}
-	statuses      = []string{statusRunning, statusStopped, statusAbsent, statusUnreachable, statusFailed, statusPending}
 )
 
 // The values of an instance's status.
@@ -40,24 +39,7 @@ func serviceSchema(ctx context.Context) schema.Schema {
 	attrs := map[string]schema.Attribute{
 		"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The namespaces of the service's processes, comma-separated, as import takes them.",
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
-		"processes": schema.MapNestedAttribute{Required: true, Validators: []validator.Map{mapvalidator.SizeAtLeast(1)},
-			MarkdownDescription: "The service's processes, keyed as `gse_cmdb_processes.groups` keys them (`{namespace}/{name}`): pass `groups` as it is, or write them by hand. " +
-				"Each is one GSE process (`meta`) with one `spec` on its `hosts`, and its CMDB `priority`. A group added is registered and started on its hosts; one removed is stopped and unregistered; " +
-				"a changed spec is sent (`update_proc_info`) to every host of the group, batch by batch, without a restart (use `restart_triggers`).",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"meta": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The process's identity in GSE, as in `gse_managed_process`.",
-					Attributes: map[string]schema.Attribute{
-						"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "GSE namespace. No `:`, `/`, `@`, `,` or spaces.", Validators: []validator.String{plumbing.MetaName()}},
-						"name":      schema.StringAttribute{Required: true, MarkdownDescription: "GSE process name. No `:`, `/`, `@`, `,` or spaces.", Validators: []validator.String{plumbing.MetaName()}},
-						"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true,
-							MarkdownDescription: "Labels sent with the process; unset sends none."},
-					}},
-				"spec":  spec.TypedAttribute,
-				"hosts": hosts.ListNestedAttribute("The hosts the process runs on, by `ip` and `bk_cloud_id` or by `agent_id`, as `gse_managed_process.hosts` takes them."),
-				"priority": schema.Int64Attribute{Optional: true,
-					MarkdownDescription: "CMDB's start priority of the process (`priority`): with `order.by = \"priority\"`, lower starts first and stops last. Unset is `0`, as GSEKit orders a process without one."},
-			}},
-		},
+		"processes": processesAttribute(),
 		"instances": instancesAttribute(),
 		"running": schema.BoolAttribute{Optional: true,
 			MarkdownDescription: "`true` (the default) starts every instance and keeps it running: a refresh that finds one stopped or absent plans its start, and only its. " +
@@ -120,6 +102,28 @@ func serviceSchema(ctx context.Context) schema.Schema {
 	}
 }
 
+// processesAttribute is processes: the groups of gse_cmdb_processes.
+func processesAttribute() schema.MapNestedAttribute {
+	return schema.MapNestedAttribute{Required: true, Validators: []validator.Map{mapvalidator.SizeAtLeast(1)},
+		MarkdownDescription: "The service's processes, keyed as `gse_cmdb_processes.groups` keys them (`{namespace}/{name}`): pass `groups` as it is, or write them by hand. " +
+			"Each is one GSE process (`meta`) with one `spec` on its `hosts`, and its CMDB `priority`. A group added is registered and started on its hosts; one removed is stopped and unregistered; " +
+			"a changed spec is sent (`update_proc_info`) to every host of the group, batch by batch, without a restart (use `restart_triggers`).",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"meta": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The process's identity in GSE, as in `gse_managed_process`.",
+				Attributes: map[string]schema.Attribute{
+					"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "GSE namespace. No `:`, `/`, `@`, `,` or spaces.", Validators: []validator.String{plumbing.MetaName()}},
+					"name":      schema.StringAttribute{Required: true, MarkdownDescription: "GSE process name. No `:`, `/`, `@`, `,` or spaces.", Validators: []validator.String{plumbing.MetaName()}},
+					"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true,
+						MarkdownDescription: "Labels sent with the process; unset sends none."},
+				}},
+			"spec":  spec.TypedAttribute,
+			"hosts": hosts.ListNestedAttribute("The hosts the process runs on, by `ip` and `bk_cloud_id` or by `agent_id`, as `gse_managed_process.hosts` takes them."),
+			"priority": schema.Int64Attribute{Optional: true,
+				MarkdownDescription: "CMDB's start priority of the process (`priority`): with `order.by = \"priority\"`, lower starts first and stops last. Unset is `0`, as GSEKit orders a process without one."},
+		}},
+	}
+}
+
 // instanceInputs are the attributes of an instance as gse_cmdb_processes.instances
 // gives it, each planned from processes when instances is unset.
 func instanceInputs() map[string]schema.Attribute {
@@ -137,13 +141,18 @@ func instanceInputs() map[string]schema.Attribute {
 		"bk_host_id": num("CMDB host id."), "bk_process_id": num("CMDB process id."), "bk_set_id": num("CMDB set id (for `isolate_by = \"set\"`)."),
 		"bk_module_id": num("CMDB module id (for `isolate_by = \"module\"`)."), "service_instance_id": num("CMDB service instance id."),
 		"local_inst_id": num("The instance's number on its host, 1 to `proc_num`."), "priority": num("CMDB priority; unset: its group's."),
-		"bind_info": schema.ListNestedAttribute{Optional: true, Computed: true, MarkdownDescription: "CMDB's listening addresses of the process.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"enable": schema.BoolAttribute{Optional: true, MarkdownDescription: "Whether the row is enabled."}, "ip": schema.StringAttribute{Optional: true, MarkdownDescription: "Listening IP."},
-				"port": schema.StringAttribute{Optional: true, MarkdownDescription: "Port or range."}, "protocol": schema.StringAttribute{Optional: true, MarkdownDescription: "Protocol."},
-				"template_row_id": schema.Int64Attribute{Optional: true, MarkdownDescription: "Row of the process template."},
-			}}},
+		"bind_info": bindInfoAttribute(),
 	}
+}
+
+// bindInfoAttribute is an instance's bind_info, as gse_cmdb_processes gives it.
+func bindInfoAttribute() schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{Optional: true, Computed: true, MarkdownDescription: "CMDB's listening addresses of the process.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"enable": schema.BoolAttribute{Optional: true, MarkdownDescription: "Whether the row is enabled."}, "ip": schema.StringAttribute{Optional: true, MarkdownDescription: "Listening IP."},
+			"port": schema.StringAttribute{Optional: true, MarkdownDescription: "Port or range."}, "protocol": schema.StringAttribute{Optional: true, MarkdownDescription: "Protocol."},
+			"template_row_id": schema.Int64Attribute{Optional: true, MarkdownDescription: "Row of the process template."},
+		}}}
 }
 
 func instancesAttribute() schema.MapNestedAttribute {
@@ -185,6 +194,6 @@ func scheduleAttribute() schema.ListNestedAttribute {
 // The element types of instances, bind_info and schedule, built once.
 var (
 	instanceType = instancesAttribute().NestedObject.Type()
-	bindInfoType = instanceInputs()["bind_info"].(schema.ListNestedAttribute).NestedObject.Type()
+	bindInfoType = bindInfoAttribute().NestedObject.Type()
 	tierType     = scheduleAttribute().NestedObject.Type()
 )
