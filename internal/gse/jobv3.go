@@ -174,6 +174,32 @@ type JobHostTask struct {
 // OK reports a host whose task succeeded (bk-job ExecuteObjectTaskStatusEnum.isSuccess).
 func (t JobHostTask) OK() bool { return t.Status == JobHostSuccess || t.Status == JobHostLastOK }
 
+// JOB's statuses of a host whose script ran and failed: SCRIPT_FAILED,
+// SCRIPT_TIMEOUT, SCRIPT_TERMINATE, SCRIPT_NOT_ZERO_EXIT_CODE (bk-job
+// ExecuteObjectTaskStatusEnum).
+const (
+	jobHostScriptFailed   = 101
+	jobHostScriptExitCode = 104
+)
+
+// ScriptRan reports a host whose script ran and failed: its exit code and
+// output say what went wrong.
+func (t JobHostTask) ScriptRan() bool {
+	return t.Status >= jobHostScriptFailed && t.Status <= jobHostScriptExitCode
+}
+
+// JobHostAdvice says what a JOB host status means, as a parenthesis to
+// append to it ("" when it says nothing more).
+func JobHostAdvice(status int) string {
+	switch status {
+	case JobHostAgentDown, JobHostNoAgent:
+		return " (the GSE agent is down or not installed)"
+	case 0:
+		return " (no result)"
+	}
+	return ""
+}
+
 // JobInstanceStatus reads a job's state; withHosts asks for per-host
 // results. Through the bk-job gateway the API is a GET with a query.
 //

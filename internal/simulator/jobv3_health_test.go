@@ -38,9 +38,9 @@ func startProc(t *testing.T, srv *httptest.Server, ns, name, ip string) {
 	}
 }
 
-// runScript runs script through fast_execute_script on host id and returns
-// its exit code and output.
-func runScript(t *testing.T, srv *httptest.Server, id int64, lang int, script string) (int, string) {
+// runScript runs the shell script through fast_execute_script on host id
+// and returns its exit code and output.
+func runScript(t *testing.T, srv *httptest.Server, id int64, script string) (int, string) {
 	t.Helper()
 	var started struct {
 		Data struct {
@@ -48,8 +48,8 @@ func runScript(t *testing.T, srv *httptest.Server, id int64, lang int, script st
 			Step int64 `json:"step_instance_id"`
 		}
 	}
-	jobv3(t, srv, "fast_execute_script", fmt.Sprintf(`{"bk_scope_type":"biz","bk_scope_id":"2","account_alias":"root","script_language":%d,`+
-		`"script_content":%q,"target_server":{"host_id_list":[%d]}}`, lang, base64.StdEncoding.EncodeToString([]byte(script)), id), &started)
+	jobv3(t, srv, "fast_execute_script", fmt.Sprintf(`{"bk_scope_type":"biz","bk_scope_id":"2","account_alias":"root","script_language":1,`+
+		`"script_content":%q,"target_server":{"host_id_list":[%d]}}`, base64.StdEncoding.EncodeToString([]byte(script)), id), &started)
 	var status struct {
 		Data struct {
 			Steps []struct {
@@ -110,16 +110,16 @@ func TestHostListensOnRunningInstancesPorts(t *testing.T) {
 	if got := sim.JOBv3().Listening(h2.ID); len(got) != 0 {
 		t.Errorf("host 2 runs no instance of nginx, yet listens on %v", got)
 	}
-	if code, out := runScript(t, srv, h1.ID, 1, probe); code != 0 || out != "listening: 8080 8081\n" {
+	if code, out := runScript(t, srv, h1.ID, probe); code != 0 || out != "listening: 8080 8081\n" {
 		t.Errorf("probe on host 1: exit %d, output %q", code, out)
 	}
-	if code, out := runScript(t, srv, h2.ID, 1, probe); code != 1 || out != "not listening: 8080 8081\n" {
+	if code, out := runScript(t, srv, h2.ID, probe); code != 1 || out != "not listening: 8080 8081\n" {
 		t.Errorf("probe on host 2: exit %d, output %q", code, out)
 	}
 
 	// A port closed although nginx runs; HTTP control opens it again.
 	sim.JOBv3().SetPortClosed(h1.ID, 8081, true)
-	if code, out := runScript(t, srv, h1.ID, 1, probe); code != 1 || out != "not listening: 8081\n" {
+	if code, out := runScript(t, srv, h1.ID, probe); code != 1 || out != "not listening: 8081\n" {
 		t.Errorf("probe on host 1 with 8081 closed: exit %d, output %q", code, out)
 	}
 	admin(t, srv, "/_sim/job/port", `{"bk_host_id":1,"port":8081,"closed":false}`)
@@ -131,7 +131,7 @@ func TestHostListensOnRunningInstancesPorts(t *testing.T) {
 	if err := sim.GSE().Drift(simulator.DriftStop, "ns-a", "nginx_2", 0, h1.InnerIP); err != nil {
 		t.Fatal(err)
 	}
-	if code, out := runScript(t, srv, h1.ID, 1, probe); code != 1 || out != "not listening: 8080 8081\n" {
+	if code, out := runScript(t, srv, h1.ID, probe); code != 1 || out != "not listening: 8080 8081\n" {
 		t.Errorf("probe on host 1 with nginx stopped: exit %d, output %q", code, out)
 	}
 }
@@ -171,30 +171,30 @@ func TestHostListensOnEveryPortOfARow(t *testing.T) {
 func TestScriptFails(t *testing.T) {
 	sim, srv := healthSim(t, 7)
 	const script = "#!/bin/sh\n/data/check_health --deep\n"
-	if code, out := runScript(t, srv, 1, 1, script); code != 0 || out != "" {
+	if code, out := runScript(t, srv, 1, script); code != 0 || out != "" {
 		t.Errorf("health script with no rule: exit %d, output %q", code, out)
 	}
 	sim.JOBv3().SetScriptFails([]int64{2}, "check_health", 3, "degraded\n")
 	for id, want := range map[int64]int{1: 0, 2: 3} {
-		if code, _ := runScript(t, srv, id, 1, script); code != want {
+		if code, _ := runScript(t, srv, id, script); code != want {
 			t.Errorf("host %d: exit %d, want %d", id, code, want)
 		}
 	}
-	if _, out := runScript(t, srv, 2, 1, script); out != "degraded\n" {
+	if _, out := runScript(t, srv, 2, script); out != "degraded\n" {
 		t.Errorf("host 2 printed %q", out)
 	}
 	admin(t, srv, "/_sim/job/script_fails", `{"bk_host_ids":null,"contains":"check_health","exit_code":4,"output":"down"}`)
-	if code, out := runScript(t, srv, 1, 1, script); code != 4 || out != "down" {
+	if code, out := runScript(t, srv, 1, script); code != 4 || out != "down" {
 		t.Errorf("host 1 under a rule for every host: exit %d, output %q", code, out)
 	}
-	if code, _ := runScript(t, srv, 1, 1, "#!/bin/sh\ntrue\n"); code != 0 {
+	if code, _ := runScript(t, srv, 1, "#!/bin/sh\ntrue\n"); code != 0 {
 		t.Errorf("a script without the text: exit %d", code)
 	}
-	if code, out := runScript(t, srv, 7, 1, script); code != 127 || !strings.Contains(out, "no Cygwin") {
+	if code, out := runScript(t, srv, 7, script); code != 127 || !strings.Contains(out, "no Cygwin") {
 		t.Errorf("shell on Windows host 7: exit %d, output %q", code, out)
 	}
 	sim.JOBv3().SetScriptFails(nil, "check_health", 0, "")
-	if code, _ := runScript(t, srv, 2, 1, script); code != 0 {
+	if code, _ := runScript(t, srv, 2, script); code != 0 {
 		t.Errorf("host 2 after the rule's removal: exit %d", code)
 	}
 }

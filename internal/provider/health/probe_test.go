@@ -1,0 +1,88 @@
+package health
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+)
+
+// The probe run by this machine's sh on its own sockets: a port a listener
+// holds is listening, on IPv4 and IPv6; a port nothing holds is printed as
+// not listening, with exit code 1, and notListening reads it back.
+func TestProbeScriptOnThisHost(t *testing.T) {
+	if _, err := os.Stat("/proc/net/tcp"); err != nil {
+		t.Skip("no /proc/net/tcp on this machine")
+	}
+	v4, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v4.Close()
+	ports := []int{portOf(v4)}
+	if v6, err := net.Listen("tcp6", "[::1]:0"); err == nil {
+		defer v6.Close()
+		ports = append(ports, portOf(v6))
+	}
+	free, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := portOf(free)
+	free.Close()
+
+	out, code := runSh(t, probeScript(ports))
+	if code != 0 || out != "listening: "+joinPorts(ports)+"\n" {
+		t.Errorf("probe of %v: exit %d, output %q", ports, code, out)
+	}
+	out, code = runSh(t, probeScript(append(ports, closed)))
+	missing, printed := notListening(out)
+	if code != 1 || out != "not listening: "+strconv.Itoa(closed)+"\n" || !printed || len(missing) != 1 || !missing[closed] {
+		t.Errorf("probe of %v and closed %d: exit %d, output %q, read as %v %v", ports, closed, code, out, missing, printed)
+	}
+}
+
+func portOf(l net.Listener) int { return int(netip.MustParseAddrPort(l.Addr().String()).Port()) }
+
+func runSh(t *testing.T, script string) (string, int) {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", script).Output()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return string(out), exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return string(out), 0
+}
+
+func joinPorts(ports []int) string {
+	s := ""
+	for i, p := range ports {
+		if i > 0 {
+			s += " "
+		}
+		s += strconv.Itoa(p)
+	}
+	return s
+}
+
+// notListening reads the probe's last line only, and nothing else as ports.
+func TestNotListening(t *testing.T) {
+	for out, want := range map[string]bool{
+		"not listening: 80 443\n":              true,
+		"Last login: today\nnot listening: 80": true,
+		"listening: 80\n":                      false,
+		"not listening:\n":                     false,
+		"not listening: eighty\n":              false,
+		"":                                     false,
+	} {
+		if _, got := notListening(out); got != want {
+			t.Errorf("notListening(%q) = %v, want %v", out, got, want)
+		}
+	}
+}
