@@ -1,6 +1,7 @@
 package gse
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -105,11 +106,12 @@ const (
 )
 
 // Script is a script for fast_execute_script in Language (ScriptShell when
-// 0), run as account.
+// 0), run as account; Name is its task's name in JOB's history
+// ("terraform: read" when empty).
 type Script struct {
-	Content, Account string
-	Language         int
-	TimeoutSecs      int64
+	Content, Account, Name string
+	Language               int
+	TimeoutSecs            int64
 }
 
 // ExecuteScript starts sc on the targets and returns the run, which
@@ -137,7 +139,7 @@ func (s *JobService) executeScript(ctx context.Context, scope JobScope, sc Scrip
 		lang = ScriptShell
 	}
 	err = s.client.jobCall(ctx, "fast_execute_script", scope, map[string]any{
-		"task_name":       "terraform: read",
+		"task_name":       cmp.Or(sc.Name, "terraform: read"),
 		"account_alias":   sc.Account,
 		"script_content":  base64.StdEncoding.EncodeToString([]byte(sc.Content)),
 		"script_language": lang,

@@ -109,8 +109,11 @@ func (j *JOBv3) ruleFor(h *CMDBHost, script string) (scriptRule, bool) {
 // for a script that is not the probe. running is GSE's running processes
 // by host (runningByHost).
 func (j *JOBv3) healthProbe(h *CMDBHost, script string, running func() map[procKey][]string) (code int, out string, ok bool) {
+	if !strings.Contains(script, healthProbeMarker) {
+		return 0, "", false
+	}
 	m := healthProbePorts.FindStringSubmatch(script)
-	if m == nil || !strings.Contains(script, healthProbeMarker) {
+	if m == nil {
 		return 0, "", false
 	}
 	open := j.listening(h, running())

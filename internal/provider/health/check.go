@@ -180,7 +180,7 @@ func probeTasks(targets []Target, byID bool, account string) []task {
 		t, ok := bySet[id]
 		if !ok {
 			t = &task{what: "the TCP probe", byID: byID, hosts: map[string]Target{}, ports: map[string][]int{},
-				sc: gse.Script{Content: probeScript(set), Account: account, TimeoutSecs: int64(probeTimeout / time.Second)}}
+				sc: gse.Script{Name: "terraform: gse_service tcp probe", Content: probeScript(set), Account: account, TimeoutSecs: int64(probeTimeout / time.Second)}}
 			bySet[id] = t
 			order = append(order, id)
 		}
@@ -200,7 +200,7 @@ func scriptTask(targets []Target, byID bool, s *Script) task {
 		timeout = time.Minute
 	}
 	t := task{what: "the health script", byID: byID, hosts: map[string]Target{},
-		sc: gse.Script{Content: s.Content, Account: s.Account, TimeoutSecs: int64((timeout + time.Second - 1) / time.Second)}}
+		sc: gse.Script{Name: "terraform: gse_service health script", Content: s.Content, Account: s.Account, TimeoutSecs: int64((timeout + time.Second - 1) / time.Second)}}
 	for _, tg := range targets {
 		if k := hostKey(tg, byID); t.hosts[k].Key == "" {
 			t.hosts[k] = tg

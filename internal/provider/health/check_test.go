@@ -1,6 +1,7 @@
 package health_test
 
 import (
+	"cmp"
 	"context"
 	"net/http/httptest"
 	"strings"
@@ -20,6 +21,8 @@ type env struct {
 	c     *gse.Client
 	sim   *simulator.Server
 	scope gse.JobScope
+	// gateway: GSE and JOB through the API gateway, GSE's hosts by agent id where they have one.
+	gateway bool
 }
 
 func newEnv(t *testing.T, gateway bool) *env {
@@ -30,7 +33,7 @@ func newEnv(t *testing.T, gateway bool) *env {
 	cfg := gse.Config{Endpoint: srv.URL, AppCode: "app", AppSecret: "secret", Username: "admin", RateLimit: 1000, BatchWindow: -1,
 		PollInitial: time.Millisecond, PollMax: time.Millisecond, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond}
 	if gateway {
-		cfg.JobGatewayURL, cfg.Username, cfg.BkToken = srv.URL, "", "token-of-admin"
+		cfg.GatewayURL, cfg.JobGatewayURL, cfg.Username, cfg.BkToken = srv.URL, srv.URL, "", "token-of-admin"
 	}
 	c, err := gse.New(cfg)
 	if err != nil {
@@ -38,7 +41,7 @@ func newEnv(t *testing.T, gateway bool) *env {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	return &env{t: t, ctx: ctx, c: c, sim: sim, scope: gse.BizScope(simulator.CMDBBizID)}
+	return &env{t: t, ctx: ctx, c: c, sim: sim, scope: gse.BizScope(simulator.CMDBBizID), gateway: gateway}
 }
 
 // host is CMDB host id as the client addresses it.
@@ -47,13 +50,17 @@ func (e *env) host(id int64) gse.Host {
 	return gse.Host{IP: h.InnerIP, BkCloudID: h.CloudID}
 }
 
-// start registers the GSE process ns/{name} on host id and starts it.
+// start registers the GSE process ns/{name} on host id and starts it:
+// through ESB, or through the gateway by the host's agent id, where the
+// operation's spec registers it ({bk_cloud_id}:{ip} for a host without one).
 func (e *env) start(name string, id int64) {
 	e.t.Helper()
 	meta, hosts := gse.Meta{Namespace: "ns", Name: name}, []gse.Host{e.host(id)}
 	spec := &gse.Spec{Identity: gse.Identity{ProcName: name, SetupPath: "/data", PidPath: "/data/" + name + ".pid", User: "root"},
 		MonitorPolicy: &gse.MonitorPolicy{AutoType: 1}}
-	if _, err := e.c.Proc.RegisterProcInfo(e.ctx, meta, hosts, spec); err != nil {
+	if h := e.sim.CMDB().Hosts()[id-1]; e.gateway {
+		hosts = []gse.Host{{AgentID: cmp.Or(h.AgentID, "0:"+h.InnerIP)}}
+	} else if _, err := e.c.Proc.RegisterProcInfo(e.ctx, meta, hosts, spec); err != nil {
 		e.t.Fatal(err)
 	}
 	if _, err := e.c.Proc.Operate(e.ctx, gse.OperateRequest{Meta: meta, Hosts: hosts, Op: gse.OpStart, Spec: spec}); err != nil {
@@ -101,15 +108,17 @@ func wantFailed(t *testing.T, got map[string]string, want map[string][]string) {
 // The TCP probe: an instance whose process runs on its host is healthy; one
 // whose host runs nothing fails naming both ports; a port closed although
 // nginx runs fails naming that port alone. The hosts share one port set:
-// one task, through ESB and the bk-job gateway.
+// one task. Through ESB, and through the gateways with nginx started on
+// host 4 by its agent id.
 func TestCheckTCP(t *testing.T) {
 	t.Parallel()
 	for _, gateway := range []bool{false, true} {
 		e := newEnv(t, gateway)
 		e.start("nginx_1", 1)
 		e.start("nginx_2", 3)
+		e.start("nginx_1", 4)
 		e.sim.JOBv3().SetPortClosed(3, 8081, true)
-		targets := []health.Target{e.target("a", 1, 8080, 8081), e.target("b", 2, 8080, 8081), e.target("c", 3, 8080, 8081)}
+		targets := []health.Target{e.target("a", 1, 8080, 8081), e.target("b", 2, 8080, 8081), e.target("c", 3, 8080, 8081), e.target("d", 4, 8080, 8081)}
 		got := e.check(targets, health.Checks{TCP: true})
 		wantFailed(t, got, map[string][]string{
 			"b": {"10.0.0.2 (bk_cloud_id 0) [bk_host_id 2]: TCP ports 8080, 8081 not listening", "exit code 1"},
@@ -136,9 +145,9 @@ func TestCheckTCPStopped(t *testing.T) {
 	wantFailed(t, e.check(targets, health.Checks{TCP: true}), map[string][]string{"a": {"TCP ports 8080, 8081 not listening"}})
 }
 
-// Two port sets in one batch are two tasks; a target is judged on its own
-// ports only, a range's ports each (svc3 binds 9000-9002), and a target
-// without ports is not probed.
+// Two port sets in one batch are two tasks, each named for the probe in
+// JOB's history; a target is judged on its own ports only, a range's ports
+// each (svc3 binds 9000-9002), and a target without ports is not probed.
 func TestCheckTwoPortSets(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
@@ -156,6 +165,11 @@ func TestCheckTwoPortSets(t *testing.T) {
 	wantFailed(t, got, map[string][]string{"svc3": {"TCP port 9001 not listening"}})
 	if n := e.scripts(); n != 2 {
 		t.Errorf("%d fast_execute_script tasks, want 2 (one per port set)", n)
+	}
+	for _, r := range e.sim.Requests() {
+		if strings.HasSuffix(r.Path, "fast_execute_script/") && !strings.Contains(string(r.Body), `"task_name":"terraform: gse_service tcp probe"`) {
+			t.Errorf("a probe's task is not named for it in JOB's history: %s", r.Body)
+		}
 	}
 }
 
