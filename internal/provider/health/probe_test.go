@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -47,9 +48,14 @@ func TestProbeScriptOnThisHost(t *testing.T) {
 
 func portOf(l net.Listener) int { return int(netip.MustParseAddrPort(l.Addr().String()).Port()) }
 
+// runSh runs script as JOB's agent does, from a file given to sh.
 func runSh(t *testing.T, script string) (string, int) {
 	t.Helper()
-	out, err := exec.Command("sh", "-c", script).Output()
+	f := filepath.Join(t.TempDir(), "probe.sh")
+	if err := os.WriteFile(f, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("sh", f).Output()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
