@@ -46,6 +46,28 @@ func TestProbeScriptOnThisHost(t *testing.T) {
 	}
 }
 
+// Every port, 1-65535, reaches the probe's awk (longer than one argument
+// may be) and is compared there: those no socket holds are printed.
+func TestProbeScriptOfEveryPort(t *testing.T) {
+	if _, err := os.Stat("/proc/net/tcp"); err != nil {
+		t.Skip("no /proc/net/tcp on this machine")
+	}
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	all := make([]int, 65535)
+	for i := range all {
+		all[i] = i + 1
+	}
+	out, code := runSh(t, probeScript(all))
+	missing, printed := notListening(out)
+	if code != 1 || !printed || missing[portOf(l)] || !missing[1] || len(missing) < 60000 {
+		t.Errorf("probe of every port: exit %d, %d ports read as not listening (printed %v), the listener's %d among them: %v", code, len(missing), printed, portOf(l), missing[portOf(l)])
+	}
+}
+
 func portOf(l net.Listener) int { return int(netip.MustParseAddrPort(l.Addr().String()).Port()) }
 
 // runSh runs script as JOB's agent does, from a file given to sh.
