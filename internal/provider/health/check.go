@@ -64,6 +64,9 @@ const probeTimeout = time.Minute
 // shell scripts: on Windows JOB runs shell only under Cygwin, and a Windows
 // host without it fails them with what JOB reported.
 func Check(ctx context.Context, c *gse.Client, scope gse.JobScope, targets []Target, checks Checks) (map[string]string, error) {
+	if len(targets) == 0 {
+		return map[string]string{}, nil
+	}
 	byID, err := addressing(targets)
 	if err != nil {
 		return nil, err
@@ -82,17 +85,17 @@ func Check(ctx context.Context, c *gse.Client, scope gse.JobScope, targets []Tar
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	failed := map[string][]string{}
-	for _, t := range ts {
-		for _, tg := range targets {
+	out := map[string]string{}
+	for _, tg := range targets {
+		var whys []string
+		for _, t := range ts {
 			if why := t.judge(tg); why != "" {
-				failed[tg.Key] = append(failed[tg.Key], why)
+				whys = append(whys, why)
 			}
 		}
-	}
-	out := make(map[string]string, len(failed))
-	for k, whys := range failed {
-		out[k] = strings.Join(whys, "; ")
+		if len(whys) > 0 {
+			out[tg.Key] = hostName(tg) + ": " + strings.Join(whys, "; ")
+		}
 	}
 	return out, nil
 }
@@ -111,7 +114,7 @@ func addressing(targets []Target) (byID bool, err error) {
 		}
 	}
 	if len(bad) > 0 {
-		return false, fmt.Errorf("the health checks run through JOB, which needs each host's bk_host_id or IPv4 address; %s have neither", strings.Join(bad, ", "))
+		return false, fmt.Errorf("no bk_host_id nor IPv4 address for the host of %s: the health checks run through JOB's fast_execute_script, which takes a host by one or the other", strings.Join(bad, ", "))
 	}
 	return false, nil
 }

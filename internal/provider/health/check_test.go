@@ -207,13 +207,14 @@ func TestCheckWindowsAndAgentDown(t *testing.T) {
 	targets := []health.Target{e.target("win", 7, 8080), e.target("down", 2, 8080)}
 	got := e.check(targets, health.Checks{TCP: true, Script: &health.Script{Content: "true\n", Account: "root"}})
 	wantFailed(t, got, map[string][]string{
-		"win":  {"the TCP probe exited 127", "no Cygwin", "; ", "the health script exited 127"},
-		"down": {"the TCP probe did not run (JOB host status 1 (the GSE agent is down or not installed))", "the health script did not run"},
+		"win":  {"[bk_host_id 7]: the TCP probe exited 127", "no Cygwin", "; the health script exited 127"},
+		"down": {"10.0.0.2 (bk_cloud_id 0) [bk_host_id 2]: the TCP probe did not run: JOB host status 1 (the GSE agent is down or not installed); the health script", "the health script did not run"},
 	})
 }
 
 // Without a bk_host_id JOB takes the host by IPv4; a host with neither is
-// an error; JOB's refusal (an account it lacks) is an error naming the check.
+// an error; no targets check nothing; JOB's refusal (an account it lacks)
+// is an error naming the check.
 func TestCheckAddressingAndRefusal(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
@@ -222,8 +223,11 @@ func TestCheckAddressingAndRefusal(t *testing.T) {
 	wantFailed(t, e.check(byIP, health.Checks{TCP: true}), map[string][]string{"b": {"10.0.0.2 (bk_cloud_id 0): TCP port 8080 not listening"}})
 
 	agentOnly := []health.Target{{Key: "x", Host: gse.Host{AgentID: "0200000007525400000000000000000000000002"}}}
-	if _, err := health.Check(e.ctx, e.c, e.scope, agentOnly, health.Checks{TCP: true}); err == nil || !strings.Contains(err.Error(), "x have neither") {
+	if _, err := health.Check(e.ctx, e.c, e.scope, agentOnly, health.Checks{TCP: true}); err == nil || !strings.Contains(err.Error(), "no bk_host_id nor IPv4 address for the host of x") {
 		t.Errorf("a host without bk_host_id or IPv4: error %v", err)
+	}
+	if got, err := health.Check(e.ctx, e.c, e.scope, nil, health.Checks{TCP: true, Script: &health.Script{Content: "true\n"}}); err != nil || len(got) != 0 {
+		t.Errorf("no targets: %v %v, want nothing checked", got, err)
 	}
 	_, err := health.Check(e.ctx, e.c, e.scope, byIP, health.Checks{Script: &health.Script{Content: "true\n", Account: "nobody"}})
 	if err == nil || !strings.Contains(err.Error(), "the health script could not start") || !strings.Contains(err.Error(), "1244003") {

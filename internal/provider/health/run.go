@@ -59,8 +59,9 @@ func (t *task) run(ctx context.Context, c *gse.Client, scope gse.JobScope) error
 	return nil
 }
 
-// judge is why tg failed the task, or "" when it passed or the task is not
-// about it (another host, or a target without ports in the TCP probe).
+// judge is why tg failed the task (Check names the host before it), or ""
+// when it passed or the task is not about it (another host, or a target
+// without ports in the TCP probe).
 func (t *task) judge(tg Target) string {
 	k := hostKey(tg, t.byID)
 	if _, ok := t.hosts[k]; !ok || (t.ports != nil && len(tg.Ports) == 0) {
@@ -69,11 +70,11 @@ func (t *task) judge(tg Target) string {
 	r, ok := t.found[k]
 	switch {
 	case !ok:
-		return fmt.Sprintf("%s: JOB reported no result of %s", hostName(tg), t.what)
+		return "JOB reported no result of " + t.what
 	case r.res.OK():
 		return ""
 	case !r.res.ScriptRan():
-		return fmt.Sprintf("%s: %s did not run (JOB host status %d%s)", hostName(tg), t.what, r.res.Status, gse.JobHostAdvice(r.res.Status))
+		return fmt.Sprintf("%s did not run: JOB host status %d%s", t.what, r.res.Status, gse.JobHostAdvice(r.res.Status))
 	}
 	if missing, printed := notListening(r.log); t.ports != nil && printed {
 		var own []string
@@ -89,9 +90,9 @@ func (t *task) judge(tg Target) string {
 		if len(own) > 1 {
 			noun = "ports"
 		}
-		return fmt.Sprintf("%s: TCP %s %s not listening (the TCP probe's exit code %d)", hostName(tg), noun, strings.Join(own, ", "), r.res.ExitCode)
+		return fmt.Sprintf("TCP %s %s not listening (the TCP probe's exit code %d)", noun, strings.Join(own, ", "), r.res.ExitCode)
 	}
-	return fmt.Sprintf("%s: %s exited %d (JOB host status %d), output %s", hostName(tg), t.what, r.res.ExitCode, r.res.Status, tail(r.log))
+	return fmt.Sprintf("%s exited %d (JOB host status %d), output %s", t.what, r.res.ExitCode, r.res.Status, tail(r.log))
 }
 
 // Of a host's output, a reason quotes its last tailLines lines that are not
