@@ -175,7 +175,8 @@ func TestCheckTwoPortSets(t *testing.T) {
 
 // The user's script: one task on every host of the batch, a host once; a
 // script failing on one host fails that host's targets alone, with its exit
-// code and the last five lines of its output that are not blank.
+// code and the last five lines of its output that are not blank; the
+// output of a batch found healthy is never read.
 func TestCheckScript(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
@@ -183,6 +184,9 @@ func TestCheckScript(t *testing.T) {
 	script := &health.Script{Content: "#!/bin/sh\n/data/check_health\n", Account: "root"}
 	if got := e.check(targets, health.Checks{Script: script}); len(got) != 0 {
 		t.Errorf("passing script: failed %v", got)
+	}
+	if n := e.sim.Calls("jobv3/batch_get_job_instance_ip_log"); n != 0 {
+		t.Errorf("a healthy batch read its logs %d times", n)
 	}
 	e.sim.JOBv3().SetScriptFails([]int64{1}, "check_health", 3, "banner\nstep 1\nstep 2\n\nstep 3\nnginx: 2 workers of 4\ndegraded\n")
 	got := e.check(targets, health.Checks{Script: script})
