@@ -1,6 +1,7 @@
 package gse
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -105,11 +106,12 @@ const (
 )
 
 // Script is a script for fast_execute_script in Language (ScriptShell when
-// 0), run as account.
+// 0), run as account; Name is its task's name in JOB's history
+// ("terraform: read" when empty).
 type Script struct {
-	Content, Account string
-	Language         int
-	TimeoutSecs      int64
+	Content, Account, Name string
+	Language               int
+	TimeoutSecs            int64
 }
 
 // ExecuteScript starts sc on the targets and returns the run, which
@@ -137,7 +139,7 @@ func (s *JobService) executeScript(ctx context.Context, scope JobScope, sc Scrip
 		lang = ScriptShell
 	}
 	err = s.client.jobCall(ctx, "fast_execute_script", scope, map[string]any{
-		"task_name":       "terraform: read",
+		"task_name":       cmp.Or(sc.Name, "terraform: read"),
 		"account_alias":   sc.Account,
 		"script_content":  base64.StdEncoding.EncodeToString([]byte(sc.Content)),
 		"script_language": lang,
@@ -173,6 +175,32 @@ type JobHostTask struct {
 
 // OK reports a host whose task succeeded (bk-job ExecuteObjectTaskStatusEnum.isSuccess).
 func (t JobHostTask) OK() bool { return t.Status == JobHostSuccess || t.Status == JobHostLastOK }
+
+// JOB's statuses of a host whose script ran and failed: SCRIPT_FAILED,
+// SCRIPT_TIMEOUT, SCRIPT_TERMINATE, SCRIPT_NOT_ZERO_EXIT_CODE (bk-job
+// ExecuteObjectTaskStatusEnum).
+const (
+	jobHostScriptFailed   = 101
+	jobHostScriptExitCode = 104
+)
+
+// ScriptRan reports a host whose script ran and failed: its exit code and
+// output say what went wrong.
+func (t JobHostTask) ScriptRan() bool {
+	return t.Status >= jobHostScriptFailed && t.Status <= jobHostScriptExitCode
+}
+
+// JobHostAdvice says what a JOB host status means, as a parenthesis to
+// append to it ("" when it says nothing more).
+func JobHostAdvice(status int) string {
+	switch status {
+	case JobHostAgentDown, JobHostNoAgent:
+		return " (the GSE agent is down or not installed)"
+	case 0:
+		return " (no result)"
+	}
+	return ""
+}
 
 // JobInstanceStatus reads a job's state; withHosts asks for per-host
 // results. Through the bk-job gateway the API is a GET with a query.

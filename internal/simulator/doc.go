@@ -40,7 +40,10 @@
 //     SetProcessAPIsRemoved, InstancesDown).
 //   - JOBv3() (jobv3.go, jobv3_script.go, job_limits.go): JOB's v3 file and
 //     script APIs through ESB and bk-job's gateway, on the CMDB endpoint's
-//     hosts (SetAgentDown, File, SetFile, Files, SetCommandMissing), JOB's
+//     hosts (SetAgentDown, File, SetFile, Files, SetCommandMissing), what
+//     gse_service's health checks find there (jobv3_health.go: the TCP ports
+//     of the running instances of CMDB's processes, Listening, SetPortClosed;
+//     a script that fails, SetScriptFails), JOB's
 //     limits (SetScriptTargetsMax) and its own refusals (a Fault's 1240001,
 //     1240002, 9900403).
 //   - CMDB() (cmdb.go, cmdb_process.go, cmdb_filter.go): bk-cmdb's host and
@@ -70,6 +73,9 @@
 //   - POST /_sim/cmdb/process_template {"id", "fields"}: CMDB().EditProcessTemplate
 //   - POST /_sim/job/file {"bk_host_id", "path", "content"}: JOBv3().SetFile (content null deletes)
 //   - GET /_sim/job/files/{bk_host_id}: JOBv3().Files (path, size, sha256 of each)
+//   - POST /_sim/job/port {"bk_host_id", "port", "closed"}: JOBv3().SetPortClosed
+//   - GET /_sim/job/listening/{bk_host_id}: JOBv3().Listening
+//   - POST /_sim/job/script_fails {"bk_host_ids", "contains", "exit_code", "output"}: JOBv3().SetScriptFails
 //
 // A POST answers 204, 400 for a body it cannot read, or 404 with why it could
 // not act.

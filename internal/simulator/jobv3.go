@@ -57,9 +57,12 @@ const (
 type JOBv3 struct {
 	hub     *Server
 	cmdb    *CMDB                       // the business whose hosts jobs target
+	gse     *GSE                        // the processes running on them (jobv3_health.go)
 	files   map[int64]map[string][]byte // by bk_host_id, then the file's full path
 	down    map[int64]bool              // hosts whose agent is down
 	missing map[int64]map[string]bool   // commands a host lacks, by bk_host_id
+	closed  map[int64]map[int]bool      // TCP ports closed although their process runs (SetPortClosed)
+	rules   []scriptRule                // scripts that fail (SetScriptFails)
 	jobs    map[int64]*jobInstance
 	next    int64
 	// scriptTargetsMax is job.execute.limit.script-task.max-target-server (job_limits.go).
@@ -369,12 +372,19 @@ func (j *JOBv3) executeScript(scope string, req *jobv3Request) (any, *apiError) 
 	if lang == 0 {
 		lang = scriptShell // the request's default (EsbFastExecuteScriptV3Request)
 	}
+	var running map[procKey][]string
+	runningOnce := func() map[procKey][]string {
+		if running == nil {
+			running = j.gse.runningByHost()
+		}
+		return running
+	}
 	job := j.newJob(scope)
 	for _, h := range hosts {
 		res := jobHostResult{host: h, status: jobHostSuccess}
 		if j.down[h.ID] {
 			res.status = jobHostAgentDown
-		} else if res.exit, res.log = j.runScript(h, lang, string(raw)); res.exit != 0 {
+		} else if res.exit, res.log = j.runScript(h, lang, string(raw), runningOnce); res.exit != 0 {
 			res.status = jobHostScriptFailed
 		}
 		job.hosts = append(job.hosts, res)

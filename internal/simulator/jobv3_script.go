@@ -20,8 +20,10 @@ import (
 // EsbProcessInfoDTO cmd_shell_ext): the simulator's Windows hosts
 // (bk_os_type "2") have no Cygwin, and its Linux hosts no PowerShell.
 //
-// The simulator runs one script of each language, the provider's read of a
-// file's SHA-256 (or MISSING); any other script prints nothing and exits 0.
+// The simulator runs the provider's read of a file's SHA-256 (or MISSING) in
+// each language and gse_service's TCP probe in shell (jobv3_health.go); a
+// script SetScriptFails names fails as it says; any other script prints
+// nothing and exits 0.
 
 // Script languages (bk-job ScriptTypeEnum).
 const (
@@ -45,17 +47,26 @@ var shellPipedHash = regexp.MustCompile(`sha256sum[^|\n]*\|[^|]`)
 var powerShellFile = regexp.MustCompile(`FromBase64String\('([A-Za-z0-9+/=]*)'\)`)
 
 // runScript runs script in language lang on h and returns its exit code and
-// output; the hub's lock held.
-func (j *JOBv3) runScript(h *CMDBHost, lang int, script string) (int, string) {
+// output; the hub's lock held. running is GSE's running processes by host,
+// read once for the hosts of a job (runningByHost), which the TCP probe needs.
+func (j *JOBv3) runScript(h *CMDBHost, lang int, script string, running func() map[procKey][]string) (int, string) {
 	windows := h.OSType == "2"
 	switch {
 	case lang == scriptShell && windows:
 		return 127, "'sh' is not recognized as an internal or external command (no Cygwin on this Windows host)\r\n"
 	case lang == scriptPowerShell && !windows:
 		return 127, "sh: 1: powershell: not found\n"
-	case lang == scriptShell:
+	}
+	if r, ok := j.ruleFor(h, script); ok {
+		return r.code, r.output
+	}
+	switch lang {
+	case scriptShell:
+		if code, out, ok := j.healthProbe(h, script, running); ok {
+			return code, out
+		}
 		return j.runShellRead(h, script)
-	case lang == scriptPowerShell:
+	case scriptPowerShell:
 		return j.runPowerShellRead(h, script)
 	}
 	return 0, ""

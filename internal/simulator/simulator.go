@@ -94,7 +94,8 @@ func New(opts Options) *Server {
 	s.gateway = &Gateway{hub: s, gse: s.gse, agents: map[string]agent{}, ofHost: map[procKey]string{}, states: map[string]int{}}
 	s.job = &JOB{book: book{hub: s, procs: processes{}}, down: map[procKey]int{}}
 	s.cmdb = &CMDB{hub: s}
-	s.jobv3 = &JOBv3{hub: s, cmdb: s.cmdb, files: map[int64]map[string][]byte{}, down: map[int64]bool{}, missing: map[int64]map[string]bool{}, jobs: map[int64]*jobInstance{}}
+	s.jobv3 = &JOBv3{hub: s, cmdb: s.cmdb, gse: s.gse, files: map[int64]map[string][]byte{}, down: map[int64]bool{}, missing: map[int64]map[string]bool{},
+		closed: map[int64]map[int]bool{}, jobs: map[int64]*jobInstance{}}
 	s.cmdb.generate(opts.CMDBHosts, opts.CMDBProcessTemplates, s.gateway)
 	s.mux = http.NewServeMux()
 	s.route()
@@ -132,6 +133,9 @@ func (s *Server) route() {
 	s.mux.HandleFunc("POST /_sim/cmdb/process_template", s.cmdb.serveEditProcessTemplate)
 	s.mux.HandleFunc("POST /_sim/job/file", s.jobv3.serveSetFile)
 	s.mux.HandleFunc("GET /_sim/job/files/{id}", s.jobv3.serveFiles)
+	s.mux.HandleFunc("POST /_sim/job/port", s.jobv3.serveSetPortClosed)
+	s.mux.HandleFunc("GET /_sim/job/listening/{id}", s.jobv3.serveListening)
+	s.mux.HandleFunc("POST /_sim/job/script_fails", s.jobv3.serveSetScriptFails)
 }
 
 // GSE is the endpoint of GSE's process APIs through ESB.

@@ -59,17 +59,6 @@ func (r *configFileResource) resolveAll(ctx context.Context, plan *configFileMod
 	return resolve(ctx, r.client, biz, ts)
 }
 
-// hostAdvice says what a JOB host status means.
-func hostAdvice(status int) string {
-	switch status {
-	case gse.JobHostAgentDown, gse.JobHostNoAgent:
-		return " (the GSE agent is down or not installed)"
-	case 0:
-		return " (no result)"
-	}
-	return ""
-}
-
 // jobAccountMissing is bk-job's ACCOUNT_NOT_EXIST: no execution account
 // of that alias in the business.
 const jobAccountMissing = 1244003

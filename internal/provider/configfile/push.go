@@ -122,7 +122,7 @@ func (r *configFileResource) pushInBatches(ctx context.Context, plan *configFile
 			res := res[t.key]
 			results[t.key] = res
 			if !res.OK() {
-				pe.failures = append(pe.failures, rollout.Failure[target]{Target: t, Reason: fmt.Sprintf("GSE code %d: JOB host status%s", res.Status, hostAdvice(res.Status))})
+				pe.failures = append(pe.failures, rollout.Failure[target]{Target: t, Reason: fmt.Sprintf("GSE code %d: JOB host status%s", res.Status, gse.JobHostAdvice(res.Status))})
 			}
 		}
 		if len(pe.failures) > 0 {

@@ -12,19 +12,6 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
-// JOB's statuses of a host whose script ran and failed: SCRIPT_FAILED,
-// SCRIPT_TIMEOUT, SCRIPT_TERMINATE, SCRIPT_NOT_ZERO_EXIT_CODE (bk-job
-// ExecuteObjectTaskStatusEnum).
-const (
-	jobHostScriptFailed   = 101
-	jobHostScriptExitCode = 104
-)
-
-// scriptRan reports a host status whose output says what went wrong.
-func scriptRan(status int) bool {
-	return status >= jobHostScriptFailed && status <= jobHostScriptExitCode
-}
-
 // verify reads each host's file with one JOB script (readScript). A host
 // whose agent JOB did not reach is unreachable; one whose read failed, or
 // printed neither a SHA-256 nor MISSING, is a *readError naming it and what
@@ -44,7 +31,7 @@ func (r *configFileResource) verify(ctx context.Context, m *configFileModel) (ma
 	}
 	var ids []int64
 	for _, res := range results {
-		if res.OK() || scriptRan(res.Status) {
+		if res.OK() || res.ScriptRan() {
 			ids = append(ids, res.HostID)
 		}
 	}
@@ -62,7 +49,7 @@ func (r *configFileResource) verify(ctx context.Context, m *configFileModel) (ma
 		log := logs[res.HostID]
 		got, missing, parsed := parseRead(log)
 		switch {
-		case ok && scriptRan(res.Status):
+		case ok && res.ScriptRan():
 			re.add(t, fmt.Sprintf("exit code %d (JOB host status %d)", res.ExitCode, res.Status), log)
 		case !ok || !res.OK():
 			out[t.key] = hostFile{Status: types.StringValue(statusUnreachable), SHA256: types.StringNull()}

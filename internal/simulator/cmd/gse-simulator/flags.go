@@ -18,6 +18,7 @@ type settings struct {
 	quota                float64
 	quotaBurst           int
 	without, agentsDown  string
+	closedPorts          string
 	job37, statusRewrite bool
 	updateLabels         string
 }
@@ -43,6 +44,7 @@ func define(fs *flag.FlagSet) *settings {
 	fs.BoolVar(&s.statusRewrite, "gateway-status-200", false, "the gateway's refusals with HTTP 200 (bk-status-rewrite, bound to every stage of bk-esb)")
 	fs.StringVar(&s.updateLabels, "update-labels", string(simulator.LabelsReplaced), "what update_proc_info does with the labels of a process it is not sent: replace (drops them) or keep")
 	fs.StringVar(&s.agentsDown, "agents-down", "", "comma-separated hosts bk_cloud_id:ip whose GSE agent is down: ESB operations on them answer 117, the gateway's list_agent_state reports status_code 3")
+	fs.StringVar(&s.closedPorts, "closed-ports", "", "comma-separated bk_host_id:port: TCP ports that do not listen on a CMDB host although the process binding them runs (gse_service's tcp health check fails there)")
 	return s
 }
 
@@ -60,7 +62,14 @@ func (s *settings) server() (*simulator.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-agents-down: %w", err)
 	}
+	closed, err := portsOf(s.closedPorts)
+	if err != nil {
+		return nil, fmt.Errorf("-closed-ports: %w", err)
+	}
 	sim := simulator.New(o)
+	for _, p := range closed {
+		sim.JOBv3().SetPortClosed(p.hostID, p.port, true)
+	}
 	sim.SetGatewayStatusRewrite(s.statusRewrite)
 	sim.SetQuota(s.quota, s.quotaBurst)
 	if s.without != "" {
@@ -91,6 +100,29 @@ func hostsOf(list string) ([]host, error) {
 			return nil, fmt.Errorf("%q is not bk_cloud_id:ip", item)
 		}
 		out = append(out, h)
+	}
+	return out, nil
+}
+
+// hostPort is a TCP port of a CMDB host, bk_host_id:port.
+type hostPort struct {
+	hostID int64
+	port   int
+}
+
+// portsOf reads a comma-separated list of bk_host_id:port.
+func portsOf(list string) ([]hostPort, error) {
+	var out []hostPort
+	for item := range strings.SplitSeq(list, ",") {
+		if item == "" {
+			continue
+		}
+		var p hostPort
+		var rest string
+		if n, _ := fmt.Sscanf(item+" .", "%d:%d%s", &p.hostID, &p.port, &rest); n != 3 || rest != "." || p.port < 1 || p.port > 65535 {
+			return nil, fmt.Errorf("%q is not bk_host_id:port", item)
+		}
+		out = append(out, p)
 	}
 	return out, nil
 }

@@ -46,8 +46,10 @@ func TestREADMEListsEveryFlag(t *testing.T) {
 func TestServerRefusesBadFlags(t *testing.T) {
 	t.Parallel()
 	for args, want := range map[string]string{
-		"-update-labels=drop":       `-update-labels "drop": want replace or keep`,
-		"-agents-down=0:10.0.0.1,x": `-agents-down: "x" is not bk_cloud_id:ip`,
+		"-update-labels=drop":        `-update-labels "drop": want replace or keep`,
+		"-agents-down=0:10.0.0.1,x":  `-agents-down: "x" is not bk_cloud_id:ip`,
+		"-closed-ports=1:8080,1:80x": `-closed-ports: "1:80x" is not bk_host_id:port`,
+		"-closed-ports=1:70000":      `-closed-ports: "1:70000" is not bk_host_id:port`,
 	} {
 		fs := flag.NewFlagSet("gse-simulator", flag.ContinueOnError)
 		s := define(fs)
