@@ -75,11 +75,14 @@ func NewEnvWith(t *testing.T, m Mode, tweak func(*simulator.Options)) *Env {
 
 // InModes runs test once per mode, as parallel subtests each with its own
 // simulator: the same steps and checks must hold through ESB and the gateway.
-func InModes(t *testing.T, test func(t *testing.T, e *Env)) {
+func InModes(t *testing.T, test func(t *testing.T, e *Env)) { InModesWith(t, nil, test) }
+
+// InModesWith is InModes with simulator options changed by tweak.
+func InModesWith(t *testing.T, tweak func(*simulator.Options), test func(t *testing.T, e *Env)) {
 	for _, m := range Modes {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
-			test(t, NewEnvIn(t, m))
+			test(t, NewEnvWith(t, m, tweak))
 		})
 	}
 }
@@ -102,6 +105,17 @@ func (e *Env) Factories() map[string]func() (tfprotov6.ProviderServer, error) {
 // gateway_url with tenant_id (the simulator serves both families at its root).
 func (e *Env) ProviderBlock() string {
 	return "\nprovider \"gse\" {\n" + e.ProviderArgs() + "}\n"
+}
+
+// CMDBConfig is the provider for tests that read CMDB, then resources:
+// through ESB, endpoint alone; through the gateway, the GSE and bk-cmdb
+// gateways (the simulator serves both at its root) and endpoint for JOB.
+func (e *Env) CMDBConfig(resources string) string {
+	block := e.ProviderBlock()
+	if e.Gateway {
+		block = strings.Replace(block, "gateway_url", fmt.Sprintf("endpoint         = %q\n  cmdb_gateway_url = %q\n  gateway_url", e.URL, e.URL), 1)
+	}
+	return block + resources
 }
 
 // ProviderArgs are the lines of ProviderBlock inside its braces, to add to a

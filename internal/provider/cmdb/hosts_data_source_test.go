@@ -31,17 +31,6 @@ func inCMDBModes(t *testing.T, n int, test func(t *testing.T, e *acctest.Env)) {
 	}
 }
 
-// cmdbConfig is the provider for CMDB tests, then resources: through ESB,
-// endpoint alone; through the gateway, the GSE and bk-cmdb gateways (the
-// simulator serves both at its root) and endpoint for JOB.
-func cmdbConfig(e *acctest.Env, resources string) string {
-	block := e.ProviderBlock()
-	if e.Gateway {
-		block = strings.Replace(block, "gateway_url", fmt.Sprintf("endpoint         = %q\n  cmdb_gateway_url = %q\n  gateway_url", e.URL, e.URL), 1)
-	}
-	return block + resources
-}
-
 // managedOn is e.config's gse_managed_process with hosts from expr.
 func managedOn(e *acctest.Env, t *testing.T, expr, extra string) string {
 	return acctest.Edited(t, e.Config(acctest.Proc{Extra: extra}), "hosts = []", "hosts = "+expr)
@@ -65,7 +54,7 @@ func TestAccCMDBHosts_fleet(t *testing.T) {
 			})
 			ipv6 = e.SimCheck(0, "fd00::19", acctest.HostedAndRunning)
 		}
-		cfg := cmdbConfig(e, `
+		cfg := e.CMDBConfig(`
 data "gse_cmdb_hosts" "fleet" { bk_biz_id = 2 }
 data "gse_cmdb_hosts" "set" {
   bk_biz_id  = 2
@@ -155,7 +144,7 @@ func cmdbCalledThrough(e *acctest.Env) resource.TestCheckFunc {
 func TestAccCMDBHosts_membershipDrift(t *testing.T) {
 	inCMDBModes(t, 300, func(t *testing.T, e *acctest.Env) {
 		// Module 1001 holds hosts 1-100; the filter keeps 7, 14, ..., 98.
-		cfg := cmdbConfig(e, `
+		cfg := e.CMDBConfig(`
 data "gse_cmdb_hosts" "mod" {
   bk_biz_id     = 2
   bk_module_ids = [1001]
@@ -388,7 +377,7 @@ func TestAccCMDBHosts_limiterRetried(t *testing.T) {
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.Factories(),
 			Steps: []resource.TestStep{{
-				Config: cmdbConfig(e, "data \"gse_cmdb_hosts\" \"all\" { bk_biz_id = 2 }\n"),
+				Config: e.CMDBConfig("data \"gse_cmdb_hosts\" \"all\" { bk_biz_id = 2 }\n"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("data.gse_cmdb_hosts.all", tfjsonpath.New("bk_host_ids"), knownvalue.ListSizeExact(map[bool]int{false: 1164, true: 1188}[e.Gateway])),
 				},

@@ -56,7 +56,7 @@ pid /data/nginx/run/nginx_${local_inst_id}.pid in /data/nginx
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.Factories(),
 			Steps: []resource.TestStep{{
-				Config: cmdbConfig(e, fmt.Sprintf(`
+				Config: e.CMDBConfig(fmt.Sprintf(`
 data "gse_cmdb_processes" "biz" {
   bk_biz_id      = 2
   with_instances = true
@@ -86,7 +86,7 @@ output "conf" {
 				},
 			}, {
 				// Not asked for: null, so that a for_each over it fails rather than plan nothing.
-				Config:            cmdbConfig(e, "data \"gse_cmdb_processes\" \"biz\" { bk_biz_id = 2 }\n"),
+				Config:            e.CMDBConfig("data \"gse_cmdb_processes\" \"biz\" { bk_biz_id = 2 }\n"),
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(ds, tfjsonpath.New("instances"), knownvalue.Null())},
 			}},
 		})

@@ -21,7 +21,7 @@ import (
 // processesConfig is every process of business 2 from CMDB, one
 // gse_managed_process per group, running.
 func processesConfig(e *acctest.Env, args string) string {
-	return cmdbConfig(e, fmt.Sprintf(`
+	return e.CMDBConfig(fmt.Sprintf(`
 data "gse_cmdb_processes" "biz" {
   bk_biz_id = 2
   %s
@@ -143,7 +143,7 @@ func TestAccCMDBProcesses_forEach(t *testing.T) {
 				},
 				{
 					// The test framework cannot destroy for_each instances itself: a configuration without them does.
-					Config:            cmdbConfig(e, ""),
+					Config:            e.CMDBConfig(""),
 					ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error { return e.CheckSimEmpty(nil) })},
 				},
 			},
@@ -200,7 +200,7 @@ import {
 						return nil
 					})},
 				},
-				{Config: cmdbConfig(e, ""), ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error { return e.CheckSimEmpty(nil) })}},
+				{Config: e.CMDBConfig(""), ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error { return e.CheckSimEmpty(nil) })}},
 			},
 		})
 	})
@@ -219,7 +219,7 @@ func TestAccCMDBProcesses_permission(t *testing.T) {
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.Factories(),
 			Steps: []resource.TestStep{{
-				Config:      cmdbConfig(e, "data \"gse_cmdb_processes\" \"biz\" { bk_biz_id = 2 }\n"),
+				Config:      e.CMDBConfig("data \"gse_cmdb_processes\" \"biz\" { bk_biz_id = 2 }\n"),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)Could not list the processes of business 2.*list_process_related_info:.*code ` + fmt.Sprint(code) + `.*` + acctest.WrappedText(want)),
 			}},

@@ -24,7 +24,7 @@ func TestAccCMDBProcesses_resourceBlock(t *testing.T) {
 					ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error { return resourcesSent(e) })},
 				},
 				// The test framework cannot destroy for_each instances itself.
-				{Config: cmdbConfig(e, ""), ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error { return e.CheckSimEmpty(nil) })}},
+				{Config: e.CMDBConfig(""), ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error { return e.CheckSimEmpty(nil) })}},
 			},
 		})
 	})

@@ -18,12 +18,12 @@ import (
 
 // processesData is a gse_cmdb_processes of business 2 with args.
 func processesData(e *acctest.Env, args string) string {
-	return cmdbConfig(e, fmt.Sprintf("data \"gse_cmdb_processes\" \"biz\" {\n  bk_biz_id = 2\n  %s\n}\n", args))
+	return e.CMDBConfig(fmt.Sprintf("data \"gse_cmdb_processes\" \"biz\" {\n  bk_biz_id = 2\n  %s\n}\n", args))
 }
 
 // hostsData is a gse_cmdb_hosts of business 2 with args.
 func hostsData(e *acctest.Env, args string) string {
-	return cmdbConfig(e, fmt.Sprintf("data \"gse_cmdb_hosts\" \"biz\" {\n  bk_biz_id = 2\n  %s\n}\n", args))
+	return e.CMDBConfig(fmt.Sprintf("data \"gse_cmdb_hosts\" \"biz\" {\n  bk_biz_id = 2\n  %s\n}\n", args))
 }
 
 // TestAccCMDBProcesses_typosFail: a selector value that matches no process
@@ -61,7 +61,7 @@ func TestAccCMDBProcesses_typosFail(t *testing.T) {
 // matches nothing, and an empty selection, as warnings.
 func TestAccCMDBProcesses_selectorsJudgedAgainstBusiness(t *testing.T) {
 	inCMDBModes(t, 400, func(t *testing.T, e *acctest.Env) {
-		cfg := cmdbConfig(e, `
+		cfg := e.CMDBConfig(`
 data "gse_cmdb_processes" "module" {
   bk_biz_id     = 2
   bk_set_ids    = [101, 102]

@@ -104,7 +104,7 @@ func TestAccCMDBProcesses_gsekitRules(t *testing.T) {
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(`(?s)restart_triggers needs spec\.control\.restart_cmd.*` + acctest.WrappedText("restart_triggers restart process GSEKIT_BIZ_2/nginx_1 (op_type 7) when they change, with spec.control.restart_cmd on every host, and it is empty")),
 				},
-				{Config: cmdbConfig(e, ""), ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error { return e.CheckSimEmpty(nil) })}},
+				{Config: e.CMDBConfig(""), ConfigStateChecks: []statecheck.StateCheck{acctest.SimState(func() error { return e.CheckSimEmpty(nil) })}},
 			},
 		})
 	})

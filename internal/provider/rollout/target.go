@@ -74,6 +74,9 @@ func order[T Target](targets []T, place func(T) Place) []T {
 	return out
 }
 
+// OrderHosts is hosts in the rollout order every rollout takes them in.
+func OrderHosts(hosts []gse.Host) []gse.Host { return order(hosts, HostPlace) }
+
 func boolInt(b bool) int {
 	if b {
 		return 1

@@ -36,6 +36,13 @@ func (r *runner) settle(ctx context.Context, done []*instance) {
 		wg.Go(func() { r.watch(gctx, r.groups[g].meta, ins) })
 	}
 	wg.Wait()
+	var healthy []*instance
+	for _, in := range done {
+		if r.gated(in) && r.out[in.key].status == statusRunning {
+			healthy = append(healthy, in)
+		}
+	}
+	r.probe(gctx, healthy)
 }
 
 // watch reads meta on the instances' hosts until each that must run has
@@ -83,9 +90,7 @@ func (r *runner) watch(ctx context.Context, meta gse.Meta, ins []*instance) {
 			return
 		}
 		if sched.Next(ctx) != nil {
-			for _, in := range left {
-				r.fail([]*instance{in}, 0, fmt.Sprintf("not healthy within health.healthy_deadline (%s): %s", r.gate.deadline, why[in.key]))
-			}
+			r.unhealthy(left, why)
 			return
 		}
 	}

@@ -11,6 +11,7 @@ import (
 // serviceModel is gse_service.
 type serviceModel struct {
 	ID              types.String   `tfsdk:"id"`
+	BkBizID         types.Int64    `tfsdk:"bk_biz_id"`
 	Processes       types.Map      `tfsdk:"processes"`
 	Instances       types.Map      `tfsdk:"instances"`
 	Running         types.Bool     `tfsdk:"running"`
@@ -53,6 +54,20 @@ type rolloutModel struct {
 type healthModel struct {
 	RunningFor      types.String `tfsdk:"running_for"`
 	HealthyDeadline types.String `tfsdk:"healthy_deadline"`
+	TCP             *tcpModel    `tfsdk:"tcp"`
+	Script          *scriptModel `tfsdk:"script"`
+}
+
+// tcpModel is health.tcp.
+type tcpModel struct {
+	Ports types.String `tfsdk:"ports"`
+}
+
+// scriptModel is health.script.
+type scriptModel struct {
+	Content types.String `tfsdk:"content"`
+	Account types.String `tfsdk:"account"`
+	Timeout types.String `tfsdk:"timeout"`
 }
 
 // instanceModel is an element of instances: what gse_cmdb_processes.instances

@@ -29,6 +29,9 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	d := expandDesired(ctx, &m, !given.IsNull(), &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() {
+		checkPorts(&m, !given.IsNull(), d, &resp.Diagnostics)
+	}
 	p := priorOf(ctx, req.State, d, &m, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return

@@ -90,7 +90,7 @@ func (r *serviceResource) teardown(ctx context.Context, s *serviceModel, p *prio
 // runner is a runner of m's rollout and health settings over groups.
 func (r *serviceResource) runner(m *serviceModel, groups map[string]*group, running bool) *runner {
 	run := &runner{steps: r.steps(), groups: groups, running: running, gate: gateSettings{deadline: 5 * time.Minute},
-		skipDown: m.AgentAbnormal.ValueString() == "skip"}
+		skipDown: m.AgentAbnormal.ValueString() == "skip", probes: probesOf(m)}
 	if ro := m.Rollout; ro != nil {
 		run.maxFail = ro.MaxFailPercentage.ValueInt64()
 		run.pause, _ = time.ParseDuration(ro.Pause.ValueString())
@@ -119,8 +119,9 @@ func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, unit
 					m, a = p.models[k], actRemove
 				}
 				unit, _ := unitOf(m)
+				ports, _ := portsOf(m)
 				b = append(b, &instance{key: k, group: m.Group.ValueString(), host: m.Host.Expand(), priority: m.Priority.ValueInt64(),
-					unit: unit, action: a, absent: absentIn(p, k), tier: i + 1, batch: bi + 1})
+					unit: unit, action: a, absent: absentIn(p, k), tier: i + 1, batch: bi + 1, bkHostID: m.BkHostID.ValueInt64(), ports: ports})
 			}
 			out[i].batches = append(out[i].batches, b)
 		}

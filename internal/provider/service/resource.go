@@ -11,8 +11,9 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure  = (*serviceResource)(nil)
-	_ resource.ResourceWithModifyPlan = (*serviceResource)(nil)
+	_ resource.ResourceWithConfigure      = (*serviceResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*serviceResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*serviceResource)(nil)
 )
 
 // serviceResource is gse_service.

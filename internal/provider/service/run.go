@@ -32,7 +32,8 @@ type runner struct {
 	gate     gateSettings
 	maxFail  int64
 	pause    time.Duration
-	skipDown bool // agent_abnormal = "skip"
+	skipDown bool    // agent_abnormal = "skip"
+	probes   *probes // health's checks through JOB, if any
 
 	mu      sync.Mutex
 	out     map[string]outcome

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 )
 
@@ -59,8 +58,10 @@ type instance struct {
 	unit     string // the isolation unit (order.isolate_by); "" for the whole service
 	action   action
 	absent   bool // not registered on its host, as far as the state knows
-	tier     int  // 1-based, once scheduled
-	batch    int  // 1-based within its tier, once scheduled
+	bkHostID int64
+	ports    []int // the TCP ports health.tcp probes
+	tier     int   // 1-based, once scheduled
+	batch    int   // 1-based within its tier, once scheduled
 }
 
 // tier is one step of a schedule: the instances of one priority (or of all,
@@ -77,7 +78,8 @@ type tier struct {
 // them (an empty priority is 0), or one per direction with byPriority false.
 // Each tier is split into batches of its hosts (batchSize, as rollout's
 // batch_size, of the tier's hosts), all the tier's instances on a host in
-// one batch, hosts in the order rollouts take them. It numbers each
+// one batch, hosts in the order rollouts take them (rollout.OrderHosts: by
+// address, those known only by agent id last). It numbers each
 // instance's tier and batch.
 func buildSchedule(acted []*instance, byPriority bool, batchSize types.String) []tier {
 	var out []tier
@@ -125,7 +127,7 @@ func batchesOf(ins []*instance, batchSize types.String) [][]*instance {
 		}
 		byHost[k] = append(byHost[k], in)
 	}
-	slices.SortFunc(order, hosts.CompareByAddress)
+	order = rollout.OrderHosts(order)
 	var out [][]*instance
 	for part := range slices.Chunk(order, rollout.BatchLen(batchSize, len(order))) {
 		var b []*instance

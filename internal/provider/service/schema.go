@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -39,6 +40,8 @@ func serviceSchema(ctx context.Context) schema.Schema {
 	attrs := map[string]schema.Attribute{
 		"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The namespaces of the service's processes, comma-separated, as import takes them.",
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+		"bk_biz_id": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
+			MarkdownDescription: "The CMDB business of the hosts, the JOB scope of the health gate's `tcp` and `script` (needed by them alone)."},
 		"processes": processesAttribute(),
 		"instances": instancesAttribute(),
 		"running": schema.BoolAttribute{Optional: true,
@@ -73,6 +76,23 @@ func serviceSchema(ctx context.Context) schema.Schema {
 					MarkdownDescription: "How long each instance must keep one pid, such as `\"10s\"` (Nomad's `min_healthy_time`): a process that dies and is restarted by the agent fails it. Defaults to `\"0s\"`: running once."},
 				"healthy_deadline": schema.StringAttribute{Optional: true, Validators: []validator.String{plumbing.Duration()},
 					MarkdownDescription: "How long a batch may take to become healthy, such as `\"5m\"` (Nomad's `healthy_deadline`). Defaults to `\"5m\"`. It counts against the apply's timeout."},
+				"tcp": schema.SingleNestedAttribute{Optional: true,
+					MarkdownDescription: "After the pid holds, each instance's TCP ports must listen on its host: read from `/proc/net/tcp` and `tcp6` by a shell probe JOB runs " +
+						"(`fast_execute_script`, one task per batch and distinct set of ports; Linux hosts, or Windows with Cygwin). Needs `bk_biz_id`.",
+					Attributes: map[string]schema.Attribute{
+						"ports": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf("bind_info")},
+							MarkdownDescription: "Where the ports come from: `bind_info`, each instance's enabled TCP and TCP6 rows of CMDB's `bind_info` (ports, ranges and lists), " +
+								"which needs `instances` from `gse_cmdb_processes`. An instance with none is not probed."},
+					}},
+				"script": schema.SingleNestedAttribute{Optional: true,
+					MarkdownDescription: "After the pid holds (and the ports listen), your shell script must exit 0 on each host of the batch: one JOB `fast_execute_script` task per batch, " +
+						"each host once; its exit code counts for every instance on the host, and a failure names the host, the code and the last lines of its output. Needs `bk_biz_id`.",
+					Attributes: map[string]schema.Attribute{
+						"content": schema.StringAttribute{Required: true, MarkdownDescription: "The script, such as `curl -fsS http://127.0.0.1:8080/healthz`."},
+						"account": schema.StringAttribute{Optional: true, MarkdownDescription: "The JOB execution account (alias) it runs as. Defaults to `root`."},
+						"timeout": schema.StringAttribute{Optional: true, Validators: []validator.String{plumbing.Duration()},
+							MarkdownDescription: "How long one run may take, such as `\"30s\"`. Defaults to `\"1m\"`."},
+					}},
 			}},
 		"restart_triggers": schema.MapAttribute{ElementType: types.StringType, Optional: true,
 			MarkdownDescription: "Arbitrary values; a change restarts every instance (op_type 7), tier by tier in descending priority, batch by batch."},

@@ -1,0 +1,77 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/health"
+)
+
+// bindInfoModel is a row of an instance's bind_info.
+type bindInfoModel struct {
+	Enable        types.Bool   `tfsdk:"enable"`
+	IP            types.String `tfsdk:"ip"`
+	Port          types.String `tfsdk:"port"`
+	Protocol      types.String `tfsdk:"protocol"`
+	TemplateRowID types.Int64  `tfsdk:"template_row_id"`
+}
+
+// ValidateConfig checks what spans attributes: the health gate's JOB checks
+// need the business JOB runs them in.
+func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var h *healthModel
+	var biz types.Int64
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("health"), &h)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bk_biz_id"), &biz)...)
+	if resp.Diagnostics.HasError() || h == nil || !biz.IsNull() {
+		return
+	}
+	for name, set := range map[string]bool{"tcp": h.TCP != nil, "script": h.Script != nil} {
+		if set {
+			resp.Diagnostics.AddAttributeError(path.Root("bk_biz_id"), "Missing bk_biz_id",
+				fmt.Sprintf("health.%s runs through JOB (fast_execute_script), in a business: set bk_biz_id to the CMDB business of the service's hosts.", name))
+		}
+	}
+}
+
+// checkPorts is the plan-time check of health.tcp: ports from bind_info
+// need the instances of gse_cmdb_processes, each bind_info in CMDB's format.
+func checkPorts(m *serviceModel, given bool, d *desired, diags *diag.Diagnostics) {
+	if m.Health == nil || m.Health.TCP == nil {
+		return
+	}
+	if !given {
+		diags.AddAttributeError(path.Root("health").AtName("tcp").AtName("ports"), "health.tcp needs instances",
+			"health.tcp.ports = \"bind_info\" takes each instance's ports from CMDB's bind_info: pass instances = data.gse_cmdb_processes.<name>.instances (with_instances = true).")
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.models)) {
+		if _, err := portsOf(d.models[k]); err != nil {
+			diags.AddAttributeError(path.Root("instances").AtMapKey(k).AtName("bind_info"), "Invalid bind_info",
+				fmt.Sprintf("instances[%q]: %s. Correct the process's bind_info in CMDB.", k, err))
+		}
+	}
+}
+
+// portsOf are the TCP ports of m's bind_info (health.Ports).
+func portsOf(m instanceModel) ([]int, error) {
+	if m.BindInfo.IsNull() || m.BindInfo.IsUnknown() {
+		return nil, nil
+	}
+	var rows []bindInfoModel
+	if d := m.BindInfo.ElementsAs(context.Background(), &rows, false); d.HasError() {
+		return nil, fmt.Errorf("bind_info: %s", d.Errors()[0].Detail())
+	}
+	out := make([]health.BindInfo, len(rows))
+	for i, r := range rows {
+		out[i] = health.BindInfo{Enable: r.Enable.ValueBool(), IP: r.IP.ValueString(), Port: r.Port.ValueString(), Protocol: r.Protocol.ValueString()}
+	}
+	return health.Ports(out)
+}
