@@ -67,33 +67,7 @@ func serviceSchema(ctx context.Context) schema.Schema {
 				"pause": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
 					MarkdownDescription: "Pause between batches, such as `\"30s\"`. Defaults to none."},
 			}},
-		"health": schema.SingleNestedAttribute{Optional: true,
-			MarkdownDescription: "The gate each batch passes before the next starts, after a start, restart or reload: every instance of the batch running (`status` 1 with a pid) " +
-				"with the same pid for `running_for`, within `healthy_deadline`. An instance that does not is failed, named with what GSE reported, and counts against `max_fail_percentage`. " +
-				"Unset: running, with the defaults below.",
-			Attributes: map[string]schema.Attribute{
-				"running_for": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
-					MarkdownDescription: "How long each instance must keep one pid, such as `\"10s\"` (Nomad's `min_healthy_time`): a process that dies and is restarted by the agent fails it. Defaults to `\"0s\"`: running once."},
-				"healthy_deadline": schema.StringAttribute{Optional: true, Validators: []validator.String{plumbing.Duration()},
-					MarkdownDescription: "How long a batch may take to become healthy, such as `\"5m\"` (Nomad's `healthy_deadline`). Defaults to `\"5m\"`. It counts against the apply's timeout."},
-				"tcp": schema.SingleNestedAttribute{Optional: true,
-					MarkdownDescription: "After the pid holds, each instance's TCP ports must listen on its host: read from `/proc/net/tcp` and `tcp6` by a shell probe JOB runs " +
-						"(`fast_execute_script`, one task per batch and distinct set of ports; Linux hosts, or Windows with Cygwin). Needs `bk_biz_id`.",
-					Attributes: map[string]schema.Attribute{
-						"ports": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf("bind_info")},
-							MarkdownDescription: "Where the ports come from: `bind_info`, each instance's enabled TCP and TCP6 rows of CMDB's `bind_info` (ports, ranges and lists), " +
-								"which needs `instances` from `gse_cmdb_processes`. An instance with none is not probed."},
-					}},
-				"script": schema.SingleNestedAttribute{Optional: true,
-					MarkdownDescription: "After the pid holds (and the ports listen), your shell script must exit 0 on each host of the batch: one JOB `fast_execute_script` task per batch, " +
-						"each host once; its exit code counts for every instance on the host, and a failure names the host, the code and the last lines of its output. Needs `bk_biz_id`.",
-					Attributes: map[string]schema.Attribute{
-						"content": schema.StringAttribute{Required: true, MarkdownDescription: "The script, such as `curl -fsS http://127.0.0.1:8080/healthz`."},
-						"account": schema.StringAttribute{Optional: true, MarkdownDescription: "The JOB execution account (alias) it runs as. Defaults to `root`."},
-						"timeout": schema.StringAttribute{Optional: true, Validators: []validator.String{plumbing.Duration()},
-							MarkdownDescription: "How long one run may take, such as `\"30s\"`. Defaults to `\"1m\"`."},
-					}},
-			}},
+		"health": healthAttribute(),
 		"restart_triggers": schema.MapAttribute{ElementType: types.StringType, Optional: true,
 			MarkdownDescription: "Arbitrary values; a change restarts every instance (op_type 7), tier by tier in descending priority, batch by batch."},
 		"reload_triggers": schema.MapAttribute{ElementType: types.StringType, Optional: true,
@@ -120,6 +94,37 @@ func serviceSchema(ctx context.Context) schema.Schema {
 			"with the schedule shown in the plan and every instance's outcome in the state.",
 		Attributes: attrs,
 	}
+}
+
+// healthAttribute is health: the gate after each batch.
+func healthAttribute() schema.SingleNestedAttribute {
+return schema.SingleNestedAttribute{Optional: true,
+		MarkdownDescription: "The gate each batch passes before the next starts, after a start, restart or reload: every instance of the batch running (`status` 1 with a pid) " +
+			"with the same pid for `running_for`, within `healthy_deadline`. An instance that does not is failed, named with what GSE reported, and counts against `max_fail_percentage`. " +
+			"Unset: running, with the defaults below.",
+		Attributes: map[string]schema.Attribute{
+			"running_for": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
+				MarkdownDescription: "How long each instance must keep one pid, such as `\"10s\"` (Nomad's `min_healthy_time`): a process that dies and is restarted by the agent fails it. Defaults to `\"0s\"`: running once."},
+			"healthy_deadline": schema.StringAttribute{Optional: true, Validators: []validator.String{plumbing.Duration()},
+				MarkdownDescription: "How long a batch may take to become healthy, such as `\"5m\"` (Nomad's `healthy_deadline`). Defaults to `\"5m\"`. It counts against the apply's timeout."},
+			"tcp": schema.SingleNestedAttribute{Optional: true,
+				MarkdownDescription: "After the pid holds, each instance's TCP ports must listen on its host: read from `/proc/net/tcp` and `tcp6` by a shell probe JOB runs " +
+					"(`fast_execute_script`, one task per batch and distinct set of ports; Linux hosts, or Windows with Cygwin). Needs `bk_biz_id`.",
+				Attributes: map[string]schema.Attribute{
+					"ports": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf("bind_info")},
+						MarkdownDescription: "Where the ports come from: `bind_info`, each instance's enabled TCP and TCP6 rows of CMDB's `bind_info` (ports, ranges and lists), " +
+							"which needs `instances` from `gse_cmdb_processes`. An instance with none is not probed."},
+				}},
+			"script": schema.SingleNestedAttribute{Optional: true,
+				MarkdownDescription: "After the pid holds (and the ports listen), your shell script must exit 0 on each host of the batch: one JOB `fast_execute_script` task per batch, " +
+					"each host once; its exit code counts for every instance on the host, and a failure names the host, the code and the last lines of its output. Needs `bk_biz_id`.",
+				Attributes: map[string]schema.Attribute{
+					"content": schema.StringAttribute{Required: true, MarkdownDescription: "The script, such as `curl -fsS http://127.0.0.1:8080/healthz`."},
+					"account": schema.StringAttribute{Optional: true, MarkdownDescription: "The JOB execution account (alias) it runs as. Defaults to `root`."},
+					"timeout": schema.StringAttribute{Optional: true, Validators: []validator.String{plumbing.Duration()},
+						MarkdownDescription: "How long one run may take, such as `\"30s\"`. Defaults to `\"1m\"`."},
+				}},
+		}}
 }
 
 // processesAttribute is processes: the groups of gse_cmdb_processes.
