@@ -98,7 +98,7 @@ func serviceSchema(ctx context.Context) schema.Schema {
 
 // healthAttribute is health: the gate after each batch.
 func healthAttribute() schema.SingleNestedAttribute {
-return schema.SingleNestedAttribute{Optional: true,
+	return schema.SingleNestedAttribute{Optional: true,
 		MarkdownDescription: "The gate each batch passes before the next starts, after a start, restart or reload: every instance of the batch running (`status` 1 with a pid) " +
 			"with the same pid for `running_for`, within `healthy_deadline`. An instance that does not is failed, named with what GSE reported, and counts against `max_fail_percentage`. " +
 			"Unset: running, with the defaults below.",
