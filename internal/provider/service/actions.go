@@ -128,3 +128,18 @@ func absentIn(p *prior, key string) bool {
 	m, ok := p.models[key]
 	return !ok || m.Status.ValueString() == statusAbsent
 }
+
+// addFileActions adds what changed config files do to their instances:
+// on_change, unless a stronger action already does it.
+func addFileActions(acts map[string]action, d *desired, p *prior, fs files, held func(string) bool) {
+	for k, m := range d.models {
+		if held(k) {
+			continue
+		}
+		for _, f := range fs.changed(k, m.Group.ValueString(), configOf(p.models[k])) {
+			if a := onChangeAction(f.onChange, d.running); rank[a] > rank[acts[k]] {
+				acts[k] = a
+			}
+		}
+	}
+}

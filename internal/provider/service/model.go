@@ -20,6 +20,7 @@ type serviceModel struct {
 	Health          *healthModel   `tfsdk:"health"`
 	RestartTriggers types.Map      `tfsdk:"restart_triggers"`
 	ReloadTriggers  types.Map      `tfsdk:"reload_triggers"`
+	ConfigFiles     types.Map      `tfsdk:"config_files"`
 	Hold            types.Set      `tfsdk:"hold"`
 	AgentAbnormal   types.String   `tfsdk:"agent_abnormal"`
 	Revision        types.String   `tfsdk:"revision"`
@@ -92,6 +93,20 @@ type instanceModel struct {
 	Code              types.Int64  `tfsdk:"code"`
 	Message           types.String `tfsdk:"message"`
 	PID               types.Int64  `tfsdk:"pid"`
+	Config            types.Map    `tfsdk:"config"`
+}
+
+// configFileModel is an element of config_files.
+type configFileModel struct {
+	Instance         types.String `tfsdk:"instance"`
+	Group            types.String `tfsdk:"group"`
+	Path             types.String `tfsdk:"path"`
+	FileName         types.String `tfsdk:"file_name"`
+	Account          types.String `tfsdk:"account"`
+	Content          types.String `tfsdk:"content"`
+	ContentWO        types.String `tfsdk:"content_wo"`
+	ContentWOVersion types.String `tfsdk:"content_wo_version"`
+	OnChange         types.String `tfsdk:"on_change"`
 }
 
 // tierModel is an element of schedule.

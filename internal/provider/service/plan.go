@@ -22,15 +22,18 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	var m serviceModel
-	var given types.Map
+	var given, cfgFiles types.Map
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("instances"), &given)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("config_files"), &cfgFiles)...)
 	if resp.Diagnostics.HasError() || m.Processes.IsUnknown() || given.IsUnknown() {
 		return
 	}
 	d := expandDesired(ctx, &m, !given.IsNull(), &resp.Diagnostics)
+	fs := expandFiles(ctx, m.ConfigFiles, cfgFiles, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		checkPorts(&m, !given.IsNull(), d, &resp.Diagnostics)
+		checkFiles(fs, d, &resp.Diagnostics)
 	}
 	p := priorOf(ctx, req.State, d, &m, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -39,13 +42,15 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	var hold []string
 	resp.Diagnostics.Append(m.Hold.ElementsAs(ctx, &hold, false)...)
 	checkHold(hold, d, p, &resp.Diagnostics)
-	pl := planActions(d, p, m.RestartTriggers.String(), m.ReloadTriggers.String(), holdMatcher(hold))
+	held := holdMatcher(hold)
+	pl := planActions(d, p, m.RestartTriggers.String(), m.ReloadTriggers.String(), held)
+	addFileActions(pl.actions, d, p, fs, held)
 	acted := scheduled(d, p, pl.actions, isolation(m.Order), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	tiers := buildSchedule(acted, m.Order == nil || m.Order.By.ValueString() != "none", batchSize(m.Rollout))
-	r.fillPlan(ctx, &m, d, p, acted, tiers, &resp.Diagnostics)
+	r.fillPlan(ctx, &m, d, p, acted, tiers, fs, held, &resp.Diagnostics)
 	warnDrift(pl.drifted, d, p, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
@@ -64,7 +69,7 @@ func knownInputs(ctx context.Context, plan tfsdk.Plan) bool {
 
 // fillPlan sets what the plan computes: instances with their planned
 // action, tier and batch, schedule, revision, the counts and id.
-func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desired, p *prior, acted []*instance, tiers []tier, diags *diag.Diagnostics) {
+func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desired, p *prior, acted []*instance, tiers []tier, fs files, held func(string) bool, diags *diag.Diagnostics) {
 	byKey := map[string]*instance{}
 	for _, in := range acted {
 		byKey[in.key] = in
@@ -75,12 +80,17 @@ func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desi
 		case a != nil:
 			in.Tier, in.Batch, in.Action = types.Int64Value(int64(a.tier)), types.Int64Value(int64(a.batch)), types.StringValue(string(a.action))
 			in = in.unknownOutcome()
+			in.Config = types.MapUnknown(types.StringType)
 		default:
 			var pm instanceModel
 			if pm, ok = p.models[k]; ok {
 				in.Tier, in.Batch, in.Action, in.Status, in.Code, in.Message, in.PID = pm.Tier, pm.Batch, pm.Action, pm.Status, pm.Code, pm.Message, pm.PID
 			} else {
 				in = in.cleared().withOutcome(outcome{status: statusAbsent, message: "held"})
+			}
+			in.Config = configValue(fs.want(k, in.Group.ValueString()))
+			if held(k) {
+				in.Config = configValue(configOf(pm))
 			}
 		}
 		models[k] = in

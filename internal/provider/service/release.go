@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
 // release is what an apply or a destroy did.
@@ -31,8 +34,9 @@ func (rel *release) summary() string {
 
 // release runs the plan's schedule over the planned instances (and the
 // prior ones it removes) and sets in m what it found.
-func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior, diags *diag.Diagnostics) *release {
+func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior, cfgFiles types.Map, diags *diag.Diagnostics) *release {
 	d := expandDesired(ctx, m, false, diags)
+	fs := expandFiles(ctx, m.ConfigFiles, cfgFiles, diags)
 	var planned map[string]instanceModel
 	diags.Append(m.Instances.ElementsAs(ctx, &planned, false)...)
 	var sched []tierModel
@@ -43,11 +47,15 @@ func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior
 	groups := maps.Clone(p.groups)
 	maps.Copy(groups, d.groups)
 	run := r.runner(m, groups, d.running)
-	run.run(ctx, tiersOf(sched, planned, p, isolation(m.Order)))
+	run.run(ctx, tiersOf(sched, planned, p, fs, isolation(m.Order)))
 	models := map[string]instanceModel{}
 	for k, in := range planned {
 		if o, ok := run.out[k]; ok {
 			in = in.withOutcome(o)
+			in.Config = configValue(fs.want(k, in.Group.ValueString()))
+			if o.status == statusFailed || o.message != "" {
+				in.Config = configValue(configOf(p.models[k]))
+			}
 		}
 		models[k] = in
 	}
@@ -90,7 +98,7 @@ func (r *serviceResource) teardown(ctx context.Context, s *serviceModel, p *prio
 // runner is a runner of m's rollout and health settings over groups.
 func (r *serviceResource) runner(m *serviceModel, groups map[string]*group, running bool) *runner {
 	run := &runner{steps: r.steps(), groups: groups, running: running, gate: gateSettings{deadline: 5 * time.Minute},
-		skipDown: m.AgentAbnormal.ValueString() == "skip", probes: probesOf(m)}
+		skipDown: m.AgentAbnormal.ValueString() == "skip", probes: probesOf(m), scope: gse.BizScope(m.BkBizID.ValueInt64())}
 	if ro := m.Rollout; ro != nil {
 		run.maxFail = ro.MaxFailPercentage.ValueInt64()
 		run.pause, _ = time.ParseDuration(ro.Pause.ValueString())
@@ -106,7 +114,7 @@ func (r *serviceResource) runner(m *serviceModel, groups map[string]*group, runn
 
 // tiersOf is the plan's schedule as the runner takes it: each key the
 // planned instance (or, removed, the prior one) with its planned action.
-func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, unitOf func(instanceModel) (string, error)) []tier {
+func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, fs files, unitOf func(instanceModel) (string, error)) []tier {
 	out := make([]tier, len(sched))
 	for i, t := range sched {
 		out[i] = tier{descending: t.Direction.ValueString() == "descending", priority: t.Priority.ValueInt64Pointer()}
@@ -120,8 +128,12 @@ func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, unit
 				}
 				unit, _ := unitOf(m)
 				ports, _ := portsOf(m)
-				b = append(b, &instance{key: k, group: m.Group.ValueString(), host: m.Host.Expand(), priority: m.Priority.ValueInt64(),
-					unit: unit, action: a, absent: absentIn(p, k), tier: i + 1, batch: bi + 1, bkHostID: m.BkHostID.ValueInt64(), ports: ports})
+				in := &instance{key: k, group: m.Group.ValueString(), host: m.Host.Expand(), priority: m.Priority.ValueInt64(),
+					unit: unit, action: a, absent: absentIn(p, k), tier: i + 1, batch: bi + 1, bkHostID: m.BkHostID.ValueInt64(), ports: ports}
+				if a != actRemove {
+					in.files = fs.changed(k, in.group, configOf(p.models[k]))
+				}
+				b = append(b, in)
 			}
 			out[i].batches = append(out[i].batches, b)
 		}

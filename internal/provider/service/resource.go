@@ -3,6 +3,11 @@ package service
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
@@ -48,7 +53,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx, cancel := plumbing.Deadline(ctx, m.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
 	p := &prior{groups: map[string]*group{}, models: map[string]instanceModel{}}
-	rel := r.release(ctx, &m, p, &resp.Diagnostics)
+	rel := r.release(ctx, &m, p, configFiles(ctx, req.Config, &resp.Diagnostics), &resp.Diagnostics)
 	if rel == nil {
 		return
 	}
@@ -82,7 +87,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rel := r.release(ctx, &m, p, &resp.Diagnostics)
+	rel := r.release(ctx, &m, p, configFiles(ctx, req.Config, &resp.Diagnostics), &resp.Diagnostics)
 	if rel == nil {
 		return
 	}
@@ -113,4 +118,12 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.AddError("Could not remove the whole service", rel.summary()+"\n\nThe service stays in the state with the instances left; destroy again once their cause is fixed.")
 		resp.Diagnostics.Append(resp.State.Set(ctx, &s)...)
 	}
+}
+
+// configFiles is config_files as the configuration gives it: with
+// content_wo, which plans and states never hold.
+func configFiles(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) types.Map {
+	var v types.Map
+	diags.Append(config.GetAttribute(ctx, path.Root("config_files"), &v)...)
+	return v
 }

@@ -32,8 +32,9 @@ type runner struct {
 	gate     gateSettings
 	maxFail  int64
 	pause    time.Duration
-	skipDown bool    // agent_abnormal = "skip"
-	probes   *probes // health's checks through JOB, if any
+	skipDown bool         // agent_abnormal = "skip"
+	probes   *probes      // health's checks through JOB, if any
+	scope    gse.JobScope // where JOB pushes config files
 
 	mu      sync.Mutex
 	out     map[string]outcome
@@ -129,11 +130,11 @@ func (r *runner) fail(ins []*instance, code int64, why string) {
 	}
 }
 
-// runBatch runs one batch: agents first (through the gateway), then each
-// part of the batch (a group and an action) at once, so that their
+// runBatch runs one batch: agents first (through the gateway), its config
+// files, then each part of the batch (a group and an action) at once, so that their
 // operations share one operate_proc_multi task, then the gate.
 func (r *runner) runBatch(ctx context.Context, batch []*instance) {
-	batch = r.agentsUp(ctx, batch)
+	batch = r.push(ctx, r.agentsUp(ctx, batch))
 	parts := map[partKey][]*instance{}
 	for _, in := range batch {
 		k := partKey{in.group, in.action, in.absent}

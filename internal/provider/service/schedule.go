@@ -59,9 +59,10 @@ type instance struct {
 	action   action
 	absent   bool // not registered on its host, as far as the state knows
 	bkHostID int64
-	ports    []int // the TCP ports health.tcp probes
-	tier     int   // 1-based, once scheduled
-	batch    int   // 1-based within its tier, once scheduled
+	ports    []int   // the TCP ports health.tcp probes
+	files    []*file // the config files its host has not got for it
+	tier     int     // 1-based, once scheduled
+	batch    int     // 1-based within its tier, once scheduled
 }
 
 // tier is one step of a schedule: the instances of one priority (or of all,

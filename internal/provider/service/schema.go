@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -24,6 +25,7 @@ var (
 	orderBys      = []string{"priority", "none"}
 	isolateBys    = []string{"service", "set", "module", "host"}
 	agentAbnormal = []string{"fail", "skip"}
+	onChanges     = []string{"reload", "restart", "none"}
 )
 
 // The values of an instance's status.
@@ -72,6 +74,7 @@ func serviceSchema(ctx context.Context) schema.Schema {
 			MarkdownDescription: "Arbitrary values; a change restarts every instance (op_type 7), tier by tier in descending priority, batch by batch."},
 		"reload_triggers": schema.MapAttribute{ElementType: types.StringType, Optional: true,
 			MarkdownDescription: "Arbitrary values; a change reloads every instance not restarted by the same apply (op_type 8), in ascending priority."},
+		"config_files": configFilesAttribute(),
 		"hold": schema.SetAttribute{ElementType: types.StringType, Optional: true,
 			MarkdownDescription: "Instance keys, or prefixes of them (such as `GSEKIT_BIZ_2/nginx_1@` or `GSEKIT_BIZ_2/`), that this apply leaves untouched: no spec, no operation, no repair. " +
 				"A held instance keeps its state; a destroy removes it with the rest."},
@@ -94,6 +97,36 @@ func serviceSchema(ctx context.Context) schema.Schema {
 			"with the schedule shown in the plan and every instance's outcome in the state.",
 		Attributes: attrs,
 	}
+}
+
+// configFilesAttribute is config_files: files per instance or per group,
+// pushed in the batch of their instances.
+func configFilesAttribute() schema.MapNestedAttribute {
+	return schema.MapNestedAttribute{Optional: true,
+		MarkdownDescription: "Config files, keyed by a name of yours, each written to the hosts of its instances by JOB's `push_config_file` in their batch, right before their operation: " +
+			"one job per distinct content and batch, never to a host outside the batch. A file of one `instance` (a `for` over `instances` with `templatefile` gives each instance its own, " +
+			"such as `nginx_1.conf` and `nginx_2.conf` on a host with two) or of every instance of a `group`. A changed `content` shows as a diff in the plan and acts on its instances " +
+			"as `on_change` says. Two files writing one path on one host fail the plan. Needs `bk_biz_id`. A file removed from `config_files`, and every file at destroy, stays on its hosts.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"instance": schema.StringAttribute{Optional: true, MarkdownDescription: "The key of the one instance the file is for (its host, its process). Set `instance` or `group`.",
+				Validators: []validator.String{stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("group"))}},
+			"group": schema.StringAttribute{Optional: true, MarkdownDescription: "The key in `processes` of the group whose every host gets the file."},
+			"path": schema.StringAttribute{Required: true, Validators: []validator.String{plumbing.AbsolutePath()},
+				MarkdownDescription: "The directory the file goes to (`file_target_path`), absolute."},
+			"file_name": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf(".", "..")},
+				MarkdownDescription: "The file's name in `path`."},
+			"account": schema.StringAttribute{Optional: true, MarkdownDescription: "The JOB execution account (alias) that writes it. Defaults to `root`."},
+			"content": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "The file's text, shown in the plan. Set `content` or `content_wo`.",
+				Validators:          []validator.String{stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("content_wo"))}},
+			"content_wo": schema.StringAttribute{Optional: true, WriteOnly: true, Sensitive: true,
+				MarkdownDescription: "The file's text, never stored nor shown (Terraform 1.11+): only its SHA-256 is, in `instances[*].config`. It is pushed when `content_wo_version` changes.",
+				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("content_wo_version"))}},
+			"content_wo_version": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "Any value; a change pushes `content_wo` again."},
+			"on_change": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(onChanges...)},
+				MarkdownDescription: "What a changed file does to its instances, in the same batch right after the push: `reload` (the default; op_type 8), `restart` (op_type 7) or `none`."},
+		}}}
 }
 
 // healthAttribute is health: the gate after each batch.
@@ -196,6 +229,8 @@ func instancesAttribute() schema.MapNestedAttribute {
 	attrs["code"] = schema.Int64Attribute{Computed: true, MarkdownDescription: "GSE's error code of a failed action; 0 otherwise."}
 	attrs["message"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Why the action failed or is pending, as GSE or the health gate said."}
 	attrs["pid"] = schema.Int64Attribute{Computed: true, MarkdownDescription: "The pid GSE reports, 0 when not running."}
+	attrs["config"] = schema.MapAttribute{Computed: true, ElementType: types.StringType,
+		MarkdownDescription: "The SHA-256 of each file of `config_files` (by its key) last pushed to the instance's host for it; unknown at plan where a file changes."}
 	return schema.MapNestedAttribute{Optional: true, Computed: true,
 		MarkdownDescription: "One element per process instance and host, keyed `{namespace}/{name}@{host}`. Pass `gse_cmdb_processes.instances` (with `with_instances = true`) " +
 			"for `isolate_by = \"set\"` or `\"module\"`; unset, they are planned from `processes` (one per group and host). Its keys must be exactly the instances of `processes`. " +

@@ -24,19 +24,28 @@ type bindInfoModel struct {
 }
 
 // ValidateConfig checks what spans attributes: the health gate's JOB checks
-// need the business JOB runs them in.
+// and config_files need the business JOB runs them in.
 func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var h *healthModel
 	var biz types.Int64
+	var fs types.Map
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("health"), &h)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bk_biz_id"), &biz)...)
-	if resp.Diagnostics.HasError() || h == nil || !biz.IsNull() {
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("config_files"), &fs)...)
+	if resp.Diagnostics.HasError() || !biz.IsNull() {
 		return
 	}
-	for name, set := range map[string]bool{"tcp": h.TCP != nil, "script": h.Script != nil} {
-		if set {
+	for _, need := range []struct {
+		set       bool
+		what, api string
+	}{
+		{h != nil && h.TCP != nil, "health.tcp", "fast_execute_script"},
+		{h != nil && h.Script != nil, "health.script", "fast_execute_script"},
+		{!fs.IsNull(), "config_files", "push_config_file"},
+	} {
+		if need.set {
 			resp.Diagnostics.AddAttributeError(path.Root("bk_biz_id"), "Missing bk_biz_id",
-				fmt.Sprintf("health.%s runs through JOB (fast_execute_script), in a business: set bk_biz_id to the CMDB business of the service's hosts.", name))
+				fmt.Sprintf("%s runs through JOB (%s), in a business: set bk_biz_id to the CMDB business of the service's hosts.", need.what, need.api))
 		}
 	}
 }

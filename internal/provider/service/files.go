@@ -1,0 +1,153 @@
+package service
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+)
+
+// file is one element of config_files in the client's terms.
+type file struct {
+	key             string
+	instance, group string
+	cf              gse.ConfigFile
+	hash            string // the SHA-256 of its content, as instances' config holds it
+	onChange        string
+}
+
+// files are config_files by key.
+type files map[string]*file
+
+// expandFiles reads config_files; the content of content_wo, write-only and
+// so null in plans and states, from config (the configuration's value).
+func expandFiles(ctx context.Context, v, config types.Map, diags *diag.Diagnostics) files {
+	var fm, cm map[string]configFileModel
+	diags.Append(v.ElementsAs(ctx, &fm, false)...)
+	if !config.IsNull() && !config.IsUnknown() {
+		diags.Append(config.ElementsAs(ctx, &cm, false)...)
+	}
+	out := files{}
+	for k, f := range fm {
+		content := f.Content.ValueString()
+		if f.Content.IsNull() {
+			content = cm[k].ContentWO.ValueString()
+		}
+		sum := sha256.Sum256([]byte(content))
+		out[k] = &file{key: k, instance: f.Instance.ValueString(), group: f.Group.ValueString(), hash: hex.EncodeToString(sum[:]),
+			onChange: cmp.Or(f.OnChange.ValueString(), "reload"),
+			cf:       gse.ConfigFile{Path: f.Path.ValueString(), Name: f.FileName.ValueString(), Account: cmp.Or(f.Account.ValueString(), "root"), Content: []byte(content)}}
+	}
+	return out
+}
+
+// of are the files of instance k of group g.
+func (fs files) of(k, g string) []*file {
+	var out []*file
+	for _, key := range slices.Sorted(maps.Keys(fs)) {
+		if f := fs[key]; f.instance == k || (f.instance == "" && f.group == g) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// want is the config an instance holds once its files are pushed.
+func (fs files) want(k, g string) map[string]string {
+	out := map[string]string{}
+	for _, f := range fs.of(k, g) {
+		out[f.key] = f.hash
+	}
+	return out
+}
+
+// changed are the files of instance k whose content its host has not got
+// for it: all of them for an instance new to the state.
+func (fs files) changed(k, g string, prior map[string]string) []*file {
+	var out []*file
+	for _, f := range fs.of(k, g) {
+		if prior[f.key] != f.hash {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// onChangeAction is what a changed file does to an instance.
+func onChangeAction(onChange string, running bool) action {
+	switch {
+	case !running || onChange == "none":
+		return actUpdate
+	case onChange == "restart":
+		return actRestart
+	}
+	return actReload
+}
+
+// checkFiles fails the plan for a file of no instance or group, and for two
+// files writing one path on one host.
+func checkFiles(fs files, d *desired, diags *diag.Diagnostics) {
+	writer := map[string]string{}
+	for _, key := range slices.Sorted(maps.Keys(fs)) {
+		f := fs[key]
+		at := path.Root("config_files").AtMapKey(key)
+		switch _, isGroup := d.groups[f.group]; {
+		case f.instance != "" && !hasKey(d.models, f.instance):
+			diags.AddAttributeError(at.AtName("instance"), "No such instance", fmt.Sprintf("config_files[%q].instance %q is not the key of an instance of processes.", key, f.instance))
+			continue
+		case f.instance == "" && !isGroup:
+			diags.AddAttributeError(at.AtName("group"), "No such group", fmt.Sprintf("config_files[%q].group %q is not a key of processes.", key, f.group))
+			continue
+		}
+		for _, k := range slices.Sorted(maps.Keys(d.models)) {
+			m := d.models[k]
+			if f.instance != k && (f.instance != "" || f.group != m.Group.ValueString()) {
+				continue
+			}
+			spot := m.Host.StatusKey() + " " + f.cf.Path + "/" + f.cf.Name
+			if other, ok := writer[spot]; ok && other != key {
+				diags.AddAttributeError(at, "Two files write one path", fmt.Sprintf("config_files[%q] and config_files[%q] both write %s/%s on %s: give each its own path or file_name.",
+					other, key, f.cf.Path, f.cf.Name, m.Host.StatusKey()))
+			}
+			writer[spot] = key
+		}
+	}
+}
+
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// configValue is hashes as an instance's config.
+func configValue(hashes map[string]string) types.Map {
+	vals := make(map[string]types.String, len(hashes))
+	for k, h := range hashes {
+		vals[k] = types.StringValue(h)
+	}
+	v, _ := types.MapValueFrom(context.Background(), types.StringType, vals)
+	return v
+}
+
+// configOf is an instance's config as hashes; none when null.
+func configOf(m instanceModel) map[string]string {
+	out := map[string]string{}
+	if m.Config.IsNull() || m.Config.IsUnknown() {
+		return out
+	}
+	for k, v := range m.Config.Elements() {
+		if s, ok := v.(types.String); ok {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
+}
