@@ -11,15 +11,18 @@ import (
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
-// pushJob is one push of a batch: a file with its content, to the hosts of
-// the instances that need it.
+// pushJob is one push of a batch: a file's path, name, account and
+// content, to the hosts of the instances that need it, each for a file of
+// config_files (keys, by instance key).
 type pushJob struct {
-	f   *file
-	ins []*instance
+	cf   gse.ConfigFile
+	ins  []*instance
+	keys map[string]string
 }
 
 // push writes the batch's changed files before its operations: one JOB
-// push_config_file job per file (one content), to the hosts of the batch's
+// push_config_file job per distinct file (path, name, account and content:
+// files of several instances alike share one), to the hosts of the batch's
 // instances that need it and no other, all at once. It returns the
 // instances whose every file arrived; the others fail, named with the file
 // and what JOB reported on their host.
@@ -27,10 +30,12 @@ func (r *runner) push(ctx context.Context, batch []*instance) []*instance {
 	jobs := map[string]*pushJob{}
 	for _, in := range batch {
 		for _, f := range in.files {
-			if jobs[f.key] == nil {
-				jobs[f.key] = &pushJob{f: f}
+			k := f.cf.Path + "\x00" + f.cf.Name + "\x00" + f.cf.Account + "\x00" + f.hash
+			if jobs[k] == nil {
+				jobs[k] = &pushJob{cf: f.cf, keys: map[string]string{}}
 			}
-			jobs[f.key].ins = append(jobs[f.key].ins, in)
+			jobs[k].ins = append(jobs[k].ins, in)
+			jobs[k].keys[in.key] = f.key
 		}
 	}
 	if len(jobs) == 0 {
@@ -55,7 +60,7 @@ func (r *runner) push(ctx context.Context, batch []*instance) []*instance {
 func (r *runner) pushOne(ctx context.Context, j *pushJob) map[string]bool {
 	to, byID := jobTargets(j.ins)
 	failed := map[string]bool{}
-	id, err := r.steps.Client.Job.PushConfigFile(ctx, r.scope, j.f.cf, to)
+	id, err := r.steps.Client.Job.PushConfigFile(ctx, r.scope, j.cf, to)
 	var st *gse.JobStatus
 	if err == nil {
 		st, err = r.steps.Client.Job.WaitJob(ctx, r.scope, id)
@@ -63,8 +68,8 @@ func (r *runner) pushOne(ctx context.Context, j *pushJob) map[string]bool {
 	if err != nil {
 		for _, in := range j.ins {
 			failed[in.key] = true
+			r.fail([]*instance{in}, apiCode(err), fmt.Sprintf("config_files[%q]: push_config_file: %v", j.keys[in.key], err))
 		}
-		r.fail(j.ins, apiCode(err), fmt.Sprintf("config_files[%q]: push_config_file: %v", j.f.key, err))
 		return failed
 	}
 	got := map[string]gse.JobHostTask{}
@@ -83,7 +88,7 @@ func (r *runner) pushOne(ctx context.Context, j *pushJob) map[string]bool {
 		if ok {
 			why = fmt.Sprintf("JOB host status %d%s", h.Status, gse.JobHostAdvice(h.Status))
 		}
-		r.fail([]*instance{in}, int64(h.Status), fmt.Sprintf("config_files[%q] (%s/%s) not written on %s: %s", j.f.key, j.f.cf.Path, j.f.cf.Name, in.host, why))
+		r.fail([]*instance{in}, int64(h.Status), fmt.Sprintf("config_files[%q] (%s/%s) not written on %s: %s", j.keys[in.key], j.cf.Path, j.cf.Name, in.host, why))
 	}
 	return failed
 }
