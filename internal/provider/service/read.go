@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/status"
 )
@@ -30,10 +31,35 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.Append(s.Instances.ElementsAs(ctx, &models, false)...); resp.Diagnostics.HasError() {
 		return
 	}
+	if !r.refresh(ctx, models, &resp.Diagnostics) {
+		return
+	}
+	s.Instances = instancesValue(ctx, models, &resp.Diagnostics)
+	s.Schedule = leftToRun(ctx, s.Schedule, models, &resp.Diagnostics)
+	s.FailedCount, s.PendingCount = counts(models)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &s)...)
+}
+
+// refresh reads every instance of models: the agents of all their hosts
+// once (through the gateway), then each process on its hosts whose agent
+// runs: one list_agent_state per 1,000 hosts and one get_proc_status_v2 per
+// process and 1,000 hosts.
+func (r *serviceResource) refresh(ctx context.Context, models map[string]instanceModel, diags *diag.Diagnostics) bool {
 	byProcess := map[string][]string{}
-	for k := range models {
+	seen := map[string]bool{}
+	var all []gse.Host
+	for k, m := range models {
 		name, _, _ := strings.Cut(k, "@")
 		byProcess[name] = append(byProcess[name], k)
+		if h := m.Host.Expand(); !seen[h.Key()] {
+			seen[h.Key()] = true
+			all = append(all, h)
+		}
+	}
+	down, err := hosts.DownAgents(ctx, r.client, all)
+	if err != nil {
+		plumbing.AddAPIError(diags, "read the agents of", serviceName(models), err, "")
+		return false
 	}
 	for _, name := range slices.Sorted(maps.Keys(byProcess)) {
 		keys, meta := byProcess[name], keyMeta(name)
@@ -41,19 +67,28 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 		for i, k := range keys {
 			hs[i] = models[k].Host.Expand()
 		}
-		o, err := status.Read(ctx, r.client, meta, hs)
+		found, err := status.Find(ctx, r.client, meta, hosts.Up(hs, down))
 		if err != nil {
-			plumbing.AddAPIError(&resp.Diagnostics, "read the status of", meta, err, "")
-			return
+			plumbing.AddAPIError(diags, "read the status of", meta, err, "")
+			return false
 		}
+		o := status.Observed{Found: found, Down: down}
 		for i, k := range keys {
 			models[k] = refreshed(models[k], o, hs[i])
 		}
 	}
-	s.Instances = instancesValue(ctx, models, &resp.Diagnostics)
-	s.Schedule = leftToRun(ctx, s.Schedule, models, &resp.Diagnostics)
-	s.FailedCount, s.PendingCount = counts(models)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &s)...)
+	return true
+}
+
+// serviceName names the service in messages: its namespaces.
+type serviceName map[string]instanceModel
+
+func (s serviceName) String() string {
+	ns := map[string]bool{}
+	for k := range s {
+		ns[keyMeta(k).Namespace] = true
+	}
+	return "the service of namespace " + strings.Join(slices.Sorted(maps.Keys(ns)), ", ")
 }
 
 // refreshed is m as read o found it on h.
