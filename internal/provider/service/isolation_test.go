@@ -129,7 +129,9 @@ func TestAccService_isolateBySet(t *testing.T) {
 						statecheck.ExpectKnownValue(addr, tfjsonpath.New("failed_count"), knownvalue.Int64Exact(0)),
 						statecheck.ExpectKnownValue(addr, tfjsonpath.New("pending_count"), knownvalue.Int64Exact(0)),
 					},
-					Check: func(*terraform.State) error { return samePIDs(e.Sim, pids, []string{"10.0.0.3", "10.0.0.201", "10.0.0.203"}) },
+					Check: func(*terraform.State) error {
+						return samePIDs(e.Sim, pids, []string{"10.0.0.3", "10.0.0.201", "10.0.0.203"})
+					},
 				},
 				{Config: cfg, PlanOnly: true},
 			},
