@@ -202,3 +202,11 @@ func started(e *acctest.Env, api string) resource.TestCheckFunc {
 	}
 	return e.SimCheckOf("svc", "web", "10.0.0.1", acctest.HostedAndRunning)
 }
+
+// markTasks is acctest.MarkTasks as a check, for what runs after the step.
+func markTasks(e *acctest.Env, mark *int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		acctest.MarkTasks(e.Sim, mark)()
+		return nil
+	}
+}
