@@ -210,3 +210,59 @@ func markTasks(e *acctest.Env, mark *int) resource.TestCheckFunc {
 		return nil
 	}
 }
+
+// A 5xx on every status read of the health gate, on both paths: app on
+// 10.0.0.2 and web on 10.0.0.3, stopped out of band, are started again,
+// one host a batch; app's gate cannot read its status until the deadline,
+// so it fails with the 503 named, web on 10.0.0.3 stays pending and the
+// update fails. The plans do not refresh (the faults would fail the
+// refresh); a refresh-only step finds the drift. The next apply runs those
+// two alone: app, which GSE did start, keeps its pid, and so does every
+// other instance.
+func TestAccServiceFaults_5xxInHealthGate(t *testing.T) {
+	t.Parallel()
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		cfg := midBatch(e, `health = { healthy_deadline = "1s" }`)
+		pids := map[string]int64{}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
+			AdditionalCLIOptions:     &resource.AdditionalCLIOptions{Plan: resource.PlanOptions{NoRefresh: true}},
+			Steps: []resource.TestStep{
+				{Config: cfg},
+				{
+					PreConfig: func() {
+						for _, d := range [][2]string{{"app", "10.0.0.2"}, {"web", "10.0.0.3"}} {
+							if err := e.Sim.GSE().Drift(simulator.DriftStop, "svc", d[0], 0, d[1]); err != nil {
+								t.Fatal(err)
+							}
+						}
+					},
+					RefreshState:       true,
+					ExpectNonEmptyPlan: true,
+				},
+				{
+					PreConfig: func() {
+						e.Sim.AddFault(simulator.Fault{API: "get_proc_status_v2", HTTPStatus: http.StatusServiceUnavailable, Times: simulator.Forever})
+					},
+					Config: cfg,
+					ExpectError: regexp.MustCompile(`(?s)1 instances failed and 1 did not run:.*svc/app@0:10.0.0.2: failed: not healthy within health.healthy_deadline \(1s\): its status could not be read: .*get_proc_status_v2: HTTP 503.*` +
+						`svc/web@0:10.0.0.3: pending: not run: 1 of the release's 2 instances failed`),
+				},
+				{
+					PreConfig: func() { e.Sim.ClearFaults(); _ = recordPIDs(e.Sim, pids)(nil) },
+					Config:    cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("schedule"), knownvalue.ListExact([]knownvalue.Check{
+							tierCheck(1, "ascending", 10, [][]string{{"svc/app@0:10.0.0.2"}, {"svc/web@0:10.0.0.3"}}),
+						})),
+					}},
+					ConfigStateChecks: countsAre(0, 0),
+					Check: resource.ComposeAggregateTestCheckFunc(stateKnowsSim(e),
+						func(*terraform.State) error { return samePIDs(e.Sim, pids, []string{"10.0.0.1", "10.0.0.2"}) },
+						e.SimCheckOf("svc", "web", "10.0.0.3", acctest.HostedAndRunning)),
+				},
+			},
+		})
+	})
+}
