@@ -81,3 +81,55 @@ func TestAccServiceFaults_agentDown(t *testing.T) {
 		})
 	})
 }
+
+// A create while the agent of 10.0.0.2 is down, with agent_abnormal =
+// "skip", succeeds with that host's instances pending: through ESB the
+// process is registered there (register_proc_info does not need the
+// agent) and its start answered 117, so the state records it pending, not
+// absent; through the gateway the agent is checked first and nothing is
+// sent, so it is absent. Once the agent is back the next apply starts those
+// two alone, in ascending priority, and the plan is then empty.
+func TestAccServiceFaults_agentDownAtCreate(t *testing.T) {
+	t.Parallel()
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
+		cfg := serviceConfig(e, []svcGroup{{"web", 10, []int{1, 2, 3}}, {"app", 5, []int{1, 2}}}, `agent_abnormal = "skip"`)
+		key := func(k string) tfjsonpath.Path { return tfjsonpath.New("instances").AtMapKey(k) }
+		left := "pending"
+		if e.Gateway {
+			left = "absent"
+		}
+		pids := map[string]int64{}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
+			Steps: []resource.TestStep{
+				{
+					PreConfig:          func() { e.Sim.SetAgentDown(0, "10.0.0.2", true) },
+					Config:             cfg,
+					ExpectNonEmptyPlan: true,
+					ConfigStateChecks: append(countsAre(0, 2),
+						statecheck.ExpectKnownValue(addr, key("svc/app@0:10.0.0.2").AtMapKey("status"), knownvalue.StringExact(left)),
+						statecheck.ExpectKnownValue(addr, key("svc/web@0:10.0.0.2").AtMapKey("status"), knownvalue.StringExact(left)),
+						statecheck.ExpectKnownValue(addr, key("svc/web@0:10.0.0.2").AtMapKey("message"), knownvalue.StringRegexp(regexp.MustCompile(`^agent_abnormal = "skip": `))),
+					),
+					Check: resource.ComposeAggregateTestCheckFunc(stateKnowsSim(e), recordPIDs(e.Sim, pids)),
+				},
+				{
+					PreConfig: func() { e.Sim.SetAgentDown(0, "10.0.0.2", false) },
+					Config:    cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("schedule"), knownvalue.ListExact([]knownvalue.Check{
+							tierCheck(1, "ascending", 5, [][]string{{"svc/app@0:10.0.0.2"}}),
+							tierCheck(2, "ascending", 10, [][]string{{"svc/web@0:10.0.0.2"}}),
+						})),
+					}},
+					ConfigStateChecks: countsAre(0, 0),
+					Check: resource.ComposeAggregateTestCheckFunc(stateKnowsSim(e),
+						func(*terraform.State) error { return samePIDs(e.Sim, pids, []string{"10.0.0.1", "10.0.0.3"}) },
+						e.SimCheckOf("svc", "web", "10.0.0.2", acctest.HostedAndRunning)),
+				},
+				{Config: cfg, PlanOnly: true},
+			},
+		})
+	})
+}
