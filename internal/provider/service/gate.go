@@ -66,7 +66,11 @@ func (r *runner) watch(ctx context.Context, meta gse.Meta, ins []*instance) {
 			e, ok := found[in.host.Key()]
 			switch {
 			case err != nil:
-				why[in.key] = "its status could not be read: " + err.Error()
+				// A read the deadline cut short says nothing of the
+				// instance: keep what the reads before it found.
+				if ctx.Err() == nil || why[in.key] == "" {
+					why[in.key] = "its status could not be read: " + err.Error()
+				}
 				wait = append(wait, in)
 			case !r.gated(in):
 				r.record(in, observed(e, ok))

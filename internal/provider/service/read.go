@@ -96,6 +96,9 @@ func refreshed(m instanceModel, o status.Observed, h gse.Host) instanceModel {
 	e, seen := o.At(h)
 	found := observed(e, seen == status.Registered)
 	switch {
+	case seen == status.Unknown && resumable(m):
+		// Its agent is down: what the last apply left to do stays to do.
+		return m
 	case seen == status.Unknown:
 		m.Status = types.StringValue(statusUnreachable)
 		return m

@@ -204,7 +204,9 @@ func (r *runner) runPart(ctx context.Context, k partKey, ins []*instance) []*ins
 	case k.action == actRemove:
 		err = r.steps.Destroy(ctx, g.meta, g.spec, hs, true)
 	case k.absent:
-		_, err = r.steps.Create(ctx, d, &pr)
+		var registered []gse.Host
+		registered, err = r.steps.Create(ctx, d, &pr)
+		markRegistered(ins, registered)
 	default:
 		err = r.steps.Send(ctx, d, k.action.op(), hs, &pr)
 	}
