@@ -141,7 +141,7 @@ func processesAttribute() schema.MapNestedAttribute {
 					"name":      schema.StringAttribute{Required: true, MarkdownDescription: "GSE process name. No `:`, `/`, `@`, `,` or spaces.", Validators: []validator.String{plumbing.MetaName()}},
 					"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true,
 						MarkdownDescription: "Labels sent with the process, replacing those GSE holds. Unset, each host keeps the labels GSE holds there (GSEKit's `bk_process_name` and `bk_process_id`), " +
-							"read and sent back with every spec update, whether GSE keeps the labels an update leaves out or drops them; `{}` removes them."},
+							"read (`get_proc_status_v2`) and sent back each time the spec is sent, whether GSE keeps the labels an update leaves out or drops them; `{}` removes them."},
 				}},
 			"spec":  spec.TypedAttribute,
 			"hosts": hosts.ListNestedAttribute("The hosts the process runs on, by `ip` and `bk_cloud_id` or by `agent_id`, as `gse_managed_process.hosts` takes them."),
