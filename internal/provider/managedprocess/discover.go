@@ -3,9 +3,6 @@ package managedprocess
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -37,79 +34,19 @@ func addDiscoverError(diags *diag.Diagnostics, action string, target fmt.Stringe
 	plumbing.AddAPIError(diags, action, target, err, next)
 }
 
-// discoveredProcess is a process found in GSE: its meta (labels included)
-// and one confirmed status entry per host, ordered by cloud id and IP.
-type discoveredProcess struct {
-	Meta    gse.Meta
-	Entries []gse.ProcStatus
-}
+// discoveredProcess is a process found in GSE (status.Discover), with what
+// gse_managed_process makes of it.
+type discoveredProcess struct{ status.Discovered }
 
-// discoverProcesses finds the processes of namespace that keep accepts. It
-// lists the namespace with sync_proc_status, then confirms each process with
-// get_proc_status_v2 on the hosts listed: sync data can be minutes old, so a
-// host no longer registered is dropped, and a process left with none too.
-// keep is asked twice, of the listed meta and of the confirmed one (labels
-// may have changed since). Processes come ordered by name.
+// discoverProcesses finds the processes of namespace that keep accepts
+// (status.Discover).
 func discoverProcesses(ctx context.Context, c *gse.Client, namespace string, keep func(gse.Meta) bool) ([]discoveredProcess, error) {
-	listed, err := c.Proc.ListProcStatus(ctx, namespace)
-	if err != nil {
-		return nil, err
+	found, err := status.Discover(ctx, c, namespace, keep)
+	out := make([]discoveredProcess, len(found))
+	for i, d := range found {
+		out[i] = discoveredProcess{d}
 	}
-	hostsOf := map[string][]gse.Host{}
-	var names []string
-	for _, e := range listed {
-		if !keep(e.Meta) {
-			continue
-		}
-		if _, ok := hostsOf[e.Meta.Name]; !ok {
-			names = append(names, e.Meta.Name)
-		}
-		hostsOf[e.Meta.Name] = append(hostsOf[e.Meta.Name], e.Target()) // through the gateway by agent id
-	}
-	sort.Strings(names)
-	var out []discoveredProcess
-	for _, name := range names {
-		meta := gse.Meta{Namespace: namespace, Name: name}
-		byKey, err := status.Find(ctx, c, meta, hostsOf[name])
-		if err != nil {
-			return nil, err
-		}
-		if len(byKey) == 0 {
-			continue
-		}
-		entries := slices.Collect(maps.Values(byKey))
-		slices.SortFunc(entries, func(a, b gse.ProcStatus) int { return hosts.CompareByAddress(addressOf(a), addressOf(b)) })
-		meta.Labels = entries[0].Meta.Labels
-		if keep(meta) {
-			out = append(out, discoveredProcess{Meta: meta, Entries: entries})
-		}
-	}
-	return out, nil
-}
-
-// flattenHosts are the process's hosts as gse_managed_process holds them (addressOf).
-func (d discoveredProcess) flattenHosts() []hosts.Model {
-	out := make([]hosts.Model, len(d.Entries))
-	for i, e := range d.Entries {
-		h := addressOf(e)
-		out[i] = hosts.Model{IP: types.StringValue(h.IP), BkCloudID: types.Int64Value(h.BkCloudID), BkSupplierID: types.Int64Value(h.BkSupplierID)}
-		if h.AgentID != "" {
-			out[i] = hosts.Model{AgentID: types.StringValue(h.AgentID), BkSupplierID: types.Int64Value(0)}
-		}
-	}
-	return out
-}
-
-// addressOf is the host of a discovered entry as gse_managed_process holds
-// it: through the gateway by agent id (agent-id installations refuse
-// {bk_cloud_id}:{ip}), by ip and bk_cloud_id where the agent id is of that
-// form (agent-id mode off) or GSE is reached through ESB.
-func addressOf(e gse.ProcStatus) gse.Host {
-	h := e.Target()
-	if cloud, ip, ok := hosts.CloudIPAgent(h.AgentID); ok {
-		return gse.Host{IP: ip, BkCloudID: cloud, BkSupplierID: h.BkSupplierID}
-	}
-	return h
+	return out, err
 }
 
 // flattenMeta is the meta block, labels null when the process has none.
@@ -129,7 +66,7 @@ func (d discoveredProcess) flattenMeta(ctx context.Context) (spec.Meta, diag.Dia
 // GSE has no API that returns a registered spec.
 func (d discoveredProcess) flatten(ctx context.Context) (managedProcessModel, diag.Diagnostics) {
 	meta, diags := d.flattenMeta(ctx)
-	models := d.flattenHosts()
+	models := d.Hosts()
 	list := hosts.NewList(models)
 	var hosted, running int
 	for _, e := range d.Entries {

@@ -148,7 +148,7 @@ func TestDiscoverProcessesGatewayAgentIDs(t *testing.T) {
 		t.Fatalf("found %+v, %v", found, err)
 	}
 	var got []string
-	for _, h := range found[0].flattenHosts() {
+	for _, h := range found[0].Hosts() {
 		got = append(got, fmt.Sprintf("%s|%s|%s", h.AgentID.ValueString(), h.IP.ValueString(), h.BkCloudID.String()))
 	}
 	if want := "" + agentA + "||<null> " + agentB + "||<null> |10.0.0.1|1"; strings.Join(got, " ") != want {

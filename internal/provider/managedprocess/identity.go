@@ -91,6 +91,6 @@ func importByIdentity(ctx context.Context, c *gse.Client, req resource.ImportSta
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), meta.String())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("meta"), m)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), hosts.NewList(found[0].flattenHosts()))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hosts"), hosts.NewList(found[0].Hosts()))...)
 	resp.Diagnostics.Append(resp.Identity.Set(ctx, id)...)
 }

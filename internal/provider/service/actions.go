@@ -18,8 +18,9 @@ type planned struct {
 var rank = map[action]int{actNone: 0, actUpdate: 1, actReload: 2, actStop: 3, actStart: 4, actRestart: 5, actRemove: 6}
 
 // planActions decides what an apply does to each instance: what the
-// configuration changed, what the last apply left failed or pending (the
-// stronger of the two), the repair of what a refresh found, and the removal
+// configuration changed, what the last apply left failed or pending, the
+// repair of what a refresh found (the strongest of the three: a spec sent
+// to an instance found stopped starts it), and the removal
 // of instances no longer in processes. Held instances get none.
 func planActions(d *desired, p *prior, restart, reload string, held func(string) bool) planned {
 	out := planned{actions: map[string]action{}}
@@ -36,10 +37,9 @@ func planActions(d *desired, p *prior, restart, reload string, held func(string)
 		if r := action(pm.Action.ValueString()); resumable(pm) && rank[r] > rank[a] && fits(r, d.running) {
 			a = r
 		}
-		if a == actNone {
-			if a = repair(pm, d.running); a != actNone {
-				out.drifted = append(out.drifted, k)
-			}
+		if fix := repair(pm, d.running); rank[fix] > rank[a] {
+			a = fix
+			out.drifted = append(out.drifted, k)
 		}
 		if a != actNone {
 			out.actions[k] = a

@@ -25,6 +25,17 @@ type svcGroup struct {
 // serviceConfig is the provider block and a gse_service of groups (in
 // namespace "svc") with extra arguments.
 func serviceConfig(e *acctest.Env, groups []svcGroup, extra string) string {
+	return e.ProviderBlock() + fmt.Sprintf(`
+resource "gse_service" "test" {
+  processes = {%s
+  }
+%s
+}
+`, groupsHCL("svc", groups), extra)
+}
+
+// groupsHCL is the elements of processes for groups in namespace ns.
+func groupsHCL(ns string, groups []svcGroup) string {
 	var b strings.Builder
 	for _, g := range groups {
 		var hs []string
@@ -32,8 +43,8 @@ func serviceConfig(e *acctest.Env, groups []svcGroup, extra string) string {
 			hs = append(hs, fmt.Sprintf(`{ ip = "10.0.0.%d", bk_cloud_id = 0 }`, h))
 		}
 		fmt.Fprintf(&b, `
-    "svc/%[1]s" = {
-      meta     = { namespace = "svc", name = %[1]q }
+    "%[4]s/%[1]s" = {
+      meta     = { namespace = %[4]q, name = %[1]q }
       priority = %[2]d
       hosts    = [%[3]s]
       spec = {
@@ -42,15 +53,9 @@ func serviceConfig(e *acctest.Env, groups []svcGroup, extra string) string {
         resource = { cpu = 0, mem = 0 }
         monitor_policy = { auto_type = 1 }
       }
-    }`, g.name, g.priority, strings.Join(hs, ", "))
+    }`, g.name, g.priority, strings.Join(hs, ", "), ns)
 	}
-	return e.ProviderBlock() + fmt.Sprintf(`
-resource "gse_service" "test" {
-  processes = {%s
-  }
-%s
-}
-`, b.String(), extra)
+	return b.String()
 }
 
 // taskProcesses lists, task by task from the since-th on, the processes

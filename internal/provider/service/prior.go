@@ -19,7 +19,8 @@ type prior struct {
 }
 
 // priorOf is what state holds; for a create, a service with nothing yet
-// that asks what d and m ask (so that nothing but the new instances acts).
+// that asks what d and m ask (so that nothing but the new instances acts);
+// for an import not applied since, what it found that asks the same (adopted).
 func priorOf(ctx context.Context, state tfsdk.State, d *desired, m *serviceModel, diags *diag.Diagnostics) *prior {
 	if state.Raw.IsNull() {
 		return &prior{groups: map[string]*group{}, models: map[string]instanceModel{}, running: d.running,
@@ -29,7 +30,11 @@ func priorOf(ctx context.Context, state tfsdk.State, d *desired, m *serviceModel
 	if diags.Append(state.Get(ctx, &s)...); diags.HasError() {
 		return nil
 	}
-	return stateOf(ctx, &s, diags)
+	p := stateOf(ctx, &s, diags)
+	if p != nil && s.Processes.IsNull() {
+		adopted(p, d, m, diags)
+	}
+	return p
 }
 
 // stateOf is a state's model as a prior.
@@ -43,5 +48,8 @@ func stateOf(ctx context.Context, s *serviceModel, diags *diag.Diagnostics) *pri
 	var models map[string]instanceModel
 	diags.Append(s.Instances.ElementsAs(ctx, &models, false)...)
 	maps.Copy(p.models, models)
+	if s.Processes.IsNull() {
+		importedGroups(p)
+	}
 	return p
 }

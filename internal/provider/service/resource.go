@@ -19,6 +19,7 @@ var (
 	_ resource.ResourceWithConfigure      = (*serviceResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*serviceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*serviceResource)(nil)
+	_ resource.ResourceWithImportState    = (*serviceResource)(nil)
 )
 
 // serviceResource is gse_service.
@@ -105,6 +106,9 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var s serviceModel
 	if resp.Diagnostics.Append(req.State.Get(ctx, &s)...); resp.Diagnostics.HasError() {
+		return
+	}
+	if refuseSpecless(r.client, &s, &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := plumbing.Deadline(ctx, s.Timeouts.Delete, &resp.Diagnostics)

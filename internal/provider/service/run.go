@@ -208,7 +208,7 @@ func (r *runner) runPart(ctx context.Context, k partKey, ins []*instance) []*ins
 		registered, err = r.steps.Create(ctx, d, &pr)
 		markRegistered(ins, registered)
 	default:
-		err = r.steps.Send(ctx, d, k.action.op(), hs, &pr)
+		return r.send(ctx, d, k.action.op(), ins)
 	}
 	if err == nil {
 		return ins

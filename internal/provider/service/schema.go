@@ -40,7 +40,8 @@ const (
 
 func serviceSchema(ctx context.Context) schema.Schema {
 	attrs := map[string]schema.Attribute{
-		"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The namespaces of the service's processes, comma-separated, as import takes them.",
+		"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The namespaces of the service's processes, comma-separated, as import takes them: " +
+			"`terraform import gse_service.NAME GSEKIT_BIZ_2` adopts every process GSE has in the namespace, and the first apply sends the spec alone to those running as asked.",
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 		"bk_biz_id": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
 			MarkdownDescription: "The CMDB business of the hosts, the JOB scope of the health gate's `tcp` and `script` (needed by them alone)."},
@@ -172,7 +173,8 @@ func processesAttribute() schema.MapNestedAttribute {
 					"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "GSE namespace. No `:`, `/`, `@`, `,` or spaces.", Validators: []validator.String{plumbing.MetaName()}},
 					"name":      schema.StringAttribute{Required: true, MarkdownDescription: "GSE process name. No `:`, `/`, `@`, `,` or spaces.", Validators: []validator.String{plumbing.MetaName()}},
 					"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true,
-						MarkdownDescription: "Labels sent with the process; unset sends none."},
+						MarkdownDescription: "Labels sent with the process, replacing those GSE holds. Unset, each host keeps the labels GSE holds there (GSEKit's `bk_process_name` and `bk_process_id`), " +
+							"read (`get_proc_status_v2`) and sent back each time the spec is sent, whether GSE keeps the labels an update leaves out or drops them; `{}` removes them."},
 				}},
 			"spec":  spec.TypedAttribute,
 			"hosts": hosts.ListNestedAttribute("The hosts the process runs on, by `ip` and `bk_cloud_id` or by `agent_id`, as `gse_managed_process.hosts` takes them."),
