@@ -49,16 +49,22 @@ func expandDesired(ctx context.Context, m *serviceModel, given bool, diags *diag
 		d.groups[key] = &group{key: key, meta: meta, spec: g.Spec.Expand(), priority: g.Priority.ValueInt64(), hosts: g.Hosts}
 		for i := range g.Hosts {
 			h := g.Hosts[i]
-			d.models[instanceKey(meta, h)] = instanceModel{Group: types.StringValue(key), Name: types.StringValue(meta.Name), Host: &h,
-				BkHostID: types.Int64Null(), BkProcessID: types.Int64Null(), BkSetID: types.Int64Null(), BkModuleID: types.Int64Null(),
-				ServiceInstanceID: types.Int64Null(), LocalInstID: types.Int64Null(), Priority: types.Int64Value(g.Priority.ValueInt64()),
-				BindInfo: types.ListNull(bindInfoType)}
+			d.models[instanceKey(meta, h)] = newInstance(key, meta.Name, h, types.Int64Value(g.Priority.ValueInt64()))
 		}
 	}
 	if given && !diags.HasError() {
 		d.mergeGiven(ctx, m.Instances, diags)
 	}
 	return d
+}
+
+// newInstance is an instance of group on h with nothing known of it from
+// CMDB.
+func newInstance(group, name string, h hosts.Model, priority types.Int64) instanceModel {
+	return instanceModel{Group: types.StringValue(group), Name: types.StringValue(name), Host: &h,
+		BkHostID: types.Int64Null(), BkProcessID: types.Int64Null(), BkSetID: types.Int64Null(), BkModuleID: types.Int64Null(),
+		ServiceInstanceID: types.Int64Null(), LocalInstID: types.Int64Null(), Priority: priority,
+		BindInfo: types.ListNull(bindInfoType), Config: types.MapNull(types.StringType)}
 }
 
 // mergeGiven takes the instances the configuration gave in place of those

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -149,7 +150,9 @@ func TestAccServiceFaults_5xxOnPoll(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
-				cfg := midBatch(e, `health = { healthy_deadline = "1s" }`)
+				// Labels set: a send with labels unset reads them first
+				// (get_proc_status_v2), which would meet the 503 before the gate.
+				cfg := strings.ReplaceAll(midBatch(e, `health = { healthy_deadline = "1s" }`), `" }`+"\n      priority", `", labels = {} }`+"\n      priority")
 				key := func(k string) tfjsonpath.Path { return tfjsonpath.New("instances").AtMapKey(k) }
 				pids := map[string]int64{}
 				resource.Test(t, resource.TestCase{
@@ -222,7 +225,9 @@ func markTasks(e *acctest.Env, mark *int) resource.TestCheckFunc {
 func TestAccServiceFaults_5xxInHealthGate(t *testing.T) {
 	t.Parallel()
 	acctest.InModes(t, func(t *testing.T, e *acctest.Env) {
-		cfg := midBatch(e, `health = { healthy_deadline = "1s" }`)
+		// Labels set: a send with labels unset reads them first
+		// (get_proc_status_v2), which would meet the 503 before the gate.
+		cfg := strings.ReplaceAll(midBatch(e, `health = { healthy_deadline = "1s" }`), `" }`+"\n      priority", `", labels = {} }`+"\n      priority")
 		pids := map[string]int64{}
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.Factories(),

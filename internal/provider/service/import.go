@@ -79,9 +79,7 @@ func parseNamespaces(id string) ([]string, error) {
 func discoveredInstances(d status.Discovered) map[string]instanceModel {
 	out := map[string]instanceModel{}
 	for i, h := range d.Hosts() {
-		m := instanceModel{Group: types.StringValue(d.Meta.String()), Name: types.StringValue(d.Meta.Name), Host: &h,
-			BkHostID: types.Int64Null(), BkProcessID: types.Int64Null(), BkSetID: types.Int64Null(), BkModuleID: types.Int64Null(),
-			ServiceInstanceID: types.Int64Null(), LocalInstID: types.Int64Null(), Priority: types.Int64Null(), BindInfo: types.ListNull(bindInfoType)}
+		m := newInstance(d.Meta.String(), d.Meta.Name, h, types.Int64Null())
 		out[instanceKey(d.Meta, h)] = m.cleared().withOutcome(observed(d.Entries[i], true))
 	}
 	return out
