@@ -1,4 +1,4 @@
-# ${Scope}: GSEKit's template, rendered by Terraform's templatefile.
+# ${Scope} on ${bk_host_innerip}
 worker_processes 2;
 pid ${WorkPath}/run/nginx_${LocalInstID}.pid;
 events { worker_connections 1024; }
