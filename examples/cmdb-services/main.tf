@@ -3,6 +3,9 @@
 # priority 0, before nginx, priority 10; a stop or destroy the other way),
 # each tier a quarter of its hosts at a time behind a health gate, every
 # nginx instance with its own config file rendered from nginx.conf.tpl.
+# Nightly, `terraform plan -detailed-exitcode` exits 2 when an instance was
+# stopped behind Terraform's back, naming it in a warning; the apply starts
+# it and nothing else.
 terraform {
   required_providers {
     gse = { source = "bk-gse/gse" }

@@ -19,6 +19,8 @@ import (
 // the plan's schedule puts the simulator business's agent (priority 0) in
 // a tier before nginx (priority 10). Applied, each nginx instance has its
 // own file from nginx.conf.tpl on its host, and the postcondition holds.
+// As a nightly job runs it, `plan -detailed-exitcode` then exits 0, and 2
+// once an instance is stopped out of band, naming it; the apply repairs it.
 func TestAccExampleCMDBServicesStartsInAscendingPriority(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewEnvWith(t, acctest.Modes[0], func(o *simulator.Options) { o.CMDBHosts = 4 })
@@ -65,6 +67,22 @@ func TestAccExampleCMDBServicesStartsInAscendingPriority(t *testing.T) {
 			}
 		}
 	}
+	nightly := func(want int) string {
+		out, code, _ := cli.Exit("plan", "-detailed-exitcode", "-no-color", "-input=false")
+		if code != want {
+			t.Fatalf("plan -detailed-exitcode exited %d, want %d:\n%s", code, want, out)
+		}
+		return out
+	}
+	nightly(0)
+	if err := e.Sim.GSE().Drift(simulator.DriftStop, "GSEKIT_BIZ_2", "nginx_2", 0, "10.0.0.3"); err != nil {
+		t.Fatal(err)
+	}
+	if out := nightly(2); !strings.Contains(out, "GSEKIT_BIZ_2/nginx_2@0:10.0.0.3: found stopped, planned to start") {
+		t.Errorf("the plan does not name the drifted instance:\n%s", out)
+	}
+	cli.Must("apply", "-auto-approve", "-no-color", "-input=false")
+	nightly(0)
 	cli.Must("destroy", "-auto-approve", "-no-color", "-input=false")
 	if err := e.CheckSimEmpty(nil); err != nil {
 		t.Error(err)
