@@ -1,10 +1,11 @@
-# A business's services as CMDB defines them, started in two tiers in CMDB's
-# order: ascending priority to start, the reverse to stop (bk-cmdb's hint on
-# the process field priority; GSEKit starts and reloads in ascending priority,
-# and stops and restarts in descending). The processes CMDB gives a priority
-# below 10 start first, then the rest, each tier rolled out in batches; a
-# destroy stops the rest first, as depends_on reverses. Terraform orders
-# resource blocks, not the instances of one for_each, hence two blocks.
+# A business's services as CMDB defines them, run as one gse_service:
+# started tier by tier in CMDB priority order as GSEKit runs them (agent,
+# priority 0, before nginx, priority 10; a stop or destroy the other way),
+# each tier a quarter of its hosts at a time behind a health gate, every
+# nginx instance with its own config file rendered from nginx.conf.tpl.
+# Nightly, `terraform plan -detailed-exitcode` exits 2 when an instance was
+# stopped behind Terraform's back, naming it in a warning; the apply starts
+# it and nothing else.
 terraform {
   required_providers {
     gse = { source = "bk-gse/gse" }
@@ -21,48 +22,56 @@ variable "bk_biz_id" {
   default = 2
 }
 
-variable "later_tier_priority" {
-  description = "Processes whose CMDB priority is at least this start after the others, and stop before them. A null priority is 0."
-  type        = number
-  default     = 10
-}
-
 data "gse_cmdb_processes" "biz" {
-  bk_biz_id = var.bk_biz_id
+  bk_biz_id      = var.bk_biz_id
+  with_instances = true
 }
 
-locals {
-  groups = data.gse_cmdb_processes.biz.groups
-  first  = { for key, g in local.groups : key => g if coalesce(g.priority, 0) < var.later_tier_priority }
-  rest   = { for key, g in local.groups : key => g if coalesce(g.priority, 0) >= var.later_tier_priority }
-}
+resource "gse_service" "biz" {
+  bk_biz_id = var.bk_biz_id # JOB's scope for the config files and the health probes
+  processes = data.gse_cmdb_processes.biz.groups
+  instances = data.gse_cmdb_processes.biz.instances
 
-resource "gse_managed_process" "first" {
-  for_each = local.first
+  # One tier per CMDB priority; a failure stops the later tiers of its set only.
+  order   = { by = "priority", isolate_by = "set" }
+  rollout = { batch_size = "25%", max_fail_percentage = 10 }
+  # A batch goes on once its instances kept one pid for 10 s and listen on
+  # their CMDB bind_info ports.
+  health = { running_for = "10s", healthy_deadline = "5m", tcp = { ports = "bind_info" } }
 
-  meta    = each.value.meta
-  spec    = each.value.spec
-  hosts   = each.value.hosts
-  running = true
-  rollout = { batch_size = "10%", max_fail_percentage = 5, wait_running = true }
-}
-
-resource "gse_managed_process" "rest" {
-  for_each = local.rest
-
-  meta    = each.value.meta
-  spec    = each.value.spec
-  hosts   = each.value.hosts
-  running = true
-  rollout = { batch_size = "10%", max_fail_percentage = 5 }
-
-  depends_on = [gse_managed_process.first]
-}
-
-output "services" {
-  value = {
-    groups  = length(local.groups)
-    first   = keys(local.first)
-    skipped = length(data.gse_cmdb_processes.biz.skipped)
+  # nginx_1.conf and nginx_2.conf on each host (proc_num 2), pushed in the
+  # host's batch right before its start or reload; a change shows as a diff
+  # in the plan and reloads only the instances whose file changed.
+  config_files = {
+    for key, i in data.gse_cmdb_processes.biz.instances : key => {
+      instance  = key
+      path      = "/data/nginx/conf"
+      file_name = "${i.name}.conf"
+      content   = templatefile("${path.module}/nginx.conf.tpl", i.context)
+    } if i.context.bk_process_name == "nginx"
   }
+
+  lifecycle {
+    # A create whose instances partly failed is kept, not tainted (replacing
+    # it would restart every instance): fail the pipeline here instead. The
+    # next apply runs only the failed and pending instances.
+    postcondition {
+      condition     = self.failed_count == 0
+      error_message = "Instances failed: ${join("; ", [for k, i in self.instances : "${k}: ${i.message}" if i.status == "failed"])}. The next apply runs them again, with those left pending."
+    }
+  }
+}
+
+# The release is in the plan: gse_service.biz's schedule (tiers of batches of
+# instance keys) and each instance's action. No output copies it: a refresh
+# empties it once the release ran, and a changed output would make the
+# nightly `terraform plan -detailed-exitcode` exit 2.
+output "failed" {
+  description = "Instances whose last action failed, with why."
+  value       = { for k, i in gse_service.biz.instances : k => i.message if i.status == "failed" }
+}
+
+output "pending_count" {
+  description = "Instances the last apply did not run (see their message): the next apply runs them."
+  value       = gse_service.biz.pending_count
 }

@@ -1,19 +1,17 @@
 # The processes business 2 defines in CMDB for its modules 1001 and 1002,
-# named and specified as GSEKit sends them, each group a gse_managed_process.
+# named and specified as GSEKit sends them, run as one service in CMDB
+# priority order.
 data "gse_cmdb_processes" "web" {
-  bk_biz_id     = 2
-  bk_module_ids = [1001, 1002]
-  bk_set_env    = "3" # production sets only
+  bk_biz_id      = 2
+  bk_module_ids  = [1001, 1002]
+  bk_set_env     = "3" # production sets only
+  with_instances = true
 }
 
-resource "gse_managed_process" "web" {
-  for_each = data.gse_cmdb_processes.web.groups
-
-  meta    = each.value.meta
-  spec    = each.value.spec
-  hosts   = each.value.hosts
-  running = true
-  rollout = { batch_size = "25%", wait_running = true }
+resource "gse_service" "web" {
+  processes = data.gse_cmdb_processes.web.groups
+  instances = data.gse_cmdb_processes.web.instances
+  rollout   = { batch_size = "25%" }
 }
 
 output "skipped" {

@@ -87,8 +87,9 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The processes of a BlueKing business as CMDB defines them (service templates, process templates and the process instances on each host of a module), " +
-			"read with bk-cmdb's `list_process_related_info` and turned into `gse_managed_process` groups the way GSEKit and bk-bscp turn them into GSE operations: " +
-			"`for_each = data.gse_cmdb_processes.x.groups` with `meta = each.value.meta`, `spec = each.value.spec` and `hosts = each.value.hosts`. " +
+			"read with bk-cmdb's `list_process_related_info` and turned into groups of GSE processes the way GSEKit and bk-bscp turn them into GSE operations: " +
+			"a whole business runs as one `gse_service` with `processes = data.gse_cmdb_processes.x.groups` and `instances = data.gse_cmdb_processes.x.instances` " +
+			"(`with_instances = true`), in CMDB priority order; one group as a `gse_managed_process` with `meta`, `spec` and `hosts` of its element. " +
 			"`list_process_related_info` is hidden: the app needs its grant (the bk-cmdb gateway's resource, or ESB's component). " +
 			"Addresses and agent ids come from `list_biz_hosts`, as `gse_cmdb_hosts` reads them. " +
 			"So that a typo cannot plan the destruction of the processes it leaves out, a selector value that matches no process of the business, a selection with no process, " +
