@@ -251,7 +251,7 @@ func TestAccServiceFaults_5xxInHealthGate(t *testing.T) {
 						e.Sim.AddFault(simulator.Fault{API: "get_proc_status_v2", HTTPStatus: http.StatusServiceUnavailable, Times: simulator.Forever})
 					},
 					Config: cfg,
-					ExpectError: regexp.MustCompile(`(?s)1 instances failed and 1 did not run:.*svc/app@0:10.0.0.2: failed: not healthy within health.healthy_deadline \(1s\): its status could not be read: .*get_proc_status_v2: HTTP 503.*` +
+					ExpectError: regexp.MustCompile(`(?s)1 instance failed and 1 did not run:.*svc/app@0:10.0.0.2: failed: not healthy within health.healthy_deadline \(1s\): its status could not be read: .*get_proc_status_v2: HTTP 503.*` +
 						`svc/web@0:10.0.0.3: pending: not run: 1 of the release's 2 instances failed`),
 				},
 				{

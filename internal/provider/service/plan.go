@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // ModifyPlan plans the release: each instance's action, the schedule of
@@ -191,6 +193,6 @@ func warnDrift(drifted []string, d *desired, p *prior, diags *diag.Diagnostics) 
 	for i, k := range drifted {
 		lines[i] = fmt.Sprintf("%s: found %s, planned to %s", k, p.models[k].Status.ValueString(), repair(p.models[k], d.running))
 	}
-	diags.AddWarning(fmt.Sprintf("%d instances drifted", len(drifted)),
+	diags.AddWarning(plumbing.Count(len(drifted), "instance")+" drifted",
 		"The refresh found these instances otherwise than the configuration asks; the plan repairs them alone:\n  "+strings.Join(lines, "\n  "))
 }

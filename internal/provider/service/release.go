@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
 // release is what an apply or a destroy did.
@@ -24,7 +25,7 @@ type release struct {
 
 // summary lists the instances that failed or did not run, with why.
 func (rel *release) summary() string {
-	head := fmt.Sprintf("%d instances failed and %d did not run:", rel.failed, rel.pending)
+	head := fmt.Sprintf("%s failed and %d did not run:", plumbing.Count(rel.failed, "instance"), rel.pending)
 	lines := rel.lines
 	if len(lines) > 20 {
 		lines = append(slices.Clone(lines[:20]), fmt.Sprintf("... and %d more (see instances)", len(rel.lines)-20))
