@@ -77,6 +77,10 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 			if a.NestedType == nil {
 				continue
 			}
+			if a.NestedType.Nesting == tfprotov6.SchemaObjectNestingModeMap {
+				checkMapElements(t, md.TypeName+"."+a.Name, a, pt.UnpackedType(ctx))
+				continue
+			}
 			var names []string
 			for _, e := range a.NestedType.Attributes {
 				names = append(names, e.Name)
@@ -89,8 +93,34 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 			}
 		}
 	}
-	if slices.Sort(packedAttrs); !slices.Equal(packedAttrs, []string{"gse_config_file.hosts", "gse_managed_process.host_status", "gse_managed_process.hosts", "gse_managed_process.spec"}) {
-		t.Errorf("packed %v, want gse_managed_process.host_status, .hosts and .spec, and gse_config_file.hosts", packedAttrs)
+	want := []string{"gse_config_file.hosts", "gse_managed_process.host_status", "gse_managed_process.hosts", "gse_managed_process.spec", "gse_service.instances", "gse_service.processes"}
+	if slices.Sort(packedAttrs); !slices.Equal(packedAttrs, want) {
+		t.Errorf("packed %v, want %v", packedAttrs, want)
+	}
+}
+
+// checkMapElements checks a packed map nested attribute: every element
+// attribute Terraform sees is described and has the type of the packed
+// value's elements, and no element attribute is missing.
+func checkMapElements(t *testing.T, name string, a *tfprotov6.SchemaAttribute, unpacked tftypes.Type) {
+	t.Helper()
+	m, ok := unpacked.(tftypes.Map)
+	obj, isObj := m.ElementType.(tftypes.Object)
+	if !ok || !isObj {
+		t.Errorf("%s: packed as %v, want a map of objects", name, unpacked)
+		return
+	}
+	seen := map[string]bool{}
+	for _, e := range a.NestedType.Attributes {
+		seen[e.Name] = true
+		if want := obj.AttributeTypes[e.Name]; want == nil || !e.ValueType().Equal(want) || e.Description == "" {
+			t.Errorf("%s element %s: type %v, described %q; the packed value's type is %v", name, e.Name, e.ValueType(), e.Description, want)
+		}
+	}
+	for n := range obj.AttributeTypes {
+		if !seen[n] {
+			t.Errorf("%s: the packed value holds %s, which Terraform does not see", name, n)
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package packed
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -97,7 +99,20 @@ func (ck Check) Attribute(ctx context.Context, at path.Path, a schema.Attribute,
 				Path: at, PathExpression: at.Expression(), ConfigValue: v}, r)
 			return r.Diagnostics
 		})
+	case schema.MapNestedAttribute:
+		validate(ck, at, v, a.Validators, func(vd validator.Map, v types.Map) diag.Diagnostics {
+			r := &validator.MapResponse{}
+			vd.ValidateMap(ctx, validator.MapRequest{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities,
+				Path: at, PathExpression: at.Expression(), ConfigValue: v}, r)
+			return r.Diagnostics
+		})
 	case schema.BoolAttribute:
+		ck.unchecked(at, a, len(a.Validators))
+	case schema.SingleNestedAttribute:
+		ck.unchecked(at, a, len(a.Validators))
+	case schema.MapAttribute:
+		ck.unchecked(at, a, len(a.Validators))
+	case schema.ListAttribute:
 		ck.unchecked(at, a, len(a.Validators))
 	default:
 		ck.Diags.AddAttributeError(at, "Attribute not checked", fmt.Sprintf("A packed value cannot check an attribute of type %T. This is a bug in the provider.", a))
@@ -130,5 +145,53 @@ func (ck Check) required(at path.Path, a schema.Attribute, null bool) {
 func (ck Check) unchecked(at path.Path, a schema.Attribute, validators int) {
 	if validators > 0 {
 		ck.Diags.AddAttributeError(at, "Validators not run", fmt.Sprintf("A packed value does not run the validators of a %T. This is a bug in the provider.", a))
+	}
+}
+
+// Tree checks v, the value of a at `at`, and every attribute within it, as
+// the framework checks a nested attribute and the attributes of its objects
+// (terraform-plugin-framework v1.19 internal/fwserver
+// attribute_validation.go AttributeValidateNestedAttributes): for a packed
+// value that holds framework values, such as a map of objects decoded as
+// one. Null and unknown objects hold nothing to check.
+func (ck Check) Tree(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value) {
+	if v == nil {
+		return
+	}
+	ck.Attribute(ctx, at, a, v)
+	if v.IsNull() || v.IsUnknown() {
+		return
+	}
+	switch a := a.(type) {
+	case schema.SingleNestedAttribute:
+		if o, ok := v.(types.Object); ok {
+			ck.fields(ctx, at, a.Attributes, o.Attributes())
+		}
+	case schema.ListNestedAttribute:
+		if l, ok := v.(types.List); ok {
+			for i, el := range l.Elements() {
+				ck.element(ctx, at.AtListIndex(i), a.NestedObject.Attributes, el)
+			}
+		}
+	case schema.MapNestedAttribute:
+		if m, ok := v.(types.Map); ok {
+			for _, k := range slices.Sorted(maps.Keys(m.Elements())) {
+				ck.element(ctx, at.AtMapKey(k), a.NestedObject.Attributes, m.Elements()[k])
+			}
+		}
+	}
+}
+
+// element checks the attributes of one object of a nested attribute.
+func (ck Check) element(ctx context.Context, at path.Path, attrs map[string]schema.Attribute, el attr.Value) {
+	if o, ok := el.(types.Object); ok && !o.IsNull() && !o.IsUnknown() {
+		ck.fields(ctx, at, attrs, o.Attributes())
+	}
+}
+
+// fields checks each attribute of an object, in name order.
+func (ck Check) fields(ctx context.Context, at path.Path, attrs map[string]schema.Attribute, vals map[string]attr.Value) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		ck.Tree(ctx, at.AtName(name), attrs[name], vals[name])
 	}
 }

@@ -54,6 +54,9 @@
 //     elements the framework's state conversions and their garbage made
 //     most of a plan's provider CPU: `make bench-e2e`, the processes row
 //     with with_instances = true.
+//     And gse_service.processes and .instances (internal/provider/service,
+//     packedMap, checked by Check.Tree), whose walks were most of a plan's
+//     provider CPU at 500 hosts: `make bench-e2e`, the service row.
 //  2. Types built once (plumbing.WithTypesBuilt).
 //     Framework v1.19 rebuilds a nested attribute's type from its attributes
 //     on every GetType call, for every step of every attribute path of every

@@ -38,7 +38,7 @@ type desired struct {
 // configuration gave, whose keys must be those processes makes.
 func expandDesired(ctx context.Context, m *serviceModel, given bool, diags *diag.Diagnostics) *desired {
 	var gm map[string]groupModel
-	if diags.Append(m.Processes.ElementsAs(ctx, &gm, false)...); diags.HasError() {
+	if diags.Append(m.Processes.Map().ElementsAs(ctx, &gm, false)...); diags.HasError() {
 		return nil
 	}
 	d := &desired{groups: map[string]*group{}, models: map[string]instanceModel{}, running: m.Running.IsNull() || m.Running.ValueBool()}
@@ -53,7 +53,7 @@ func expandDesired(ctx context.Context, m *serviceModel, given bool, diags *diag
 		}
 	}
 	if given && !diags.HasError() {
-		d.mergeGiven(ctx, m.Instances, diags)
+		d.mergeGiven(ctx, m.Instances.Map(), diags)
 	}
 	return d
 }

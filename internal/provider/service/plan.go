@@ -24,7 +24,8 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	var m serviceModel
-	var given, cfgFiles types.Map
+	var given packedMap[instancesSchema]
+	var cfgFiles types.Map
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("instances"), &given)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("config_files"), &cfgFiles)...)
@@ -61,11 +62,11 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // and the configuration's instances (computed attributes are unknown in
 // every plan that changes anything).
 func knownInputs(ctx context.Context, plan tfsdk.Plan) bool {
-	var v types.Map
+	var v packedMap[processesSchema]
 	if d := plan.GetAttribute(ctx, path.Root("processes"), &v); d.HasError() || v.IsUnknown() {
 		return false
 	}
-	tv, err := v.ToTerraformValue(ctx)
+	tv, err := v.Map().ToTerraformValue(ctx)
 	return err == nil && tv.IsFullyKnown()
 }
 

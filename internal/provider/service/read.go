@@ -28,7 +28,7 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	var models map[string]instanceModel
-	if resp.Diagnostics.Append(s.Instances.ElementsAs(ctx, &models, false)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(s.Instances.Map().ElementsAs(ctx, &models, false)...); resp.Diagnostics.HasError() {
 		return
 	}
 	if !r.refresh(ctx, models, &resp.Diagnostics) {

@@ -39,7 +39,7 @@ func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior
 	d := expandDesired(ctx, m, false, diags)
 	fs := expandFiles(ctx, m.ConfigFiles, cfgFiles, diags)
 	var planned map[string]instanceModel
-	diags.Append(m.Instances.ElementsAs(ctx, &planned, false)...)
+	diags.Append(m.Instances.Map().ElementsAs(ctx, &planned, false)...)
 	var sched []tierModel
 	diags.Append(m.Schedule.ElementsAs(ctx, &sched, false)...)
 	if diags.HasError() {

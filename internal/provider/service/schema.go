@@ -45,8 +45,8 @@ func serviceSchema(ctx context.Context) schema.Schema {
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 		"bk_biz_id": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
 			MarkdownDescription: "The CMDB business of the hosts, the JOB scope of the health gate's `tcp` and `script` (needed by them alone)."},
-		"processes": processesAttribute(),
-		"instances": instancesAttribute(),
+		"processes": packedAttribute[processesSchema](processesAttr),
+		"instances": packedAttribute[instancesSchema](instancesAttr),
 		"running": schema.BoolAttribute{Optional: true,
 			MarkdownDescription: "`true` (the default) starts every instance and keeps it running: a refresh that finds one stopped or absent plans its start, and only its. " +
 				"`false` stops them, in descending priority, and keeps them registered."},
@@ -176,7 +176,7 @@ func processesAttribute() schema.MapNestedAttribute {
 						MarkdownDescription: "Labels sent with the process, replacing those GSE holds. Unset, each host keeps the labels GSE holds there (GSEKit's `bk_process_name` and `bk_process_id`), " +
 							"read (`get_proc_status_v2`) and sent back each time the spec is sent, whether GSE keeps the labels an update leaves out or drops them; `{}` removes them."},
 				}},
-			"spec":  spec.TypedAttribute,
+			"spec":  groupSpec(),
 			"hosts": hosts.ListNestedAttribute("The hosts the process runs on, by `ip` and `bk_cloud_id` or by `agent_id`, as `gse_managed_process.hosts` takes them."),
 			"priority": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: "CMDB's start priority of the process (`priority`): with `order.by = \"priority\"`, lower starts first and stops last. Unset is `0`, as GSEKit orders a process without one."},
@@ -259,3 +259,10 @@ var (
 	bindInfoType = bindInfoAttribute().NestedObject.Type()
 	tierType     = scheduleAttribute().NestedObject.Type()
 )
+
+// groupSpec is a group's spec: gse_managed_process's, described for it.
+func groupSpec() schema.SingleNestedAttribute {
+	a := spec.TypedAttribute
+	a.MarkdownDescription = "The process's definition, as `gse_managed_process.spec` takes it; GSE cannot read it back. A change is sent batch by batch without a restart."
+	return a
+}

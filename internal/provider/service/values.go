@@ -10,10 +10,14 @@ import (
 )
 
 // instancesValue is models as the instances attribute.
-func instancesValue(ctx context.Context, models map[string]instanceModel, diags *diag.Diagnostics) types.Map {
+func instancesValue(ctx context.Context, models map[string]instanceModel, diags *diag.Diagnostics) packedMap[instancesSchema] {
 	v, d := types.MapValueFrom(ctx, instanceType, models)
 	diags.Append(d...)
-	return v
+	p, err := packMap[instancesSchema](v)
+	if err != nil {
+		diags.AddError("Could not encode instances", err.Error())
+	}
+	return p
 }
 
 // scheduleValue is tiers as the schedule attribute.

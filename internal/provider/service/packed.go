@@ -1,0 +1,155 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/packed"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+)
+
+// processes and instances are packed for the framework (see package
+// packed): one string each instead of maps of thousands of objects that
+// the framework walks several times per RPC. Profiled at 500 hosts × 5
+// templates (TF_GSE_PPROF_DIR), unpacked, those walks
+// (NullifyCollectionBlocks, the plan modification of every nested attribute,
+// TypeAtTerraformPath) and the garbage they made were most of the provider's
+// 85 s of CPU in one plan. The provider decodes each once, where it reads it.
+
+// mapSchema names the map nested attribute a packedMap holds.
+type mapSchema interface {
+	attribute() schema.MapNestedAttribute
+}
+
+type processesSchema struct{}
+
+func (processesSchema) attribute() schema.MapNestedAttribute { return processesAttr }
+
+type instancesSchema struct{}
+
+func (instancesSchema) attribute() schema.MapNestedAttribute { return instancesAttr }
+
+// The attributes, built once with their types.
+var (
+	processesAttr = builtMap(processesAttribute())
+	instancesAttr = builtMap(instancesAttribute())
+)
+
+func builtMap(a schema.MapNestedAttribute) schema.MapNestedAttribute {
+	attrs := map[string]schema.Attribute{"a": a}
+	plumbing.WithTypesBuilt(attrs)
+	out, _ := attrs["a"].(schema.MapNestedAttribute)
+	return out
+}
+
+// packedMap is a packed map nested attribute: its wire bytes (the string)
+// and the map decoded from them.
+type packedMap[S mapSchema] struct {
+	basetypes.StringValue
+	m types.Map
+}
+
+var (
+	_ packed.Value[packedMap[processesSchema]] = packedMap[processesSchema]{}
+	_ packed.Value[packedMap[instancesSchema]] = packedMap[instancesSchema]{}
+)
+
+func (packedMap[S]) mapType() types.MapType {
+	var s S
+	t, _ := s.attribute().GetType().(types.MapType)
+	return t
+}
+
+func (packedMap[S]) UnpackedSchema(ctx context.Context, a *tfprotov6.SchemaAttribute) {
+	var s S
+	a.Type, a.NestedType = nil, packed.SchemaAttribute(ctx, a.Name, s.attribute()).NestedType
+}
+
+func (v packedMap[S]) UnpackedType(ctx context.Context) tftypes.Type {
+	return v.mapType().TerraformType(ctx)
+}
+
+func (packedMap[S]) Type(context.Context) attr.Type { return packed.Of[packedMap[S]]{} }
+
+func (v packedMap[S]) Equal(o attr.Value) bool {
+	other, ok := o.(packedMap[S])
+	return ok && v.StringValue.Equal(other.StringValue)
+}
+
+// String is a summary: the packed bytes are no text.
+func (v packedMap[S]) String() string {
+	if v.IsNull() || v.IsUnknown() {
+		return v.StringValue.String()
+	}
+	return fmt.Sprintf("<%d elements>", len(v.m.Elements()))
+}
+
+// Unpack decodes s: MessagePack as Terraform wrote it, to the map's framework value.
+func (v packedMap[S]) Unpack(s basetypes.StringValue) (packedMap[S], error) {
+	out, t := packedMap[S]{StringValue: s}, v.mapType()
+	switch {
+	case s.IsNull():
+		out.m = types.MapNull(t.ElemType)
+		return out, nil
+	case s.IsUnknown():
+		out.m = types.MapUnknown(t.ElemType)
+		return out, nil
+	}
+	raw, err := (&tfprotov6.DynamicValue{MsgPack: []byte(s.ValueString())}).Unmarshal(t.TerraformType(context.Background()))
+	if err != nil {
+		return out, err
+	}
+	mv, err := t.ValueFromTerraform(context.Background(), raw)
+	if err != nil {
+		return out, err
+	}
+	out.m, _ = mv.(types.Map)
+	return out, nil
+}
+
+// Map is the map the value holds.
+func (v packedMap[S]) Map() types.Map { return v.m }
+
+// packMap is m packed.
+func packMap[S mapSchema](m types.Map) (packedMap[S], error) {
+	if m.IsNull() || m.IsUnknown() {
+		return packedMap[S]{StringValue: types.StringNull(), m: m}, nil
+	}
+	b, err := packed.Encode(m)
+	return packedMap[S]{StringValue: packed.String(b), m: m}, err
+}
+
+// packedChecks runs, on a packed map, what the framework would run on its
+// attributes were it not packed (packed.Check.Tree).
+type packedChecks[S mapSchema] struct{}
+
+func (packedChecks[S]) Description(context.Context) string {
+	return "each attribute within is as its schema says"
+}
+
+func (c packedChecks[S]) MarkdownDescription(ctx context.Context) string { return c.Description(ctx) }
+
+func (packedChecks[S]) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	v, err := packedMap[S]{}.Unpack(req.ConfigValue)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid value", err.Error())
+		return
+	}
+	var s S
+	ck := packed.Check{Config: req.Config, ClientCapabilities: req.ClientCapabilities, Diags: &resp.Diagnostics}
+	ck.Tree(ctx, req.Path, s.attribute(), v.m)
+}
+
+// packedAttribute is a as a packed string attribute.
+func packedAttribute[S mapSchema](a schema.MapNestedAttribute) schema.StringAttribute {
+	return schema.StringAttribute{Required: a.Required, Optional: a.Optional, Computed: a.Computed, MarkdownDescription: a.MarkdownDescription,
+		CustomType: packed.Of[packedMap[S]]{}, Validators: []validator.String{packedChecks[S]{}}}
+}
