@@ -175,8 +175,9 @@ func (ck Check) Tree(ctx context.Context, at path.Path, a schema.Attribute, v at
 		}
 	case schema.MapNestedAttribute:
 		if m, ok := v.(types.Map); ok {
-			for _, k := range slices.Sorted(maps.Keys(m.Elements())) {
-				ck.element(ctx, at.AtMapKey(k), a.NestedObject.Attributes, m.Elements()[k])
+			els := m.Elements() // a copy, each call
+			for _, k := range slices.Sorted(maps.Keys(els)) {
+				ck.element(ctx, at.AtMapKey(k), a.NestedObject.Attributes, els[k])
 			}
 		}
 	}
