@@ -127,6 +127,11 @@ func configFilesAttribute() schema.MapNestedAttribute {
 				MarkdownDescription: "Any value; a change pushes `content_wo` again."},
 			"on_change": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(onChanges...)},
 				MarkdownDescription: "What a changed file does to its instances, in the same batch right after the push: `reload` (the default; op_type 8), `restart` (op_type 7) or `none`."},
+			"verify": schema.BoolAttribute{Optional: true,
+				MarkdownDescription: "Whether each refresh reads the file back on the hosts of its instances: its SHA-256 (or MISSING), by a script JOB runs as `account` " +
+					"(`fast_execute_script`: `sha256sum`, or PowerShell for a Windows path), one task per distinct path and refresh. " +
+					"An instance whose host holds another file, or none, records what was found in `instances[*].config`, and the next plan pushes the file to that instance alone " +
+					"and does its `on_change`, with a warning naming it. A host JOB cannot reach is left as it was; a read that fails fails the refresh, naming the host. Unset or `false`: files are not read back."},
 		}}}
 }
 
