@@ -237,7 +237,8 @@ func instancesAttribute() schema.MapNestedAttribute {
 	attrs["message"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Why the action failed or is pending, as GSE or the health gate said."}
 	attrs["pid"] = schema.Int64Attribute{Computed: true, MarkdownDescription: "The pid GSE reports, 0 when not running."}
 	attrs["config"] = schema.MapAttribute{Computed: true, ElementType: types.StringType,
-		MarkdownDescription: "The SHA-256 of each file of `config_files` (by its key) last pushed to the instance's host for it; unknown at plan where a file changes."}
+		MarkdownDescription: "The SHA-256 of each file of `config_files` (by its key) last pushed to the instance's host for it, or, for a file with `verify`, what the last refresh found there: " +
+			"its SHA-256, or `missing`; a value other than the file's own SHA-256 plans its push. Unknown at plan where a file changes."}
 	return schema.MapNestedAttribute{Optional: true, Computed: true,
 		MarkdownDescription: "One element per process instance and host, keyed `{namespace}/{name}@{host}`. Pass `gse_cmdb_processes.instances` (with `with_instances = true`) " +
 			"for `isolate_by = \"set\"` or `\"module\"`; unset, they are planned from `processes` (one per group and host). Its keys must be exactly the instances of `processes`. " +
