@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/health"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -86,9 +87,9 @@ func jobAdvice(err error) string {
 
 // verifyAdvice says what to do about a read of the files that failed.
 func verifyAdvice(err error) string {
-	var re *readError
+	var re *health.ReadError
 	if errors.As(err, &re) {
-		return re.advice()
+		return re.Advice()
 	}
 	return jobAdvice(err)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -13,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/health"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 )
@@ -98,27 +98,7 @@ func configText(ctx context.Context, cfg tfsdk.Config) (text string, known bool,
 // full is the file's path on the hosts: the directory and the name as JOB
 // writes them.
 func (m *configFileModel) full() string {
-	return joinPath(m.Path.ValueString(), jobFileName(m.FileName.ValueString()))
-}
-
-// jobFileName is the name JOB writes a file under: trimmed as Java's
-// String.trim trims, every character up to U+0020 (bk-job
-// FilePathUtils.getPureFileName, which push_config_file applies through
-// ConfigFileUtil.saveConfigFileToLocal).
-func jobFileName(name string) string {
-	return strings.TrimFunc(name, func(r rune) bool { return r <= ' ' })
-}
-
-// windowsPath reports a directory JOB treats as a Windows one: any that does
-// not start with / (FilePathUtils.standardizedDirPath).
-func windowsPath(dir string) bool { return !strings.HasPrefix(dir, "/") }
-
-// joinPath is a directory and a file name, with the directory's separator.
-func joinPath(dir, name string) string {
-	if strings.Contains(dir, `\`) {
-		return strings.TrimRight(dir, `\`) + `\` + name
-	}
-	return strings.TrimRight(dir, "/") + "/" + name
+	return health.FilePath(m.Path.ValueString(), m.FileName.ValueString())
 }
 
 // sum is the hex SHA-256 of s.

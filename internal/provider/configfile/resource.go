@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/health"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
 
@@ -94,7 +95,7 @@ func validateFileName(ctx context.Context, req resource.ValidateConfigRequest, r
 	if v.IsNull() || v.IsUnknown() {
 		return
 	}
-	name, trimmed := v.ValueString(), jobFileName(v.ValueString())
+	name, trimmed := v.ValueString(), health.JobFileName(v.ValueString())
 	switch {
 	case strings.TrimSpace(name) == "" || trimmed == "." || trimmed == "..":
 		resp.Diagnostics.AddAttributeError(path.Root("file_name"), "Invalid file name",

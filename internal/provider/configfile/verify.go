@@ -2,22 +2,18 @@ package configfile
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/health"
 )
 
-// verify reads each host's file with one JOB script (readScript). A host
-// whose agent JOB did not reach is unreachable; one whose read failed, or
-// printed neither a SHA-256 nor MISSING, is a *readError naming it and what
-// it printed.
+// verify reads each host's file with one JOB script (health.ReadScript). A
+// host whose agent JOB did not reach is unreachable; one whose read failed,
+// or printed neither a SHA-256 nor MISSING, is a *health.ReadError naming it
+// and what it printed.
 func (r *configFileResource) verify(ctx context.Context, m *configFileModel) (map[string]hostFile, error) {
-	sc := readScript(m.full())
+	sc := health.ReadScript(m.full())
 	sc.Account, sc.TimeoutSecs = m.Account.ValueString(), 60
 	var run *gse.ScriptRun
 	ts := m.targets()
@@ -31,7 +27,7 @@ func (r *configFileResource) verify(ctx context.Context, m *configFileModel) (ma
 	}
 	var ids []int64
 	for _, res := range results {
-		if res.OK() || res.ScriptRan() {
+		if health.NeedsLog(res) {
 			ids = append(ids, res.HostID)
 		}
 	}
@@ -43,27 +39,24 @@ func (r *configFileResource) verify(ctx context.Context, m *configFileModel) (ma
 	}
 	want := m.SHA256.ValueString()
 	out := map[string]hostFile{}
-	re := &readError{file: m.full(), account: m.Account.ValueString(), total: len(ts)}
+	re := &health.ReadError{File: m.full(), Account: m.Account.ValueString(), Total: len(ts)}
 	for _, t := range ts {
 		res, ok := results[t.key]
-		log := logs[res.HostID]
-		got, missing, parsed := parseRead(log)
+		st, why := health.JudgeRead(res, ok, logs[res.HostID])
 		switch {
-		case ok && res.ScriptRan():
-			re.add(t, fmt.Sprintf("exit code %d (JOB host status %d)", res.ExitCode, res.Status), log)
-		case !ok || !res.OK():
+		case why != "":
+			re.Add(t.String(), why, logs[res.HostID])
+		case !st.Reached:
 			out[t.key] = hostFile{Status: types.StringValue(statusUnreachable), SHA256: types.StringNull()}
-		case !parsed:
-			re.add(t, "printed neither a SHA-256 nor MISSING", log)
-		case missing:
+		case st.Missing:
 			out[t.key] = hostFile{Status: types.StringValue(statusMissing), SHA256: types.StringNull()}
-		case got == want:
-			out[t.key] = hostFile{Status: types.StringValue(statusMatch), SHA256: types.StringValue(got)}
+		case st.SHA256 == want:
+			out[t.key] = hostFile{Status: types.StringValue(statusMatch), SHA256: types.StringValue(st.SHA256)}
 		default:
-			out[t.key] = hostFile{Status: types.StringValue(statusDiffers), SHA256: types.StringValue(got)}
+			out[t.key] = hostFile{Status: types.StringValue(statusDiffers), SHA256: types.StringValue(st.SHA256)}
 		}
 	}
-	if len(re.failures) > 0 {
+	if re.Failed() {
 		return nil, re
 	}
 	return out, nil
@@ -79,37 +72,4 @@ func keepAgreeing(read, prior map[string]hostFile, sum string) {
 			read[k] = p
 		}
 	}
-}
-
-// readError names the hosts whose read of the file failed, with what each printed.
-type readError struct {
-	file, account string
-	total         int
-	failures      []string
-}
-
-// maxOutput is how much of a host's output an error quotes.
-const maxOutput = 300
-
-func (e *readError) add(t target, what, output string) {
-	output = strings.TrimSpace(output)
-	if len(output) > maxOutput {
-		output = output[:maxOutput] + "..."
-	}
-	e.failures = append(e.failures, fmt.Sprintf("%s: %s, output %s", t, what, strconv.Quote(output)))
-}
-
-func (e *readError) Error() string {
-	return fmt.Sprintf("fast_execute_script could not read %s on %d of %s:\n  - %s", e.file, len(e.failures), plumbing.HostCount(e.total), strings.Join(e.failures, "\n  - "))
-}
-
-// advice says what the user can do about the hosts named.
-func (e *readError) advice() string {
-	tool := "sha256sum"
-	if windowsPath(e.file) {
-		tool = "PowerShell"
-	}
-	return fmt.Sprintf("The read runs %s as the JOB account %q on each host and prints the file's SHA-256 or MISSING. "+
-		"Make it work on the hosts named (install %s, give the account read access to the file), or take them out of the resource's hosts. "+
-		"To stop reading the files, set verify = false and apply once with -refresh=false (a refresh reads them while the state has verify on).", tool, e.account, tool)
 }

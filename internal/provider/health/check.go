@@ -67,7 +67,7 @@ func Check(ctx context.Context, c *gse.Client, scope gse.JobScope, targets []Tar
 	if len(targets) == 0 {
 		return map[string]string{}, nil
 	}
-	byID, err := addressing(targets)
+	byID, err := addressing(targets, "the health checks")
 	if err != nil {
 		return nil, err
 	}
@@ -102,8 +102,9 @@ func Check(ctx context.Context, c *gse.Client, scope gse.JobScope, targets []Tar
 
 // addressing says whether JOB takes the targets' hosts by bk_host_id (when
 // every target has one: with host_id_list JOB ignores ip_list), else by
-// IPv4 address, which every target must then have.
-func addressing(targets []Target) (byID bool, err error) {
+// IPv4 address, which every target must then have; what names the scripts
+// in the error.
+func addressing(targets []Target, what string) (byID bool, err error) {
 	if !slices.ContainsFunc(targets, func(t Target) bool { return t.BkHostID == 0 }) {
 		return true, nil
 	}
@@ -114,7 +115,7 @@ func addressing(targets []Target) (byID bool, err error) {
 		}
 	}
 	if len(bad) > 0 {
-		return false, fmt.Errorf("no bk_host_id nor IPv4 address for the host of %s: the health checks run through JOB's fast_execute_script, which takes a host by one or the other", strings.Join(bad, ", "))
+		return false, fmt.Errorf("no bk_host_id nor IPv4 address for the host of %s, which %s needs: JOB's fast_execute_script takes a host by one or the other", strings.Join(bad, ", "), what)
 	}
 	return false, nil
 }
@@ -152,6 +153,9 @@ type task struct {
 	// ports is each host's ports the probe checks (nil for the script).
 	ports map[string][]int
 	found map[string]hostResult // by hostKey, once run
+	// logAll reads every host's output where the script ran (the read of a
+	// file prints its result); a check reads only a failed host's.
+	logAll bool
 }
 
 // hostResult is one host's result of a task.

@@ -13,8 +13,8 @@ import (
 )
 
 // run starts the task's script on its hosts, waits for it, and reads the
-// output of each host where it ran and failed: a batch found healthy costs
-// no read of its logs.
+// output of each host where it ran and failed (of each where it ran, for
+// logAll): a batch found healthy costs no read of its logs.
 func (t *task) run(ctx context.Context, c *gse.Client, scope gse.JobScope) error {
 	var to gse.JobTargets
 	for _, k := range slices.Sorted(maps.Keys(t.hosts)) {
@@ -41,7 +41,7 @@ func (t *task) run(ctx context.Context, c *gse.Client, scope gse.JobScope) error
 				k = gse.JobIP{IP: h.IP, BkCloudID: h.BkCloudID}.Key()
 			}
 			t.found[k] = hostResult{res: h}
-			if h.ScriptRan() {
+			if h.ScriptRan() || (t.logAll && h.OK()) {
 				ids = append(ids, h.HostID)
 			}
 		}

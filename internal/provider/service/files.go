@@ -23,6 +23,7 @@ type file struct {
 	cf              gse.ConfigFile
 	hash            string // the SHA-256 of its content, as instances' config holds it
 	onChange        string
+	verify          bool // each refresh reads it back (verifyFiles)
 }
 
 // files are config_files by key.
@@ -45,6 +46,7 @@ func expandFiles(ctx context.Context, v, config types.Map, diags *diag.Diagnosti
 		sum := sha256.Sum256([]byte(content))
 		out[k] = &file{key: k, instance: f.Instance.ValueString(), group: f.Group.ValueString(), hash: hex.EncodeToString(sum[:]),
 			onChange: cmp.Or(f.OnChange.ValueString(), "reload"),
+			verify:   f.Verify.ValueBool(),
 			cf:       gse.ConfigFile{Path: f.Path.ValueString(), Name: f.FileName.ValueString(), Account: cmp.Or(f.Account.ValueString(), "root"), Content: []byte(content)}}
 	}
 	return out

@@ -107,6 +107,7 @@ type configFileModel struct {
 	ContentWO        types.String `tfsdk:"content_wo"`
 	ContentWOVersion types.String `tfsdk:"content_wo_version"`
 	OnChange         types.String `tfsdk:"on_change"`
+	Verify           types.Bool   `tfsdk:"verify"`
 }
 
 // tierModel is an element of schedule.

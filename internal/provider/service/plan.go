@@ -55,6 +55,7 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	tiers := buildSchedule(acted, m.Order == nil || m.Order.By.ValueString() != "none", batchSize(m.Rollout))
 	r.fillPlan(ctx, &m, d, p, acted, tiers, fs, held, &resp.Diagnostics)
 	warnDrift(pl.drifted, d, p, &resp.Diagnostics)
+	warnFileDrift(ctx, req.State, m.ConfigFiles, d, p, fs, pl.actions, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 

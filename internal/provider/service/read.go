@@ -31,7 +31,7 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.Append(s.Instances.Map().ElementsAs(ctx, &models, false)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.refresh(ctx, models, &resp.Diagnostics) {
+	if !r.refresh(ctx, models, &resp.Diagnostics) || !r.verifyFiles(ctx, &s, models, &resp.Diagnostics) {
 		return
 	}
 	s.Instances = instancesValue(ctx, models, &resp.Diagnostics)

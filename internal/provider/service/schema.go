@@ -127,6 +127,11 @@ func configFilesAttribute() schema.MapNestedAttribute {
 				MarkdownDescription: "Any value; a change pushes `content_wo` again."},
 			"on_change": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(onChanges...)},
 				MarkdownDescription: "What a changed file does to its instances, in the same batch right after the push: `reload` (the default; op_type 8), `restart` (op_type 7) or `none`."},
+			"verify": schema.BoolAttribute{Optional: true,
+				MarkdownDescription: "Whether each refresh reads the file back on the hosts of its instances: its SHA-256 (or MISSING), by a script JOB runs as `account` " +
+					"(`fast_execute_script`: `sha256sum`, or PowerShell for a Windows path), one task per distinct path and refresh. " +
+					"An instance whose host holds another file, or none, records what was found in `instances[*].config`, and the next plan pushes the file to that instance alone " +
+					"and does its `on_change`, with a warning naming it. A host JOB cannot reach is left as it was; a read that fails fails the refresh, naming the host. Unset or `false`: files are not read back."},
 		}}}
 }
 
@@ -232,7 +237,8 @@ func instancesAttribute() schema.MapNestedAttribute {
 	attrs["message"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Why the action failed or is pending, as GSE or the health gate said."}
 	attrs["pid"] = schema.Int64Attribute{Computed: true, MarkdownDescription: "The pid GSE reports, 0 when not running."}
 	attrs["config"] = schema.MapAttribute{Computed: true, ElementType: types.StringType,
-		MarkdownDescription: "The SHA-256 of each file of `config_files` (by its key) last pushed to the instance's host for it; unknown at plan where a file changes."}
+		MarkdownDescription: "The SHA-256 of each file of `config_files` (by its key) last pushed to the instance's host for it, or, for a file with `verify`, what the last refresh found there: " +
+			"its SHA-256, or `missing`; a value other than the file's own SHA-256 plans its push. Unknown at plan where a file changes."}
 	return schema.MapNestedAttribute{Optional: true, Computed: true,
 		MarkdownDescription: "One element per process instance and host, keyed `{namespace}/{name}@{host}`. Pass `gse_cmdb_processes.instances` (with `with_instances = true`) " +
 			"for `isolate_by = \"set\"` or `\"module\"`; unset, they are planned from `processes` (one per group and host). Its keys must be exactly the instances of `processes`. " +
