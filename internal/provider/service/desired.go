@@ -70,10 +70,7 @@ func newInstance(group, name string, h hosts.Model, priority types.Int64) instan
 // mergeGiven takes the instances the configuration gave in place of those
 // processes makes: the same keys, each from the group processes names.
 func (d *desired) mergeGiven(ctx context.Context, v types.Map, diags *diag.Diagnostics) {
-	var given map[string]instanceModel
-	if diags.Append(v.ElementsAs(ctx, &given, false)...); diags.HasError() {
-		return
-	}
+	given := instancesOf(v)
 	var extra []string
 	for _, k := range slices.Sorted(maps.Keys(given)) {
 		made, ok := d.models[k]

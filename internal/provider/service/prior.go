@@ -45,9 +45,7 @@ func stateOf(ctx context.Context, s *serviceModel, diags *diag.Diagnostics) *pri
 	}
 	p := &prior{groups: sd.groups, models: map[string]instanceModel{}, running: sd.running,
 		restart: s.RestartTriggers.String(), reload: s.ReloadTriggers.String(), schedule: &s.Schedule}
-	var models map[string]instanceModel
-	diags.Append(s.Instances.Map().ElementsAs(ctx, &models, false)...)
-	maps.Copy(p.models, models)
+	maps.Copy(p.models, instancesOf(s.Instances.Map()))
 	if s.Processes.IsNull() {
 		importedGroups(p)
 	}

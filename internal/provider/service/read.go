@@ -27,10 +27,7 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.Append(req.State.Get(ctx, &s)...); resp.Diagnostics.HasError() {
 		return
 	}
-	var models map[string]instanceModel
-	if resp.Diagnostics.Append(s.Instances.Map().ElementsAs(ctx, &models, false)...); resp.Diagnostics.HasError() {
-		return
-	}
+	models := instancesOf(s.Instances.Map())
 	if !r.refresh(ctx, models, &resp.Diagnostics) || !r.verifyFiles(ctx, &s, models, &resp.Diagnostics) {
 		return
 	}

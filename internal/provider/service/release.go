@@ -38,8 +38,7 @@ func (rel *release) summary() string {
 func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior, cfgFiles types.Map, diags *diag.Diagnostics) *release {
 	d := expandDesired(ctx, m, false, diags)
 	fs := expandFiles(ctx, m.ConfigFiles, cfgFiles, diags)
-	var planned map[string]instanceModel
-	diags.Append(m.Instances.Map().ElementsAs(ctx, &planned, false)...)
+	planned := instancesOf(m.Instances.Map())
 	var sched []tierModel
 	diags.Append(m.Schedule.ElementsAs(ctx, &sched, false)...)
 	if diags.HasError() {

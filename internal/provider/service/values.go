@@ -5,13 +5,18 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // instancesValue is models as the instances attribute.
 func instancesValue(ctx context.Context, models map[string]instanceModel, diags *diag.Diagnostics) packedMap[instancesSchema] {
-	v, d := types.MapValueFrom(ctx, instanceType, models)
+	vals := make(map[string]attr.Value, len(models))
+	for k, m := range models {
+		vals[k] = m.object()
+	}
+	v, d := types.MapValue(instanceType, vals)
 	diags.Append(d...)
 	p, err := packMap[instancesSchema](v)
 	if err != nil {
