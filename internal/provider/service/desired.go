@@ -53,7 +53,7 @@ func expandDesired(ctx context.Context, m *serviceModel, given bool, diags *diag
 		}
 	}
 	if given && !diags.HasError() {
-		d.mergeGiven(ctx, m.Instances.Map(), diags)
+		d.mergeGiven(m.Instances.Map(), diags)
 	}
 	return d
 }
@@ -69,7 +69,7 @@ func newInstance(group, name string, h hosts.Model, priority types.Int64) instan
 
 // mergeGiven takes the instances the configuration gave in place of those
 // processes makes: the same keys, each from the group processes names.
-func (d *desired) mergeGiven(ctx context.Context, v types.Map, diags *diag.Diagnostics) {
+func (d *desired) mergeGiven(v types.Map, diags *diag.Diagnostics) {
 	given := instancesOf(v)
 	var extra []string
 	for _, k := range slices.Sorted(maps.Keys(given)) {

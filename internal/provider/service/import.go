@@ -50,7 +50,7 @@ func (r *serviceResource) ImportState(ctx context.Context, req resource.ImportSt
 		}
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), strings.Join(nss, ","))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("instances"), instancesValue(ctx, models, &resp.Diagnostics))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("instances"), instancesValue(models, &resp.Diagnostics))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("schedule"), scheduleValue(ctx, nil, &resp.Diagnostics))...)
 	failed, pending := counts(models)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("failed_count"), failed)...)

@@ -99,7 +99,7 @@ func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desi
 		}
 		models[k] = in
 	}
-	m.Instances = instancesValue(ctx, models, diags)
+	m.Instances = instancesValue(models, diags)
 	m.ID = namespaces(d.groups)
 	m.Revision = types.StringValue(revision(d, m))
 	if len(acted) == 0 && p.schedule != nil {

@@ -31,7 +31,7 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if !r.refresh(ctx, models, &resp.Diagnostics) || !r.verifyFiles(ctx, &s, models, &resp.Diagnostics) {
 		return
 	}
-	s.Instances = instancesValue(ctx, models, &resp.Diagnostics)
+	s.Instances = instancesValue(models, &resp.Diagnostics)
 	s.Schedule = leftToRun(ctx, s.Schedule, models, &resp.Diagnostics)
 	s.FailedCount, s.PendingCount = counts(models)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &s)...)

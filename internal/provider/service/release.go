@@ -67,7 +67,7 @@ func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior
 			models[k] = pm.withOutcome(o)
 		}
 	}
-	m.Instances = instancesValue(ctx, models, diags)
+	m.Instances = instancesValue(models, diags)
 	m.FailedCount, m.PendingCount = counts(models)
 	return run.report()
 }
@@ -90,7 +90,7 @@ func (r *serviceResource) teardown(ctx context.Context, s *serviceModel, p *prio
 			left[k] = pm.withOutcome(o)
 		}
 	}
-	s.Instances = instancesValue(ctx, left, diags)
+	s.Instances = instancesValue(left, diags)
 	s.FailedCount, s.PendingCount = counts(left)
 	return run.report()
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // instancesValue is models as the instances attribute.
-func instancesValue(ctx context.Context, models map[string]instanceModel, diags *diag.Diagnostics) packedMap[instancesSchema] {
+func instancesValue(models map[string]instanceModel, diags *diag.Diagnostics) packedMap[instancesSchema] {
 	vals := make(map[string]attr.Value, len(models))
 	for k, m := range models {
 		vals[k] = m.object()
