@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
@@ -43,6 +44,8 @@ func TestAccService_groupFileFromWriteOnly(t *testing.T) {
 			return tfjsonpath.New("instances").AtMapKey(k).AtMapKey("config").AtMapKey("token")
 		}
 		resource.Test(t, resource.TestCase{
+			// Write-only attributes need Terraform 1.11 (OpenTofu 1.10 has none).
+			TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
 			ProtoV6ProviderFactories: e.Factories(),
 			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{
