@@ -56,11 +56,7 @@ func (r *runner) watch(ctx context.Context, meta gse.Meta, ins []*instance) {
 	left := ins
 	sched := c.PollSchedule()
 	for {
-		hs := make([]gse.Host, len(left))
-		for i, in := range left {
-			hs[i] = in.host
-		}
-		found, err := status.Find(ctx, c, meta, hs)
+		found, err := status.Find(ctx, c, meta, hostsOf(left))
 		var wait []*instance
 		for _, in := range left {
 			e, ok := found[in.host.Key()]

@@ -169,12 +169,22 @@ func batchSize(r *rolloutModel) types.String {
 // typo would release what it meant to hold.
 func checkHold(hold []string, d *desired, p *prior, diags *diag.Diagnostics) {
 	for _, h := range hold {
-		match := func(k string) bool { return strings.HasPrefix(k, h) }
-		if !slices.ContainsFunc(slices.Collect(maps.Keys(d.models)), match) && !slices.ContainsFunc(slices.Collect(maps.Keys(p.models)), match) {
+		held := holdMatcher([]string{h})
+		if !anyKeyOf(d.models, held) && !anyKeyOf(p.models, held) {
 			diags.AddAttributeError(path.Root("hold"), "hold matches no instance",
 				fmt.Sprintf("hold entry %q is neither the key of an instance nor the start of one, so it would hold nothing. Instance keys are {namespace}/{name}@{host}, such as %q.", h, anyKey(d)))
 		}
 	}
+}
+
+// anyKeyOf reports whether a key of m satisfies f.
+func anyKeyOf(m map[string]instanceModel, f func(string) bool) bool {
+	for k := range m {
+		if f(k) {
+			return true
+		}
+	}
+	return false
 }
 
 func anyKey(d *desired) string {

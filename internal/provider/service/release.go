@@ -53,7 +53,7 @@ func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior
 		if o, ok := run.out[k]; ok {
 			in = in.withOutcome(o)
 			in.Config = configValue(fs.want(k, in.Group.ValueString()))
-			if o.status == statusFailed || o.message != "" {
+			if o.undone() {
 				in.Config = configValue(configOf(p.models[k]))
 			}
 		}
@@ -147,12 +147,12 @@ func (run *runner) report() *release {
 	for _, k := range slices.Sorted(maps.Keys(run.out)) {
 		o := run.out[k]
 		switch {
+		case !o.undone():
+			continue
 		case o.status == statusFailed:
 			rel.failed++
-		case o.message != "":
-			rel.pending++
 		default:
-			continue
+			rel.pending++
 		}
 		rel.lines = append(rel.lines, fmt.Sprintf("%s: %s%s", k, o.status, codeText(o)))
 	}

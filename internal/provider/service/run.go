@@ -19,9 +19,13 @@ import (
 type outcome struct {
 	status  string
 	code    int64
-	message string
+	message string // why it failed or did not run; "" when done
 	pid     int64
 }
+
+// undone reports whether o leaves the instance's action to do: failed, or
+// not run (pending, or absent where it was never sent).
+func (o outcome) undone() bool { return o.status == statusFailed || o.message != "" }
 
 // runner runs a schedule: tier after tier, batch after batch, each batch's
 // instances through their action and then the health gate.
@@ -166,11 +170,7 @@ type partKey struct {
 // gateway, list_agent_state); the rest fail or wait, as agent_abnormal says.
 // Through ESB a down agent answers 117 to the operation itself.
 func (r *runner) agentsUp(ctx context.Context, batch []*instance) []*instance {
-	hs := make([]gse.Host, len(batch))
-	for i, in := range batch {
-		hs[i] = in.host
-	}
-	down, err := hosts.DownAgents(ctx, r.steps.Client, hs)
+	down, err := hosts.DownAgents(ctx, r.steps.Client, hostsOf(batch))
 	if err != nil {
 		r.fail(batch, 0, err.Error())
 		return nil
@@ -188,11 +188,7 @@ func (r *runner) agentsUp(ctx context.Context, batch []*instance) []*instance {
 
 // runPart performs one part's action and returns the instances it succeeded on.
 func (r *runner) runPart(ctx context.Context, k partKey, ins []*instance) []*instance {
-	g := r.groups[k.group]
-	hs := make([]gse.Host, len(ins))
-	for i, in := range ins {
-		hs[i] = in.host
-	}
+	g, hs := r.groups[k.group], hostsOf(ins)
 	running := r.running
 	d := lifecycle.Desired{Meta: g.meta, Spec: g.spec, Hosts: hs, Managed: running, Running: &running}
 	var pr lifecycle.Proven

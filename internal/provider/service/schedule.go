@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/lifecycle"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
 )
 
@@ -31,7 +32,7 @@ const (
 // ProcessPipelineManager.get_op_type_order); a removal stops.
 func (a action) descending() bool { return a == actStop || a == actRestart || a == actRemove }
 
-// op is the GSE operation a performs after the spec is sent.
+// op is the GSE operation a performs after the spec is sent (lifecycle.OpNone: none).
 func (a action) op() gse.OpType {
 	switch a {
 	case actStart:
@@ -43,7 +44,7 @@ func (a action) op() gse.OpType {
 	case actStop, actRemove:
 		return gse.OpStop
 	}
-	return -1
+	return lifecycle.OpNone
 }
 
 // leavesRunning reports whether the health gate follows a.
