@@ -67,7 +67,7 @@ func Check(ctx context.Context, c *gse.Client, scope gse.JobScope, targets []Tar
 	if len(targets) == 0 {
 		return map[string]string{}, nil
 	}
-	byID, err := addressing(targets, "the health checks")
+	byID, err := Addressing(targets, "the health checks")
 	if err != nil {
 		return nil, err
 	}
@@ -98,37 +98,6 @@ func Check(ctx context.Context, c *gse.Client, scope gse.JobScope, targets []Tar
 		}
 	}
 	return out, nil
-}
-
-// addressing says whether JOB takes the targets' hosts by bk_host_id (when
-// every target has one: with host_id_list JOB ignores ip_list), else by
-// IPv4 address, which every target must then have; what names the scripts
-// in the error.
-func addressing(targets []Target, what string) (byID bool, err error) {
-	if !slices.ContainsFunc(targets, func(t Target) bool { return t.BkHostID == 0 }) {
-		return true, nil
-	}
-	var bad []string
-	for _, t := range targets {
-		if t.BkHostID == 0 && !ipv4(t.Host.IP) {
-			bad = append(bad, t.Key)
-		}
-	}
-	if len(bad) > 0 {
-		return false, fmt.Errorf("no bk_host_id nor IPv4 address for the host of %s, which %s needs: JOB's fast_execute_script takes a host by one or the other", strings.Join(bad, ", "), what)
-	}
-	return false, nil
-}
-
-func ipv4(ip string) bool { return ip != "" && !strings.Contains(ip, ":") }
-
-// hostKey is how a task knows a host: its bk_host_id, or its IPv4 address
-// and cloud (gse.JobIP.Key).
-func hostKey(t Target, byID bool) string {
-	if byID {
-		return strconv.FormatInt(t.BkHostID, 10)
-	}
-	return t.Host.JobIP().Key()
 }
 
 // hostName names a target's host for the user: as the configuration gives
@@ -170,7 +139,7 @@ func probeTasks(targets []Target, byID bool, account string) []task {
 	ports := map[string][]int{}
 	first := map[string]Target{}
 	for _, t := range targets {
-		k := hostKey(t, byID)
+		k := HostKey(t, byID)
 		if _, seen := first[k]; !seen {
 			first[k] = t
 		}
@@ -209,7 +178,7 @@ func scriptTask(targets []Target, byID bool, s *Script) task {
 	t := task{what: "the health script", byID: byID, hosts: map[string]Target{},
 		sc: gse.Script{Name: "terraform: gse_service health script", Content: s.Content, Account: s.Account, TimeoutSecs: int64((timeout + time.Second - 1) / time.Second)}}
 	for _, tg := range targets {
-		if k := hostKey(tg, byID); t.hosts[k].Key == "" {
+		if k := HostKey(tg, byID); t.hosts[k].Key == "" {
 			t.hosts[k] = tg
 		}
 	}

@@ -22,7 +22,7 @@ func ReadFile(ctx context.Context, c *gse.Client, scope gse.JobScope, full, acco
 		return out, nil
 	}
 	what := "the read of " + full
-	byID, err := addressing(targets, what)
+	byID, err := Addressing(targets, what)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func ReadFile(ctx context.Context, c *gse.Client, scope gse.JobScope, full, acco
 	sc.Name, sc.Account, sc.TimeoutSecs = "terraform: gse_service config file read", account, int64(readTimeout/time.Second)
 	t := task{what: what, sc: sc, byID: byID, hosts: map[string]Target{}, logAll: true}
 	for _, tg := range targets {
-		if k := hostKey(tg, byID); t.hosts[k].Key == "" {
+		if k := HostKey(tg, byID); t.hosts[k].Key == "" {
 			t.hosts[k] = tg
 		}
 	}
@@ -40,7 +40,7 @@ func ReadFile(ctx context.Context, c *gse.Client, scope gse.JobScope, full, acco
 	re := &ReadError{File: full, Account: account, Total: len(t.hosts)}
 	failed := map[string]bool{}
 	for _, tg := range targets {
-		k := hostKey(tg, byID)
+		k := HostKey(tg, byID)
 		r, reported := t.found[k]
 		st, why := JudgeRead(r.res, reported, r.log)
 		if why != "" && !failed[k] {

@@ -3,7 +3,6 @@ package health
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,15 +15,7 @@ import (
 // output of each host where it ran and failed (of each where it ran, for
 // logAll): a batch found healthy costs no read of its logs.
 func (t *task) run(ctx context.Context, c *gse.Client, scope gse.JobScope) error {
-	var to gse.JobTargets
-	for _, k := range slices.Sorted(maps.Keys(t.hosts)) {
-		if tg := t.hosts[k]; t.byID {
-			to.HostIDs = append(to.HostIDs, tg.BkHostID)
-		} else {
-			to.IPs = append(to.IPs, tg.Host.JobIP())
-		}
-	}
-	run, err := c.Job.ExecuteScript(ctx, scope, t.sc, to)
+	run, err := c.Job.ExecuteScript(ctx, scope, t.sc, JobTargets(t.hosts, t.byID))
 	if err != nil {
 		return fmt.Errorf("%s could not start: %w", t.what, err)
 	}
@@ -36,11 +27,7 @@ func (t *task) run(ctx context.Context, c *gse.Client, scope gse.JobScope) error
 	var ids []int64
 	for _, step := range st.Steps {
 		for _, h := range step.Hosts {
-			k := strconv.FormatInt(h.HostID, 10)
-			if !t.byID {
-				k = gse.JobIP{IP: h.IP, BkCloudID: h.BkCloudID}.Key()
-			}
-			t.found[k] = hostResult{res: h}
+			t.found[ResultKey(h, t.byID)] = hostResult{res: h}
 			if h.ScriptRan() || (t.logAll && h.OK()) {
 				ids = append(ids, h.HostID)
 			}
@@ -64,7 +51,7 @@ func (t *task) run(ctx context.Context, c *gse.Client, scope gse.JobScope) error
 // when it passed or the task is not about it (another host, or a target
 // without ports in the TCP probe).
 func (t *task) judge(tg Target) string {
-	k := hostKey(tg, t.byID)
+	k := HostKey(tg, t.byID)
 	if _, ok := t.hosts[k]; !ok || (t.ports != nil && len(tg.Ports) == 0) {
 		return ""
 	}

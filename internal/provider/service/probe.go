@@ -30,7 +30,7 @@ func (r *runner) probe(ctx context.Context, ins []*instance) {
 	for {
 		targets := make([]health.Target, len(left))
 		for i, in := range left {
-			targets[i] = health.Target{Key: in.key, Host: in.host, BkHostID: in.bkHostID, Ports: in.ports}
+			targets[i] = in.target()
 		}
 		bad, err := health.Check(ctx, r.steps.Client, r.probes.scope, targets, r.probes.checks)
 		switch {
@@ -65,6 +65,11 @@ func (r *runner) unhealthy(ins []*instance, why map[string]string) {
 	for _, in := range ins {
 		r.fail([]*instance{in}, 0, fmt.Sprintf("not healthy within health.healthy_deadline (%s): %s", r.gate.deadline, why[in.key]))
 	}
+}
+
+// target is in as the JOB checks and pushes take it.
+func (in *instance) target() health.Target {
+	return health.Target{Key: in.key, Host: in.host, BkHostID: in.bkHostID, Ports: in.ports}
 }
 
 // probesOf are the JOB checks m's health asks for, or nil.

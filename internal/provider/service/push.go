@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/health"
 )
 
 // pushJob is one push of a batch: a file's path, name, account and
@@ -25,7 +25,8 @@ type pushJob struct {
 // files of several instances alike share one), to the hosts of the batch's
 // instances that need it and no other, all at once. It returns the
 // instances whose every file arrived; the others fail, named with the file
-// and what JOB reported on their host.
+// and what JOB reported on their host. JOB takes the hosts as it takes
+// those of the health checks (health.Addressing).
 func (r *runner) push(ctx context.Context, batch []*instance) []*instance {
 	jobs := map[string]*pushJob{}
 	for _, in := range batch {
@@ -58,13 +59,23 @@ func (r *runner) push(ctx context.Context, batch []*instance) []*instance {
 
 // pushOne runs one push and fails the instances on hosts it did not reach.
 func (r *runner) pushOne(ctx context.Context, j *pushJob) map[string]bool {
-	to, byID := jobTargets(j.ins)
-	failed := map[string]bool{}
-	id, err := r.steps.Client.Job.PushConfigFile(ctx, r.scope, j.cf, to)
+	targets := make([]health.Target, len(j.ins))
+	for i, in := range j.ins {
+		targets[i] = in.target()
+	}
+	byID, err := health.Addressing(targets, "push_config_file")
 	var st *gse.JobStatus
 	if err == nil {
-		st, err = r.steps.Client.Job.WaitJob(ctx, r.scope, id)
+		hosts := map[string]health.Target{}
+		for _, t := range targets {
+			hosts[health.HostKey(t, byID)] = t
+		}
+		var id int64
+		if id, err = r.steps.Client.Job.PushConfigFile(ctx, r.scope, j.cf, health.JobTargets(hosts, byID)); err == nil {
+			st, err = r.steps.Client.Job.WaitJob(ctx, r.scope, id)
+		}
 	}
+	failed := map[string]bool{}
 	if err != nil {
 		for _, in := range j.ins {
 			failed[in.key] = true
@@ -75,11 +86,11 @@ func (r *runner) pushOne(ctx context.Context, j *pushJob) map[string]bool {
 	got := map[string]gse.JobHostTask{}
 	for _, step := range st.Steps {
 		for _, h := range step.Hosts {
-			got[jobHostKey(h.HostID, gse.JobIP{IP: h.IP, BkCloudID: h.BkCloudID}, byID)] = h
+			got[health.ResultKey(h, byID)] = h
 		}
 	}
-	for _, in := range j.ins {
-		h, ok := got[jobHostKey(in.bkHostID, in.host.JobIP(), byID)]
+	for i, in := range j.ins {
+		h, ok := got[health.HostKey(targets[i], byID)]
 		if ok && h.OK() {
 			continue
 		}
@@ -91,33 +102,4 @@ func (r *runner) pushOne(ctx context.Context, j *pushJob) map[string]bool {
 		r.fail([]*instance{in}, int64(h.Status), fmt.Sprintf("config_files[%q] (%s/%s) not written on %s: %s", j.keys[in.key], j.cf.Path, j.cf.Name, in.host, why))
 	}
 	return failed
-}
-
-// jobTargets are the hosts of ins as JOB takes them: by bk_host_id when
-// every one has it (with host_id_list JOB ignores ip_list), else by IP.
-func jobTargets(ins []*instance) (gse.JobTargets, bool) {
-	byID := !slices.ContainsFunc(ins, func(in *instance) bool { return in.bkHostID == 0 })
-	seen := map[string]bool{}
-	var to gse.JobTargets
-	for _, in := range ins {
-		k := jobHostKey(in.bkHostID, in.host.JobIP(), byID)
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		if byID {
-			to.HostIDs = append(to.HostIDs, in.bkHostID)
-		} else {
-			to.IPs = append(to.IPs, in.host.JobIP())
-		}
-	}
-	return to, byID
-}
-
-// jobHostKey is how a job's results name a host.
-func jobHostKey(id int64, ip gse.JobIP, byID bool) string {
-	if byID {
-		return strconv.FormatInt(id, 10)
-	}
-	return ip.Key()
 }
