@@ -3,6 +3,7 @@ package cmdb
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
@@ -51,13 +52,23 @@ type cmdbProcessesModel struct {
 	Timeouts           timeouts.Value   `tfsdk:"timeouts"`
 }
 
-// The types of the outputs: groups' values in exactly the types of
-// gse_managed_process's meta, spec and hosts.
+// The types of the outputs: groups' values in the types of
+// gse_managed_process's meta, spec and hosts (each host with the CMDB facts
+// gse_service takes, which gse_managed_process leaves aside).
 var (
 	metaType  = types.ObjectType{AttrTypes: map[string]attr.Type{"namespace": types.StringType, "name": types.StringType, "labels": types.MapType{ElemType: types.StringType}}}
 	groupType = types.ObjectType{AttrTypes: map[string]attr.Type{
-		"meta": metaType, "spec": spec.TypedAttribute.GetType(), "hosts": types.ListType{ElemType: hosts.ObjectType}, "priority": types.Int64Type,
+		"meta": metaType, "spec": spec.TypedAttribute.GetType(), "hosts": types.ListType{ElemType: groupHostType}, "priority": types.Int64Type,
 	}}
+	// groupHostType is an element of a group's hosts: the host as
+	// gse_managed_process.hosts takes it (which leaves the rest aside), and
+	// the CMDB facts of the group's instance on it that gse_service takes.
+	groupHostType = types.ObjectType{AttrTypes: func() map[string]attr.Type {
+		out := maps.Clone(hosts.ObjectType.AttrTypes)
+		out["bk_host_id"], out["bk_set_id"], out["bk_module_id"] = types.Int64Type, types.Int64Type, types.Int64Type
+		out["bind_info"] = types.ListType{ElemType: bindInfoType}
+		return out
+	}()}
 	processType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"group": types.StringType, "namespace": types.StringType, "name": types.StringType, "local_inst_id": types.Int64Type,
 		"bk_process_id": types.Int64Type, "bk_process_name": types.StringType, "bk_func_name": types.StringType, "priority": types.Int64Type,
@@ -118,8 +129,9 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 				Validators: []validator.String{plumbing.MetaName()}},
 			"groups": schema.MapAttribute{Computed: true, ElementType: groupType,
 				MarkdownDescription: "The processes as `gse_managed_process` takes them, keyed `{namespace}/{name}`: one GSE process name per CMDB alias and instance number " +
-					"(`{bk_process_name}_{local_inst_id}`, instances 1 to `proc_num` on each host, as GSEKit names them), with `meta` (labels null), `spec` and `hosts` in exactly the types of " +
-					"`gse_managed_process`, and `priority` (CMDB's, 0 where it has none, as GSEKit orders it). A name whose instances render to different specs on different hosts (a template naming `${bk_module_name}`, two " +
+					"(`{bk_process_name}_{local_inst_id}`, instances 1 to `proc_num` on each host, as GSEKit names them), with `meta` (labels null), `spec` and `hosts` in the types of " +
+					"`gse_managed_process` (each host also with `bk_host_id`, `bk_set_id`, `bk_module_id` and `bind_info` of the process instance on it, which `gse_service` orders and checks by " +
+					"and `gse_managed_process` leaves aside), and `priority` (CMDB's, 0 where it has none, as GSEKit orders it). A name whose instances render to different specs on different hosts (a template naming `${bk_module_name}`, two " +
 					"templates sharing an alias, an instance edited by hand) gives one group per spec: the one holding the lowest process template, module, set and service instance keeps the key " +
 					"`{namespace}/{name}`, the others `{namespace}/{name}/{origin}` (`tpl{id}`, `tpl{id}-mod{id}`, `tpl{id}-set{id}` or `inst{id}`, the coarsest CMDB object they alone " +
 					"come from). Keys depend on where instances come from, never on their spec, so a command edited in CMDB plans an in-place update. " +

@@ -3,6 +3,7 @@ package cmdb
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/gsekit"
-	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
 
@@ -38,12 +38,11 @@ var specAttrTypes = func() map[string]attr.Type {
 // processesValues sets m's outputs from o; gateway says how hosts are
 // addressed (hostObject).
 func processesValues(ctx context.Context, o gsekit.Grouping, gateway bool, m *cmdbProcessesModel) diag.Diagnostics {
-	objects := map[int64]attr.Value{} // each host's element, made once for all its instances
-	groups, groupOf, diags := groupValues(ctx, o, gateway, objects)
+	iv := instanceValues{gateway: gateway, groupOf: map[*gsekit.Instance]string{}, hostObjs: map[int64]attr.Value{}, this: map[int64]attr.Value{}, binds: map[*gse.ProcessRow]attr.Value{}}
+	groups, diags := iv.groups(ctx, o)
 	m.Groups = types.MapValueMust(groupType, groups)
 	m.Instances = instancesValue{types.StringNull()}
 	if m.WithInstances.ValueBool() {
-		iv := instanceValues{gateway: gateway, groupOf: groupOf, hostObjs: objects, this: map[int64]attr.Value{}, binds: map[*gse.ProcessRow]attr.Value{}}
 		v, err := packInstances(iv.all(o))
 		if err != nil {
 			diags.AddError("Could not encode instances", err.Error())
@@ -52,7 +51,7 @@ func processesValues(ctx context.Context, o gsekit.Grouping, gateway bool, m *cm
 	}
 	procs := make([]attr.Value, len(o.Instances))
 	for i, in := range o.Instances {
-		procs[i] = processValue(o.Namespace, groupOf[in], in)
+		procs[i] = processValue(o.Namespace, iv.groupOf[in], in)
 	}
 	m.Processes = types.ListValueMust(processType, procs)
 	skips := make([]attr.Value, len(o.Skipped))
@@ -66,12 +65,10 @@ func processesValues(ctx context.Context, o gsekit.Grouping, gateway bool, m *cm
 	return diags
 }
 
-// groupValues are o's groups by key, and the key of each instance's group.
-// Host elements are made once into objects.
-func groupValues(ctx context.Context, o gsekit.Grouping, gateway bool, objects map[int64]attr.Value) (map[string]attr.Value, map[*gsekit.Instance]string, diag.Diagnostics) {
+// groups are o's groups by key; it notes the key of each instance's group.
+func (iv *instanceValues) groups(ctx context.Context, o gsekit.Grouping) (map[string]attr.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	groups := make(map[string]attr.Value, len(o.Groups))
-	groupOf := map[*gsekit.Instance]string{}
 	for _, g := range o.Groups {
 		first := g.Instances[0]
 		sv, d := types.ObjectValueFrom(ctx, specAttrTypes, spec.Flatten(first.Spec))
@@ -79,21 +76,33 @@ func groupValues(ctx context.Context, o gsekit.Grouping, gateway bool, objects m
 		hostList := make([]attr.Value, 0, len(g.Instances))
 		seen := map[int64]bool{}
 		for _, in := range g.Instances {
-			groupOf[in] = g.Key
+			iv.groupOf[in] = g.Key
 			if id := in.Row.Host.ID; !seen[id] {
 				seen[id] = true
-				hostList = append(hostList, cachedHostObject(objects, in.Host, gateway))
+				hostList = append(hostList, iv.groupHost(in))
 			}
 		}
 		groups[g.Key] = types.ObjectValueMust(groupType.AttrTypes, map[string]attr.Value{
 			"meta": types.ObjectValueMust(metaType.AttrTypes, map[string]attr.Value{
 				"namespace": types.StringValue(o.Namespace), "name": types.StringValue(first.Name), "labels": types.MapNull(types.StringType)}),
 			"spec":     sv,
-			"hosts":    types.ListValueMust(hosts.ObjectType, hostList),
+			"hosts":    types.ListValueMust(groupHostType, hostList),
 			"priority": types.Int64Value(first.Priority),
 		})
 	}
-	return groups, groupOf, diags
+	return groups, diags
+}
+
+// groupHost is in's element of its group's hosts: its host as
+// gse_managed_process.hosts takes it (made once per host), and the CMDB facts
+// gse_service orders and checks by.
+func (iv *instanceValues) groupHost(in *gsekit.Instance) attr.Value {
+	h, _ := cachedHostObject(iv.hostObjs, in.Host, iv.gateway).(types.Object)
+	el := maps.Clone(h.Attributes())
+	r := in.Row
+	el["bk_host_id"], el["bk_set_id"], el["bk_module_id"] = types.Int64Value(r.Host.ID), types.Int64Value(r.Set.ID), types.Int64Value(r.Module.ID)
+	el["bind_info"] = iv.bindInfo(r)
+	return types.ObjectValueMust(groupHostType.AttrTypes, el)
 }
 
 // cachedHostObject is h's hostObject, made once into objects.

@@ -46,10 +46,11 @@ func expandDesired(ctx context.Context, m *serviceModel, given bool, diags *diag
 		g := gm[key]
 		meta, md := g.Meta.Expand(ctx)
 		diags.Append(md...)
-		d.groups[key] = &group{key: key, meta: meta, spec: g.Spec.Expand(), priority: g.Priority.ValueInt64(), hosts: g.Hosts}
-		for i := range g.Hosts {
-			h := g.Hosts[i]
-			d.models[instanceKey(meta, h)] = newInstance(key, meta.Name, h, types.Int64Value(g.Priority.ValueInt64()))
+		gr := &group{key: key, meta: meta, spec: g.Spec.Expand(), priority: g.Priority.ValueInt64(), hosts: make([]hosts.Model, len(g.Hosts))}
+		d.groups[key] = gr
+		for i, h := range g.Hosts {
+			gr.hosts[i] = h.Model
+			d.models[instanceKey(meta, h.Model)] = h.facts(newInstance(key, meta.Name, h.Model, types.Int64Value(g.Priority.ValueInt64())))
 		}
 	}
 	if given && !diags.HasError() {
@@ -65,6 +66,19 @@ func newInstance(group, name string, h hosts.Model, priority types.Int64) instan
 		BkHostID: types.Int64Null(), BkProcessID: types.Int64Null(), BkSetID: types.Int64Null(), BkModuleID: types.Int64Null(),
 		ServiceInstanceID: types.Int64Null(), LocalInstID: types.Int64Null(), Priority: priority,
 		BindInfo: types.ListNull(bindInfoType), Config: types.MapNull(types.StringType)}
+}
+
+// facts is m with what h says of it from CMDB.
+func (h groupHost) facts(m instanceModel) instanceModel {
+	for _, f := range []struct{ from, to *types.Int64 }{{&h.BkHostID, &m.BkHostID}, {&h.BkSetID, &m.BkSetID}, {&h.BkModuleID, &m.BkModuleID}} {
+		if !f.from.IsNull() && !f.from.IsUnknown() {
+			*f.to = *f.from
+		}
+	}
+	if !h.BindInfo.IsNull() && !h.BindInfo.IsUnknown() {
+		m.BindInfo = h.BindInfo
+	}
+	return m
 }
 
 // mergeGiven takes the instances the configuration gave in place of those

@@ -30,7 +30,8 @@ var (
 
 // twoSetService is a gse_service of agent (priority 0) and nginx (priority
 // 10, two instances a host) on the service instances of setA and setB,
-// isolated by set, with extra arguments.
+// isolated by set, with extra arguments. The sets come with processes' hosts:
+// instances is not given.
 func twoSetService(e *acctest.Env, extra string) string {
 	var ids []int64
 	for _, h := range setA {
@@ -44,14 +45,12 @@ data "gse_cmdb_processes" "biz" {
   bk_biz_id            = 2
   service_instance_ids = %s
   process_names        = ["nginx", "agent"]
-  with_instances       = true
   namespace            = "iso"
 }
 
 resource "gse_service" "test" {
   bk_biz_id = 2
   processes = data.gse_cmdb_processes.biz.groups
-  instances = data.gse_cmdb_processes.biz.instances
   order     = { isolate_by = "set" }
   rollout   = { max_fail_percentage = 50 }
   %s

@@ -32,10 +32,20 @@ type serviceModel struct {
 
 // groupModel is an element of processes: one GSE process on its hosts.
 type groupModel struct {
-	Meta     spec.Meta     `tfsdk:"meta"`
-	Spec     spec.Model    `tfsdk:"spec"`
-	Hosts    []hosts.Model `tfsdk:"hosts"`
-	Priority types.Int64   `tfsdk:"priority"`
+	Meta     spec.Meta   `tfsdk:"meta"`
+	Spec     spec.Model  `tfsdk:"spec"`
+	Hosts    []groupHost `tfsdk:"hosts"`
+	Priority types.Int64 `tfsdk:"priority"`
+}
+
+// groupHost is an element of a group's hosts: the host, and the CMDB facts
+// of the group's instance on it (gse_cmdb_processes.groups gives them).
+type groupHost struct {
+	hosts.Model
+	BkHostID   types.Int64 `tfsdk:"bk_host_id"`
+	BkSetID    types.Int64 `tfsdk:"bk_set_id"`
+	BkModuleID types.Int64 `tfsdk:"bk_module_id"`
+	BindInfo   types.List  `tfsdk:"bind_info"`
 }
 
 // orderModel is order: the tiers.

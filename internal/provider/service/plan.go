@@ -35,7 +35,7 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	d := expandDesired(ctx, &m, !given.IsNull(), &resp.Diagnostics)
 	fs := expandFiles(ctx, m.ConfigFiles, cfgFiles, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
-		checkPorts(&m, !given.IsNull(), d, &resp.Diagnostics)
+		checkPorts(&m, d, &resp.Diagnostics)
 		checkFiles(fs, d, &resp.Diagnostics)
 	}
 	p := priorOf(ctx, req.State, d, &m, &resp.Diagnostics)
@@ -152,7 +152,7 @@ func isolation(o *orderModel) func(instanceModel) (string, error) {
 			id = m.BkModuleID
 		}
 		if id.IsNull() || id.IsUnknown() {
-			return "", fmt.Errorf("isolate_by = %q needs its bk_%s_id: pass instances from gse_cmdb_processes (with_instances = true)", by, by)
+			return "", fmt.Errorf("isolate_by = %q needs its bk_%s_id: pass processes = gse_cmdb_processes.<name>.groups (each host with its ids), or give bk_%s_id in processes' hosts or in instances", by, by, by)
 		}
 		return fmt.Sprintf("%s %d", by, id.ValueInt64()), nil
 	}

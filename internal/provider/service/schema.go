@@ -58,7 +58,7 @@ func serviceSchema(ctx context.Context) schema.Schema {
 						"stops, restarts and removals in descending priority, and those before the others. `none`: one tier per direction, every priority together."},
 				"isolate_by": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(isolateBys...)},
 					MarkdownDescription: "What a failure stops, as GSEKit's task granularity: `service` (the default) stops every later tier; `set`, `module` or `host` stops the later tiers " +
-						"of the failed instance's set, module or host only, and the others go on. `set` and `module` need `instances` from `gse_cmdb_processes` (their `bk_set_id` and `bk_module_id`)."},
+						"of the failed instance's set, module or host only, and the others go on. `set` and `module` need each instance's `bk_set_id` or `bk_module_id`, which `gse_cmdb_processes.groups` gives with each host of `processes`."},
 			}},
 		"rollout": schema.SingleNestedAttribute{Optional: true,
 			MarkdownDescription: "The batches within each tier. Unset: each tier in one batch, and the first failure stops the release after its batch.",
@@ -182,7 +182,7 @@ func processesAttribute() schema.MapNestedAttribute {
 							"read (`get_proc_status_v2`) and sent back each time the spec is sent, whether GSE keeps the labels an update leaves out or drops them; `{}` removes them."},
 				}},
 			"spec":  groupSpec(),
-			"hosts": hosts.ListNestedAttribute("The hosts the process runs on, by `ip` and `bk_cloud_id` or by `agent_id`, as `gse_managed_process.hosts` takes them."),
+			"hosts": groupHostsAttribute(),
 			"priority": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: "CMDB's start priority of the process (`priority`): with `order.by = \"priority\"`, lower starts first and stops last. Unset is `0`, as GSEKit orders a process without one."},
 		}},
@@ -210,9 +210,29 @@ func instanceInputs() map[string]schema.Attribute {
 	}
 }
 
+// groupHostsAttribute is a group's hosts: as gse_managed_process.hosts takes
+// them, each with the CMDB facts gse_cmdb_processes.groups gives of the
+// group's instance there, so that a service orders and checks by them
+// without instances.
+func groupHostsAttribute() schema.ListNestedAttribute {
+	a := hosts.ListNestedAttribute("The hosts the process runs on, by `ip` and `bk_cloud_id` or by `agent_id`, as `gse_managed_process.hosts` takes them, " +
+		"each with what `gse_cmdb_processes.groups` says of the process instance on it: its CMDB host, set and module ids and `bind_info`. " +
+		"Those become the instance's in `instances` (where `instances`, given, holds them too, its values win).")
+	num := func(desc string) schema.Attribute {
+		return schema.Int64Attribute{Optional: true, MarkdownDescription: desc}
+	}
+	a.NestedObject.Attributes["bk_host_id"] = num("CMDB host id: JOB (config files, health probes) addresses the host by it.")
+	a.NestedObject.Attributes["bk_set_id"] = num("CMDB set id of the instance (for `isolate_by = \"set\"`).")
+	a.NestedObject.Attributes["bk_module_id"] = num("CMDB module id of the instance (for `isolate_by = \"module\"`).")
+	bi := bindInfoAttribute()
+	bi.Computed = false
+	a.NestedObject.Attributes["bind_info"] = bi
+	return a
+}
+
 // bindInfoAttribute is an instance's bind_info, as gse_cmdb_processes gives it.
 func bindInfoAttribute() schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{Optional: true, Computed: true, MarkdownDescription: "CMDB's listening addresses of the process.",
+	return schema.ListNestedAttribute{Optional: true, Computed: true, MarkdownDescription: "CMDB's listening addresses of the process (for `tcp = { ports = \"bind_info\" }`).",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"enable": schema.BoolAttribute{Optional: true, MarkdownDescription: "Whether the row is enabled."}, "ip": schema.StringAttribute{Optional: true, MarkdownDescription: "Listening IP."},
 			"port": schema.StringAttribute{Optional: true, MarkdownDescription: "Port or range."}, "protocol": schema.StringAttribute{Optional: true, MarkdownDescription: "Protocol."},
@@ -240,8 +260,10 @@ func instancesAttribute() schema.MapNestedAttribute {
 		MarkdownDescription: "The SHA-256 of each file of `config_files` (by its key) last pushed to the instance's host for it, or, for a file with `verify`, what the last refresh found there: " +
 			"its SHA-256, or `missing`; a value other than the file's own SHA-256 plans its push. Unknown at plan where a file changes."}
 	return schema.MapNestedAttribute{Optional: true, Computed: true,
-		MarkdownDescription: "One element per process instance and host, keyed `{namespace}/{name}@{host}`. Pass `gse_cmdb_processes.instances` (with `with_instances = true`) " +
-			"for `isolate_by = \"set\"` or `\"module\"`; unset, they are planned from `processes` (one per group and host). Its keys must be exactly the instances of `processes`. " +
+		MarkdownDescription: "One element per process instance and host, keyed `{namespace}/{name}@{host}`, planned from `processes` (one per group and host, with the CMDB ids and `bind_info` " +
+			"its host carries: `gse_cmdb_processes.groups` gives them). You may pass `gse_cmdb_processes.instances` (with `with_instances = true`) or a map of your own instead, whose values win; " +
+			"its keys must be exactly the instances of `processes`. Leave it unset for a large service: Terraform converts a map of objects passed as an argument in time that grows with the " +
+			"square of its elements (at 20,000 instances, most of a minute of every plan). " +
 			"Each element also holds what the provider planned (`tier`, `batch`, `action`) and found (`status`, `code`, `message`, `pid`).",
 		NestedObject: schema.NestedAttributeObject{Attributes: attrs}}
 }

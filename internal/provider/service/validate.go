@@ -51,14 +51,23 @@ func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.Valid
 }
 
 // checkPorts is the plan-time check of health.tcp: ports from bind_info
-// need the instances of gse_cmdb_processes, each bind_info in CMDB's format.
-func checkPorts(m *serviceModel, given bool, d *desired, diags *diag.Diagnostics) {
+// need every instance's bind_info from CMDB (processes' hosts or instances,
+// as gse_cmdb_processes gives them), each in CMDB's format.
+func checkPorts(m *serviceModel, d *desired, diags *diag.Diagnostics) {
 	if m.Health == nil || m.Health.TCP == nil {
 		return
 	}
-	if !given {
-		diags.AddAttributeError(path.Root("health").AtName("tcp").AtName("ports"), "health.tcp needs instances",
-			"health.tcp.ports = \"bind_info\" takes each instance's ports from CMDB's bind_info: pass instances = data.gse_cmdb_processes.<name>.instances (with_instances = true).")
+	var without []string
+	for k, in := range d.models {
+		if in.BindInfo.IsNull() {
+			without = append(without, k)
+		}
+	}
+	if len(without) > 0 {
+		slices.Sort(without)
+		diags.AddAttributeError(path.Root("health").AtName("tcp").AtName("ports"), "health.tcp needs bind_info",
+			"health.tcp.ports = \"bind_info\" takes each instance's ports from CMDB's bind_info, which these instances lack: pass processes = data.gse_cmdb_processes.<name>.groups "+
+				"(each host with the bind_info of its instance), or give bind_info in processes' hosts or in instances."+listed("\n\n", without))
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(d.models)) {
