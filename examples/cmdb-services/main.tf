@@ -29,8 +29,8 @@ data "gse_cmdb_processes" "biz" {
 
 resource "gse_service" "biz" {
   bk_biz_id = var.bk_biz_id # JOB's scope for the config files and the health probes
-  # Each host of a group carries its CMDB set, module and bind_info; the
-  # data source's instances (with_instances) feed only config_files below.
+  # with_instances: each host of a group carries its CMDB set, module and
+  # bind_info, and the data source's instances feed config_files below.
   processes = data.gse_cmdb_processes.biz.groups
 
   # One tier per CMDB priority; a failure stops the later tiers of its set only.

@@ -1,7 +1,8 @@
 package cmdb
 
 // withInstancesDesc is the description of gse_cmdb_processes.with_instances.
-const withInstancesDesc = "Fill `instances` (null when unset or false). Off by default: Terraform decodes and stores every element in every plan, " +
+const withInstancesDesc = "Fill `instances` (null when unset or false), and give each host of `groups` the CMDB facts of the instance on it " +
+	"(`bk_host_id`, `bk_set_id`, `bk_module_id`, `bind_info`: `gse_service` takes them with `processes`, for `order.isolate_by` and `health.tcp`). Off by default: Terraform decodes and stores every element in every plan, " +
 	"whether the configuration reads them or not, and a business of 2,000 hosts running 5 processes of 2 instances has 20,000, " +
 	"which make its plan take about twice as long. No further request is made either way."
 

@@ -44,11 +44,13 @@ var protocols = map[string]string{"1": "TCP", "2": "UDP", "3": "TCP6", "4": "UDP
 // key. What every instance of a process, host or service instance shares
 // is made once.
 type instanceValues struct {
-	gateway  bool
-	groupOf  map[*gsekit.Instance]string
-	hostObjs map[int64]attr.Value
-	this     map[int64]attr.Value // by service instance: its set, module and host
-	binds    map[*gse.ProcessRow]attr.Value
+	gateway   bool
+	facts     bool // with_instances: groups' hosts carry their instance's CMDB facts
+	groupOf   map[*gsekit.Instance]string
+	hostObjs  map[int64]attr.Value
+	bareHosts map[int64]attr.Value // groups' host elements without facts, by host
+	this      map[int64]attr.Value // by service instance: its set, module and host
+	binds     map[*gse.ProcessRow]attr.Value
 }
 
 func (iv *instanceValues) all(o gsekit.Grouping) map[string]attr.Value {

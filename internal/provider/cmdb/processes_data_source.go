@@ -45,7 +45,7 @@ type cmdbProcessesModel struct {
 	Namespace          types.String     `tfsdk:"namespace"`
 	AllowEmpty         types.Bool       `tfsdk:"allow_empty"`
 	WithInstances      types.Bool       `tfsdk:"with_instances"`
-	Groups             types.Map        `tfsdk:"groups"`
+	Groups             groupsValue      `tfsdk:"groups"`
 	Processes          types.List       `tfsdk:"processes"`
 	Instances          instancesValue   `tfsdk:"instances"`
 	Skipped            types.List       `tfsdk:"skipped"`
@@ -127,11 +127,11 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 				MarkdownDescription: "GSE namespace of the processes. Default `GSEKIT_BIZ_{bk_biz_id}`, GSEKit's and bk-bscp's, so that the processes they already run are the same GSE processes; " +
 					"a namespace of your own keeps Terraform's apart from theirs.",
 				Validators: []validator.String{plumbing.MetaName()}},
-			"groups": schema.MapAttribute{Computed: true, ElementType: groupType,
+			"groups": schema.StringAttribute{Computed: true, CustomType: groupsPackedType{},
 				MarkdownDescription: "The processes as `gse_managed_process` takes them, keyed `{namespace}/{name}`: one GSE process name per CMDB alias and instance number " +
 					"(`{bk_process_name}_{local_inst_id}`, instances 1 to `proc_num` on each host, as GSEKit names them), with `meta` (labels null), `spec` and `hosts` in the types of " +
-					"`gse_managed_process` (each host also with `bk_host_id`, `bk_set_id`, `bk_module_id` and `bind_info` of the process instance on it, which `gse_service` orders and checks by " +
-					"and `gse_managed_process` leaves aside), and `priority` (CMDB's, 0 where it has none, as GSEKit orders it). A name whose instances render to different specs on different hosts (a template naming `${bk_module_name}`, two " +
+					"`gse_managed_process` (each host also with `bk_host_id`, `bk_set_id`, `bk_module_id` and `bind_info` of the process instance on it, null unless `with_instances = true`, " +
+					"which `gse_service` orders and checks by and `gse_managed_process` leaves aside), and `priority` (CMDB's, 0 where it has none, as GSEKit orders it). A name whose instances render to different specs on different hosts (a template naming `${bk_module_name}`, two " +
 					"templates sharing an alias, an instance edited by hand) gives one group per spec: the one holding the lowest process template, module, set and service instance keeps the key " +
 					"`{namespace}/{name}`, the others `{namespace}/{name}/{origin}` (`tpl{id}`, `tpl{id}-mod{id}`, `tpl{id}-set{id}` or `inst{id}`, the coarsest CMDB object they alone " +
 					"come from). Keys depend on where instances come from, never on their spec, so a command edited in CMDB plans an in-place update. " +

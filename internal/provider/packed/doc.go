@@ -50,10 +50,11 @@
 //     spec's 30 attributes were most of a refresh's allocations. Benchmark:
 //     BenchmarkManagedProcessPlan and BenchmarkManagedProcessApply
 //     (create/hosts=10000); for spec, BenchmarkManagedProcessRefresh. And
-//     gse_cmdb_processes.instances (internal/provider/cmdb), whose 20,000
-//     elements the framework's state conversions and their garbage made
-//     most of a plan's provider CPU: `make bench-e2e`, the processes row
-//     with with_instances = true.
+//     gse_cmdb_processes.instances and .groups (internal/provider/cmdb),
+//     whose 20,000 elements (of instances; of groups' hosts) the framework's
+//     state conversions and their garbage made most of a plan's provider
+//     CPU: `make bench-e2e`, the processes row with with_instances = true,
+//     and the service row.
 //     And gse_service.processes and .instances (internal/provider/service,
 //     packedMap, checked by Check.Tree), whose walks were most of a plan's
 //     provider CPU at 500 hosts: `make bench-e2e`, the service row.

@@ -32,6 +32,7 @@ type desired struct {
 	groups  map[string]*group
 	models  map[string]instanceModel // every instance, by key, its inputs filled
 	running bool
+	given   bool // instances was given: its elements are kept as they are
 }
 
 // expandDesired reads processes and, when given is true, the instances the
@@ -41,7 +42,7 @@ func expandDesired(ctx context.Context, m *serviceModel, given bool, diags *diag
 	if diags.Append(m.Processes.Map().ElementsAs(ctx, &gm, false)...); diags.HasError() {
 		return nil
 	}
-	d := &desired{groups: map[string]*group{}, models: map[string]instanceModel{}, running: m.Running.IsNull() || m.Running.ValueBool()}
+	d := &desired{groups: map[string]*group{}, models: map[string]instanceModel{}, running: m.Running.IsNull() || m.Running.ValueBool(), given: given}
 	for _, key := range slices.Sorted(maps.Keys(gm)) {
 		g := gm[key]
 		meta, md := g.Meta.Expand(ctx)
@@ -70,15 +71,40 @@ func newInstance(group, name string, h hosts.Model, priority types.Int64) instan
 
 // facts is m with what h says of it from CMDB.
 func (h groupHost) facts(m instanceModel) instanceModel {
-	for _, f := range []struct{ from, to *types.Int64 }{{&h.BkHostID, &m.BkHostID}, {&h.BkSetID, &m.BkSetID}, {&h.BkModuleID, &m.BkModuleID}} {
-		if !f.from.IsNull() && !f.from.IsUnknown() {
+	return m.factsFrom(instanceModel{BkHostID: h.BkHostID, BkSetID: h.BkSetID, BkModuleID: h.BkModuleID, BindInfo: h.BindInfo})
+}
+
+// The CMDB facts of an instance (bk_host_id, bk_set_id, bk_module_id,
+// bind_info) come with processes' hosts. instances holds them only where it
+// was given: computed, they would make plan and state a third larger, and
+// the processes beside them in every plan and state say them again.
+
+// factsFrom is m with each fact it leaves null or unknown taken from from.
+func (m instanceModel) factsFrom(from instanceModel) instanceModel {
+	for _, f := range []struct{ from, to *types.Int64 }{{&from.BkHostID, &m.BkHostID}, {&from.BkSetID, &m.BkSetID}, {&from.BkModuleID, &m.BkModuleID}} {
+		if (f.to.IsNull() || f.to.IsUnknown()) && !f.from.IsNull() && !f.from.IsUnknown() {
 			*f.to = *f.from
 		}
 	}
-	if !h.BindInfo.IsNull() && !h.BindInfo.IsUnknown() {
-		m.BindInfo = h.BindInfo
+	if (m.BindInfo.IsNull() || m.BindInfo.IsUnknown()) && !from.BindInfo.IsNull() && !from.BindInfo.IsUnknown() {
+		m.BindInfo = from.BindInfo
 	}
 	return m
+}
+
+// withoutFacts is m as instances holds it when it was not given.
+func (m instanceModel) withoutFacts() instanceModel {
+	m.BkHostID, m.BkSetID, m.BkModuleID, m.BindInfo = types.Int64Null(), types.Int64Null(), types.Int64Null(), types.ListNull(bindInfoType)
+	return m
+}
+
+// filled is models, each with its facts from made (factsFrom).
+func filled(models, made map[string]instanceModel) map[string]instanceModel {
+	out := make(map[string]instanceModel, len(models))
+	for k, m := range models {
+		out[k] = m.factsFrom(made[k])
+	}
+	return out
 }
 
 // mergeGiven takes the instances the configuration gave in place of those

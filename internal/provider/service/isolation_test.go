@@ -30,8 +30,8 @@ var (
 
 // twoSetService is a gse_service of agent (priority 0) and nginx (priority
 // 10, two instances a host) on the service instances of setA and setB,
-// isolated by set, with extra arguments. The sets come with processes' hosts:
-// instances is not given.
+// isolated by set, with extra arguments. The sets come with processes' hosts
+// (with_instances): instances is not given.
 func twoSetService(e *acctest.Env, extra string) string {
 	var ids []int64
 	for _, h := range setA {
@@ -45,6 +45,7 @@ data "gse_cmdb_processes" "biz" {
   bk_biz_id            = 2
   service_instance_ids = %s
   process_names        = ["nginx", "agent"]
+  with_instances       = true
   namespace            = "iso"
 }
 

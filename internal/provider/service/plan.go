@@ -97,6 +97,9 @@ func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desi
 				in.Config = configValue(configOf(pm))
 			}
 		}
+		if !d.given {
+			in = in.withoutFacts()
+		}
 		models[k] = in
 	}
 	m.Instances = instancesValue(models, diags)
@@ -120,7 +123,7 @@ func scheduled(d *desired, p *prior, actions map[string]action, unitOf func(inst
 	for _, k := range slices.Sorted(maps.Keys(actions)) {
 		m, ok := d.models[k]
 		if !ok {
-			m = p.models[k]
+			m = p.model(k)
 		}
 		unit, err := unitOf(m)
 		if err != nil {
@@ -152,7 +155,7 @@ func isolation(o *orderModel) func(instanceModel) (string, error) {
 			id = m.BkModuleID
 		}
 		if id.IsNull() || id.IsUnknown() {
-			return "", fmt.Errorf("isolate_by = %q needs its bk_%s_id: pass processes = gse_cmdb_processes.<name>.groups (each host with its ids), or give bk_%s_id in processes' hosts or in instances", by, by, by)
+			return "", fmt.Errorf("isolate_by = %q needs its bk_%s_id: pass processes = gse_cmdb_processes.<name>.groups read with_instances = true (each host with its ids), or give bk_%s_id in processes' hosts or in instances", by, by, by)
 		}
 		return fmt.Sprintf("%s %d", by, id.ValueInt64()), nil
 	}

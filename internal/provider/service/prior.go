@@ -12,7 +12,8 @@ import (
 // prior is what the state says of the service before a plan.
 type prior struct {
 	groups          map[string]*group
-	models          map[string]instanceModel
+	models          map[string]instanceModel // as the state holds them
+	made            map[string]instanceModel // the instances the state's processes make, with their facts
 	running         bool
 	restart, reload string // the triggers' values, as types.Map.String
 	schedule        *types.List
@@ -37,13 +38,16 @@ func priorOf(ctx context.Context, state tfsdk.State, d *desired, m *serviceModel
 	return p
 }
 
+// model is the state's instance k with its facts (factsFrom).
+func (p *prior) model(k string) instanceModel { return p.models[k].factsFrom(p.made[k]) }
+
 // stateOf is a state's model as a prior.
 func stateOf(ctx context.Context, s *serviceModel, diags *diag.Diagnostics) *prior {
 	sd := expandDesired(ctx, s, false, diags)
 	if diags.HasError() {
 		return nil
 	}
-	p := &prior{groups: sd.groups, models: map[string]instanceModel{}, running: sd.running,
+	p := &prior{groups: sd.groups, models: map[string]instanceModel{}, made: sd.models, running: sd.running,
 		restart: s.RestartTriggers.String(), reload: s.ReloadTriggers.String(), schedule: &s.Schedule}
 	maps.Copy(p.models, instancesOf(s.Instances.Map()))
 	if s.Processes.IsNull() {

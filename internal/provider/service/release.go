@@ -47,7 +47,7 @@ func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior
 	groups := maps.Clone(p.groups)
 	maps.Copy(groups, d.groups)
 	run := r.runner(m, groups, d.running)
-	run.run(ctx, tiersOf(sched, planned, p, fs, isolation(m.Order)))
+	run.run(ctx, tiersOf(sched, filled(planned, d.models), p, fs, isolation(m.Order)))
 	models := map[string]instanceModel{}
 	for k, in := range planned {
 		if o, ok := run.out[k]; ok {
@@ -78,7 +78,7 @@ func (r *serviceResource) teardown(ctx context.Context, s *serviceModel, p *prio
 	var acted []*instance
 	unitOf := isolation(s.Order)
 	for _, k := range slices.Sorted(maps.Keys(p.models)) {
-		pm := p.models[k]
+		pm := p.model(k)
 		unit, _ := unitOf(pm)
 		acted = append(acted, &instance{key: k, group: pm.Group.ValueString(), host: pm.Host.Expand(), priority: pm.Priority.ValueInt64(), unit: unit, action: actRemove})
 	}
@@ -124,7 +124,7 @@ func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, fs f
 				m, ok := planned[k]
 				a := action(m.Action.ValueString())
 				if !ok {
-					m, a = p.models[k], actRemove
+					m, a = p.model(k), actRemove
 				}
 				unit, _ := unitOf(m)
 				ports, _ := portsOf(m)

@@ -58,7 +58,7 @@ func serviceSchema(ctx context.Context) schema.Schema {
 						"stops, restarts and removals in descending priority, and those before the others. `none`: one tier per direction, every priority together."},
 				"isolate_by": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(isolateBys...)},
 					MarkdownDescription: "What a failure stops, as GSEKit's task granularity: `service` (the default) stops every later tier; `set`, `module` or `host` stops the later tiers " +
-						"of the failed instance's set, module or host only, and the others go on. `set` and `module` need each instance's `bk_set_id` or `bk_module_id`, which `gse_cmdb_processes.groups` gives with each host of `processes`."},
+						"of the failed instance's set, module or host only, and the others go on. `set` and `module` need each instance's `bk_set_id` or `bk_module_id`, which `gse_cmdb_processes.groups` (read `with_instances = true`) gives with each host of `processes`."},
 			}},
 		"rollout": schema.SingleNestedAttribute{Optional: true,
 			MarkdownDescription: "The batches within each tier. Unset: each tier in one batch, and the first failure stops the release after its batch.",
@@ -216,7 +216,7 @@ func instanceInputs() map[string]schema.Attribute {
 // without instances.
 func groupHostsAttribute() schema.ListNestedAttribute {
 	a := hosts.ListNestedAttribute("The hosts the process runs on, by `ip` and `bk_cloud_id` or by `agent_id`, as `gse_managed_process.hosts` takes them, " +
-		"each with what `gse_cmdb_processes.groups` says of the process instance on it: its CMDB host, set and module ids and `bind_info`. " +
+		"each with what `gse_cmdb_processes.groups` (read `with_instances = true`) says of the process instance on it: its CMDB host, set and module ids and `bind_info`. " +
 		"Those become the instance's in `instances` (where `instances`, given, holds them too, its values win).")
 	num := func(desc string) schema.Attribute {
 		return schema.Int64Attribute{Optional: true, MarkdownDescription: desc}
@@ -261,8 +261,8 @@ func instancesAttribute() schema.MapNestedAttribute {
 			"its SHA-256, or `missing`; a value other than the file's own SHA-256 plans its push. Unknown at plan where a file changes."}
 	return schema.MapNestedAttribute{Optional: true, Computed: true,
 		MarkdownDescription: "One element per process instance and host, keyed `{namespace}/{name}@{host}`, planned from `processes` (one per group and host, with the CMDB ids and `bind_info` " +
-			"its host carries: `gse_cmdb_processes.groups` gives them). You may pass `gse_cmdb_processes.instances` (with `with_instances = true`) or a map of your own instead, whose values win; " +
-			"its keys must be exactly the instances of `processes`. Leave it unset for a large service: Terraform converts a map of objects passed as an argument in time that grows with the " +
+			"its host carries: `gse_cmdb_processes.groups` gives them, read `with_instances = true`). You may pass `gse_cmdb_processes.instances` (with `with_instances = true`) or a map of your own instead, whose values win; " +
+			"its keys must be exactly the instances of `processes`. Unset, each element's `bk_host_id`, `bk_set_id`, `bk_module_id` and `bind_info` stay null (the hosts of `processes` hold them). Leave it unset for a large service: Terraform converts a map of objects passed as an argument in time that grows with the " +
 			"square of its elements (at 20,000 instances, most of a minute of every plan). " +
 			"Each element also holds what the provider planned (`tier`, `batch`, `action`) and found (`status`, `code`, `message`, `pid`).",
 		NestedObject: schema.NestedAttributeObject{Attributes: attrs}}

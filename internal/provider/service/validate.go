@@ -67,7 +67,7 @@ func checkPorts(m *serviceModel, d *desired, diags *diag.Diagnostics) {
 		slices.Sort(without)
 		diags.AddAttributeError(path.Root("health").AtName("tcp").AtName("ports"), "health.tcp needs bind_info",
 			"health.tcp.ports = \"bind_info\" takes each instance's ports from CMDB's bind_info, which these instances lack: pass processes = data.gse_cmdb_processes.<name>.groups "+
-				"(each host with the bind_info of its instance), or give bind_info in processes' hosts or in instances."+listed("\n\n", without))
+				"read with_instances = true (each host with the bind_info of its instance), or give bind_info in processes' hosts or in instances."+listed("\n\n", without))
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(d.models)) {

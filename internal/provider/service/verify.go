@@ -40,9 +40,17 @@ type fileRead struct {
 // None is read when no file has verify on; a read that fails fails the
 // refresh, naming the files and hosts.
 func (r *serviceResource) verifyFiles(ctx context.Context, s *serviceModel, models map[string]instanceModel, diags *diag.Diagnostics) bool {
-	reads := fileReads(expandFiles(ctx, s.ConfigFiles, types.MapNull(types.StringType), diags), models)
-	if len(reads) == 0 || diags.HasError() {
+	fs := expandFiles(ctx, s.ConfigFiles, types.MapNull(types.StringType), diags)
+	if len(fs) == 0 || diags.HasError() {
 		return !diags.HasError()
+	}
+	d := expandDesired(ctx, s, false, diags)
+	if diags.HasError() {
+		return false
+	}
+	reads := fileReads(fs, filled(models, d.models))
+	if len(reads) == 0 {
+		return true
 	}
 	scope := gse.BizScope(s.BkBizID.ValueInt64())
 	found := make([]map[string]health.FileState, len(reads))
