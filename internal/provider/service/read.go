@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
@@ -40,7 +42,7 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 // refresh reads every instance of models: the agents of all their hosts
 // once (through the gateway), then each process on its hosts whose agent
 // runs: one list_agent_state per 1,000 hosts and one get_proc_status_v2 per
-// process and 1,000 hosts.
+// process and 1,000 hosts, maxReads processes at once.
 func (r *serviceResource) refresh(ctx context.Context, models map[string]instanceModel, diags *diag.Diagnostics) bool {
 	byProcess := map[string][]string{}
 	seen := map[string]bool{}
@@ -58,23 +60,55 @@ func (r *serviceResource) refresh(ctx context.Context, models map[string]instanc
 		plumbing.AddAPIError(diags, "read the agents of", serviceName(models), err, "")
 		return false
 	}
-	for _, name := range slices.Sorted(maps.Keys(byProcess)) {
-		keys, meta := byProcess[name], keyMeta(name)
-		hs := make([]gse.Host, len(keys))
-		for i, k := range keys {
-			hs[i] = models[k].Host.Expand()
+	// The processes are read at once, as Terraform refreshes the resources of
+	// a for_each: one after another, each read's task latency added up.
+	names := slices.Sorted(maps.Keys(byProcess))
+	found := make([]map[string]gse.ProcStatus, len(names))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(maxReads)
+	for i, name := range names {
+		g.Go(func() error {
+			var err error
+			if found[i], err = status.Find(gctx, r.client, keyMeta(name), hosts.Up(hostsOfKeys(models, byProcess[name]), down)); err != nil {
+				return &statusReadError{meta: keyMeta(name), err: err}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		var se *statusReadError
+		if errors.As(err, &se) {
+			plumbing.AddAPIError(diags, "read the status of", se.meta, se.err, "")
+		} else {
+			plumbing.AddAPIError(diags, "read the status of", serviceName(models), err, "")
 		}
-		found, err := status.Find(ctx, r.client, meta, hosts.Up(hs, down))
-		if err != nil {
-			plumbing.AddAPIError(diags, "read the status of", meta, err, "")
-			return false
-		}
-		o := status.Observed{Found: found, Down: down}
-		for i, k := range keys {
-			models[k] = refreshed(models[k], o, hs[i])
+		return false
+	}
+	for i, name := range names {
+		o := status.Observed{Found: found[i], Down: down}
+		for _, k := range byProcess[name] {
+			models[k] = refreshed(models[k], o, models[k].Host.Expand())
 		}
 	}
 	return true
+}
+
+// statusReadError is a failed read of one process's status.
+type statusReadError struct {
+	meta gse.Meta
+	err  error
+}
+
+func (e *statusReadError) Error() string { return e.err.Error() }
+func (e *statusReadError) Unwrap() error { return e.err }
+
+// hostsOfKeys are the hosts of the instances keys name.
+func hostsOfKeys(models map[string]instanceModel, keys []string) []gse.Host {
+	hs := make([]gse.Host, len(keys))
+	for i, k := range keys {
+		hs[i] = models[k].Host.Expand()
+	}
+	return hs
 }
 
 // serviceName names the service in messages: its namespaces.

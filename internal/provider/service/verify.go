@@ -22,7 +22,7 @@ import (
 // the file.
 const fileMissing = "missing"
 
-// maxReads is how many reads of files run at once.
+// maxReads is how many reads (of files, of processes' status) run at once.
 const maxReads = 4
 
 // fileRead is one read of a file on hosts: every instance of s that
