@@ -14,10 +14,13 @@ type Desired struct {
 	Meta gse.Meta // labels included
 	// Spec is nil for a process imported and not applied since: GSE cannot
 	// read a spec back, and operations then act on the registered one.
-	Spec    *gse.Spec
-	Hosts   []gse.Host
-	Managed bool  // the agent hosts the process
-	Running *bool // nil: the run state is left as it is
+	Spec *gse.Spec
+	// SpecHeld says GSE holds Spec on Hosts already (the last apply sent it
+	// there): Send operates without update_proc_info first.
+	SpecHeld bool
+	Hosts    []gse.Host
+	Managed  bool  // the agent hosts the process
+	Running  *bool // nil: the run state is left as it is
 	// RestartTriggers and ReloadTriggers are the values of the triggers, the
 	// same string for the same value (nil when unset): one that changes
 	// restarts or reloads the process on every host.

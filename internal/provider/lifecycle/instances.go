@@ -17,7 +17,7 @@ func (s Steps) Send(ctx context.Context, d Desired, op gse.OpType, targets []gse
 	if len(targets) == 0 {
 		return nil
 	}
-	if d.Spec != nil && !s.Client.Gateway() {
+	if d.Spec != nil && !d.SpecHeld && !s.Client.Gateway() {
 		if _, err := s.Client.Proc.UpdateProcInfo(ctx, d.Meta, targets, d.Spec); err != nil {
 			return err
 		}

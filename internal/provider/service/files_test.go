@@ -38,7 +38,7 @@ func TestAccService_configFiles(t *testing.T) {
 	t.Parallel()
 	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts, o.RecordRequests = 4, true }, func(t *testing.T, e *acctest.Env) {
 		cfg := func(rev string) string { return cmdbService(e, nginxFiles(rev)) }
-		var mark, pushes, requests int
+		var mark, pushes, updates, requests int
 		key3 := "hc/nginx_2@0:10.0.0.3"
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.Factories(),
@@ -48,7 +48,7 @@ func TestAccService_configFiles(t *testing.T) {
 				{
 					PreConfig: func() {
 						acctest.MarkTasks(e.Sim, &mark)()
-						pushes, requests = e.Sim.Calls("jobv3/push_config_file"), len(e.Sim.Requests())
+						pushes, updates, requests = e.Sim.Calls("jobv3/push_config_file"), e.Sim.Calls("update_proc_info"), len(e.Sim.Requests())
 					},
 					Config: cfg("2"),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -65,6 +65,9 @@ func TestAccService_configFiles(t *testing.T) {
 						func(*terraform.State) error {
 							if n := e.Sim.Calls("jobv3/push_config_file") - pushes; n != 8 {
 								return fmt.Errorf("push_config_file called %d times, want 8: one per file", n)
+							}
+							if n := e.Sim.Calls("update_proc_info") - updates; n != 0 {
+								return fmt.Errorf("update_proc_info called %d times, want 0: the reload leaves the spec GSE holds", n)
 							}
 							return nil
 						},

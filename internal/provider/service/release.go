@@ -47,7 +47,7 @@ func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior
 	groups := maps.Clone(p.groups)
 	maps.Copy(groups, d.groups)
 	run := r.runner(m, groups, d.running)
-	run.run(ctx, tiersOf(sched, filled(planned, d.models), p, fs, isolation(m.Order)))
+	run.run(ctx, tiersOf(sched, filled(planned, d.models), p, fs, isolation(m.Order), specHeld(d, p)))
 	models := map[string]instanceModel{}
 	for k, in := range planned {
 		if o, ok := run.out[k]; ok {
@@ -114,7 +114,7 @@ func (r *serviceResource) runner(m *serviceModel, groups map[string]*group, runn
 
 // tiersOf is the plan's schedule as the runner takes it: each key the
 // planned instance (or, removed, the prior one) with its planned action.
-func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, fs files, unitOf func(instanceModel) (string, error)) []tier {
+func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, fs files, unitOf func(instanceModel) (string, error), held func(k, group string) bool) []tier {
 	out := make([]tier, len(sched))
 	for i, t := range sched {
 		out[i] = tier{descending: t.Direction.ValueString() == "descending", priority: t.Priority.ValueInt64Pointer()}
@@ -129,7 +129,7 @@ func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, fs f
 				unit, _ := unitOf(m)
 				ports, _ := portsOf(m)
 				in := &instance{key: k, group: m.Group.ValueString(), host: m.Host.Expand(), priority: m.Priority.ValueInt64(),
-					unit: unit, action: a, absent: absentIn(p, k), tier: i + 1, batch: bi + 1, bkHostID: m.BkHostID.ValueInt64(), ports: ports}
+					unit: unit, action: a, absent: absentIn(p, k), specHeld: held(k, m.Group.ValueString()), tier: i + 1, batch: bi + 1, bkHostID: m.BkHostID.ValueInt64(), ports: ports}
 				if a != actRemove {
 					in.files = fs.changed(k, in.group, configOf(p.models[k]))
 				}
@@ -164,4 +164,16 @@ func codeText(o outcome) string {
 		return fmt.Sprintf(" (GSE code %d): %s", o.code, o.message)
 	}
 	return ": " + o.message
+}
+
+// specHeld reports whether the host of instance k holds its group's spec:
+// the state says the last apply sent it there (the instance's last action
+// is done) and the plan does not change it. An operation on it then sends
+// no update_proc_info: GSEKit's reload and restart send none either.
+func specHeld(d *desired, p *prior) func(k, group string) bool {
+	return func(k, gk string) bool {
+		pm, ok := p.models[k]
+		pg, dg := p.groups[gk], d.groups[gk]
+		return ok && !resumable(pm) && pm.Status.ValueString() != statusAbsent && pg != nil && dg != nil && sameSpec(pg, dg)
+	}
 }

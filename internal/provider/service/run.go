@@ -141,7 +141,7 @@ func (r *runner) runBatch(ctx context.Context, batch []*instance) {
 	batch = r.push(ctx, r.agentsUp(ctx, batch))
 	parts := map[partKey][]*instance{}
 	for _, in := range batch {
-		k := partKey{in.group, in.action, in.absent}
+		k := partKey{in.group, in.action, in.absent, in.specHeld}
 		parts[k] = append(parts[k], in)
 	}
 	var wg sync.WaitGroup
@@ -161,9 +161,10 @@ func (r *runner) runBatch(ctx context.Context, batch []*instance) {
 
 // partKey is one part of a batch: the instances of one group with one action.
 type partKey struct {
-	group  string
-	action action
-	absent bool
+	group    string
+	action   action
+	absent   bool
+	specHeld bool
 }
 
 // agentsUp is the part of batch whose hosts' agents run (through the
@@ -190,7 +191,7 @@ func (r *runner) agentsUp(ctx context.Context, batch []*instance) []*instance {
 func (r *runner) runPart(ctx context.Context, k partKey, ins []*instance) []*instance {
 	g, hs := r.groups[k.group], hostsOf(ins)
 	running := r.running
-	d := lifecycle.Desired{Meta: g.meta, Spec: g.spec, Hosts: hs, Managed: running, Running: &running}
+	d := lifecycle.Desired{Meta: g.meta, Spec: g.spec, SpecHeld: k.specHeld, Hosts: hs, Managed: running, Running: &running}
 	var pr lifecycle.Proven
 	var err error
 	r.mu.Lock()

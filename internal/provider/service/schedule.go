@@ -59,6 +59,9 @@ type instance struct {
 	unit     string // the isolation unit (order.isolate_by); "" for the whole service
 	action   action
 	absent   bool // not registered on its host, as far as the state knows
+	// specHeld: its host holds its group's spec (the last apply sent it
+	// and it has not changed), so its operation goes without update_proc_info.
+	specHeld bool
 	bkHostID int64
 	ports    []int   // the TCP ports health.tcp probes
 	files    []*file // the config files its host has not got for it

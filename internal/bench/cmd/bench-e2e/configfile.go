@@ -54,11 +54,7 @@ func (bn *bench) configFileRows() []row {
 	}
 	content := strings.Repeat("key = value\n", 4096/12)
 	dir := bn.dir("configfile", configFileConfig(content))
-	counts := func(api string) int {
-		per := map[string]int{}
-		_ = bn.fast.get("/_sim/calls", &per)
-		return per[api]
-	}
+	counts := bn.fast.callsOf
 	push0, script0 := counts("jobv3/push_config_file"), counts("jobv3/fast_execute_script")
 	apply := bn.apply(dir, bn.fast)
 	push1, script1 := counts("jobv3/push_config_file"), counts("jobv3/fast_execute_script")

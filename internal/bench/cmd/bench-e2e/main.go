@@ -55,7 +55,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 3, "A/B runs per row (medians are reported)")
 	flag.DurationVar(&o.taskLatency, "task-latency", 0, "simulator task latency of the plan/apply/refresh rows; 0: tasks finish at once")
 	flag.DurationVar(&o.createLatency, "create-latency", 2*time.Second, "task latency L of the per-create and request rows")
-	flag.StringVar(&only, "only", "", "comma-separated rows to run: plan,apply,fleet,many,refresh,create,requests,workspaces,fleetworkspaces,processes,configfile,service (default all)")
+	flag.StringVar(&only, "only", "", "comma-separated rows to run: plan,apply,fleet,many,refresh,create,requests,workspaces,fleetworkspaces,processes,configfile,service,release (default all)")
 	flag.StringVar(&fleet, "fleet", "1000,10000", "comma-separated CMDB host counts of the fleet rows (gse_cmdb_hosts), ascending, multiples of 200")
 	flag.IntVar(&o.workspaces, "workspaces", 6, "terraform runs at once of the workspaces row")
 	flag.IntVar(&o.workspaceResources, "workspace-resources", 25, "one-host resources of each run of the workspaces row")
@@ -146,6 +146,9 @@ func run(o options) error {
 	}
 	if o.want("service") {
 		rows = append(rows, b.serviceRows()...)
+	}
+	if o.want("release") {
+		rows = append(rows, b.serviceReleaseRows()...)
 	}
 	printTable(os.Stdout, o, rows)
 	return nil

@@ -177,6 +177,13 @@ func (s *simulator) counts() (total, limited int, err error) {
 }
 
 // get decodes the JSON that GET path answers into out.
+// callsOf is how many requests of api the simulator has answered.
+func (s *simulator) callsOf(api string) int {
+	per := map[string]int{}
+	_ = s.get("/_sim/calls", &per)
+	return per[api]
+}
+
 func (s *simulator) get(path string, out any) error {
 	resp, err := http.Get(s.url + path)
 	if err != nil {
