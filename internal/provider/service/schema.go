@@ -120,7 +120,11 @@ func configFilesAttribute() schema.MapNestedAttribute {
 			"content": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "The file's text, shown in the plan. Set `content` or `content_wo`.",
 				Validators:          []validator.String{stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("content_wo"))}},
-			"content_wo": schema.StringAttribute{Optional: true, WriteOnly: true, Sensitive: true,
+			// Write-only, not Sensitive (as gse_config_file's): plans and states
+			// hold it null, and Terraform marks each element's sensitive path
+			// by comparing it with every other (lang/marks.MarkPaths), which
+			// made a plan of 400 per-instance files take seconds.
+			"content_wo": schema.StringAttribute{Optional: true, WriteOnly: true,
 				MarkdownDescription: "The file's text, never stored nor shown (Terraform 1.11+): only its SHA-256 is, in `instances[*].config`. It is pushed when `content_wo_version` changes.",
 				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("content_wo_version"))}},
 			"content_wo_version": schema.StringAttribute{Optional: true,
