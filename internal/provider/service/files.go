@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -26,8 +27,14 @@ type file struct {
 	verify          bool // each refresh reads it back (verifyFiles)
 }
 
-// files are config_files by key.
-type files map[string]*file
+// files are config_files by key, and each instance's and group's in key
+// order: a release of per-instance files asks for an instance's files once
+// per instance, which a scan of every file made quadratic.
+type files struct {
+	byKey      map[string]*file
+	byInstance map[string][]*file
+	byGroup    map[string][]*file
+}
 
 // expandFiles reads config_files; the content of content_wo, write-only and
 // so null in plans and states, from config (the configuration's value).
@@ -37,29 +44,36 @@ func expandFiles(ctx context.Context, v, config types.Map, diags *diag.Diagnosti
 	if !config.IsNull() && !config.IsUnknown() {
 		diags.Append(config.ElementsAs(ctx, &cm, false)...)
 	}
-	out := files{}
-	for k, f := range fm {
+	out := files{byKey: map[string]*file{}, byInstance: map[string][]*file{}, byGroup: map[string][]*file{}}
+	for _, k := range slices.Sorted(maps.Keys(fm)) {
+		f := fm[k]
 		content := f.Content.ValueString()
 		if f.Content.IsNull() {
 			content = cm[k].ContentWO.ValueString()
 		}
 		sum := sha256.Sum256([]byte(content))
-		out[k] = &file{key: k, instance: f.Instance.ValueString(), group: f.Group.ValueString(), hash: hex.EncodeToString(sum[:]),
+		fl := &file{key: k, instance: f.Instance.ValueString(), group: f.Group.ValueString(), hash: hex.EncodeToString(sum[:]),
 			onChange: cmp.Or(f.OnChange.ValueString(), "reload"),
 			verify:   f.Verify.ValueBool(),
 			cf:       gse.ConfigFile{Path: f.Path.ValueString(), Name: f.FileName.ValueString(), Account: cmp.Or(f.Account.ValueString(), "root"), Content: []byte(content)}}
+		out.byKey[k] = fl
+		if fl.instance != "" {
+			out.byInstance[fl.instance] = append(out.byInstance[fl.instance], fl)
+		} else {
+			out.byGroup[fl.group] = append(out.byGroup[fl.group], fl)
+		}
 	}
 	return out
 }
 
 // of are the files of instance k of group g.
 func (fs files) of(k, g string) []*file {
-	var out []*file
-	for _, key := range slices.Sorted(maps.Keys(fs)) {
-		if f := fs[key]; f.instance == k || (f.instance == "" && f.group == g) {
-			out = append(out, f)
-		}
+	own, shared := fs.byInstance[k], fs.byGroup[g]
+	if len(shared) == 0 {
+		return own
 	}
+	out := append(slices.Clone(own), shared...)
+	slices.SortFunc(out, func(a, b *file) int { return strings.Compare(a.key, b.key) })
 	return out
 }
 
@@ -99,8 +113,13 @@ func onChangeAction(onChange string, running bool) action {
 // files writing one path on one host.
 func checkFiles(fs files, d *desired, diags *diag.Diagnostics) {
 	writer := map[string]string{}
-	for _, key := range slices.Sorted(maps.Keys(fs)) {
-		f := fs[key]
+	ofGroup := map[string][]string{} // the instance keys of each group, in order
+	for _, k := range slices.Sorted(maps.Keys(d.models)) {
+		g := d.models[k].Group.ValueString()
+		ofGroup[g] = append(ofGroup[g], k)
+	}
+	for _, key := range slices.Sorted(maps.Keys(fs.byKey)) {
+		f := fs.byKey[key]
 		at := path.Root("config_files").AtMapKey(key)
 		switch _, isGroup := d.groups[f.group]; {
 		case f.instance != "" && !hasKey(d.models, f.instance):
@@ -110,11 +129,12 @@ func checkFiles(fs files, d *desired, diags *diag.Diagnostics) {
 			diags.AddAttributeError(at.AtName("group"), "No such group", fmt.Sprintf("config_files[%q].group %q is not a key of processes.", key, f.group))
 			continue
 		}
-		for _, k := range slices.Sorted(maps.Keys(d.models)) {
+		keys := ofGroup[f.group]
+		if f.instance != "" {
+			keys = []string{f.instance}
+		}
+		for _, k := range keys {
 			m := d.models[k]
-			if f.instance != k && (f.instance != "" || f.group != m.Group.ValueString()) {
-				continue
-			}
 			spot := m.Host.StatusKey() + " " + f.cf.Path + "/" + f.cf.Name
 			if other, ok := writer[spot]; ok && other != key {
 				diags.AddAttributeError(at, "Two files write one path", fmt.Sprintf("config_files[%q] and config_files[%q] both write %s/%s on %s: give each its own path or file_name.",

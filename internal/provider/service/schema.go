@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -109,24 +108,21 @@ func configFilesAttribute() schema.MapNestedAttribute {
 			"such as `nginx_1.conf` and `nginx_2.conf` on a host with two) or of every instance of a `group`. A changed `content` shows as a diff in the plan and acts on its instances " +
 			"as `on_change` says. Two files writing one path on one host fail the plan. Needs `bk_biz_id`. A file removed from `config_files`, and every file at destroy, stays on its hosts.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"instance": schema.StringAttribute{Optional: true, MarkdownDescription: "The key of the one instance the file is for (its host, its process). Set `instance` or `group`.",
-				Validators: []validator.String{stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("group"))}},
-			"group": schema.StringAttribute{Optional: true, MarkdownDescription: "The key in `processes` of the group whose every host gets the file."},
+			"instance": schema.StringAttribute{Optional: true, MarkdownDescription: "The key of the one instance the file is for (its host, its process). Set `instance` or `group`."},
+			"group":    schema.StringAttribute{Optional: true, MarkdownDescription: "The key in `processes` of the group whose every host gets the file."},
 			"path": schema.StringAttribute{Required: true, Validators: []validator.String{plumbing.AbsolutePath()},
 				MarkdownDescription: "The directory the file goes to (`file_target_path`), absolute."},
 			"file_name": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf(".", "..")},
 				MarkdownDescription: "The file's name in `path`."},
 			"account": schema.StringAttribute{Optional: true, MarkdownDescription: "The JOB execution account (alias) that writes it. Defaults to `root`."},
 			"content": schema.StringAttribute{Optional: true,
-				MarkdownDescription: "The file's text, shown in the plan. Set `content` or `content_wo`.",
-				Validators:          []validator.String{stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("content_wo"))}},
+				MarkdownDescription: "The file's text, shown in the plan. Set `content` or `content_wo`."},
 			// Write-only, not Sensitive (as gse_config_file's): plans and states
 			// hold it null, and Terraform marks each element's sensitive path
 			// by comparing it with every other (lang/marks.MarkPaths), which
 			// made a plan of 400 per-instance files take seconds.
 			"content_wo": schema.StringAttribute{Optional: true, WriteOnly: true,
-				MarkdownDescription: "The file's text, never stored nor shown (Terraform 1.11+): only its SHA-256 is, in `instances[*].config`. It is pushed when `content_wo_version` changes.",
-				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("content_wo_version"))}},
+				MarkdownDescription: "The file's text, never stored nor shown (Terraform 1.11+): only its SHA-256 is, in `instances[*].config`. It is pushed when `content_wo_version` changes (set with it)."},
 			"content_wo_version": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "Any value; a change pushes `content_wo` again."},
 			"on_change": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(onChanges...)},
@@ -136,7 +132,7 @@ func configFilesAttribute() schema.MapNestedAttribute {
 					"(`fast_execute_script`: `sha256sum`, or PowerShell for a Windows path), one task per distinct path and refresh. " +
 					"An instance whose host holds another file, or none, records what was found in `instances[*].config`, and the next plan pushes the file to that instance alone " +
 					"and does its `on_change`, with a warning naming it. A host JOB cannot reach is left as it was; a read that fails fails the refresh, naming the host. Unset or `false`: files are not read back."},
-		}}}
+		}, Validators: []validator.Object{fileShape{}}}}
 }
 
 // healthAttribute is health: the gate after each batch.

@@ -41,7 +41,7 @@ type fileRead struct {
 // refresh, naming the files and hosts.
 func (r *serviceResource) verifyFiles(ctx context.Context, s *serviceModel, models map[string]instanceModel, diags *diag.Diagnostics) bool {
 	fs := expandFiles(ctx, s.ConfigFiles, types.MapNull(types.StringType), diags)
-	if len(fs) == 0 || diags.HasError() {
+	if len(fs.byKey) == 0 || diags.HasError() {
 		return !diags.HasError()
 	}
 	d := expandDesired(ctx, s, false, diags)
