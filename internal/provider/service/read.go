@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
@@ -63,25 +61,11 @@ func (r *serviceResource) refresh(ctx context.Context, models map[string]instanc
 	// The processes are read at once, as Terraform refreshes the resources of
 	// a for_each: one after another, each read's task latency added up.
 	names := slices.Sorted(maps.Keys(byProcess))
-	found := make([]map[string]gse.ProcStatus, len(names))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(maxReads)
-	for i, name := range names {
-		g.Go(func() error {
-			var err error
-			if found[i], err = status.Find(gctx, r.client, keyMeta(name), hosts.Up(hostsOfKeys(models, byProcess[name]), down)); err != nil {
-				return &statusReadError{meta: keyMeta(name), err: err}
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		var se *statusReadError
-		if errors.As(err, &se) {
-			plumbing.AddAPIError(diags, "read the status of", se.meta, se.err, "")
-		} else {
-			plumbing.AddAPIError(diags, "read the status of", serviceName(models), err, "")
-		}
+	found, failed, err := readAll(ctx, len(names), func(ctx context.Context, i int) (map[string]gse.ProcStatus, error) {
+		return status.Find(ctx, r.client, keyMeta(names[i]), hosts.Up(hostsOfKeys(models, byProcess[names[i]]), down))
+	})
+	if err != nil {
+		plumbing.AddAPIError(diags, "read the status of", keyMeta(names[failed]), err, "")
 		return false
 	}
 	for i, name := range names {
@@ -92,15 +76,6 @@ func (r *serviceResource) refresh(ctx context.Context, models map[string]instanc
 	}
 	return true
 }
-
-// statusReadError is a failed read of one process's status.
-type statusReadError struct {
-	meta gse.Meta
-	err  error
-}
-
-func (e *statusReadError) Error() string { return e.err.Error() }
-func (e *statusReadError) Unwrap() error { return e.err }
 
 // hostsOfKeys are the hosts of the instances keys name.
 func hostsOfKeys(models map[string]instanceModel, keys []string) []gse.Host {

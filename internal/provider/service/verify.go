@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/health"
@@ -21,9 +20,6 @@ import (
 // found missing on its host: no SHA-256 equals it, so the next plan pushes
 // the file.
 const fileMissing = "missing"
-
-// maxReads is how many reads (of files, of processes' status) run at once.
-const maxReads = 4
 
 // fileRead is one read of a file on hosts: every instance of s that
 // holds, by config, a file of config_files at full with verify on.
@@ -53,20 +49,11 @@ func (r *serviceResource) verifyFiles(ctx context.Context, s *serviceModel, mode
 		return true
 	}
 	scope := gse.BizScope(s.BkBizID.ValueInt64())
-	found := make([]map[string]health.FileState, len(reads))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(maxReads)
-	for i, rd := range reads {
-		g.Go(func() error {
-			var err error
-			if found[i], err = health.ReadFile(gctx, r.client, scope, rd.full, rd.account, rd.targets); err != nil {
-				return &fileReadError{read: rd, err: err}
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		addReadError(diags, err)
+	found, failed, err := readAll(ctx, len(reads), func(ctx context.Context, i int) (map[string]health.FileState, error) {
+		return health.ReadFile(ctx, r.client, scope, reads[i].full, reads[i].account, reads[i].targets)
+	})
+	if err != nil {
+		addReadError(diags, reads[failed], err)
 		return false
 	}
 	for i, rd := range reads {
@@ -123,27 +110,14 @@ func fileReads(fs files, models map[string]instanceModel) []*fileRead {
 	return out
 }
 
-// fileReadError is a read that failed, with the files it was for.
-type fileReadError struct {
-	read *fileRead
-	err  error
-}
-
-func (e *fileReadError) Error() string { return e.err.Error() }
-func (e *fileReadError) Unwrap() error { return e.err }
-
-// addReadError fails the refresh for a read that failed: the files, the
+// addReadError fails the refresh for read, which failed: the files, the
 // hosts where it failed and what they printed, and what to do.
-func addReadError(diags *diag.Diagnostics, err error) {
-	var fe *fileReadError
+func addReadError(diags *diag.Diagnostics, read *fileRead, err error) {
 	var re *health.ReadError
-	keys := "config_files"
-	if errors.As(err, &fe) {
-		ks := slices.Compact(slices.Sorted(maps.Values(fe.read.fileOf)))
-		keys = fmt.Sprintf("config_files[%q]", ks[0])
-		if len(ks) > 1 {
-			keys += fmt.Sprintf(" and %d more of %s", len(ks)-1, fe.read.full)
-		}
+	ks := slices.Compact(slices.Sorted(maps.Values(read.fileOf)))
+	keys := fmt.Sprintf("config_files[%q]", ks[0])
+	if len(ks) > 1 {
+		keys += fmt.Sprintf(" and %d more of %s", len(ks)-1, read.full)
 	}
 	advice := plumbing.CallAdvice(err)
 	if errors.As(err, &re) {
