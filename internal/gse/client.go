@@ -97,7 +97,8 @@ type Client struct {
 	bodyAuth   []byte // the common arguments, a JSON object merged into every body
 	headerAuth string // X-Bkapi-Authorization
 	userAgent  string
-	poll       backoff
+	poll       backoff // GSE tasks, and states watched
+	jobPoll    backoff // JOB jobs: their own first polls (firstPoll)
 	log        Logger
 	redact     redactor
 	credential string // credentialKind of what is sent
@@ -158,6 +159,24 @@ type roots struct {
 	gateway *url.URL // GSE 2.0 on the API gateway
 	cmdb    *url.URL // bk-cmdb on the API gateway
 	job     *url.URL // bk-job on the API gateway
+}
+
+// gseRoot names the installation whose GSE tasks the client polls: the GSE
+// 2.0 gateway when set, else ESB.
+func (r roots) gseRoot() string { return rootName(r.gateway, r.base) }
+
+// jobRoot names the installation whose JOB jobs the client polls: the
+// bk-job gateway when set, else ESB.
+func (r roots) jobRoot() string { return rootName(r.job, r.base) }
+
+// rootName is the first of us that is set, as a string.
+func rootName(us ...*url.URL) string {
+	for _, u := range us {
+		if u != nil {
+			return u.String()
+		}
+	}
+	return ""
 }
 
 // roots parses the roots cfg names: the GSE 2.0, bk-cmdb and bk-job
@@ -229,7 +248,8 @@ func newClient(cfg Config, r roots) *Client {
 	c := &Client{
 		base: r.base, gateway: r.gateway, cmdb: r.cmdb, job: r.job, tenant: cfg.TenantID, bodyAuth: body, headerAuth: string(header),
 		userAgent:  orString(cfg.UserAgent, "terraform-provider-gse"),
-		poll:       newBackoff(orDefault(cfg.PollInitial, defaultPollInitial), orDefault(cfg.PollMax, defaultPollMax)),
+		poll:       newBackoff(orDefault(cfg.PollInitial, defaultPollInitial), orDefault(cfg.PollMax, defaultPollMax)).withMemory(newPollMemory(cfg.PaceDir, r.gseRoot()+"|task")),
+		jobPoll:    newBackoff(orDefault(cfg.PollInitial, defaultPollInitial), orDefault(cfg.PollMax, defaultPollMax)).withMemory(newPollMemory(cfg.PaceDir, r.jobRoot()+"|job")),
 		redact:     newRedactor(cfg.secrets()...),
 		credential: credential,
 		maxRetries: cfg.MaxRetries,

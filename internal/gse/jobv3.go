@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // JOB's v3 file and script APIs, which current JOB still serves: a
@@ -22,6 +23,9 @@ const (
 	familyJOBv3 = "jobv3"
 	// jobLogHostsPerRead is batch_get_job_instance_ip_log's limit.
 	jobLogHostsPerRead = 500
+	// jobTaskNameMax is task_name's limit in JOB's API documentation
+	// (docs/apidoc/esb/jobv3-confapis).
+	jobTaskNameMax = 512
 )
 
 // Job and host statuses of get_job_instance_status (bk-job RunStatusEnum,
@@ -86,17 +90,40 @@ func (c *Client) jobCall(ctx context.Context, api string, scope JobScope, body m
 //
 // JOB API: push_config_file.
 func (s *JobService) PushConfigFile(ctx context.Context, scope JobScope, f ConfigFile, to JobTargets) (int64, error) {
+	return s.PushConfigFiles(ctx, scope, []ConfigFile{f}, to)
+}
+
+// PushConfigFiles starts one job writing fs, files of one Path and Account
+// (the first's), on the targets, and returns its id: JOB's file_list takes
+// several files to one directory (bk-job EsbPushConfigFileV3Request).
+//
+// JOB API: push_config_file.
+func (s *JobService) PushConfigFiles(ctx context.Context, scope JobScope, fs []ConfigFile, to JobTargets) (int64, error) {
 	var out struct {
 		ID int64 `json:"job_instance_id"`
 	}
+	list := make([]map[string]string, len(fs))
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		list[i] = map[string]string{"file_name": f.Name, "content": base64.StdEncoding.EncodeToString(f.Content)}
+		names[i] = f.Name
+	}
 	err := s.client.jobCall(ctx, "push_config_file", scope, map[string]any{
-		"task_name":        "terraform: " + f.Name,
-		"account_alias":    f.Account,
-		"file_target_path": f.Path,
-		"file_list":        []map[string]string{{"file_name": f.Name, "content": base64.StdEncoding.EncodeToString(f.Content)}},
+		"task_name":        taskName("terraform: " + strings.Join(names, ", ")),
+		"account_alias":    fs[0].Account,
+		"file_target_path": fs[0].Path,
+		"file_list":        list,
 		"target_server":    to.wire(),
 	}, &out, true)
 	return out.ID, err
+}
+
+// taskName is name cut to the 512 characters JOB's task_name takes.
+func taskName(name string) string {
+	if r := []rune(name); len(r) > jobTaskNameMax {
+		return string(r[:jobTaskNameMax-1]) + "…"
+	}
+	return name
 }
 
 // Script languages of fast_execute_script (bk-job ScriptTypeEnum).
@@ -163,6 +190,9 @@ type JobStatus struct {
 	} `json:"step_instance_list"`
 }
 
+// Succeeded reports a finished job that succeeded on every host.
+func (st *JobStatus) Succeeded() bool { return st.Finished && st.Job.Status == JobSuccess }
+
 // JobHostTask is one host's result of a step; ExitCode is a script's.
 type JobHostTask struct {
 	HostID    int64  `json:"bk_host_id"`
@@ -222,10 +252,20 @@ func (s *JobService) JobInstanceStatus(ctx context.Context, scope JobScope, id i
 	return &out, err
 }
 
-// WaitJob polls a job until it finishes and returns its per-host results
-// (read once at the end, as JOB's own callers do).
+// WaitJob polls a job until it finishes and returns its status. A job that
+// succeeded succeeded on every host (RunStatusEnum: a step is SUCCESS only
+// when all its hosts are), so its per-host results are read, with
+// return_ip_result, only when it did not: a push costs its submit and its
+// polls, as GSEKit's (collections/configfile.py
+// request_get_job_instance_status). Succeeded says which.
 func (s *JobService) WaitJob(ctx context.Context, scope JobScope, id int64) (*JobStatus, error) {
-	sched := s.client.poll.schedule(false)
+	return s.waitJob(ctx, scope, id, false)
+}
+
+// waitJob polls job id until it finishes, on the learned schedule of JOB
+// jobs, and reads its per-host results when hosts is set or it failed.
+func (s *JobService) waitJob(ctx context.Context, scope JobScope, id int64, hosts bool) (*JobStatus, error) {
+	sched := s.client.jobPoll.schedule(true)
 	for {
 		if err := sched.Next(ctx); err != nil {
 			return nil, fmt.Errorf("get_job_instance_status: job %d of %s not finished: %w", id, scope, err)
@@ -234,9 +274,14 @@ func (s *JobService) WaitJob(ctx context.Context, scope JobScope, id int64) (*Jo
 		if err != nil {
 			return nil, err
 		}
-		if st.Finished {
-			return s.JobInstanceStatus(ctx, scope, id, true)
+		sched.Saw(st.Finished)
+		if !st.Finished {
+			continue
 		}
+		if st.Succeeded() && !hosts {
+			return st, nil
+		}
+		return s.JobInstanceStatus(ctx, scope, id, true)
 	}
 }
 

@@ -41,7 +41,7 @@ func (s *JobService) WaitScript(ctx context.Context, scope JobScope, run *Script
 	out := &JobStatus{Finished: true}
 	out.Job.Status = JobSuccess
 	for i, p := range run.parts {
-		st, err := s.WaitJob(ctx, scope, p.job)
+		st, err := s.waitJob(ctx, scope, p.job, true)
 		if err != nil {
 			return nil, err
 		}

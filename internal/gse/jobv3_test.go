@@ -83,6 +83,62 @@ func TestPushConfigFile(t *testing.T) {
 	}
 }
 
+// Several files in one push land together on each host; a job that
+// succeeded is not read again for its per-host results (every host
+// succeeded), one that failed is, and names the host that failed.
+func TestPushConfigFilesReadsHostsOnlyOnFailure(t *testing.T) {
+	t.Parallel()
+	sim := simulator.New(simulator.Options{AppCode: testCode, AppSecret: testSecret, CMDBHosts: 4, RecordRequests: true})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	c, err := gse.New(gse.Config{Endpoint: srv.URL, AppCode: testCode, AppSecret: testSecret, Username: "admin", RateLimit: testRate,
+		PollInitial: time.Millisecond, PollMax: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxTimeout(t, 10*time.Second)
+	scope := gse.BizScope(simulator.CMDBBizID)
+	hostReads := func() (n int) {
+		for _, r := range sim.Requests() {
+			if strings.Contains(r.Path, "get_job_instance_status") && strings.Contains(string(r.Body), `"return_ip_result":true`) {
+				n++
+			}
+		}
+		return n
+	}
+	files := []gse.ConfigFile{{Path: "/data/conf", Name: "a_1.conf", Account: "root", Content: []byte("one\n")}, {Path: "/data/conf", Name: "a_2.conf", Account: "root", Content: []byte("two\n")}}
+	push := func(ids ...int64) *gse.JobStatus {
+		t.Helper()
+		id, err := c.Job.PushConfigFiles(ctx, scope, files, gse.JobTargets{HostIDs: ids})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := c.Job.WaitJob(ctx, scope, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if st := push(1, 2); !st.Succeeded() || len(st.Steps) != 1 || len(st.Steps[0].Hosts) != 0 || hostReads() != 0 {
+		t.Fatalf("a push that succeeded: %+v, %d reads of its hosts; want succeeded and none", st, hostReads())
+	}
+	for _, f := range files {
+		if b, ok := sim.JOBv3().File(2, "/data/conf/"+f.Name); !ok || string(b) != string(f.Content) {
+			t.Errorf("host 2: %s holds %q", f.Name, b)
+		}
+	}
+	sim.JOBv3().SetAgentDown(4, true)
+	st := push(3, 4)
+	if st.Succeeded() || hostReads() != 1 || len(st.Steps) != 1 {
+		t.Fatalf("a push that failed: %+v, %d reads of its hosts; want one", st, hostReads())
+	}
+	for _, h := range st.Steps[0].Hosts {
+		if h.OK() == (h.HostID == 4) {
+			t.Errorf("host %d: status %d", h.HostID, h.Status)
+		}
+	}
+}
+
 // JOB's refusals: an account alias it does not have; bk_username alone on the bk-job gateway.
 func TestPushConfigFileRefusals(t *testing.T) {
 	t.Parallel()

@@ -23,7 +23,7 @@ import (
 //   - it starts at adaptiveStart requests/s and doubles every
 //     slowStartDoubling while the process uses it (slow start), until the
 //     first refusal, or until the rate a recent refusal cut an earlier
-//     process to (paceMemory). Several runs starting together overshoot the
+//     process to (newPaceMemory). Several runs starting together overshoot the
 //     quota within a second and are cut at their first refusal; a run alone
 //     is not held back for long. It starts low, not unlimited as aws's
 //     adaptive mode does, because each phase of a run (plan, apply, destroy)
@@ -79,8 +79,8 @@ type Limiter struct {
 
 	rate          float64 // requests/s, adaptive
 	slowStart     bool
-	threshold     float64     // the slow start ends here (0: at the first refusal); see paceMemory
-	memory        *paceMemory // where a cut is remembered for the next process (nil: nowhere)
+	threshold     float64          // the slow start ends here (0: at the first refusal); see newPaceMemory
+	memory        *memory[float64] // where a cut is remembered for the next process (nil: nowhere)
 	updated, cut  time.Time
 	answers       []time.Time // when requests were answered other than by a refusal, over the last servedWindow
 	first         time.Time   // the first request (zero before)
@@ -97,9 +97,12 @@ func NewLimiter(rps float64) *Limiter { return newLimiter(rps, time.Now) }
 
 // withMemory makes an adaptive l slow-start only up to the rate m remembers,
 // and remember its cuts there.
-func (l *Limiter) withMemory(m *paceMemory) *Limiter {
+func (l *Limiter) withMemory(m *memory[float64]) *Limiter {
 	if !l.fixed && m != nil {
-		l.memory, l.threshold = m, m.threshold(l.now())
+		l.memory = m
+		if rate, ok := m.recall(l.now()); ok && rate > 0 {
+			l.threshold = rate
+		}
 	}
 	return l
 }

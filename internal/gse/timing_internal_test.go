@@ -2,6 +2,7 @@ package gse
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 )
@@ -41,27 +42,77 @@ func TestPollScheduleBudget(t *testing.T) {
 	}
 }
 
-// The first poll's wait halves for each task seen done at its first poll,
-// down to a tenth of the schedule's first interval, and doubles back for each
-// seen pending, never past it: slow tasks keep the schedule above.
-func TestFirstPollAdapts(t *testing.T) {
-	b := newBackoff(100*time.Millisecond, 5*time.Second)
+// seeAt runs one task's polls on b's schedule with a context already ended
+// (each poll is taken at once) and says the task is done at poll done (from
+// 1); it returns the waits before each poll.
+func seeAt(b backoff, done int) []time.Duration {
 	ended, cancel := context.WithCancel(context.Background())
-	cancel() // each task's first poll is taken at once
+	cancel()
+	sched := b.schedule(true)
+	var waits []time.Duration
+	prev := sched.start
+	for n := 1; n <= done; n++ {
+		_ = sched.Next(ended)
+		waits = append(waits, sched.due.Sub(prev))
+		prev = sched.due
+		sched.Saw(n == done)
+	}
+	return waits
+}
+
+// The first poll's wait halves for each task seen done at its first poll,
+// down to a tenth of the schedule's first interval; a task seen done later
+// moves it to the middle of the interval it ended in, never past the
+// unlearned schedule's third poll, and the polls after a learned first one step by min·2ⁿ; a task seen
+// done at a learned first poll brings it forward by an eighth.
+func TestFirstPollLearns(t *testing.T) {
+	b := newBackoff(100*time.Millisecond, 5*time.Second)
+	ms := time.Millisecond
 	var got []time.Duration
-	for _, done := range []bool{true, true, true, true, true, false, false, false, false, false} {
-		sched := b.schedule(true)
-		_ = sched.Next(ended)
-		sched.Saw(done)
-		_ = sched.Next(ended)
-		sched.Saw(!done) // what a later poll of the task finds adapts nothing
+	for range 5 {
+		seeAt(b, 1)
 		got = append(got, b.first.wait())
 	}
-	ms := time.Millisecond
-	want := []time.Duration{50 * ms, 25 * ms, 12500 * time.Microsecond, 10 * ms, 10 * ms, 20 * ms, 40 * ms, 80 * ms, 100 * ms, 100 * ms}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("first waits %v, want %v", got, want)
+	if want := []time.Duration{50 * ms, 25 * ms, 12500 * time.Microsecond, 10 * ms, 10 * ms}; !slices.Equal(got, want) {
+		t.Fatalf("fast tasks: first waits %v, want %v", got, want)
+	}
+	// Pending at 10 ms, seen at the unlearned schedule's next poll, 400 ms later.
+	if w := seeAt(b, 2); !slices.Equal(w, []time.Duration{10 * ms, 400 * ms}) || b.first.wait() != 210*ms {
+		t.Fatalf("a slow task after fast ones: waits %v, then first wait %v; want [10ms 400ms], 210ms", w, b.first.wait())
+	}
+	if seeAt(b, 1); b.first.wait() != 210*ms-210*ms/8 {
+		t.Fatalf("done at a learned first poll: first wait %v, want %v", b.first.wait(), 210*ms-210*ms/8)
+	}
+	first := b.first.wait()
+	if w := seeAt(b, 4); !slices.Equal(w, []time.Duration{first, 100 * ms, 200 * ms, 400 * ms}) || b.first.wait() != first+500*ms {
+		t.Fatalf("pending at a learned first poll: waits %v, then first wait %v; want [%v 100ms 200ms 400ms], %v", w, b.first.wait(), first, first+500*ms)
+	}
+	if seeAt(b, 8); b.first.wait() != 2100*ms {
+		t.Fatalf("a long task: first wait %v, want the unlearned third poll's 2.1s", b.first.wait())
+	}
+}
+
+// What a process learned of an installation's tasks is where the next
+// process's first poll starts; another kind of task, or another
+// installation, starts unlearned.
+func TestFirstPollRemembered(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	remembering := func(key string) backoff {
+		return newBackoff(100*time.Millisecond, 5*time.Second).withMemory(newPollMemory(dir, key))
+	}
+	b := remembering("https://esb.example.com|job")
+	seeAt(b, 2) // pending at 100 ms, seen done 400 ms later
+	learned := b.first.wait()
+	if learned != 300*time.Millisecond {
+		t.Fatalf("learned first wait %v, want 300ms", learned)
+	}
+	if got := remembering("https://esb.example.com|job").first.wait(); got != learned {
+		t.Errorf("the next process starts at %v, want the remembered %v", got, learned)
+	}
+	for _, key := range []string{"https://esb.example.com|task", "https://other.example.com|job"} {
+		if got := remembering(key).first.wait(); got != 100*time.Millisecond {
+			t.Errorf("%s starts at %v, want the unlearned 100ms", key, got)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // JOB's v3 file and script APIs, as bk-job's execute service answers them
@@ -69,13 +70,31 @@ type JOBv3 struct {
 	scriptTargetsMax int
 }
 
-// jobInstance is one job: its hosts' results and logs, finished at its
-// second status read (a job is never done at once).
+// jobInstance is one job: its hosts' results and logs. A job runs after its
+// submit returns: JOB's engine starts the GSE task, then polls GSE for its
+// hosts' results until they are all final (bk-job execute engine
+// result/ResultHandleManager.java, FileResultHandleTask.java,
+// ScriptResultHandleTask.java), so a job lasts at least as long as a GSE
+// task: it is finished once the simulator's task latency has passed since
+// the submit (TaskLatency), or, without one, at its second status read (a
+// job is never done at once).
 type jobInstance struct {
 	scope string
 	step  int64
 	hosts []jobHostResult
 	reads int
+	start time.Time
+	lasts time.Duration
+}
+
+// finished reports whether a status read now finds the job done; read
+// counts the read.
+func (job *jobInstance) finished() bool {
+	job.reads++
+	if job.lasts > 0 {
+		return time.Since(job.start) >= job.lasts
+	}
+	return job.reads > 1
 }
 
 type jobHostResult struct {
@@ -348,7 +367,7 @@ func joinJobPath(dir, name string) string {
 
 func (j *JOBv3) newJob(scope string) *jobInstance {
 	j.next++
-	job := &jobInstance{scope: scope, step: j.next*10 + 1}
+	job := &jobInstance{scope: scope, step: j.next*10 + 1, start: time.Now(), lasts: j.hub.opts.TaskLatency}
 	j.jobs[j.next] = job
 	return job
 }
@@ -392,15 +411,15 @@ func (j *JOBv3) executeScript(scope string, req *jobv3Request) (any, *apiError) 
 	return map[string]any{"job_instance_id": j.next, "job_instance_name": "FAST_EXECUTE_SCRIPT", "step_instance_id": job.step}, nil
 }
 
-// instanceStatus is EsbGetJobInstanceStatusV3ResourceImpl: finished from
-// the second read on, the host results only with return_ip_result.
+// instanceStatus is EsbGetJobInstanceStatusV3ResourceImpl: finished once the
+// job has run (jobInstance.finished), the host results only with
+// return_ip_result.
 func (j *JOBv3) instanceStatus(scope string, req *jobv3Request) (any, *apiError) {
 	job := j.jobs[req.JobID]
 	if job == nil || job.scope != scope {
 		return nil, &apiError{codeJobNotFound, "Job instance does not exist"}
 	}
-	job.reads++
-	finished := job.reads > 1
+	finished := job.finished()
 	status := jobRunning
 	if finished {
 		status = jobSuccess

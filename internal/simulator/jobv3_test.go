@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
 )
@@ -74,5 +76,43 @@ func TestJobV3PushConfigFile(t *testing.T) {
 	}
 	if !reflect.DeepEqual(files, want) {
 		t.Errorf("/_sim/job/files/1: %+v, want %+v", files, want)
+	}
+}
+
+// A JOB job runs for the task latency after its submit, however often it
+// is read (with no latency it is finished at its second read).
+func TestJobV3JobLastsTheTaskLatency(t *testing.T) {
+	for _, tc := range []struct {
+		latency time.Duration
+		want    []bool
+	}{{time.Hour, []bool{false, false, false}}, {0, []bool{false, true, true}}} {
+		sim := simulator.New(simulator.Options{CMDBHosts: 1, TaskLatency: tc.latency})
+		srv := httptest.NewServer(sim)
+		call := func(api, body string) map[string]any {
+			t.Helper()
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/c/compapi/v2/jobv3/"+api+"/", strings.NewReader(body))
+			req.Header.Set("X-Bkapi-Authorization", `{"bk_app_code":"app","bk_app_secret":"s","bk_username":"admin"}`)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var env struct{ Data map[string]any }
+			if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || env.Data == nil {
+				t.Fatalf("%s: %v %+v", api, err, env)
+			}
+			return env.Data
+		}
+		job := call("push_config_file", `{"bk_scope_type":"biz","bk_scope_id":"2","account_alias":"root","file_target_path":"/data/conf",`+
+			`"file_list":[{"file_name":"a.conf","content":"YQo="}],"target_server":{"host_id_list":[1]}}`)["job_instance_id"]
+		var got []bool
+		for range tc.want {
+			st := call("get_job_instance_status", fmt.Sprintf(`{"bk_scope_type":"biz","bk_scope_id":"2","job_instance_id":%v}`, job))
+			got = append(got, st["finished"] == true)
+		}
+		srv.Close()
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("latency %v: finished at each read %v, want %v", tc.latency, got, tc.want)
+		}
 	}
 }

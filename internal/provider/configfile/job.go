@@ -42,10 +42,16 @@ func (r *configFileResource) run(ctx context.Context, plan *configFileModel, ts 
 	}
 	out := map[string]gse.JobHostTask{}
 	for _, t := range ts {
-		if h, ok := byHost[strconv.FormatInt(t.hostID, 10)]; ok && t.hostID != 0 {
+		switch h, ok := byHost[strconv.FormatInt(t.hostID, 10)]; {
+		case ok && t.hostID != 0:
 			out[t.key] = h
-		} else if h, ok := byHost[t.ip.Host().Address()]; ok && !byID {
-			out[t.key] = h
+		case st.Succeeded() && len(byHost) == 0:
+			// WaitJob reads no per-host results of a job that succeeded on every host.
+			out[t.key] = gse.JobHostTask{HostID: t.hostID, Status: gse.JobHostSuccess}
+		default:
+			if h, ok := byHost[t.ip.Host().Address()]; ok && !byID {
+				out[t.key] = h
+			}
 		}
 	}
 	return out, nil

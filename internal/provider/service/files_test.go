@@ -32,8 +32,8 @@ func nginxFiles(rev string) string {
 // A per-instance file: created with the service; a new revision shows as a
 // diff of each file's content in the plan, reloads nginx alone (the agent is
 // untouched), pushes each host's two files in that host's batch right before
-// its reload (one job per file, never to another host), and leaves each
-// instance's own content on its host.
+// its reload (one job per host carrying both, never to another host), and
+// leaves each instance's own content on its host.
 func TestAccService_configFiles(t *testing.T) {
 	t.Parallel()
 	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts, o.RecordRequests = 4, true }, func(t *testing.T, e *acctest.Env) {
@@ -63,8 +63,8 @@ func TestAccService_configFiles(t *testing.T) {
 							[]string{"hc/nginx_1", "hc/nginx_2"}, []string{"hc/nginx_1", "hc/nginx_2"}),
 						pushedBeforeEachBatch(e.Sim, &requests, 4),
 						func(*terraform.State) error {
-							if n := e.Sim.Calls("jobv3/push_config_file") - pushes; n != 8 {
-								return fmt.Errorf("push_config_file called %d times, want 8: one per file", n)
+							if n := e.Sim.Calls("jobv3/push_config_file") - pushes; n != 4 {
+								return fmt.Errorf("push_config_file called %d times, want 4: one per host, with its two files", n)
 							}
 							if n := e.Sim.Calls("update_proc_info") - updates; n != 0 {
 								return fmt.Errorf("update_proc_info called %d times, want 0: the reload leaves the spec GSE holds", n)

@@ -5,38 +5,71 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/health"
 )
 
-// pushJob is one push of a batch: a file's path, name, account and
-// content, to the hosts of the instances that need it, each for a file of
-// config_files (keys, by instance key).
+// pushJob is one push of a batch: files at one path, under one account, to
+// the hosts of the instances that need them (of, by instance key).
 type pushJob struct {
-	cf   gse.ConfigFile
-	ins  []*instance
-	keys map[string]string
+	files []gse.ConfigFile
+	ins   []*instance
+	of    map[string][]*file
 }
 
-// push writes the batch's changed files before its operations: one JOB
-// push_config_file job per distinct file (path, name, account and content:
-// files of several instances alike share one), to the hosts of the batch's
-// instances that need it and no other, all at once. It returns the
-// instances whose every file arrived; the others fail, named with the file
-// and what JOB reported on their host. JOB takes the hosts as it takes
-// those of the health checks (health.Addressing).
+// add makes the job push f for in.
+func (j *pushJob) add(in *instance, f *file) {
+	if len(j.of[in.key]) == 0 {
+		j.ins = append(j.ins, in)
+	}
+	j.of[in.key] = append(j.of[in.key], f)
+}
+
+// push writes the batch's changed files before its operations, all at once,
+// each to the hosts of the batch's instances that need it and no other. A
+// file alike on several hosts (path, name, account and content) is one JOB
+// push_config_file job to them all; the files only one host gets (an
+// instance's own, rendered from its host and number) ride in one job per
+// host, path and account (JOB's file_list takes several files to one
+// directory): a host with two nginx instances gets nginx_1.conf and
+// nginx_2.conf in one push, not two. It returns the instances whose every
+// file arrived; the others fail, named with the files and what JOB reported
+// on their host. JOB takes the hosts as it takes those of the health checks
+// (health.Addressing).
 func (r *runner) push(ctx context.Context, batch []*instance) []*instance {
-	jobs := map[string]*pushJob{}
+	type fileOf struct {
+		in *instance
+		f  *file
+	}
+	alike := map[string][]fileOf{}
+	var order []string
 	for _, in := range batch {
 		for _, f := range in.files {
 			k := f.cf.Path + "\x00" + f.cf.Name + "\x00" + f.cf.Account + "\x00" + f.hash
-			if jobs[k] == nil {
-				jobs[k] = &pushJob{cf: f.cf, keys: map[string]string{}}
+			if alike[k] == nil {
+				order = append(order, k)
 			}
-			jobs[k].ins = append(jobs[k].ins, in)
-			jobs[k].keys[in.key] = f.key
+			alike[k] = append(alike[k], fileOf{in, f})
+		}
+	}
+	jobs := map[string]*pushJob{}
+	for _, k := range order {
+		group := alike[k]
+		jk := k
+		if onOneHost(group, func(o fileOf) gse.Host { return o.in.host }) {
+			jk = "host\x00" + group[0].in.host.Address() + "\x00" + group[0].f.cf.Path + "\x00" + group[0].f.cf.Account
+		}
+		j := jobs[jk]
+		if j == nil {
+			j = &pushJob{of: map[string][]*file{}}
+			jobs[jk] = j
+		}
+		j.files = append(j.files, group[0].f.cf)
+		for _, o := range group {
+			j.add(o.in, o.f)
 		}
 	}
 	if len(jobs) == 0 {
@@ -57,6 +90,11 @@ func (r *runner) push(ctx context.Context, batch []*instance) []*instance {
 	return slices.DeleteFunc(slices.Clone(batch), func(in *instance) bool { return bad[in.key] })
 }
 
+// onOneHost reports whether every element of s is on one host.
+func onOneHost[E any](s []E, host func(E) gse.Host) bool {
+	return !slices.ContainsFunc(s, func(e E) bool { return host(e) != host(s[0]) })
+}
+
 // pushOne runs one push and fails the instances on hosts it did not reach.
 func (r *runner) pushOne(ctx context.Context, j *pushJob) map[string]bool {
 	targets := make([]health.Target, len(j.ins))
@@ -71,7 +109,7 @@ func (r *runner) pushOne(ctx context.Context, j *pushJob) map[string]bool {
 			hosts[health.HostKey(t, byID)] = t
 		}
 		var id int64
-		if id, err = r.steps.Client.Job.PushConfigFile(ctx, r.scope, j.cf, health.JobTargets(hosts, byID)); err == nil {
+		if id, err = r.steps.Client.Job.PushConfigFiles(ctx, r.scope, j.files, health.JobTargets(hosts, byID)); err == nil {
 			st, err = r.steps.Client.Job.WaitJob(ctx, r.scope, id)
 		}
 	}
@@ -79,9 +117,12 @@ func (r *runner) pushOne(ctx context.Context, j *pushJob) map[string]bool {
 	if err != nil {
 		for _, in := range j.ins {
 			failed[in.key] = true
-			r.fail([]*instance{in}, apiCode(err), fmt.Sprintf("config_files[%q]: push_config_file: %v", j.keys[in.key], err))
+			r.fail([]*instance{in}, apiCode(err), fmt.Sprintf("%s: push_config_file: %v", named(j.of[in.key]), err))
 		}
 		return failed
+	}
+	if st.Succeeded() {
+		return failed // on every host (WaitJob)
 	}
 	got := map[string]gse.JobHostTask{}
 	for _, step := range st.Steps {
@@ -99,7 +140,17 @@ func (r *runner) pushOne(ctx context.Context, j *pushJob) map[string]bool {
 		if ok {
 			why = fmt.Sprintf("JOB host status %d%s", h.Status, gse.JobHostAdvice(h.Status))
 		}
-		r.fail([]*instance{in}, int64(h.Status), fmt.Sprintf("config_files[%q] (%s/%s) not written on %s: %s", j.keys[in.key], j.cf.Path, j.cf.Name, in.host, why))
+		r.fail([]*instance{in}, int64(h.Status), fmt.Sprintf("%s not written on %s: %s", named(j.of[in.key]), in.host, why))
 	}
 	return failed
+}
+
+// named names files as config_files elements with their paths:
+// config_files["a"] (/etc/a.conf), config_files["b"] (/etc/b.conf).
+func named(fs []*file) string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = fmt.Sprintf("config_files[%q] (%s/%s)", f.key, f.cf.Path, f.cf.Name)
+	}
+	return strings.Join(out, ", ")
 }

@@ -104,7 +104,7 @@ func serviceSchema(ctx context.Context) schema.Schema {
 func configFilesAttribute() schema.MapNestedAttribute {
 	return schema.MapNestedAttribute{Optional: true,
 		MarkdownDescription: "Config files, keyed by a name of yours, each written to the hosts of its instances by JOB's `push_config_file` in their batch, right before their operation: " +
-			"one job per distinct content and batch, never to a host outside the batch. A file of one `instance` (a `for` over `instances` with `templatefile` gives each instance its own, " +
+			"one job per distinct content and batch, and the files only one host gets (such as each instance's own) in one job per host and directory, never to a host outside the batch. A file of one `instance` (a `for` over `instances` with `templatefile` gives each instance its own, " +
 			"such as `nginx_1.conf` and `nginx_2.conf` on a host with two) or of every instance of a `group`. A changed `content` shows as a diff in the plan and acts on its instances " +
 			"as `on_change` says. Two files writing one path on one host fail the plan. Needs `bk_biz_id`. A file removed from `config_files`, and every file at destroy, stays on its hosts.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
