@@ -93,7 +93,7 @@ func TestProtocolUnpacksExactlyThePackedAttributes(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"gse_config_file.hosts", "gse_managed_process.host_status", "gse_managed_process.hosts", "gse_managed_process.spec", "gse_service.instances", "gse_service.processes"}
+	want := []string{"gse_config_file.hosts", "gse_managed_process.host_status", "gse_managed_process.hosts", "gse_managed_process.spec", "gse_service.config_files", "gse_service.instances", "gse_service.processes"}
 	if slices.Sort(packedAttrs); !slices.Equal(packedAttrs, want) {
 		t.Errorf("packed %v, want %v", packedAttrs, want)
 	}

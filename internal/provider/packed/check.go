@@ -70,6 +70,7 @@ func CheckFields[T any](ctx context.Context, ck Check, at path.Path, attrs map[s
 // Attribute checks v, the value of a at `at`.
 func (ck Check) Attribute(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value) {
 	ck.required(at, a, v.IsNull())
+	ck.writeOnly(at, a, v.IsNull())
 	switch a := a.(type) {
 	case schema.StringAttribute:
 		validate(ck, at, v, a.Validators, func(vd validator.String, v types.String) diag.Diagnostics {
@@ -131,6 +132,16 @@ func validate[V attr.Value, T any](ck Check, at path.Path, v attr.Value, validat
 	}
 }
 
+// writeOnly is the framework's check of a write-only attribute set for a
+// Terraform older than 1.11, which cannot take one
+// (attribute_validation.go AttributeValidate).
+func (ck Check) writeOnly(at path.Path, a schema.Attribute, null bool) {
+	if a.IsWriteOnly() && !ck.ClientCapabilities.WriteOnlyAttributesAllowed && !null {
+		ck.Diags.AddAttributeError(at, "WriteOnly Attribute Not Allowed",
+			fmt.Sprintf("The resource contains a non-null value for WriteOnly attribute %s. Write-only attributes are only supported in Terraform 1.11 and later.", at.String()))
+	}
+}
+
 // required is the framework's check of a required attribute.
 func (ck Check) required(at path.Path, a schema.Attribute, null bool) {
 	if a.IsRequired() && null {
@@ -170,23 +181,35 @@ func (ck Check) Tree(ctx context.Context, at path.Path, a schema.Attribute, v at
 	case schema.ListNestedAttribute:
 		if l, ok := v.(types.List); ok {
 			for i, el := range l.Elements() {
-				ck.element(ctx, at.AtListIndex(i), a.NestedObject.Attributes, el)
+				ck.element(ctx, at.AtListIndex(i), a.NestedObject, el)
 			}
 		}
 	case schema.MapNestedAttribute:
 		if m, ok := v.(types.Map); ok {
 			els := m.Elements() // a copy, each call
 			for _, k := range slices.Sorted(maps.Keys(els)) {
-				ck.element(ctx, at.AtMapKey(k), a.NestedObject.Attributes, els[k])
+				ck.element(ctx, at.AtMapKey(k), a.NestedObject, els[k])
 			}
 		}
 	}
 }
 
-// element checks the attributes of one object of a nested attribute.
-func (ck Check) element(ctx context.Context, at path.Path, attrs map[string]schema.Attribute, el attr.Value) {
-	if o, ok := el.(types.Object); ok && !o.IsNull() && !o.IsUnknown() {
-		ck.fields(ctx, at, attrs, o.Attributes())
+// element checks one object of a nested attribute: the object's validators
+// (null and unknown objects included, as the framework runs them), then its
+// attributes.
+func (ck Check) element(ctx context.Context, at path.Path, obj schema.NestedAttributeObject, el attr.Value) {
+	o, ok := el.(types.Object)
+	if !ok {
+		return
+	}
+	for _, vd := range obj.Validators {
+		r := &validator.ObjectResponse{}
+		vd.ValidateObject(ctx, validator.ObjectRequest{Config: ck.Config, ClientCapabilities: ck.ClientCapabilities,
+			Path: at, PathExpression: at.Expression(), ConfigValue: o}, r)
+		ck.Diags.Append(r.Diagnostics...)
+	}
+	if !o.IsNull() && !o.IsUnknown() {
+		ck.fields(ctx, at, obj.Attributes, o.Attributes())
 	}
 }
 

@@ -38,14 +38,14 @@ func (fileShape) ValidateObject(_ context.Context, req validator.ObjectRequest, 
 		other, otherKnown := set(pair[1])
 		if oneKnown && otherKnown && one == other {
 			resp.Diagnostics.AddAttributeError(req.Path.AtName(pair[0]), "Invalid Attribute Combination",
-				fmt.Sprintf("Exactly one of %s and %s must be set in each element of config_files.", pair[0], pair[1]))
+				fmt.Sprintf("%s: exactly one of %s and %s must be set in each element of config_files.", req.Path, pair[0], pair[1]))
 		}
 	}
 	wo, woKnown := set("content_wo")
 	version, versionKnown := set("content_wo_version")
 	if wo && woKnown && versionKnown && !version {
 		resp.Diagnostics.AddAttributeError(req.Path.AtName("content_wo_version"), "Missing content_wo_version",
-			"content_wo needs content_wo_version, which Terraform stores in its place: change it to push content_wo again.")
+			fmt.Sprintf("%s: content_wo needs content_wo_version, which Terraform stores in its place: change it to push content_wo again.", req.Path))
 	}
 }
 

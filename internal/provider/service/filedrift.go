@@ -23,11 +23,11 @@ import (
 // instance the last apply left to finish is not named: its config is what
 // that apply could not push.
 func warnFileDrift(ctx context.Context, state tfsdk.State, planned types.Map, d *desired, p *prior, fs files, acts map[string]action, diags *diag.Diagnostics) {
-	var was types.Map
+	var was packedMap[configFilesSchema]
 	if state.Raw.IsNull() || state.GetAttribute(ctx, path.Root("config_files"), &was).HasError() || was.IsNull() {
 		return
 	}
-	before, now := was.Elements(), planned.Elements()
+	before, now := was.Map().Elements(), planned.Elements()
 	var lines []string
 	for _, k := range slices.Sorted(maps.Keys(acts)) {
 		m, kept := d.models[k]

@@ -173,3 +173,35 @@ func configOf(m instanceModel) map[string]string {
 	}
 	return out
 }
+
+// writeOnlyCleared is v with every content_wo null, as Terraform takes a
+// plan: the framework nulls the write-only attributes of what it plans
+// (NullifyWriteOnlyAttributes), but config_files is one packed string to it.
+func writeOnlyCleared(ctx context.Context, v packedMap[configFilesSchema], diags *diag.Diagnostics) packedMap[configFilesSchema] {
+	if v.IsNull() || v.IsUnknown() {
+		return v
+	}
+	els := v.Map().Elements()
+	cleared := false
+	for k, el := range els {
+		o, ok := el.(types.Object)
+		if !ok || o.IsNull() || o.IsUnknown() || o.Attributes()["content_wo"].IsNull() {
+			continue
+		}
+		attrs := o.Attributes()
+		attrs["content_wo"] = types.StringNull()
+		obj, d := types.ObjectValue(o.AttributeTypes(ctx), attrs)
+		diags.Append(d...)
+		els[k], cleared = obj, true
+	}
+	if !cleared {
+		return v
+	}
+	m, d := types.MapValue(v.Map().ElementType(ctx), els)
+	diags.Append(d...)
+	out, err := packMap[configFilesSchema](m)
+	if err != nil {
+		diags.AddError("Could not plan config_files", err.Error())
+	}
+	return out
+}

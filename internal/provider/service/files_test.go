@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -113,4 +114,29 @@ func pushedBeforeEachBatch(sim *simulator.Server, since *int, batches int) resou
 		}
 		return nil
 	}
+}
+
+// config_files is checked at plan as its schema says, each element at its
+// path: a file for both an instance and a group, a relative path, and
+// content_wo without its version are refused before anything is sent.
+func TestAccService_configFilesChecked(t *testing.T) {
+	t.Parallel()
+	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts = 2 }, func(t *testing.T, e *acctest.Env) {
+		file := func(f string) string { return cmdbService(e, "config_files = { bad = "+f+" }") }
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: file(`{ instance = "hc/nginx_1@0:10.0.0.1", group = "hc/nginx_1", path = "/data", file_name = "a", content = "x" }`), PlanOnly: true,
+					ExpectError: regexp.MustCompile(`config_files\["bad"\]: exactly one of instance and group`)},
+				{Config: file(`{ group = "hc/nginx_1", path = "data", file_name = "a", content = "x" }`), PlanOnly: true,
+					ExpectError: regexp.MustCompile(`(?s)config_files\["bad"\].path`)},
+				{Config: file(`{ group = "hc/nginx_1", path = "/data", file_name = "a", content_wo = "x" }`), PlanOnly: true,
+					ExpectError: regexp.MustCompile(`config_files\["bad"\]: content_wo needs content_wo_version`)},
+			},
+		})
+		if n := e.Sim.Calls("jobv3/push_config_file"); n != 0 {
+			t.Fatalf("push_config_file called %d times by configurations refused at plan", n)
+		}
+	})
 }

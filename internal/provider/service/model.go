@@ -10,24 +10,24 @@ import (
 
 // serviceModel is gse_service.
 type serviceModel struct {
-	ID              types.String               `tfsdk:"id"`
-	BkBizID         types.Int64                `tfsdk:"bk_biz_id"`
-	Processes       packedMap[processesSchema] `tfsdk:"processes"`
-	Instances       packedMap[instancesSchema] `tfsdk:"instances"`
-	Running         types.Bool                 `tfsdk:"running"`
-	Order           *orderModel                `tfsdk:"order"`
-	Rollout         *rolloutModel              `tfsdk:"rollout"`
-	Health          *healthModel               `tfsdk:"health"`
-	RestartTriggers types.Map                  `tfsdk:"restart_triggers"`
-	ReloadTriggers  types.Map                  `tfsdk:"reload_triggers"`
-	ConfigFiles     types.Map                  `tfsdk:"config_files"`
-	Hold            types.Set                  `tfsdk:"hold"`
-	AgentAbnormal   types.String               `tfsdk:"agent_abnormal"`
-	Revision        types.String               `tfsdk:"revision"`
-	Schedule        types.List                 `tfsdk:"schedule"`
-	FailedCount     types.Int64                `tfsdk:"failed_count"`
-	PendingCount    types.Int64                `tfsdk:"pending_count"`
-	Timeouts        timeouts.Value             `tfsdk:"timeouts"`
+	ID              types.String                 `tfsdk:"id"`
+	BkBizID         types.Int64                  `tfsdk:"bk_biz_id"`
+	Processes       packedMap[processesSchema]   `tfsdk:"processes"`
+	Instances       packedMap[instancesSchema]   `tfsdk:"instances"`
+	Running         types.Bool                   `tfsdk:"running"`
+	Order           *orderModel                  `tfsdk:"order"`
+	Rollout         *rolloutModel                `tfsdk:"rollout"`
+	Health          *healthModel                 `tfsdk:"health"`
+	RestartTriggers types.Map                    `tfsdk:"restart_triggers"`
+	ReloadTriggers  types.Map                    `tfsdk:"reload_triggers"`
+	ConfigFiles     packedMap[configFilesSchema] `tfsdk:"config_files"`
+	Hold            types.Set                    `tfsdk:"hold"`
+	AgentAbnormal   types.String                 `tfsdk:"agent_abnormal"`
+	Revision        types.String                 `tfsdk:"revision"`
+	Schedule        types.List                   `tfsdk:"schedule"`
+	FailedCount     types.Int64                  `tfsdk:"failed_count"`
+	PendingCount    types.Int64                  `tfsdk:"pending_count"`
+	Timeouts        timeouts.Value               `tfsdk:"timeouts"`
 }
 
 // groupModel is an element of processes: one GSE process on its hosts.

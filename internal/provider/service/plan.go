@@ -25,15 +25,14 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	var m serviceModel
 	var given packedMap[instancesSchema]
-	var cfgFiles types.Map
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("instances"), &given)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("config_files"), &cfgFiles)...)
+	cfgFiles := configFiles(ctx, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || m.Processes.IsUnknown() || given.IsUnknown() {
 		return
 	}
 	d := expandDesired(ctx, &m, !given.IsNull(), &resp.Diagnostics)
-	fs := expandFiles(ctx, m.ConfigFiles, cfgFiles, &resp.Diagnostics)
+	fs := expandFiles(ctx, m.ConfigFiles.Map(), cfgFiles, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		checkPorts(&m, d, &resp.Diagnostics)
 		checkFiles(fs, d, &resp.Diagnostics)
@@ -55,7 +54,8 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	tiers := buildSchedule(acted, m.Order == nil || m.Order.By.ValueString() != "none", batchSize(m.Rollout))
 	r.fillPlan(ctx, &m, d, p, acted, tiers, fs, held, &resp.Diagnostics)
 	warnDrift(pl.drifted, d, p, &resp.Diagnostics)
-	warnFileDrift(ctx, req.State, m.ConfigFiles, d, p, fs, pl.actions, &resp.Diagnostics)
+	warnFileDrift(ctx, req.State, m.ConfigFiles.Map(), d, p, fs, pl.actions, &resp.Diagnostics)
+	m.ConfigFiles = writeOnlyCleared(ctx, m.ConfigFiles, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 

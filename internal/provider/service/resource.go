@@ -127,7 +127,7 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 // configFiles is config_files as the configuration gives it: with
 // content_wo, which plans and states never hold.
 func configFiles(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) types.Map {
-	var v types.Map
+	var v packedMap[configFilesSchema]
 	diags.Append(config.GetAttribute(ctx, path.Root("config_files"), &v)...)
-	return v
+	return v.Map()
 }

@@ -74,7 +74,7 @@ func serviceSchema(ctx context.Context) schema.Schema {
 			MarkdownDescription: "Arbitrary values; a change restarts every instance (op_type 7), tier by tier in descending priority, batch by batch."},
 		"reload_triggers": schema.MapAttribute{ElementType: types.StringType, Optional: true,
 			MarkdownDescription: "Arbitrary values; a change reloads every instance not restarted by the same apply (op_type 8), in ascending priority."},
-		"config_files": configFilesAttribute(),
+		"config_files": packedAttribute[configFilesSchema](configFilesAttr),
 		"hold": schema.SetAttribute{ElementType: types.StringType, Optional: true,
 			MarkdownDescription: "Instance keys, or prefixes of them (such as `GSEKIT_BIZ_2/nginx_1@` or `GSEKIT_BIZ_2/`), that this apply leaves untouched: no spec, no operation, no repair. " +
 				"A held instance keeps its state; a destroy removes it with the rest."},

@@ -28,7 +28,7 @@ type bindInfoModel struct {
 func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var h *healthModel
 	var biz types.Int64
-	var fs types.Map
+	var fs packedMap[configFilesSchema]
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("health"), &h)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bk_biz_id"), &biz)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("config_files"), &fs)...)
