@@ -58,8 +58,9 @@ type Config struct {
 	// shared by every client of this process configured alike; 0 adapts
 	// the rate to the installation's refusals (limiter.go).
 	RateLimit float64
-	// PaceDir is where the adaptive rate's cuts are remembered for the
-	// processes that follow (pace_memory.go); "" remembers nothing.
+	// PaceDir is where the adaptive rate's cuts and the learned first polls
+	// are remembered for the processes that follow (pace_memory.go); ""
+	// remembers nothing.
 	PaceDir            string
 	InsecureSkipVerify bool
 	CACertPEM          string // added to the system roots

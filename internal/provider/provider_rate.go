@@ -44,8 +44,9 @@ func rateLimit(v types.Float64, diags *diag.Diagnostics) float64 {
 	return r
 }
 
-// paceDirEnv names where the adaptive rate's cuts are remembered between
-// provider processes (gse.Config.PaceDir); set to an empty value, nowhere.
+// paceDirEnv names where the adaptive rate's cuts and the learned first
+// polls are remembered between provider processes (gse.Config.PaceDir); set
+// to an empty value, nowhere.
 const paceDirEnv = "GSE_PACE_DIR"
 
 // paceDir is GSE_PACE_DIR when set, else terraform-provider-gse/pace in the

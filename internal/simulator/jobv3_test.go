@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -88,31 +87,22 @@ func TestJobV3JobLastsTheTaskLatency(t *testing.T) {
 	}{{time.Hour, []bool{false, false, false}}, {0, []bool{false, true, true}}} {
 		sim := simulator.New(simulator.Options{CMDBHosts: 1, TaskLatency: tc.latency})
 		srv := httptest.NewServer(sim)
-		call := func(api, body string) map[string]any {
-			t.Helper()
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/c/compapi/v2/jobv3/"+api+"/", strings.NewReader(body))
-			req.Header.Set("X-Bkapi-Authorization", `{"bk_app_code":"app","bk_app_secret":"s","bk_username":"admin"}`)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
+		var job struct {
+			Data struct {
+				ID int64 `json:"job_instance_id"`
 			}
-			defer resp.Body.Close()
-			var env struct{ Data map[string]any }
-			if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || env.Data == nil {
-				t.Fatalf("%s: %v %+v", api, err, env)
-			}
-			return env.Data
 		}
-		job := call("push_config_file", `{"bk_scope_type":"biz","bk_scope_id":"2","account_alias":"root","file_target_path":"/data/conf",`+
-			`"file_list":[{"file_name":"a.conf","content":"YQo="}],"target_server":{"host_id_list":[1]}}`)["job_instance_id"]
+		jobv3(t, srv, "push_config_file", `{"bk_scope_type":"biz","bk_scope_id":"2","account_alias":"root","file_target_path":"/data/conf",`+
+			`"file_list":[{"file_name":"a.conf","content":"YQo="}],"target_server":{"host_id_list":[1]}}`, &job)
 		var got []bool
 		for range tc.want {
-			st := call("get_job_instance_status", fmt.Sprintf(`{"bk_scope_type":"biz","bk_scope_id":"2","job_instance_id":%v}`, job))
-			got = append(got, st["finished"] == true)
+			var st struct{ Data struct{ Finished bool } }
+			jobv3(t, srv, "get_job_instance_status", fmt.Sprintf(`{"bk_scope_type":"biz","bk_scope_id":"2","job_instance_id":%d}`, job.Data.ID), &st)
+			got = append(got, st.Data.Finished)
 		}
 		srv.Close()
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("latency %v: finished at each read %v, want %v", tc.latency, got, tc.want)
+		if job.Data.ID == 0 || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("latency %v: job %d finished at each read %v, want %v", tc.latency, job.Data.ID, got, tc.want)
 		}
 	}
 }

@@ -93,7 +93,7 @@ func (e *Env) Factories() map[string]func() (tfprotov6.ProviderServer, error) {
 		"gse": packed.NewProtocol6(provider.NewTuned("test", func(c *gse.Config) {
 			c.PollInitial, c.PollMax = time.Millisecond, 10*time.Millisecond
 			c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, 10*time.Millisecond
-			c.PaceDir = "" // tests neither read nor leave the machine's memory of the rate
+			c.PaceDir = "" // tests neither read nor leave the machine's memory of the pace
 			if c.RateLimit == 0 && !e.AdaptiveRate {
 				c.RateLimit = Rate // not the adaptive ramp: tests poll in milliseconds against short timeouts
 			}
