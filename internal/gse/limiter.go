@@ -100,8 +100,8 @@ func NewLimiter(rps float64) *Limiter { return newLimiter(rps, time.Now) }
 func (l *Limiter) withMemory(m *memory[float64]) *Limiter {
 	if !l.fixed && m != nil {
 		l.memory = m
-		if rate, ok := m.recall(l.now()); ok && rate > 0 {
-			l.threshold = rate
+		if cut, ok := m.recall(l.now()); ok && cut > 0 {
+			l.threshold = cut
 		}
 	}
 	return l
