@@ -39,7 +39,7 @@ type desired struct {
 // configuration gave, whose keys must be those processes makes.
 func expandDesired(ctx context.Context, m *serviceModel, given bool, diags *diag.Diagnostics) *desired {
 	var gm map[string]groupModel
-	if diags.Append(m.Processes.Map().ElementsAs(ctx, &gm, false)...); diags.HasError() {
+	if diags.Append(m.Processes.Map(diags).ElementsAs(ctx, &gm, false)...); diags.HasError() {
 		return nil
 	}
 	d := &desired{groups: map[string]*group{}, models: map[string]instanceModel{}, running: m.Running.IsNull() || m.Running.ValueBool(), given: given}
@@ -55,7 +55,7 @@ func expandDesired(ctx context.Context, m *serviceModel, given bool, diags *diag
 		}
 	}
 	if given && !diags.HasError() {
-		d.mergeGiven(m.Instances.Map(), diags)
+		d.mergeGiven(m.Instances.Map(diags), diags)
 	}
 	return d
 }

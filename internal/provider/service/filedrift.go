@@ -27,7 +27,7 @@ func warnFileDrift(ctx context.Context, state tfsdk.State, planned types.Map, d 
 	if state.Raw.IsNull() || state.GetAttribute(ctx, path.Root("config_files"), &was).HasError() || was.IsNull() {
 		return
 	}
-	before, now := was.Map().Elements(), planned.Elements()
+	before, now := was.Map(diags).Elements(), planned.Elements()
 	var lines []string
 	for _, k := range slices.Sorted(maps.Keys(acts)) {
 		m, kept := d.models[k]

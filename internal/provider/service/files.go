@@ -181,7 +181,7 @@ func writeOnlyCleared(ctx context.Context, v packedMap[configFilesSchema], diags
 	if v.IsNull() || v.IsUnknown() {
 		return v
 	}
-	els := v.Map().Elements()
+	els := v.Map(diags).Elements()
 	cleared := false
 	for k, el := range els {
 		o, ok := el.(types.Object)
@@ -197,7 +197,7 @@ func writeOnlyCleared(ctx context.Context, v packedMap[configFilesSchema], diags
 	if !cleared {
 		return v
 	}
-	m, d := types.MapValue(v.Map().ElementType(ctx), els)
+	m, d := types.MapValue(v.Map(diags).ElementType(ctx), els)
 	diags.Append(d...)
 	out, err := packMap[configFilesSchema](m)
 	if err != nil {

@@ -32,7 +32,7 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	d := expandDesired(ctx, &m, !given.IsNull(), &resp.Diagnostics)
-	fs := expandFiles(ctx, m.ConfigFiles.Map(), cfgFiles, &resp.Diagnostics)
+	fs := expandFiles(ctx, m.ConfigFiles.Map(&resp.Diagnostics), cfgFiles, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		checkPorts(&m, d, &resp.Diagnostics)
 		checkFiles(fs, d, &resp.Diagnostics)
@@ -54,7 +54,7 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	tiers := buildSchedule(acted, m.Order == nil || m.Order.By.ValueString() != "none", batchSize(m.Rollout))
 	r.fillPlan(ctx, &m, d, p, acted, tiers, fs, held, &resp.Diagnostics)
 	warnDrift(pl.drifted, d, p, &resp.Diagnostics)
-	warnFileDrift(ctx, req.State, m.ConfigFiles.Map(), d, p, fs, pl.actions, &resp.Diagnostics)
+	warnFileDrift(ctx, req.State, m.ConfigFiles.Map(&resp.Diagnostics), d, p, fs, pl.actions, &resp.Diagnostics)
 	m.ConfigFiles = writeOnlyCleared(ctx, m.ConfigFiles, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
@@ -67,8 +67,9 @@ func knownInputs(ctx context.Context, plan tfsdk.Plan) bool {
 	if d := plan.GetAttribute(ctx, path.Root("processes"), &v); d.HasError() || v.IsUnknown() {
 		return false
 	}
-	tv, err := v.Map().ToTerraformValue(ctx)
-	return err == nil && tv.IsFullyKnown()
+	var diags diag.Diagnostics
+	tv, err := v.Map(&diags).ToTerraformValue(ctx)
+	return err == nil && !diags.HasError() && tv.IsFullyKnown()
 }
 
 // fillPlan sets what the plan computes: instances with their planned

@@ -49,7 +49,10 @@ func stateOf(ctx context.Context, s *serviceModel, diags *diag.Diagnostics) *pri
 	}
 	p := &prior{groups: sd.groups, models: map[string]instanceModel{}, made: sd.models, running: sd.running,
 		restart: s.RestartTriggers.String(), reload: s.ReloadTriggers.String(), schedule: &s.Schedule}
-	maps.Copy(p.models, instancesOf(s.Instances.Map()))
+	maps.Copy(p.models, instancesOf(s.Instances.Map(diags)))
+	if diags.HasError() {
+		return nil
+	}
 	if s.Processes.IsNull() {
 		importedGroups(p)
 	}

@@ -27,8 +27,8 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.Append(req.State.Get(ctx, &s)...); resp.Diagnostics.HasError() {
 		return
 	}
-	models := instancesOf(s.Instances.Map())
-	if !r.refresh(ctx, models, &resp.Diagnostics) || !r.verifyFiles(ctx, &s, models, &resp.Diagnostics) {
+	models := instancesOf(s.Instances.Map(&resp.Diagnostics))
+	if resp.Diagnostics.HasError() || !r.refresh(ctx, models, &resp.Diagnostics) || !r.verifyFiles(ctx, &s, models, &resp.Diagnostics) {
 		return
 	}
 	s.Instances = instancesValue(models, &resp.Diagnostics)

@@ -129,5 +129,5 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 func configFiles(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) types.Map {
 	var v packedMap[configFilesSchema]
 	diags.Append(config.GetAttribute(ctx, path.Root("config_files"), &v)...)
-	return v.Map()
+	return v.Map(diags)
 }
