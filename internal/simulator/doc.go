@@ -43,7 +43,8 @@
 //     hosts (SetAgentDown, File, SetFile, Files, SetCommandMissing), what
 //     gse_service's health checks find there (jobv3_health.go: the TCP ports
 //     of the running instances of CMDB's processes, Listening, SetPortClosed;
-//     a script that fails, SetScriptFails), JOB's
+//     a script that fails, SetScriptFails, or fails on a host holding a
+//     chosen content, SetScriptFailsOnContent), JOB's
 //     limits (SetScriptTargetsMax) and its own refusals (a Fault's 1240001,
 //     1240002, 9900403).
 //   - CMDB() (cmdb.go, cmdb_process.go, cmdb_filter.go): bk-cmdb's host and
@@ -75,7 +76,8 @@
 //   - GET /_sim/job/files/{bk_host_id}: JOBv3().Files (path, size, sha256 of each)
 //   - POST /_sim/job/port {"bk_host_id", "port", "closed"}: JOBv3().SetPortClosed
 //   - GET /_sim/job/listening/{bk_host_id}: JOBv3().Listening
-//   - POST /_sim/job/script_fails {"bk_host_ids", "contains", "exit_code", "output"}: JOBv3().SetScriptFails
+//   - POST /_sim/job/script_fails {"bk_host_ids", "contains", "exit_code", "output"}: JOBv3().SetScriptFails;
+//     with "file_contains" instead of "bk_host_ids": JOBv3().SetScriptFailsOnContent
 //
 // A POST answers 204, 400 for a body it cannot read, or 404 with why it could
 // not act.

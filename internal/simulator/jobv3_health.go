@@ -42,10 +42,12 @@ const healthProbeMarker = "# gse_service tcp probe"
 var healthProbePorts = regexp.MustCompile(`(?m)^ports='([0-9 ]*)'$`)
 
 // scriptRule is SetScriptFails: a script holding contains exits code with
-// output on hosts (every host when nil).
+// output on hosts (every host when nil), and, with onFile, only on a host
+// holding a file whose content contains onFile (SetScriptFailsOnContent).
 type scriptRule struct {
 	hosts    []int64
 	contains string
+	onFile   string
 	code     int
 	output   string
 }
@@ -63,6 +65,21 @@ func (j *JOBv3) SetScriptFails(hostIDs []int64, contains string, code int, outpu
 	j.rules = slices.DeleteFunc(j.rules, func(r scriptRule) bool { return r.contains == contains })
 	if code != 0 {
 		j.rules = append(j.rules, scriptRule{hosts: slices.Clone(hostIDs), contains: contains, code: code, output: output})
+	}
+}
+
+// SetScriptFailsOnContent makes a script that contains the text contains
+// exit with code and print output on every host holding a file (one JOB
+// pushed) whose content contains the text content: a health script that
+// checks the config it finds, as `nginx -t` does, failing on a bad
+// release and passing again once the file is restored. Rules replace and
+// are removed as SetScriptFails says.
+func (j *JOBv3) SetScriptFailsOnContent(contains, content string, code int, output string) {
+	j.hub.mu.Lock()
+	defer j.hub.mu.Unlock()
+	j.rules = slices.DeleteFunc(j.rules, func(r scriptRule) bool { return r.contains == contains })
+	if code != 0 {
+		j.rules = append(j.rules, scriptRule{contains: contains, onFile: content, code: code, output: output})
 	}
 }
 
@@ -98,11 +115,21 @@ func (j *JOBv3) Listening(id int64) []int {
 // ruleFor is the first rule that fails script on h, if any; the hub's lock held.
 func (j *JOBv3) ruleFor(h *CMDBHost, script string) (scriptRule, bool) {
 	for _, r := range j.rules {
-		if strings.Contains(script, r.contains) && (r.hosts == nil || slices.Contains(r.hosts, h.ID)) {
+		if strings.Contains(script, r.contains) && (r.hosts == nil || slices.Contains(r.hosts, h.ID)) && (r.onFile == "" || j.holds(h.ID, r.onFile)) {
 			return r, true
 		}
 	}
 	return scriptRule{}, false
+}
+
+// holds reports whether a file on host id contains content; the hub's lock held.
+func (j *JOBv3) holds(id int64, content string) bool {
+	for _, b := range j.files[id] {
+		if strings.Contains(string(b), content) {
+			return true
+		}
+	}
+	return false
 }
 
 // healthProbe answers the TCP probe on h as the probe prints; ok is false
@@ -253,11 +280,19 @@ func (j *JOBv3) serveSetPortClosed(w http.ResponseWriter, r *http.Request) {
 
 func (j *JOBv3) serveSetScriptFails(w http.ResponseWriter, r *http.Request) {
 	serveAdmin(w, r, func(req struct {
-		HostIDs  []int64 `json:"bk_host_ids"`
-		Contains string  `json:"contains"`
-		ExitCode int     `json:"exit_code"`
-		Output   string  `json:"output"`
+		HostIDs      []int64 `json:"bk_host_ids"`
+		Contains     string  `json:"contains"`
+		FileContains string  `json:"file_contains"`
+		ExitCode     int     `json:"exit_code"`
+		Output       string  `json:"output"`
 	}) error {
+		if req.FileContains != "" {
+			if req.HostIDs != nil {
+				return fmt.Errorf("give bk_host_ids or file_contains, not both")
+			}
+			j.SetScriptFailsOnContent(req.Contains, req.FileContains, req.ExitCode, req.Output)
+			return nil
+		}
 		j.SetScriptFails(req.HostIDs, req.Contains, req.ExitCode, req.Output)
 		return nil
 	})

@@ -211,3 +211,32 @@ func admin(t *testing.T, srv *httptest.Server, path, body string) {
 		t.Fatalf("POST %s: HTTP %d", path, resp.StatusCode)
 	}
 }
+
+// SetScriptFailsOnContent fails a script holding its text on the hosts that
+// hold a file with the content named, and only there: restored, the file
+// passes again.
+func TestScriptFailsOnContent(t *testing.T) {
+	sim, srv := healthSim(t, 3)
+	const script = "#!/bin/sh\nnginx -t -p /data/nginx\n"
+	sim.JOBv3().SetFile(1, "/data/nginx/conf/nginx.conf", []byte("# rev bad\n"))
+	sim.JOBv3().SetFile(2, "/data/nginx/conf/nginx.conf", []byte("# rev 1\n"))
+	admin(t, srv, "/_sim/job/script_fails", `{"contains":"nginx -t","file_contains":"rev bad","exit_code":1,"output":"nginx: [emerg]\n"}`)
+	for id, want := range map[int64]int{1: 1, 2: 0, 3: 0} {
+		if code, _ := runScript(t, srv, id, script); code != want {
+			t.Errorf("host %d: exit %d, want %d", id, code, want)
+		}
+	}
+	sim.JOBv3().SetFile(1, "/data/nginx/conf/nginx.conf", []byte("# rev 1\n"))
+	if code, out := runScript(t, srv, 1, script); code != 0 {
+		t.Errorf("host 1 with its file restored: exit %d, output %q", code, out)
+	}
+	resp, err := http.Post(srv.URL+"/_sim/job/script_fails", "application/json",
+		strings.NewReader(`{"bk_host_ids":[1],"contains":"nginx -t","file_contains":"rev bad","exit_code":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusNoContent {
+		t.Error("a rule with both bk_host_ids and file_contains was taken")
+	}
+}

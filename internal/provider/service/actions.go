@@ -11,6 +11,10 @@ import (
 type planned struct {
 	actions map[string]action
 	drifted []string // keys whose action repairs what a refresh found
+	// released are the keys acted on for the release (the configuration's
+	// change, or what the last apply of it left), not for a repair alone:
+	// what a canary, a promotion and rollout.paused apply to.
+	released map[string]bool
 }
 
 // rank orders actions when two apply to one instance: the stronger one
@@ -23,19 +27,22 @@ var rank = map[action]int{actNone: 0, actUpdate: 1, actReload: 2, actStop: 3, ac
 // to an instance found stopped starts it), and the removal
 // of instances no longer in processes. Held instances get none.
 func planActions(d *desired, p *prior, restart, reload string, held func(string) bool) planned {
-	out := planned{actions: map[string]action{}}
+	out := planned{actions: map[string]action{}, released: map[string]bool{}}
 	for k, m := range d.models {
 		if held(k) {
 			continue
 		}
 		pm, ok := p.models[k]
 		if !ok {
-			out.actions[k] = startOrUpdate(d.running)
+			out.actions[k], out.released[k] = startOrUpdate(d.running), true
 			continue
 		}
 		a := freshAction(d, p, m.Group.ValueString(), restart, reload)
 		if r := action(pm.Action.ValueString()); resumable(pm) && rank[r] > rank[a] && fits(r, d.running) {
 			a = r
+		}
+		if a != actNone {
+			out.released[k] = true
 		}
 		if fix := repair(pm, d.running); rank[fix] > rank[a] {
 			a = fix
@@ -47,7 +54,7 @@ func planActions(d *desired, p *prior, restart, reload string, held func(string)
 	}
 	for k := range p.models {
 		if _, ok := d.models[k]; !ok && !held(k) {
-			out.actions[k] = actRemove
+			out.actions[k], out.released[k] = actRemove, true
 		}
 	}
 	slices.Sort(out.drifted)
@@ -131,14 +138,15 @@ func absentIn(p *prior, key string) bool {
 
 // addFileActions adds what changed config files do to their instances:
 // on_change, unless a stronger action already does it.
-func addFileActions(acts map[string]action, d *desired, p *prior, fs files, held func(string) bool) {
+func (pl *planned) addFileActions(d *desired, p *prior, fs files, held func(string) bool) {
 	for k, m := range d.models {
 		if held(k) {
 			continue
 		}
 		for _, f := range fs.changed(k, m.Group.ValueString(), configOf(p.models[k])) {
-			if a := onChangeAction(f.onChange, d.running); rank[a] > rank[acts[k]] {
-				acts[k] = a
+			pl.released[k] = true
+			if a := onChangeAction(f.onChange, d.running); rank[a] > rank[pl.actions[k]] {
+				pl.actions[k] = a
 			}
 		}
 	}

@@ -180,9 +180,10 @@ func keyMeta(key string) gse.Meta {
 }
 
 // revision digests what the configuration asks of the service: the
-// processes as sent (their specs, hosts and priorities), running and the
-// triggers. Hosts count by identity, in any order.
-func revision(d *desired, m *serviceModel) string {
+// processes as sent (their specs, hosts and priorities), running, the
+// triggers and the config files (their content by its hash). Hosts count by
+// identity, in any order.
+func revision(d *desired, restart, reload types.Map, fs files) string {
 	type groupDigest struct {
 		Meta     gse.Meta
 		Spec     *gse.Spec
@@ -198,11 +199,22 @@ func revision(d *desired, m *serviceModel) string {
 		slices.Sort(hs)
 		gs[k] = groupDigest{g.meta, g.spec, g.priority, hs}
 	}
+	type fileDigest struct{ Instance, Group, Path, Name, Account, Hash, OnChange string }
+	// Files are digested only when there are some, so that a service
+	// without any keeps the revision it had before files counted.
+	var fds map[string]fileDigest
+	for k, f := range fs.byKey {
+		if fds == nil {
+			fds = map[string]fileDigest{}
+		}
+		fds[k] = fileDigest{f.instance, f.group, f.cf.Path, f.cf.Name, f.cf.Account, f.hash, f.onChange}
+	}
 	b, _ := json.Marshal(struct {
 		Groups          map[string]groupDigest
 		Running         bool
 		Restart, Reload string
-	}{gs, d.running, m.RestartTriggers.String(), m.ReloadTriggers.String()})
+		Files           map[string]fileDigest `json:",omitempty"`
+	}{gs, d.running, restart.String(), reload.String(), fds})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }

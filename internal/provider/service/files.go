@@ -37,18 +37,19 @@ type files struct {
 }
 
 // expandFiles reads config_files; the content of content_wo, write-only and
-// so null in plans and states, from config (the configuration's value).
-func expandFiles(ctx context.Context, v, config types.Map, diags *diag.Diagnostics) files {
+// so null in plans and states, from config (the configuration's value),
+// decoded only when some file has no content: it is the whole map again.
+func expandFiles(ctx context.Context, v types.Map, config packedMap[configFilesSchema], diags *diag.Diagnostics) files {
 	var fm, cm map[string]configFileModel
 	diags.Append(v.ElementsAs(ctx, &fm, false)...)
-	if !config.IsNull() && !config.IsUnknown() {
-		diags.Append(config.ElementsAs(ctx, &cm, false)...)
-	}
 	out := files{byKey: map[string]*file{}, byInstance: map[string][]*file{}, byGroup: map[string][]*file{}}
 	for _, k := range slices.Sorted(maps.Keys(fm)) {
 		f := fm[k]
 		content := f.Content.ValueString()
 		if f.Content.IsNull() {
+			if cm == nil {
+				cm = writeOnlyContents(ctx, config, diags)
+			}
 			content = cm[k].ContentWO.ValueString()
 		}
 		sum := sha256.Sum256([]byte(content))
@@ -64,6 +65,16 @@ func expandFiles(ctx context.Context, v, config types.Map, diags *diag.Diagnosti
 		}
 	}
 	return out
+}
+
+// writeOnlyContents are the configuration's files, content_wo included;
+// empty, not nil, when it holds none.
+func writeOnlyContents(ctx context.Context, config packedMap[configFilesSchema], diags *diag.Diagnostics) map[string]configFileModel {
+	cm := map[string]configFileModel{}
+	if c := config.Map(diags); !c.IsNull() && !c.IsUnknown() {
+		diags.Append(c.ElementsAs(ctx, &cm, false)...)
+	}
+	return cm
 }
 
 // of are the files of instance k of group g.

@@ -31,7 +31,7 @@ resource "gse_service" "test" {
   }
 }
 `, groupsHCL("svc", []svcGroup{{"web", 10, []int{1, 2}}, {"app", 5, []int{1}}}), groupsHCL("ops", []svcGroup{{"agent", 1, []int{2}}}))
-		ignore := []string{"processes", "revision"}
+		ignore := []string{"processes", "revision", "canary_revision"}
 		for _, k := range []string{"svc/web@0:10.0.0.1", "svc/web@0:10.0.0.2", "svc/app@0:10.0.0.1", "ops/agent@0:10.0.0.2"} {
 			ignore = append(ignore, "instances."+k+".priority", "instances."+k+".host.bk_supplier_id")
 		}

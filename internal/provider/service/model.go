@@ -24,6 +24,8 @@ type serviceModel struct {
 	Hold            types.Set                    `tfsdk:"hold"`
 	AgentAbnormal   types.String                 `tfsdk:"agent_abnormal"`
 	Revision        types.String                 `tfsdk:"revision"`
+	PromoteRevision types.String                 `tfsdk:"promote_revision"`
+	CanaryRevision  types.String                 `tfsdk:"canary_revision"`
 	Schedule        types.List                   `tfsdk:"schedule"`
 	FailedCount     types.Int64                  `tfsdk:"failed_count"`
 	PendingCount    types.Int64                  `tfsdk:"pending_count"`
@@ -59,6 +61,16 @@ type rolloutModel struct {
 	BatchSize         types.String `tfsdk:"batch_size"`
 	MaxFailPercentage types.Int64  `tfsdk:"max_fail_percentage"`
 	Pause             types.String `tfsdk:"pause"`
+	Canary            *canaryModel `tfsdk:"canary"`
+	Paused            types.Bool   `tfsdk:"paused"`
+	ProgressDeadline  types.String `tfsdk:"progress_deadline"`
+}
+
+// canaryModel is rollout.canary.
+type canaryModel struct {
+	Size    types.String `tfsdk:"size"`
+	Bake    types.String `tfsdk:"bake"`
+	Promote types.String `tfsdk:"promote"`
 }
 
 // healthModel is health: the gate after each batch.
@@ -126,4 +138,5 @@ type tierModel struct {
 	Direction types.String `tfsdk:"direction"`
 	Priority  types.Int64  `tfsdk:"priority"`
 	Batches   [][]string   `tfsdk:"batches"`
+	Canary    types.Bool   `tfsdk:"canary"`
 }

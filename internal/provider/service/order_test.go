@@ -69,5 +69,6 @@ func tierCheck(n int64, direction string, priority int64, batches [][]string) kn
 	}
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{
 		"tier": knownvalue.Int64Exact(n), "direction": knownvalue.StringExact(direction), "priority": knownvalue.Int64Exact(priority), "batches": knownvalue.ListExact(bs),
+		"canary": knownvalue.Bool(false),
 	})
 }

@@ -20,12 +20,17 @@ import (
 // tiers and batches, and the revision, all known at plan; what the release
 // will find (status, code, message, pid, the counts) is unknown where it acts.
 func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || !knownInputs(ctx, req.Plan) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	processes, known := knownInputs(ctx, req.Plan)
+	if !known {
 		return
 	}
 	var m serviceModel
 	var given packedMap[instancesSchema]
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	m.Processes = processes // the same value, decoded already
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("instances"), &given)...)
 	cfgFiles := configFiles(ctx, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || m.Processes.IsUnknown() || given.IsUnknown() {
@@ -46,35 +51,40 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	checkHold(hold, d, p, &resp.Diagnostics)
 	held := holdMatcher(hold)
 	pl := planActions(d, p, m.RestartTriggers.String(), m.ReloadTriggers.String(), held)
-	addFileActions(pl.actions, d, p, fs, held)
+	pl.addFileActions(d, p, fs, held)
 	acted := scheduled(d, p, pl.actions, isolation(m.Order), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	tiers := buildSchedule(acted, m.Order == nil || m.Order.By.ValueString() != "none", batchSize(m.Rollout))
-	r.fillPlan(ctx, &m, d, p, acted, tiers, fs, held, &resp.Diagnostics)
+	rev := revision(d, m.RestartTriggers, m.ReloadTriggers, fs)
+	st := stepOf(&m, p, pl.released, acted, rev)
+	tiers := st.schedule(m.Order == nil || m.Order.By.ValueString() != "none", batchSize(m.Rollout))
+	r.fillPlan(ctx, &m, d, p, slices.Concat(st.canary, st.rest), tiers, fs, held, st.waiting, &resp.Diagnostics)
+	m.Revision, m.CanaryRevision = types.StringValue(rev), st.canaryRevision
+	warnWaiting(st.waiting, &resp.Diagnostics)
 	warnDrift(pl.drifted, d, p, &resp.Diagnostics)
 	warnFileDrift(ctx, req.State, m.ConfigFiles.Map(&resp.Diagnostics), d, p, fs, pl.actions, &resp.Diagnostics)
 	m.ConfigFiles = writeOnlyCleared(ctx, m.ConfigFiles, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 
-// knownInputs reports whether what the plan is made of is known: processes
-// and the configuration's instances (computed attributes are unknown in
-// every plan that changes anything).
-func knownInputs(ctx context.Context, plan tfsdk.Plan) bool {
+// knownInputs is the plan's processes, and whether they are known: the plan
+// is made of them (computed attributes are unknown in every plan that
+// changes anything).
+func knownInputs(ctx context.Context, plan tfsdk.Plan) (packedMap[processesSchema], bool) {
 	var v packedMap[processesSchema]
 	if d := plan.GetAttribute(ctx, path.Root("processes"), &v); d.HasError() || v.IsUnknown() {
-		return false
+		return v, false
 	}
 	var diags diag.Diagnostics
 	tv, err := v.Map(&diags).ToTerraformValue(ctx)
-	return err == nil && !diags.HasError() && tv.IsFullyKnown()
+	return v, err == nil && !diags.HasError() && tv.IsFullyKnown()
 }
 
 // fillPlan sets what the plan computes: instances with their planned
 // action, tier and batch, schedule, revision, the counts and id.
-func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desired, p *prior, acted []*instance, tiers []tier, fs files, held func(string) bool, diags *diag.Diagnostics) {
+func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desired, p *prior, acted []*instance, tiers []tier, fs files, held func(string) bool,
+	waits map[string]waiting, diags *diag.Diagnostics) {
 	byKey := map[string]*instance{}
 	for _, in := range acted {
 		byKey[in.key] = in
@@ -86,6 +96,16 @@ func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desi
 			in.Tier, in.Batch, in.Action = types.Int64Value(int64(a.tier)), types.Int64Value(int64(a.batch)), types.StringValue(string(a.action))
 			in = in.unknownOutcome()
 			in.Config = types.MapUnknown(types.StringType)
+		case waits[k].why != "":
+			// Held as the state will hold it: pending (absent where it
+			// is), its action to come, what its host has now.
+			pm := p.models[k]
+			st := statusPending
+			if absentIn(p, k) {
+				st = statusAbsent
+			}
+			in = in.cleared().withOutcome(outcome{status: st, message: waits[k].why, pid: pm.PID.ValueInt64()})
+			in.Action, in.Config = types.StringValue(string(waits[k].action)), configValue(configOf(pm))
 		default:
 			var pm instanceModel
 			if pm, ok = p.models[k]; ok {
@@ -105,7 +125,6 @@ func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desi
 	}
 	m.Instances = instancesValue(models, diags)
 	m.ID = namespaces(d.groups)
-	m.Revision = types.StringValue(revision(d, m))
 	if len(acted) == 0 && p.schedule != nil {
 		m.Schedule = *p.schedule
 	} else {
@@ -197,6 +216,19 @@ func anyKey(d *desired) string {
 		return ""
 	}
 	return keys[0]
+}
+
+// warnWaiting says what the release holds back, and what lets it go on.
+func warnWaiting(waits map[string]waiting, diags *diag.Diagnostics) {
+	byWhy := map[string][]string{}
+	for k, w := range waits {
+		byWhy[w.why] = append(byWhy[w.why], k)
+	}
+	for _, why := range slices.Sorted(maps.Keys(byWhy)) {
+		keys := slices.Sorted(slices.Values(byWhy[why]))
+		diags.AddWarning(plumbing.Count(len(keys), "instance")+" of the release held back",
+			why+". They stay pending, and the apply sends them nothing:"+listed("\n  ", keys))
+	}
 }
 
 // warnDrift names the instances a refresh found otherwise than asked, whose

@@ -17,6 +17,10 @@ type prior struct {
 	running         bool
 	restart, reload string // the triggers' values, as types.Map.String
 	schedule        *types.List
+	canaryRevision  types.String
+	// firstRelease: a create, or an import's first apply, which no canary
+	// holds back (rollout.canary is for updates).
+	firstRelease bool
 }
 
 // priorOf is what state holds; for a create, a service with nothing yet
@@ -25,7 +29,7 @@ type prior struct {
 func priorOf(ctx context.Context, state tfsdk.State, d *desired, m *serviceModel, diags *diag.Diagnostics) *prior {
 	if state.Raw.IsNull() {
 		return &prior{groups: map[string]*group{}, models: map[string]instanceModel{}, running: d.running,
-			restart: m.RestartTriggers.String(), reload: m.ReloadTriggers.String()}
+			restart: m.RestartTriggers.String(), reload: m.ReloadTriggers.String(), canaryRevision: types.StringNull(), firstRelease: true}
 	}
 	var s serviceModel
 	if diags.Append(state.Get(ctx, &s)...); diags.HasError() {
@@ -34,6 +38,7 @@ func priorOf(ctx context.Context, state tfsdk.State, d *desired, m *serviceModel
 	p := stateOf(ctx, &s, diags)
 	if p != nil && s.Processes.IsNull() {
 		adopted(p, d, m, diags)
+		p.firstRelease = true
 	}
 	return p
 }
@@ -48,7 +53,7 @@ func stateOf(ctx context.Context, s *serviceModel, diags *diag.Diagnostics) *pri
 		return nil
 	}
 	p := &prior{groups: sd.groups, models: map[string]instanceModel{}, made: sd.models, running: sd.running,
-		restart: s.RestartTriggers.String(), reload: s.ReloadTriggers.String(), schedule: &s.Schedule}
+		restart: s.RestartTriggers.String(), reload: s.ReloadTriggers.String(), schedule: &s.Schedule, canaryRevision: s.CanaryRevision}
 	maps.Copy(p.models, instancesOf(s.Instances.Map(diags)))
 	if diags.HasError() {
 		return nil

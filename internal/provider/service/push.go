@@ -59,7 +59,7 @@ func (r *runner) push(ctx context.Context, batch []*instance) []*instance {
 	for _, k := range order {
 		group := alike[k]
 		jk := k
-		if onOneHost(group, func(o fileOf) gse.Host { return o.in.host }) {
+		if !slices.ContainsFunc(group, func(o fileOf) bool { return o.in.host != group[0].in.host }) {
 			jk = "host\x00" + group[0].in.host.Address() + "\x00" + group[0].f.cf.Path + "\x00" + group[0].f.cf.Account
 		}
 		j := jobs[jk]
@@ -88,11 +88,6 @@ func (r *runner) push(ctx context.Context, batch []*instance) []*instance {
 	}
 	wg.Wait()
 	return slices.DeleteFunc(slices.Clone(batch), func(in *instance) bool { return bad[in.key] })
-}
-
-// onOneHost reports whether every element of s is on one host.
-func onOneHost[E any](s []E, host func(E) gse.Host) bool {
-	return !slices.ContainsFunc(s, func(e E) bool { return host(e) != host(s[0]) })
 }
 
 // pushOne runs one push and fails the instances on hosts it did not reach.

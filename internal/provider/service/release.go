@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
@@ -35,7 +34,7 @@ func (rel *release) summary() string {
 
 // release runs the plan's schedule over the planned instances (and the
 // prior ones it removes) and sets in m what it found.
-func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior, cfgFiles types.Map, diags *diag.Diagnostics) *release {
+func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior, cfgFiles packedMap[configFilesSchema], diags *diag.Diagnostics) *release {
 	d := expandDesired(ctx, m, false, diags)
 	fs := expandFiles(ctx, m.ConfigFiles.Map(diags), cfgFiles, diags)
 	planned := instancesOf(m.Instances.Map(diags))
@@ -69,6 +68,12 @@ func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior
 	}
 	m.Instances = instancesValue(models, diags)
 	m.FailedCount, m.PendingCount = counts(models)
+	if m.CanaryRevision.IsUnknown() {
+		m.CanaryRevision = p.canaryRevision
+		if run.canaryPassed {
+			m.CanaryRevision = m.Revision
+		}
+	}
 	return run.report()
 }
 
@@ -83,6 +88,7 @@ func (r *serviceResource) teardown(ctx context.Context, s *serviceModel, p *prio
 		acted = append(acted, &instance{key: k, group: pm.Group.ValueString(), host: pm.Host.Expand(), priority: pm.Priority.ValueInt64(), unit: unit, action: actRemove})
 	}
 	run := r.runner(s, p.groups, false)
+	run.deadline = 0 // progress_deadline is a release's: a destroy has its timeout
 	run.run(ctx, buildSchedule(acted, s.Order == nil || s.Order.By.ValueString() != "none", batchSize(s.Rollout)))
 	left := map[string]instanceModel{}
 	for k, pm := range p.models {
@@ -102,6 +108,10 @@ func (r *serviceResource) runner(m *serviceModel, groups map[string]*group, runn
 	if ro := m.Rollout; ro != nil {
 		run.maxFail = ro.MaxFailPercentage.ValueInt64()
 		run.pause, _ = time.ParseDuration(ro.Pause.ValueString())
+		run.deadline, _ = time.ParseDuration(ro.ProgressDeadline.ValueString())
+		if ro.Canary != nil {
+			run.bake, _ = time.ParseDuration(ro.Canary.Bake.ValueString())
+		}
 	}
 	if h := m.Health; h != nil {
 		run.gate.runningFor, _ = time.ParseDuration(h.RunningFor.ValueString())
@@ -117,7 +127,7 @@ func (r *serviceResource) runner(m *serviceModel, groups map[string]*group, runn
 func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, fs files, unitOf func(instanceModel) (string, error), held func(k, group string) bool) []tier {
 	out := make([]tier, len(sched))
 	for i, t := range sched {
-		out[i] = tier{descending: t.Direction.ValueString() == "descending", priority: t.Priority.ValueInt64Pointer()}
+		out[i] = tier{descending: t.Direction.ValueString() == "descending", priority: t.Priority.ValueInt64Pointer(), canary: t.Canary.ValueBool()}
 		for bi, keys := range t.Batches {
 			var b []*instance
 			for _, k := range keys {

@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
@@ -58,7 +57,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	if rel == nil {
 		return
 	}
-	if !rel.sent {
+	if !rel.sent && len(m.Schedule.Elements()) > 0 {
 		resp.Diagnostics.AddError("Could not create the service", rel.summary()+"\n\nNothing was sent to GSE, so nothing exists: fix the cause and apply again.")
 		return
 	}
@@ -125,9 +124,9 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 }
 
 // configFiles is config_files as the configuration gives it: with
-// content_wo, which plans and states never hold.
-func configFiles(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) types.Map {
+// content_wo, which plans and states never hold; decoded when read.
+func configFiles(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) packedMap[configFilesSchema] {
 	var v packedMap[configFilesSchema]
 	diags.Append(config.GetAttribute(ctx, path.Root("config_files"), &v)...)
-	return v.Map(diags)
+	return v
 }

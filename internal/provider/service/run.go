@@ -36,9 +36,11 @@ type runner struct {
 	gate     gateSettings
 	maxFail  int64
 	pause    time.Duration
-	skipDown bool         // agent_abnormal = "skip"
-	probes   *probes      // health's checks through JOB, if any
-	scope    gse.JobScope // where JOB pushes config files
+	deadline time.Duration // rollout.progress_deadline; 0: none
+	bake     time.Duration // rollout.canary.bake
+	skipDown bool          // agent_abnormal = "skip"
+	probes   *probes       // health's checks through JOB, if any
+	scope    gse.JobScope  // where JOB pushes config files
 
 	mu      sync.Mutex
 	out     map[string]outcome
@@ -48,6 +50,9 @@ type runner struct {
 	sent    bool              // a part of a batch reached GSE
 	stopped string            // why no further batch starts
 	blocked map[string]string // isolation unit → why its later tiers do not run
+	// canaryPassed: the canary's tiers ran, every instance of them passed
+	// its gate and stayed healthy through bake.
+	canaryPassed bool
 }
 
 // run runs every tier of tiers and leaves each instance's outcome in r.out.
@@ -58,6 +63,7 @@ func (r *runner) run(ctx context.Context, tiers []tier) {
 			r.total += len(b)
 		}
 	}
+	start := time.Now()
 	for ti, t := range tiers {
 		failedIn := map[string]string{}
 		for bi, b := range t.batches {
@@ -71,6 +77,11 @@ func (r *runner) run(ctx context.Context, tiers []tier) {
 					r.pend(todo, r.stopped)
 					continue
 				}
+			}
+			if r.deadline > 0 && time.Since(start) > r.deadline {
+				r.stopped = fmt.Sprintf("not run: the release passed rollout.progress_deadline (%s) before its batch", r.deadline)
+				r.pend(todo, r.stopped)
+				continue
 			}
 			r.ran++
 			tflog.Info(ctx, fmt.Sprintf("gse_service: tier %d/%d, batch %d/%d: %d instances", ti+1, len(tiers), bi+1, len(t.batches), len(todo)))
@@ -88,6 +99,9 @@ func (r *runner) run(ctx context.Context, tiers []tier) {
 			}
 		}
 		maps.Copy(r.blocked, failedIn)
+		if t.canary && (ti+1 == len(tiers) || !tiers[ti+1].canary) {
+			r.judgeCanary(ctx, tiers[:ti+1])
+		}
 	}
 }
 

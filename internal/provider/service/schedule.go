@@ -75,6 +75,7 @@ type tier struct {
 	descending bool
 	priority   *int64 // nil with order.by = "none"
 	batches    [][]*instance
+	canary     bool // rollout.canary's (step.schedule)
 }
 
 // buildSchedule puts the instances with an action in tiers: those that run
@@ -111,14 +112,19 @@ func buildSchedule(acted []*instance, byPriority bool, batchSize types.String) [
 			out = append(out, t)
 		}
 	}
-	for ti, t := range out {
+	return number(out)
+}
+
+// number numbers each instance's tier and batch as tiers run them.
+func number(tiers []tier) []tier {
+	for ti, t := range tiers {
 		for bi, b := range t.batches {
 			for _, in := range b {
 				in.tier, in.batch = ti+1, bi+1
 			}
 		}
 	}
-	return out
+	return tiers
 }
 
 // batchesOf splits one tier's instances into batches of hosts.

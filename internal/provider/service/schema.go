@@ -25,6 +25,13 @@ var (
 	isolateBys    = []string{"service", "set", "module", "host"}
 	agentAbnormal = []string{"fail", "skip"}
 	onChanges     = []string{"reload", "restart", "none"}
+	promotes      = []string{promoteAuto, promoteManual}
+)
+
+// The values of rollout.canary.promote.
+const (
+	promoteAuto   = "auto"
+	promoteManual = "manual"
 )
 
 // The values of an instance's status.
@@ -68,6 +75,14 @@ func serviceSchema(ctx context.Context) schema.Schema {
 					MarkdownDescription: "Share of the instances the release acts on, `0` to `100`, that may fail before no further batch starts. Defaults to `0`."},
 				"pause": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
 					MarkdownDescription: "Pause between batches, such as `\"30s\"`. Defaults to none."},
+				"canary": canaryAttribute(),
+				"paused": schema.BoolAttribute{Optional: true,
+					MarkdownDescription: "`true` holds the release: the plan schedules none of its instances and shows them `pending` (`message` says why), so an apply sends nothing for it; " +
+						"an apply already running is not affected (Terraform reads the configuration at plan), and it stops only at a batch boundary anyway. " +
+						"Repairs of drift still run. `false` or unset: the release goes on where it stands."},
+				"progress_deadline": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
+					MarkdownDescription: "How long the whole release may run, such as `\"30m\"`: past it no further batch starts, the rest stays `pending` and the apply fails; the next apply goes on from there. " +
+						"It is checked at batch boundaries, so the batch running when it passes finishes. Defaults to none (the `timeouts` still apply)."},
 			}},
 		"health": healthAttribute(),
 		"restart_triggers": schema.MapAttribute{ElementType: types.StringType, Optional: true,
@@ -82,7 +97,13 @@ func serviceSchema(ctx context.Context) schema.Schema {
 			MarkdownDescription: "What a batch does with instances whose host's agent is not running: `fail` (the default) fails them, counting against `max_fail_percentage`; " +
 				"`skip` leaves them `pending` without failing the release, for the next apply."},
 		"revision": schema.StringAttribute{Computed: true,
-			MarkdownDescription: "A digest of what the configuration asks of the service (processes, running, triggers): it changes with every release, and not with a repair."},
+			MarkdownDescription: "A digest of what the configuration asks of the service (processes, running, triggers, config files): it changes with every release, and not with a repair."},
+		"promote_revision": schema.StringAttribute{Optional: true,
+			MarkdownDescription: "With `rollout.canary.promote = \"manual\"`: the `revision` whose release may go on past its canary. Set it to the `revision` the plan shows once its canary passed; " +
+				"the next apply releases the rest. A release of another revision stops after its own canary again."},
+		"canary_revision": schema.StringAttribute{Computed: true,
+			MarkdownDescription: "The `revision` whose canary passed (a create, which is not canaried, counts as passed): its release goes on without another canary. " +
+				"Unknown in a plan that runs a canary."},
 		"schedule": scheduleAttribute(),
 		"failed_count": schema.Int64Attribute{Computed: true,
 			MarkdownDescription: "Instances whose last action failed. A create whose instances partly failed is kept, not tainted (a replacement would restart every instance): " +
@@ -133,6 +154,24 @@ func configFilesAttribute() schema.MapNestedAttribute {
 					"An instance whose host holds another file, or none, records what was found in `instances[*].config`, and the next plan pushes the file to that instance alone " +
 					"and does its `on_change`, with a warning naming it. A host JOB cannot reach is left as it was; a read that fails fails the refresh, naming the host. Unset or `false`: files are not read back."},
 		}, Validators: []validator.Object{fileShape{}}}}
+}
+
+// canaryAttribute is rollout.canary.
+func canaryAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{Optional: true,
+		MarkdownDescription: "A release that proves itself on a few hosts first (Nomad's `canary`, Argo Rollouts' first step): of each group, `size` of the hosts it acts on in its first tier " +
+			"(in the order batches take hosts) get the release first, in its tiers, one batch per tier, behind the health gate; then they must stay healthy for `bake`; then, as `promote` says, " +
+			"the rest follows in its tiers and batches. The plan's `schedule` shows the canary's tiers first (`canary = true`) with their instance keys. Every canary instance must pass: " +
+			"one that fails stops the release, the rest `pending`. Updates only: a create, an import's first apply, a repair of drift alone are not canaried.",
+		Attributes: map[string]schema.Attribute{
+			"size": schema.StringAttribute{Required: true, Validators: []validator.String{rollout.BatchSizeFormat()},
+				MarkdownDescription: "Hosts of each group in the canary: a count such as `1`, or a percentage of the group's hosts in its first tier such as `\"10%\"`, rounded up."},
+			"bake": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
+				MarkdownDescription: "How long the canary must stay healthy after its gate, such as `\"10m\"`: then each canary instance must still run with the pid it passed the gate with, and pass `health`'s `tcp` and `script` again. Defaults to none."},
+			"promote": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(promotes...)},
+				MarkdownDescription: "`auto` (the default): the rest follows in the same apply once the canary baked. `manual`: the apply stops after the canary, the rest `pending`; " +
+					"setting `promote_revision` to the planned `revision` lets the next apply release the rest."},
+		}}
 }
 
 // healthAttribute is health: the gate after each batch.
@@ -278,6 +317,7 @@ func scheduleAttribute() schema.ListNestedAttribute {
 			"priority":  schema.Int64Attribute{Computed: true, MarkdownDescription: "The tier's CMDB priority; null with `order.by = \"none\"`."},
 			"batches": schema.ListAttribute{Computed: true, ElementType: types.ListType{ElemType: types.StringType},
 				MarkdownDescription: "The tier's batches, each the keys of its instances."},
+			"canary": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the tier is the canary's (`rollout.canary`): the canary's tiers come first, one batch each."},
 		}}}
 }
 

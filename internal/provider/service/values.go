@@ -29,7 +29,8 @@ func instancesValue(models map[string]instanceModel, diags *diag.Diagnostics) pa
 func scheduleValue(ctx context.Context, tiers []tier, diags *diag.Diagnostics) types.List {
 	out := make([]tierModel, len(tiers))
 	for i, t := range tiers {
-		out[i] = tierModel{Tier: types.Int64Value(int64(i + 1)), Direction: types.StringValue(direction(t.descending)), Priority: types.Int64PointerValue(t.priority)}
+		out[i] = tierModel{Tier: types.Int64Value(int64(i + 1)), Direction: types.StringValue(direction(t.descending)), Priority: types.Int64PointerValue(t.priority),
+			Canary: types.BoolValue(t.canary)}
 		for _, b := range t.batches {
 			keys := make([]string, len(b))
 			for j, in := range b {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/health"
@@ -36,7 +35,7 @@ type fileRead struct {
 // None is read when no file has verify on; a read that fails fails the
 // refresh, naming the files and hosts.
 func (r *serviceResource) verifyFiles(ctx context.Context, s *serviceModel, models map[string]instanceModel, diags *diag.Diagnostics) bool {
-	fs := expandFiles(ctx, s.ConfigFiles.Map(diags), types.MapNull(types.StringType), diags)
+	fs := expandFiles(ctx, s.ConfigFiles.Map(diags), packedMap[configFilesSchema]{}, diags)
 	if len(fs.byKey) == 0 || diags.HasError() {
 		return !diags.HasError()
 	}

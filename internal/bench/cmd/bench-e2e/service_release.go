@@ -141,7 +141,9 @@ func (bn *bench) serviceReleaseRows() []row {
 	if bn.noAPIConfig == "" {
 		return rows
 	}
-	floor := under(bn, bn.noAPIConfig, func() releaseRun { return bn.releaseRun(bn.dir("service-release-noapi", serviceReleaseConfig(false)), sim) })
+	floor := under(bn, bn.noAPIConfig, func() releaseRun {
+		return bn.releaseRun(bn.dir("service-release-noapi", serviceReleaseConfig(false)), sim)
+	})
 	return append(rows, row{
 		work:   "floor: the same change without API work, less its plan / the same sum",
 		value:  ratio(floor.applied()),

@@ -1,0 +1,269 @@
+package service_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/acctest"
+	"github.com/bk-gse/terraform-provider-gse/internal/simulator"
+)
+
+// canaryHosts is the business of the canary tests: nginx, two instances a
+// host, on the Linux hosts of the simulator's first 23 (every 7th runs
+// Windows, where the shell health script cannot run): 20 hosts.
+const canaryHosts = 23
+
+// nginxCheck is the health script of the canary tests: it checks the config
+// it finds, as `nginx -t` does; the simulator fails it on a bad content.
+const nginxCheck = "nginx -t -p /data/nginx"
+
+// canaryService is nginx of the simulator's business 2 on its Linux hosts as
+// a gse_service with a file per instance of revision rev, a health gate
+// running nginxCheck, and rollout's arguments (batch_size "50%" unless given).
+func canaryService(e *acctest.Env, rev, rollout, extra string) string {
+	if !strings.Contains(rollout, "batch_size") {
+		rollout = `batch_size = "50%", ` + rollout
+	}
+	return e.CMDBConfig(fmt.Sprintf(`
+data "gse_cmdb_processes" "biz" {
+  bk_biz_id      = 2
+  process_names  = ["nginx"]
+  with_instances = true
+  namespace      = "hc"
+}
+
+resource "gse_service" "test" {
+  bk_biz_id = 2
+  processes = {
+    for k, g in data.gse_cmdb_processes.biz.groups : k => merge(g, { hosts = [for h in g.hosts : h if h.bk_host_id %% 7 != 0] })
+  }
+  rollout = { %s }
+  health  = { healthy_deadline = "3s", script = { content = %q } }
+  config_files = {
+    for k, i in data.gse_cmdb_processes.biz.instances : k => {
+      instance  = k
+      path      = "/data/nginx/conf"
+      file_name = "${i.name}.conf"
+      content   = "listen ${8079 + i.local_inst_id};\n# rev %s\n"
+    } if i.bk_host_id %% 7 != 0
+  }
+  %s
+}
+`, rollout, nginxCheck, rev, extra))
+}
+
+// linuxHosts are the bk_host_ids of the canary tests' hosts from..to.
+func linuxHosts(from, to int) []int {
+	var out []int
+	for h := from; h <= to; h++ {
+		if h%7 != 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// firstHostKeys are nginx's instance keys on 10.0.0.1, the host batches
+// take first.
+var firstHostKeys = []knownvalue.Check{knownvalue.StringExact("hc/nginx_1@0:10.0.0.1"), knownvalue.StringExact("hc/nginx_2@0:10.0.0.1")}
+
+// canaryFirst checks that the plan's schedule starts with the canary's
+// tier, holding nginx on the first host alone.
+func canaryFirst() plancheck.PlanCheck {
+	return plancheck.ExpectKnownValue(addr, tfjsonpath.New("schedule").AtSliceIndex(0), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+		"canary":  knownvalue.Bool(true),
+		"batches": knownvalue.ListExact([]knownvalue.Check{knownvalue.ListExact(firstHostKeys)}),
+	}))
+}
+
+// filesAre checks nginx_1.conf on the Linux hosts from..to holds revision rev.
+func filesAre(sim *simulator.Server, from, to int, rev string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for _, h := range linuxHosts(from, to) {
+			if err := fileOn(sim, int64(h), "/data/nginx/conf/nginx_1.conf", "listen 8080;\n# rev "+rev+"\n")(nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// ips are the addresses of the Linux hosts from..to.
+func ips(from, to int) []string {
+	var out []string
+	for _, h := range linuxHosts(from, to) {
+		out = append(out, fmt.Sprintf("10.0.0.%d", h))
+	}
+	return out
+}
+
+// A release whose new content fails the health script on its canary stops
+// there: only the first host got the file and a reload, the apply fails,
+// the service is updated in place next (not tainted), and the other hosts
+// keep their file and their pids. With a good content, the canary passes,
+// bakes, and the release goes on by itself to every host.
+func TestAccService_canary(t *testing.T) {
+	t.Parallel()
+	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts = canaryHosts }, func(t *testing.T, e *acctest.Env) {
+		canary := `canary = { size = 1, bake = "1s" }`
+		pids := map[string]int64{}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: canaryService(e, "1", canary, ""), Check: resource.ComposeAggregateTestCheckFunc(filesAre(e.Sim, 1, canaryHosts, "1"), recordPIDs(e.Sim, pids))},
+				{
+					PreConfig: func() {
+						e.Sim.JOBv3().SetScriptFailsOnContent(nginxCheck, "# rev bad", 1, "nginx: [emerg] unexpected end of file\n")
+					},
+					Config:           canaryService(e, "bad", canary, ""),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{canaryFirst()}},
+					ExpectError:      regexp.MustCompile(`(?s)not run: the canary failed.*nginx: \[emerg\]`),
+				},
+				{
+					RefreshState:       true,
+					ExpectNonEmptyPlan: true,
+					Check: resource.ComposeAggregateTestCheckFunc(
+						fileOn(e.Sim, 1, "/data/nginx/conf/nginx_1.conf", "listen 8080;\n# rev bad\n"),
+						filesAre(e.Sim, 2, canaryHosts, "1"),
+						func(*terraform.State) error { return samePIDs(e.Sim, pids, ips(2, canaryHosts)) },
+						resource.TestCheckResourceAttr(addr, "failed_count", "2"),
+						resource.TestCheckResourceAttr(addr, "pending_count", fmt.Sprint(2*(len(linuxHosts(1, canaryHosts))-1))),
+					),
+				},
+				{
+					PreConfig: func() { e.Sim.JOBv3().SetScriptFailsOnContent(nginxCheck, "", 0, "") },
+					Config:    canaryService(e, "2", canary, ""),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate), canaryFirst(),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("canary_revision")),
+					}},
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.CompareValuePairs(addr, tfjsonpath.New("canary_revision"), addr, tfjsonpath.New("revision"), compare.ValuesSame()),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("pending_count"), knownvalue.Int64Exact(0)),
+					},
+					Check: filesAre(e.Sim, 1, canaryHosts, "2"),
+				},
+				{Config: canaryService(e, "2", canary, ""), PlanOnly: true},
+			},
+		})
+	})
+}
+
+// With promote = "manual" the apply stops after the canary, the rest
+// pending, and the plans after it are empty but for a warning naming the
+// step; promote_revision set to the revision releases the rest.
+func TestAccService_canaryManualPromotion(t *testing.T) {
+	t.Parallel()
+	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts = canaryHosts }, func(t *testing.T, e *acctest.Env) {
+		canary := `canary = { size = 1, promote = "manual" }`
+		promote := filepath.Join(t.TempDir(), "promote")
+		promoted := fmt.Sprintf("promote_revision = trimspace(file(%q))", promote)
+		var pushes int
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: canaryService(e, "1", canary, "")},
+				{
+					Config: canaryService(e, "2", canary, ""),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						canaryFirst(),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("schedule"), knownvalue.ListSizeExact(1)),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("instances").AtMapKey("hc/nginx_1@0:10.0.0.3").AtMapKey("message"),
+							knownvalue.StringRegexp(regexp.MustCompile(`^awaiting promotion: once the canary passed, set promote_revision = "[0-9a-f]+"$`))),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						fileOn(e.Sim, 1, "/data/nginx/conf/nginx_1.conf", "listen 8080;\n# rev 2\n"),
+						filesAre(e.Sim, 2, canaryHosts, "1"),
+						resource.TestCheckResourceAttr(addr, "pending_count", fmt.Sprint(2*(len(linuxHosts(1, canaryHosts))-1))),
+						func(s *terraform.State) error {
+							pushes = e.Sim.Calls("jobv3/push_config_file")
+							rs := s.RootModule().Resources[addr].Primary.Attributes
+							if rs["canary_revision"] != rs["revision"] {
+								return fmt.Errorf("canary_revision %q, want the revision %q", rs["canary_revision"], rs["revision"])
+							}
+							return os.WriteFile(promote, []byte(rs["revision"]), 0o600)
+						},
+					),
+				},
+				{Config: canaryService(e, "2", canary, ""), PlanOnly: true},
+				{
+					Config: canaryService(e, "2", canary, promoted),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("schedule").AtSliceIndex(0).AtMapKey("canary"), knownvalue.Bool(false)),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						filesAre(e.Sim, 1, canaryHosts, "2"),
+						resource.TestCheckResourceAttr(addr, "pending_count", "0"),
+						func(*terraform.State) error {
+							// nginx_1.conf and nginx_2.conf are alike on every
+							// host: one push each per batch of the rest.
+							if n := e.Sim.Calls("jobv3/push_config_file") - pushes; n != 4 {
+								return fmt.Errorf("the promotion pushed %d times, want 4: each file once in each of the rest's 2 batches", n)
+							}
+							return nil
+						},
+					),
+				},
+				{Config: canaryService(e, "2", canary, promoted), PlanOnly: true},
+			},
+		})
+	})
+}
+
+// rollout.paused holds a release: the plan shows its instances pending,
+// the apply pushes nothing, the next plan is empty; unpaused, it runs.
+// progress_deadline stops a release at the first batch boundary past it.
+func TestAccService_pausedAndDeadline(t *testing.T) {
+	t.Parallel()
+	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts = 4 }, func(t *testing.T, e *acctest.Env) {
+		var pushes int
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: canaryService(e, "1", "paused = false", "")},
+				{
+					PreConfig: func() { pushes = e.Sim.Calls("jobv3/push_config_file") },
+					Config:    canaryService(e, "2", "paused = true", ""),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("instances").AtMapKey("hc/nginx_1@0:10.0.0.1").AtMapKey("message"), knownvalue.StringExact("held: rollout.paused is true")),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						filesAre(e.Sim, 1, 4, "1"),
+						resource.TestCheckResourceAttr(addr, "pending_count", "8"),
+						func(*terraform.State) error {
+							if n := e.Sim.Calls("jobv3/push_config_file") - pushes; n != 0 {
+								return fmt.Errorf("a paused release pushed %d times", n)
+							}
+							return nil
+						},
+					),
+				},
+				{Config: canaryService(e, "2", "paused = true", ""), PlanOnly: true},
+				{Config: canaryService(e, "2", "paused = false", ""), Check: filesAre(e.Sim, 1, 4, "2")},
+				{
+					Config:      canaryService(e, "3", `batch_size = 1, pause = "2s", progress_deadline = "1s"`, ""),
+					ExpectError: regexp.MustCompile(`rollout.progress_deadline \(1s\)`),
+				},
+				{RefreshState: true, ExpectNonEmptyPlan: true, Check: resource.ComposeAggregateTestCheckFunc(
+					fileOn(e.Sim, 1, "/data/nginx/conf/nginx_1.conf", "listen 8080;\n# rev 3\n"),
+					resource.TestCheckResourceAttr(addr, "pending_count", "6"),
+				)},
+			},
+		})
+	})
+}
