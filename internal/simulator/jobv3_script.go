@@ -65,6 +65,9 @@ func (j *JOBv3) runScript(h *CMDBHost, lang int, script string, running func() m
 		if code, out, ok := j.healthProbe(h, script, running); ok {
 			return code, out
 		}
+		if j.runFileScript(h, script) {
+			return 0, ""
+		}
 		return j.runShellRead(h, script)
 	case scriptPowerShell:
 		return j.runPowerShellRead(h, script)

@@ -22,7 +22,7 @@ func (r *runner) judgeCanary(ctx context.Context, canary []tier) {
 		}
 	}
 	if key, why := r.firstUndone(ins); key != "" {
-		r.stopped = fmt.Sprintf("not run: the canary failed (%s: %s)", key, why)
+		r.stopped, r.failedPast = fmt.Sprintf("not run: the canary failed (%s: %s)", key, why), true
 		return
 	}
 	if r.bake > 0 {
@@ -32,7 +32,7 @@ func (r *runner) judgeCanary(ctx context.Context, canary []tier) {
 		}
 		r.rebake(ctx, ins)
 		if key, why := r.firstUndone(ins); key != "" {
-			r.stopped = fmt.Sprintf("not run: the canary did not stay healthy for rollout.canary.bake (%s: %s)", key, why)
+			r.stopped, r.failedPast = fmt.Sprintf("not run: the canary did not stay healthy for rollout.canary.bake (%s: %s)", key, why), true
 			return
 		}
 	}

@@ -30,8 +30,9 @@ const canaryHosts = 23
 const nginxCheck = "nginx -t -p /data/nginx"
 
 // canaryService is nginx of the simulator's business 2 on its Linux hosts as
-// a gse_service with a file per instance of revision rev, a health gate
-// running nginxCheck, and rollout's arguments (batch_size "50%" unless given).
+// a gse_service with a file per instance and a reload_cmd of revision rev,
+// a health gate running nginxCheck, and rollout's arguments (batch_size
+// "50%" unless given).
 func canaryService(e *acctest.Env, rev, rollout, extra string) string {
 	if !strings.Contains(rollout, "batch_size") {
 		rollout = `batch_size = "50%", ` + rollout
@@ -47,19 +48,22 @@ data "gse_cmdb_processes" "biz" {
 resource "gse_service" "test" {
   bk_biz_id = 2
   processes = {
-    for k, g in data.gse_cmdb_processes.biz.groups : k => merge(g, { hosts = [for h in g.hosts : h if h.bk_host_id %% 7 != 0] })
+    for k, g in data.gse_cmdb_processes.biz.groups : k => merge(g, {
+      hosts = [for h in g.hosts : h if h.bk_host_id %% 7 != 0]
+      spec  = merge(g.spec, { control = merge(g.spec.control, { reload_cmd = "./reload.sh # rev %[3]s" }) })
+    })
   }
-  rollout = { %s }
-  health  = { healthy_deadline = "3s", script = { content = %q } }
+  rollout = { %[1]s }
+  health  = { healthy_deadline = "3s", script = { content = %[2]q } }
   config_files = {
     for k, i in data.gse_cmdb_processes.biz.instances : k => {
       instance  = k
       path      = "/data/nginx/conf"
       file_name = "${i.name}.conf"
-      content   = "listen ${8079 + i.local_inst_id};\n# rev %s\n"
+      content   = "listen ${8079 + i.local_inst_id};\n# rev %[3]s\n"
     } if i.bk_host_id %% 7 != 0
   }
-  %s
+  %[4]s
 }
 `, rollout, nginxCheck, rev, extra))
 }
@@ -88,6 +92,42 @@ func canaryFirst() plancheck.PlanCheck {
 	}))
 }
 
+// recordReloads notes how many times each nginx instance was reloaded, by
+// instance and address.
+func recordReloads(sim *simulator.Server, reloads map[string]int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for _, p := range sim.GSE().Processes() {
+			reloads[p.Name+"@"+p.IP] = p.Reloads
+		}
+		return nil
+	}
+}
+
+// reloadedOnly checks that since recordReloads only the addresses of want
+// had their nginx instances reloaded, each as many times as want says.
+func reloadedOnly(sim *simulator.Server, reloads map[string]int, want map[string]int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for _, p := range sim.GSE().Processes() {
+			if n := p.Reloads - reloads[p.Name+"@"+p.IP]; n != want[p.IP] {
+				return fmt.Errorf("%s on %s reloaded %d times, want %d", p.Name, p.IP, n, want[p.IP])
+			}
+		}
+		return nil
+	}
+}
+
+// specsAre checks that every nginx instance holds the reload_cmd of revision rev.
+func specsAre(sim *simulator.Server, rev string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for _, p := range sim.GSE().Processes() {
+			if !strings.Contains(string(p.Spec), "./reload.sh # "+rev) {
+				return fmt.Errorf("%s on %s holds spec %s, want the reload_cmd of %s", p.Name, p.IP, p.Spec, rev)
+			}
+		}
+		return nil
+	}
+}
+
 // filesAre checks nginx_1.conf on the Linux hosts from..to holds revision rev.
 func filesAre(sim *simulator.Server, from, to int, rev string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
@@ -110,20 +150,22 @@ func ips(from, to int) []string {
 }
 
 // A release whose new content fails the health script on its canary stops
-// there: only the first host got the file and a reload, the apply fails,
+// there: only the first host got the file and a reload, the automatic
+// revert restored its file and its spec (and reloaded it), the apply fails,
 // the service is updated in place next (not tainted), and the other hosts
-// keep their file and their pids. With a good content, the canary passes,
-// bakes, and the release goes on by itself to every host.
+// keep their file, their spec and their pids, never reloaded. With a good
+// content, the canary passes, bakes, and the release goes on by itself to
+// every host.
 func TestAccService_canary(t *testing.T) {
 	t.Parallel()
 	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts = canaryHosts }, func(t *testing.T, e *acctest.Env) {
-		canary := `canary = { size = 1, bake = "1s" }`
-		pids := map[string]int64{}
+		canary := `canary = { size = 1, bake = "1s" }, auto_revert = true`
+		pids, reloads := map[string]int64{}, map[string]int{}
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.Factories(),
 			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{
-				{Config: canaryService(e, "1", canary, ""), Check: resource.ComposeAggregateTestCheckFunc(filesAre(e.Sim, 1, canaryHosts, "1"), recordPIDs(e.Sim, pids))},
+				{Config: canaryService(e, "1", canary, ""), Check: resource.ComposeAggregateTestCheckFunc(filesAre(e.Sim, 1, canaryHosts, "1"), recordPIDs(e.Sim, pids), recordReloads(e.Sim, reloads))},
 				{
 					PreConfig: func() {
 						e.Sim.JOBv3().SetScriptFailsOnContent(nginxCheck, "# rev bad", 1, "nginx: [emerg] unexpected end of file\n")
@@ -136,11 +178,20 @@ func TestAccService_canary(t *testing.T) {
 					RefreshState:       true,
 					ExpectNonEmptyPlan: true,
 					Check: resource.ComposeAggregateTestCheckFunc(
-						fileOn(e.Sim, 1, "/data/nginx/conf/nginx_1.conf", "listen 8080;\n# rev bad\n"),
-						filesAre(e.Sim, 2, canaryHosts, "1"),
+						filesAre(e.Sim, 1, canaryHosts, "1"),
+						specsAre(e.Sim, "rev 1"),
+						reloadedOnly(e.Sim, reloads, map[string]int{"10.0.0.1": 2}),
 						func(*terraform.State) error { return samePIDs(e.Sim, pids, ips(2, canaryHosts)) },
 						resource.TestCheckResourceAttr(addr, "failed_count", "2"),
 						resource.TestCheckResourceAttr(addr, "pending_count", fmt.Sprint(2*(len(linuxHosts(1, canaryHosts))-1))),
+						resource.TestMatchResourceAttr(addr, "instances.hc/nginx_1@0:10.0.0.1.message",
+							regexp.MustCompile(`nginx: \[emerg\].*; then rollout.auto_revert restored its previous files and spec$`)),
+						func(*terraform.State) error {
+							if _, ok := e.Sim.JOBv3().File(1, "/data/nginx/conf/nginx_1.conf.gse-prev"); ok {
+								return fmt.Errorf("the restore left its backup on host 1")
+							}
+							return nil
+						},
 					),
 				},
 				{

@@ -62,6 +62,7 @@ type rolloutModel struct {
 	MaxFailPercentage types.Int64  `tfsdk:"max_fail_percentage"`
 	Pause             types.String `tfsdk:"pause"`
 	Canary            *canaryModel `tfsdk:"canary"`
+	AutoRevert        types.Bool   `tfsdk:"auto_revert"`
 	Paused            types.Bool   `tfsdk:"paused"`
 	ProgressDeadline  types.String `tfsdk:"progress_deadline"`
 }

@@ -46,6 +46,9 @@ func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior
 	groups := maps.Clone(p.groups)
 	maps.Copy(groups, d.groups)
 	run := r.runner(m, groups, d.running)
+	if m.Rollout != nil && m.Rollout.AutoRevert.ValueBool() {
+		run.revert = revertOf(p.groups)
+	}
 	run.run(ctx, tiersOf(sched, filled(planned, d.models), p, fs, isolation(m.Order), specHeld(d, p)))
 	models := map[string]instanceModel{}
 	for k, in := range planned {

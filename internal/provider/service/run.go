@@ -53,6 +53,11 @@ type runner struct {
 	// canaryPassed: the canary's tiers ran, every instance of them passed
 	// its gate and stayed healthy through bake.
 	canaryPassed bool
+	// failedPast: failures stopped the release (past max_fail_percentage,
+	// or its canary's), which rollout.auto_revert undoes.
+	failedPast bool
+	changed    []*instance // the instances of the batches that ran
+	revert     *reverting  // rollout.auto_revert's, nil without it
 }
 
 // run runs every tier of tiers and leaves each instance's outcome in r.out.
@@ -86,6 +91,7 @@ func (r *runner) run(ctx context.Context, tiers []tier) {
 			r.ran++
 			tflog.Info(ctx, fmt.Sprintf("gse_service: tier %d/%d, batch %d/%d: %d instances", ti+1, len(tiers), bi+1, len(t.batches), len(todo)))
 			r.runBatch(ctx, todo)
+			r.changed = append(r.changed, todo...)
 			for _, in := range todo {
 				if r.out[in.key].status == statusFailed {
 					failedIn[in.unit] = fmt.Sprintf("not run: an instance of %s failed in tier %d", unitName(in.unit), ti+1)
@@ -94,6 +100,7 @@ func (r *runner) run(ctx context.Context, tiers []tier) {
 			switch {
 			case int64(r.failed)*100 > r.maxFail*int64(r.total):
 				r.stopped = fmt.Sprintf("not run: %d of the release's %d instances failed, more than max_fail_percentage = %d allows", r.failed, r.total, r.maxFail)
+				r.failedPast = true
 			case ctx.Err() != nil:
 				r.stopped = "not run: the timeout passed"
 			}
@@ -102,6 +109,9 @@ func (r *runner) run(ctx context.Context, tiers []tier) {
 		if t.canary && (ti+1 == len(tiers) || !tiers[ti+1].canary) {
 			r.judgeCanary(ctx, tiers[:ti+1])
 		}
+	}
+	if r.revert != nil && r.failedPast {
+		r.revertChanged(ctx)
 	}
 }
 
@@ -152,7 +162,7 @@ func (r *runner) fail(ins []*instance, code int64, why string) {
 // files, then each part of the batch (a group and an action) at once, so that their
 // operations share one operate_proc_multi task, then the gate.
 func (r *runner) runBatch(ctx context.Context, batch []*instance) {
-	batch = r.push(ctx, r.agentsUp(ctx, batch))
+	batch = r.push(ctx, r.backUp(ctx, r.agentsUp(ctx, batch)))
 	parts := map[partKey][]*instance{}
 	for _, in := range batch {
 		k := partKey{in.group, in.action, in.absent, in.specHeld}

@@ -76,6 +76,12 @@ func serviceSchema(ctx context.Context) schema.Schema {
 				"pause": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
 					MarkdownDescription: "Pause between batches, such as `\"30s\"`. Defaults to none."},
 				"canary": canaryAttribute(),
+				"auto_revert": schema.BoolAttribute{Optional: true,
+					MarkdownDescription: "`true`: when failures stop the release (more than `max_fail_percentage`, or a canary instance), the instances this apply released get their previous config files " +
+						"and the state's spec back, and the reload or restart their release ran; the apply fails, and each reverted instance says so in `instances[*].message` " +
+						"(failed ones stay `failed`, the others are `pending` again), nothing tainted. The files come from a backup each host takes right before its push " +
+						"(`{file}.gse-prev`, or `{file}.gse-none` for a file that did not exist; a shell script through JOB's `fast_execute_script`, as the file's `account`), so no content goes in the state; " +
+						"the backups stay on the hosts. Reloads, restarts and spec updates are reverted; starts, stops and removals are not. Defaults to `false`."},
 				"paused": schema.BoolAttribute{Optional: true,
 					MarkdownDescription: "`true` holds the release: the plan schedules none of its instances and shows them `pending` (`message` says why), so an apply sends nothing for it; " +
 						"an apply already running is not affected (Terraform reads the configuration at plan), and it stops only at a batch boundary anyway. " +
