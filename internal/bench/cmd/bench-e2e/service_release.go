@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,7 +25,8 @@ import (
 // by the provider without API work (Terraform, the framework and the
 // provider's own planning). Their apply less plan is what the release row
 // pays before its first request; the last row is the release's own cost
-// beyond the second.
+// beyond the second. And the same release with a canary of one host per
+// group (issue 44), whose requests are compared with the release's.
 
 const (
 	releaseLatency = time.Second // the simulator's default
@@ -42,16 +46,29 @@ const releaseFiles = `{
     } if contains(["nginx", "svc3"], i.context.bk_process_name)
   }`
 
-// serviceReleaseConfig is the row's configuration; with data, a
-// terraform_data holds what the gse_service is given.
-func serviceReleaseConfig(data bool) string {
+// The arms of the row: the gse_service; terraform_data holding what it is
+// given; the gse_service with a canary of one host per group (issue 44).
+type releaseArm int
+
+const (
+	releaseService releaseArm = iota
+	releaseData
+	releaseCanary
+)
+
+// serviceReleaseConfig is the row's configuration for arm.
+func serviceReleaseConfig(arm releaseArm) string {
+	canary := ""
+	if arm == releaseCanary {
+		canary = ", canary = { size = 1 }"
+	}
 	resource := fmt.Sprintf(`resource "gse_service" "s" {
   bk_biz_id    = %d
   processes    = data.gse_cmdb_processes.biz.groups
-  rollout      = { batch_size = "25%%" }
+  rollout      = { batch_size = "25%%"%s }
   config_files = %s
-}`, cmdbBizID, releaseFiles)
-	if data {
+}`, cmdbBizID, canary, releaseFiles)
+	if arm == releaseData {
 		resource = fmt.Sprintf(`resource "terraform_data" "s" {
   input = {
     processes    = data.gse_cmdb_processes.biz.groups
@@ -91,6 +108,7 @@ func release(dir, v string) {
 type releaseRun struct {
 	create, plan, apply measure
 	pushes              int
+	apis                map[string]int // the apply's requests by API
 }
 
 // applied is the change's apply less its plan: what applying costs beyond
@@ -105,9 +123,13 @@ func (bn *bench) releaseRun(dir string, sim *simulator) releaseRun {
 	r.create = bn.apply(dir, sim)
 	release(dir, "2")
 	r.plan = bn.plan(dir, sim)
-	pushes := sim.callsOf("jobv3/push_config_file")
+	before := sim.perAPI()
 	r.apply = bn.apply(dir, sim)
-	r.pushes = sim.callsOf("jobv3/push_config_file") - pushes
+	r.apis = sim.perAPI()
+	for api, n := range before {
+		r.apis[api] -= n
+	}
+	r.pushes = r.apis["jobv3/push_config_file"]
 	bn.destroy(dir, sim)
 	return r
 }
@@ -119,8 +141,9 @@ func (bn *bench) serviceReleaseRows() []row {
 	}
 	defer sim.stop()
 	fmt.Fprintf(os.Stderr, "service release: %d hosts, %d templates, task latency %v\n", processHosts, processTemplates, releaseLatency)
-	gse := bn.releaseRun(bn.dir("service-release", serviceReleaseConfig(false)), sim)
-	data := bn.releaseRun(bn.dir("service-release-data", serviceReleaseConfig(true)), sim)
+	gse := bn.releaseRun(bn.dir("service-release", serviceReleaseConfig(releaseService)), sim)
+	data := bn.releaseRun(bn.dir("service-release-data", serviceReleaseConfig(releaseData)), sim)
+	canaried := bn.releaseRun(bn.dir("service-release-canary", serviceReleaseConfig(releaseCanary)), sim)
 	sum := time.Duration(releaseTiers*releaseBatches*2) * releaseLatency
 	ratio := func(d time.Duration) string { return fmt.Sprintf("%.2f×", d.Seconds()/sum.Seconds()) }
 	spent := func(r releaseRun) string {
@@ -137,12 +160,12 @@ func (bn *bench) serviceReleaseRows() []row {
 		work:   "floor: the same change applied by one `terraform_data` holding the same `processes` and `config_files`, less its plan / the same sum",
 		value:  ratio(data.applied()),
 		detail: spent(data),
-	}}
+	}, canaryRow(gse, canaried)}
 	if bn.noAPIConfig == "" {
 		return rows
 	}
 	floor := under(bn, bn.noAPIConfig, func() releaseRun {
-		return bn.releaseRun(bn.dir("service-release-noapi", serviceReleaseConfig(false)), sim)
+		return bn.releaseRun(bn.dir("service-release-noapi", serviceReleaseConfig(releaseService)), sim)
 	})
 	return append(rows, row{
 		work:   "floor: the same change without API work, less its plan / the same sum",
@@ -153,4 +176,22 @@ func (bn *bench) serviceReleaseRows() []row {
 		value:  ratio(gse.applied() - floor.applied()),
 		detail: fmt.Sprintf("%.1f s less %.1f s", gse.applied().Seconds(), floor.applied().Seconds()),
 	})
+}
+
+// canaryRow is issue 44's: the requests of the same release with a canary
+// of one host per group against without, and where they differ, by API:
+// what the canary's own tiers and gate cost.
+func canaryRow(plain, canaried releaseRun) row {
+	var diffs []string
+	for _, api := range slices.Sorted(maps.Keys(canaried.apis)) {
+		if d := canaried.apis[api] - plain.apis[api]; d != 0 {
+			diffs = append(diffs, fmt.Sprintf("%s %+d", api, d))
+		}
+	}
+	return row{
+		work:  "requests of the same release with `rollout.canary = { size = 1 }` / without (the canary's tiers and gate the difference)",
+		value: fmt.Sprintf("%.3f×", float64(canaried.apply.calls)/float64(plain.apply.calls)),
+		detail: fmt.Sprintf("%d / %d requests; by API: %s; apply %.1f s / %.1f s",
+			canaried.apply.calls, plain.apply.calls, strings.Join(diffs, ", "), canaried.apply.wall.Seconds(), plain.apply.wall.Seconds()),
+	}
 }

@@ -179,9 +179,14 @@ func (s *simulator) counts() (total, limited int, err error) {
 // get decodes the JSON that GET path answers into out.
 // callsOf is how many requests of api the simulator has answered.
 func (s *simulator) callsOf(api string) int {
+	return s.perAPI()[api]
+}
+
+// perAPI are the requests the simulator has answered, by API.
+func (s *simulator) perAPI() map[string]int {
 	per := map[string]int{}
 	_ = s.get("/_sim/calls", &per)
-	return per[api]
+	return per
 }
 
 func (s *simulator) get(path string, out any) error {
