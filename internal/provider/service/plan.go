@@ -227,7 +227,7 @@ func warnWaiting(waits map[string]waiting, diags *diag.Diagnostics) {
 	for _, why := range slices.Sorted(maps.Keys(byWhy)) {
 		keys := slices.Sorted(slices.Values(byWhy[why]))
 		diags.AddWarning(plumbing.Count(len(keys), "instance")+" of the release held back",
-			why+". They stay pending, and the apply sends them nothing:"+listed("\n  ", keys))
+			"These stay pending, and the apply sends them nothing: "+why+"."+listed("\n  ", keys))
 	}
 }
 
