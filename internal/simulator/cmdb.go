@@ -20,7 +20,8 @@ const (
 	// CMDBBizID is the business the generated hosts belong to.
 	CMDBBizID = 2
 	// CMDBHostsPerModule and CMDBModulesPerSet shape the generated topology:
-	// module m (0-based) holds hosts m*100+1 to m*100+100 and is in set m/2.
+	// module m (0-based) holds hosts m*100+1 to m*100+100 (with
+	// Options.CMDBHostsPerModule n, m*n+1 to m*n+n) and is in set m/2.
 	CMDBHostsPerModule = 100
 	CMDBModulesPerSet  = 2
 
@@ -43,6 +44,7 @@ type CMDB struct {
 	// templates are the process templates of the business's modules (cmdb_process.go).
 	templates []*CMDBProcessTemplate
 	churn     int // list_biz_hosts requests left that change the fleet first
+	perModule int // hosts per module (Options.CMDBHostsPerModule)
 }
 
 // CMDBSetID and CMDBModuleID are the ids of the generated set s and module m (0-based).
@@ -55,7 +57,7 @@ func moduleSet(moduleID int64) int64 {
 }
 
 // modules is how many modules the generated topology has.
-func (c *CMDB) modules() int { return (len(c.hosts) + CMDBHostsPerModule - 1) / CMDBHostsPerModule }
+func (c *CMDB) modules() int { return (len(c.hosts) + c.perModule - 1) / c.perModule }
 
 // CMDBHost is one host of the generated topology, with its fields as
 // list_biz_hosts returns them.
@@ -86,7 +88,7 @@ type CMDBHost struct {
 func (c *CMDB) generate(n, templates int, gw *Gateway) {
 	c.hosts = make([]*CMDBHost, 0, n)
 	for i := 1; i <= n; i++ {
-		m := (i - 1) / CMDBHostsPerModule
+		m := (i - 1) / c.perModule
 		h := &CMDBHost{
 			ID: int64(i), Name: fmt.Sprintf("host-%05d", i), OSType: "1", ServiceTerm: int64(i%5 + 1), RackUnit: int64(i%42 + 1),
 			BizID: CMDBBizID, SetID: CMDBSetID(m / CMDBModulesPerSet), ModuleID: CMDBModuleID(m),

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,6 +35,10 @@ type Options struct {
 	RecordRequests bool
 	// CMDBHosts is how many hosts the generated CMDB business (CMDBBizID) holds (cmdb.go).
 	CMDBHosts int
+	// CMDBHostsPerModule is how many hosts each generated module holds (two
+	// modules a set); 0 is CMDBHostsPerModule. A test of several sets or
+	// modules sets it low.
+	CMDBHostsPerModule int
 	// CMDBProcessTemplates is how many process templates every module has
 	// (at least nginx and agent; cmdb_process.go).
 	CMDBProcessTemplates int
@@ -96,6 +101,7 @@ func New(opts Options) *Server {
 	s.cmdb = &CMDB{hub: s}
 	s.jobv3 = &JOBv3{hub: s, cmdb: s.cmdb, gse: s.gse, files: map[int64]map[string][]byte{}, down: map[int64]bool{}, missing: map[int64]map[string]bool{},
 		closed: map[int64]map[int]bool{}, jobs: map[int64]*jobInstance{}}
+	s.cmdb.perModule = cmp.Or(opts.CMDBHostsPerModule, CMDBHostsPerModule)
 	s.cmdb.generate(opts.CMDBHosts, opts.CMDBProcessTemplates, s.gateway)
 	s.mux = http.NewServeMux()
 	s.route()

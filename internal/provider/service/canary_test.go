@@ -318,3 +318,42 @@ func TestAccService_pausedAndDeadline(t *testing.T) {
 		})
 	})
 }
+
+// select takes the canary from the sets of a CMDB attribute: the test sets
+// (bk_set_env "1", as gse_cmdb_processes' instances give it), so that the
+// canary is the first host of set 102, not the first host of all; a select
+// that matches no host of the release fails the plan.
+func TestAccService_canarySelect(t *testing.T) {
+	t.Parallel()
+	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts, o.CMDBHostsPerModule = 8, 2 }, func(t *testing.T, e *acctest.Env) {
+		testSets := `distinct([for i in data.gse_cmdb_processes.biz.instances : i.bk_set_id if i.context.bk_set_env == "1"])`
+		canary := func(sets string) string {
+			return `canary = { size = 1, promote = "manual", select = { bk_set_ids = ` + sets + ` } }`
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: canaryService(e, "1", canary(testSets), "")},
+				{
+					Config: canaryService(e, "2", canary(testSets), ""),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("schedule").AtSliceIndex(0).AtMapKey("batches"), knownvalue.ListExact([]knownvalue.Check{
+							knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("hc/nginx_1@0:10.0.0.5"), knownvalue.StringExact("hc/nginx_2@0:10.0.0.5")}),
+						})),
+					}},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						fileOn(e.Sim, 5, "/data/nginx/conf/nginx_1.conf", "listen 8080;\n# rev 2\n"),
+						filesAre(e.Sim, 1, 4, "1"),
+						filesAre(e.Sim, 6, 8, "1"),
+					),
+				},
+				{
+					Config:      canaryService(e, "3", canary("[12345]"), ""),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(`The canary's select matches no host of the release`),
+				},
+			},
+		})
+	})
+}

@@ -70,6 +70,7 @@ type rolloutModel struct {
 // canaryModel is rollout.canary.
 type canaryModel struct {
 	Size    types.String `tfsdk:"size"`
+	Select  *selectModel `tfsdk:"select"`
 	Bake    types.String `tfsdk:"bake"`
 	Promote types.String `tfsdk:"promote"`
 }
@@ -131,6 +132,13 @@ type configFileModel struct {
 	ContentWOVersion types.String `tfsdk:"content_wo_version"`
 	OnChange         types.String `tfsdk:"on_change"`
 	Verify           types.Bool   `tfsdk:"verify"`
+}
+
+// selectModel is rollout.canary.select.
+type selectModel struct {
+	BkSetIDs    types.Set `tfsdk:"bk_set_ids"`
+	BkModuleIDs types.Set `tfsdk:"bk_module_ids"`
+	BkHostIDs   types.Set `tfsdk:"bk_host_ids"`
 }
 
 // tierModel is an element of schedule.

@@ -57,7 +57,10 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	rev := revision(d, m.RestartTriggers, m.ReloadTriggers, fs)
-	st := stepOf(&m, p, pl.released, acted, rev)
+	st := stepOf(&m, p, pl.released, acted, rev, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	tiers := st.schedule(m.Order == nil || m.Order.By.ValueString() != "none", batchSize(m.Rollout))
 	r.fillPlan(ctx, &m, d, p, slices.Concat(st.canary, st.rest), tiers, fs, held, st.waiting, &resp.Diagnostics)
 	m.Revision, m.CanaryRevision = types.StringValue(rev), st.canaryRevision
@@ -151,7 +154,7 @@ func scheduled(d *desired, p *prior, actions map[string]action, unitOf func(inst
 			continue
 		}
 		out = append(out, &instance{key: k, group: m.Group.ValueString(), host: m.Host.Expand(), priority: m.Priority.ValueInt64(),
-			unit: unit, action: actions[k], absent: absentIn(p, k)})
+			unit: unit, action: actions[k], absent: absentIn(p, k), bkHostID: m.BkHostID.ValueInt64(), set: m.BkSetID.ValueInt64(), module: m.BkModuleID.ValueInt64()})
 	}
 	return out
 }

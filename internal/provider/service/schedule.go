@@ -63,6 +63,8 @@ type instance struct {
 	// and it has not changed), so its operation goes without update_proc_info.
 	specHeld bool
 	bkHostID int64
+	set      int64   // bk_set_id, 0 when unknown
+	module   int64   // bk_module_id, 0 when unknown
 	ports    []int   // the TCP ports health.tcp probes
 	files    []*file // the config files its host has not got for it
 	tier     int     // 1-based, once scheduled

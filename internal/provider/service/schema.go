@@ -172,6 +172,17 @@ func canaryAttribute() schema.SingleNestedAttribute {
 		Attributes: map[string]schema.Attribute{
 			"size": schema.StringAttribute{Required: true, Validators: []validator.String{rollout.BatchSizeFormat()},
 				MarkdownDescription: "Hosts of each group in the canary: a count such as `1`, or a percentage of the group's hosts in its first tier such as `\"10%\"`, rounded up."},
+			"select": schema.SingleNestedAttribute{Optional: true,
+				MarkdownDescription: "Where the canary's hosts come from, instead of the first hosts: only hosts whose instance is in one of these CMDB sets, modules and hosts (each list given must hold it). " +
+					"Take them from the data sources, where CMDB's attributes are: the sets of a gray environment are " +
+					"`distinct([for i in data.gse_cmdb_processes.biz.instances : i.bk_set_id if i.context.bk_set_env == \"2\"])`, the hosts of a `gse_cmdb_hosts` filter its `bk_host_ids`. " +
+					"A group none of whose hosts match has no canary (its instances follow the others' canary); a `select` that matches none of the release's hosts fails the plan. " +
+					"Sets and modules need each host's `bk_set_id` and `bk_module_id`, which `gse_cmdb_processes.groups` read `with_instances = true` gives.",
+				Attributes: map[string]schema.Attribute{
+					"bk_set_ids":    schema.SetAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB sets (`bk_set_id`) the canary's hosts are in."},
+					"bk_module_ids": schema.SetAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB modules (`bk_module_id`) the canary's hosts are in."},
+					"bk_host_ids":   schema.SetAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB hosts (`bk_host_id`) the canary may take."},
+				}},
 			"bake": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
 				MarkdownDescription: "How long the canary must stay healthy after its gate, such as `\"10m\"`: then each canary instance must still run with the pid it passed the gate with, and pass `health`'s `tcp` and `script` again. Defaults to none."},
 			"promote": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(promotes...)},

@@ -3,6 +3,8 @@ package service
 import (
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
@@ -43,7 +45,7 @@ const heldPaused = "held: rollout.paused is true"
 // revision rev. released are those the release acts on (not a repair
 // alone): only they are canaried and held. Removals are neither: a held
 // removal would leave a process the state no longer holds.
-func stepOf(m *serviceModel, p *prior, released map[string]bool, acted []*instance, rev string) step {
+func stepOf(m *serviceModel, p *prior, released map[string]bool, acted []*instance, rev string, diags *diag.Diagnostics) step {
 	st := step{waiting: map[string]waiting{}, canaryRevision: p.canaryRevision}
 	var rel []*instance
 	for _, in := range acted {
@@ -72,7 +74,14 @@ func stepOf(m *serviceModel, p *prior, released map[string]bool, acted []*instan
 	promoted := c.Promote.ValueString() != promoteManual || m.PromoteRevision.ValueString() == rev
 	var canary map[*instance]bool
 	if p.canaryRevision.ValueString() != rev {
-		canary = pickCanary(rel, c.Size)
+		canary = pickCanary(rel, c.Size, selection(c.Select))
+		if len(canary) == 0 {
+			diags.AddAttributeError(path.Root("rollout").AtName("canary").AtName("select"), "The canary's select matches no host of the release",
+				fmt.Sprintf("None of the %d instances this release acts on is on a host rollout.canary.select holds (its bk_set_ids, bk_module_ids and bk_host_ids together), "+
+					"so no canary would run: correct it, or leave it unset to take the first hosts. Sets and modules match only the hosts whose bk_set_id and bk_module_id "+
+					"processes gives (gse_cmdb_processes.groups read with_instances = true).", len(rel)))
+			return st
+		}
 		st.canaryRevision = types.StringUnknown()
 	}
 	for _, in := range rel {
@@ -94,10 +103,37 @@ func (st *step) hold(ins []*instance, why string) {
 	}
 }
 
+// selection is rollout.canary.select as a test of an instance: true for
+// every one without it.
+func selection(s *selectModel) func(*instance) bool {
+	if s == nil {
+		return func(*instance) bool { return true }
+	}
+	sets, modules, hs := int64Set(s.BkSetIDs), int64Set(s.BkModuleIDs), int64Set(s.BkHostIDs)
+	in := func(ids map[int64]bool, id int64) bool { return ids == nil || ids[id] }
+	return func(i *instance) bool { return in(sets, i.set) && in(modules, i.module) && in(hs, i.bkHostID) }
+}
+
+// int64Set is a set of numbers as a lookup; nil when unset.
+func int64Set(s types.Set) map[int64]bool {
+	if s.IsNull() || s.IsUnknown() {
+		return nil
+	}
+	out := map[int64]bool{}
+	for _, e := range s.Elements() {
+		if v, ok := e.(types.Int64); ok {
+			out[v.ValueInt64()] = true
+		}
+	}
+	return out
+}
+
 // pickCanary takes, of each group, size of the hosts it acts on in its
 // first tier (descending before ascending, as the schedule runs them), in
-// the order batches take hosts; the canary is the group's instances on them.
-func pickCanary(ins []*instance, size types.String) map[*instance]bool {
+// the order batches take hosts, among those selected; the canary is the
+// group's instances on them. A percentage is of all the group's hosts
+// there, selected or not.
+func pickCanary(ins []*instance, size types.String, selected func(*instance) bool) map[*instance]bool {
 	byGroup := map[string][]*instance{}
 	for _, in := range ins {
 		byGroup[in.group] = append(byGroup[in.group], in)
@@ -108,17 +144,21 @@ func pickCanary(ins []*instance, size types.String) map[*instance]bool {
 		for _, in := range gi {
 			first = first || in.action.descending()
 		}
-		seen := map[string]bool{}
+		all, sel := map[string]bool{}, map[string]bool{}
 		var hs []gse.Host
 		for _, in := range gi {
-			if in.action.descending() == first && !seen[in.host.Key()] {
-				seen[in.host.Key()] = true
+			if in.action.descending() != first {
+				continue
+			}
+			all[in.host.Key()] = true
+			if selected(in) && !sel[in.host.Key()] {
+				sel[in.host.Key()] = true
 				hs = append(hs, in.host)
 			}
 		}
 		hs = rollout.OrderHosts(hs)
 		chosen := map[string]bool{}
-		for _, h := range hs[:rollout.BatchLen(size, len(hs))] {
+		for _, h := range hs[:min(len(hs), rollout.BatchLen(size, len(all)))] {
 			chosen[h.Key()] = true
 		}
 		for _, in := range gi {
