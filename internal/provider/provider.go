@@ -257,5 +257,5 @@ func (p *gseProvider) ListResources(context.Context) []func() list.ListResource 
 
 // Actions run with `terraform apply -invoke` or from action_trigger (Terraform 1.14+).
 func (p *gseProvider) Actions(context.Context) []func() action.Action {
-	return []func() action.Action{processoperation.NewAction}
+	return []func() action.Action{processoperation.NewAction(service.Operate)}
 }

@@ -58,6 +58,9 @@ type runner struct {
 	failedPast bool
 	changed    []*instance // the instances of the batches that ran
 	revert     *reverting  // rollout.auto_revert's, nil without it
+	// progress receives a line per batch run, and the canary's verdict
+	// (the action's progress events); nil for none.
+	progress func(string)
 }
 
 // run runs every tier of tiers and leaves each instance's outcome in r.out.
@@ -92,6 +95,7 @@ func (r *runner) run(ctx context.Context, tiers []tier) {
 			tflog.Info(ctx, fmt.Sprintf("gse_service: tier %d/%d, batch %d/%d: %d instances", ti+1, len(tiers), bi+1, len(t.batches), len(todo)))
 			r.runBatch(ctx, todo)
 			r.changed = append(r.changed, todo...)
+			r.say(fmt.Sprintf("tier %d/%d%s, batch %d/%d: %d instances ran, %d of the %d failed so far", ti+1, len(tiers), t.label(), bi+1, len(t.batches), len(todo), r.failed, r.total))
 			for _, in := range todo {
 				if r.out[in.key].status == statusFailed {
 					failedIn[in.unit] = fmt.Sprintf("not run: an instance of %s failed in tier %d", unitName(in.unit), ti+1)
@@ -108,10 +112,20 @@ func (r *runner) run(ctx context.Context, tiers []tier) {
 		maps.Copy(r.blocked, failedIn)
 		if t.canary && (ti+1 == len(tiers) || !tiers[ti+1].canary) {
 			r.judgeCanary(ctx, tiers[:ti+1])
+			if r.canaryPassed {
+				r.say("the canary passed")
+			}
 		}
 	}
 	if r.revert != nil && r.failedPast {
 		r.revertChanged(ctx)
+	}
+}
+
+// say sends line to progress, when there is one.
+func (r *runner) say(line string) {
+	if r.progress != nil {
+		r.progress("gse_service: " + line)
 	}
 }
 

@@ -2,6 +2,7 @@ package service
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -78,6 +79,19 @@ type tier struct {
 	priority   *int64 // nil with order.by = "none"
 	batches    [][]*instance
 	canary     bool // rollout.canary's (step.schedule)
+}
+
+// label names a tier in progress lines: the canary's, its priority and
+// direction.
+func (t tier) label() string {
+	out := " (" + direction(t.descending)
+	if t.priority != nil {
+		out += fmt.Sprintf(", priority %d", *t.priority)
+	}
+	if t.canary {
+		out += ", canary"
+	}
+	return out + ")"
 }
 
 // buildSchedule puts the instances with an action in tiers: those that run
