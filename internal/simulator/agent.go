@@ -3,7 +3,6 @@ package simulator
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 )
 
 // The agent on each host: what it does with an operation on one process,
@@ -92,7 +91,7 @@ const (
 
 // apply runs op on one process on one host, as the agent would.
 func (s *Server) apply(p *Process, op opType, autoType int) hostResult {
-	now := time.Now().Unix()
+	now := s.clock.now().Unix()
 	start := func() {
 		s.seq++
 		p.Running, p.PID, p.LastStartTime, p.Version = true, int64(10000+s.seq), now, "1.0.0"

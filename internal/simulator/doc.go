@@ -76,6 +76,7 @@
 //   - GET /_sim/job/files/{bk_host_id}: JOBv3().Files (path, size, sha256 of each)
 //   - POST /_sim/job/port {"bk_host_id", "port", "closed"}: JOBv3().SetPortClosed
 //   - GET /_sim/job/listening/{bk_host_id}: JOBv3().Listening
+//   - POST /_sim/clock {"advance"}: Advance, the agents' clock (clock.go)
 //   - POST /_sim/job/script_fails {"bk_host_ids", "contains", "exit_code", "output"}: JOBv3().SetScriptFails;
 //     with "file_contains" instead of "bk_host_ids": JOBv3().SetScriptFailsOnContent
 //

@@ -224,7 +224,7 @@ func (gw *Gateway) status(req *request) (any, *apiError) {
 			continue
 		}
 		if p, ok := gw.gse.procs[keyOf(req.Meta.Namespace, req.Meta.Name, tg.host.BkCloudID, tg.host.IP)]; ok {
-			e := entryOf(p, true)
+			e := entryOf(p, true, gw.hub.clock.now().Unix())
 			e.BkAgentID = gw.agentOf(p) // see statusEntry
 			out = append(out, e)
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 )
 
 // GSE is the endpoint of GSE's process APIs through ESB
@@ -118,7 +117,7 @@ func (g *GSE) syncProc(api string, req *request) (any, *apiError) {
 		}
 	}
 	out := map[string]hostResult{}
-	now := time.Now().Unix()
+	now := g.hub.clock.now().Unix()
 	for _, h := range req.Hosts {
 		key := fmt.Sprintf("%d:%d:%s:%s:%s", h.BkCloudID, h.BkSupplierID, h.IP, req.Meta.Namespace, req.Meta.Name)
 		if f := g.hub.takeHostFault(api, h.IP, noOp); f != nil {

@@ -3,7 +3,6 @@ package simulator
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 )
 
 // GSE's operations, through either door: a task per request, its effects at
@@ -98,7 +97,7 @@ func (g *GSE) operate(req request, tg target, op opType) hostResult {
 func (g *GSE) upsert(k procKey, req request, tg target) *Process {
 	p, ok := g.procs[k]
 	if !ok {
-		p = &Process{Namespace: req.Meta.Namespace, Name: req.Meta.Name, IP: tg.host.IP, BkCloudID: tg.host.BkCloudID, PID: -1, RegisterTime: time.Now().Unix()}
+		p = &Process{Namespace: req.Meta.Namespace, Name: req.Meta.Name, IP: tg.host.IP, BkCloudID: tg.host.BkCloudID, PID: -1, RegisterTime: g.hub.clock.now().Unix()}
 		g.procs[k] = p
 	}
 	p.AgentID = tg.agent

@@ -3,7 +3,6 @@ package simulator
 import (
 	"fmt"
 	"sort"
-	"time"
 )
 
 // GSE's status reads: get_proc_status(_v2) and sync_proc_status, through
@@ -40,12 +39,13 @@ type statusEntry struct {
 	Net           int64      `json:"net"`
 }
 
-func entryOf(p *Process, v2 bool) statusEntry {
+// entryOf is p's status entry, reported at now (unix seconds, the agents' clock).
+func entryOf(p *Process, v2 bool, now int64) statusEntry {
 	e := statusEntry{
 		Meta: wireMeta{Namespace: p.Namespace, Name: p.Name, Labels: p.labels},
 		Host: statusHost{IP: p.IP, BkCloudID: p.BkCloudID},
 		Flag: 2, Status: 2, PID: p.PID, Version: p.Version, RegisterTime: p.RegisterTime,
-		LastStartTime: p.LastStartTime, ReportTime: time.Now().Unix(),
+		LastStartTime: p.LastStartTime, ReportTime: now,
 	}
 	if p.Hosted {
 		e.Flag = 1
@@ -68,7 +68,7 @@ func (g *GSE) status(api string, req *request) (any, *apiError) {
 	out := []statusEntry{}
 	for _, h := range req.Hosts {
 		if p, ok := g.procs[keyOf(req.Meta.Namespace, req.Meta.Name, h.BkCloudID, h.IP)]; ok {
-			out = append(out, entryOf(p, api == "get_proc_status_v2"))
+			out = append(out, entryOf(p, api == "get_proc_status_v2", g.hub.clock.now().Unix()))
 		}
 	}
 	return map[string]any{"proc_infos": out}, nil
@@ -86,7 +86,7 @@ func (g *GSE) syncStatus(req *request, agent func(*Process) string) (any, *apiEr
 	var all []statusEntry
 	for _, p := range g.procs {
 		if p.Namespace == req.Meta.Namespace {
-			e := entryOf(p, true)
+			e := entryOf(p, true, g.hub.clock.now().Unix())
 			if agent != nil {
 				e.BkAgentID = agent(p)
 			}

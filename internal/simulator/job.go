@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The JOB family's process APIs (/api/c/compapi/v2/job/...): manage_proc, operate_proc,
@@ -225,7 +224,7 @@ func (j *JOB) operate(scope string, def JobDefinition, h wireHost, op opType) ho
 			}
 			return hostResult{ErrorCode: hostNotRunning, ErrorMsg: "process is not running"}
 		}
-		proc = &Process{Namespace: scope, Name: def.index(), IP: h.IP, BkCloudID: h.BkCloudID, PID: -1, RegisterTime: time.Now().Unix()}
+		proc = &Process{Namespace: scope, Name: def.index(), IP: h.IP, BkCloudID: h.BkCloudID, PID: -1, RegisterTime: j.hub.clock.now().Unix()}
 		j.procs[k] = proc
 	}
 	proc.ProcName, proc.SetupPath = def.ProcName, def.SetupPath

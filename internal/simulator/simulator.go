@@ -35,6 +35,9 @@ type Options struct {
 	RecordRequests bool
 	// CMDBHosts is how many hosts the generated CMDB business (CMDBBizID) holds (cmdb.go).
 	CMDBHosts int
+	// ClockRate is how many seconds the agents' clock (the times status
+	// entries report) runs per real second; 0 is 1 (clock.go).
+	ClockRate float64
 	// CMDBHostsPerModule is how many hosts each generated module holds (two
 	// modules a set); 0 is CMDBHostsPerModule. A test of several sets or
 	// modules sets it low.
@@ -78,6 +81,7 @@ type Server struct {
 	tasks      tasks // GSE's operate tasks, JOB's among them, in tasks.go
 	rewrite    bool  // the API gateway's bk-status-rewrite, in apigateway.go
 	seq        int   // task ids and pids
+	clock      clock // the agents' clock, in clock.go
 
 	gse     *GSE
 	gateway *Gateway
@@ -94,7 +98,7 @@ func New(opts Options) *Server {
 	case opts.TaskPolls == (TaskPolls{}) && opts.TaskLatency == 0:
 		opts.TaskPolls = TaskPolls{Unqueued: 2, Pending: 2}
 	}
-	s := &Server{opts: opts, calls: map[string]int{}, tasks: tasks{byID: map[string]*task{}}}
+	s := &Server{opts: opts, calls: map[string]int{}, tasks: tasks{byID: map[string]*task{}}, clock: clock{start: time.Now(), rate: cmp.Or(opts.ClockRate, 1)}}
 	s.gse = &GSE{book: book{hub: s, procs: processes{}}, down: map[procKey]bool{}}
 	s.gateway = &Gateway{hub: s, gse: s.gse, agents: map[string]agent{}, ofHost: map[procKey]string{}, states: map[string]int{}}
 	s.job = &JOB{book: book{hub: s, procs: processes{}}, down: map[procKey]int{}}
@@ -130,6 +134,7 @@ func (s *Server) route() {
 	s.mux.HandleFunc("POST /api/c/compapi/v2/job/{api}/{$}", s.job.serve)
 	s.mux.HandleFunc("GET /api/v3/{api}", s.jobv3.serveGateway)
 	s.mux.HandleFunc("POST /_sim/drift", s.gse.serveDrift)
+	s.mux.HandleFunc("POST /_sim/clock", s.serveAdvance)
 	s.mux.HandleFunc("GET /_sim/processes", s.gse.serveProcesses)
 	s.mux.HandleFunc("GET /_sim/calls", s.serveCalls)
 	s.mux.HandleFunc("GET /_sim/tasks", s.serveTasks)

@@ -154,12 +154,14 @@ func ips(from, to int) []string {
 // revert restored its file and its spec (and reloaded it), the apply fails,
 // the service is updated in place next (not tainted), and the other hosts
 // keep their file, their spec and their pids, never reloaded. With a good
-// content, the canary passes, bakes, and the release goes on by itself to
-// every host.
+// content, the canary passes, bakes ten minutes by GSE's clock (which the
+// simulator runs ten minutes a second: an apply that counted its own would
+// pass its one-minute timeout), and the release goes on by itself to every
+// host.
 func TestAccService_canary(t *testing.T) {
 	t.Parallel()
-	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts = canaryHosts }, func(t *testing.T, e *acctest.Env) {
-		canary := `canary = { size = 1, bake = "1s" }, auto_revert = true`
+	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts, o.ClockRate = canaryHosts, 600 }, func(t *testing.T, e *acctest.Env) {
+		canary := `canary = { size = 1, bake = "10m" }, auto_revert = true`
 		pids, reloads := map[string]int64{}, map[string]int{}
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.Factories(),
@@ -196,7 +198,7 @@ func TestAccService_canary(t *testing.T) {
 				},
 				{
 					PreConfig: func() { e.Sim.JOBv3().SetScriptFailsOnContent(nginxCheck, "", 0, "") },
-					Config:    canaryService(e, "2", canary, ""),
+					Config:    canaryService(e, "2", canary, `timeouts = { update = "1m" }`),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate), canaryFirst(),
 						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("canary_revision")),
@@ -207,7 +209,7 @@ func TestAccService_canary(t *testing.T) {
 					},
 					Check: filesAre(e.Sim, 1, canaryHosts, "2"),
 				},
-				{Config: canaryService(e, "2", canary, ""), PlanOnly: true},
+				{Config: canaryService(e, "2", canary, `timeouts = { update = "1m" }`), PlanOnly: true},
 			},
 		})
 	})

@@ -47,7 +47,8 @@ func (r *runner) settle(ctx context.Context, done []*instance) {
 
 // watch reads meta on the instances' hosts until each that must run has
 // run with one pid for running_for, or ctx ends; each other instance is
-// settled by the first read.
+// settled by the first read. The time a pid held is counted by GSE's clock
+// (reportedAt), from the first read that found it.
 func (r *runner) watch(ctx context.Context, meta gse.Meta, ins []*instance) {
 	c := r.steps.Client
 	since := map[string]time.Time{}
@@ -71,14 +72,16 @@ func (r *runner) watch(ctx context.Context, meta gse.Meta, ins []*instance) {
 			case !r.gated(in):
 				r.record(in, observed(e, ok))
 			case ok && e.Status == gse.StateRunning && e.PID > 0:
+				at := reportedAt(e)
 				if pids[in.key] != e.PID {
-					pids[in.key], since[in.key] = e.PID, time.Now()
+					pids[in.key], since[in.key] = e.PID, at
 				}
-				if time.Since(since[in.key]) >= r.gate.runningFor {
+				if held := at.Sub(since[in.key]); held >= r.gate.runningFor {
 					r.record(in, outcome{status: statusRunning, pid: e.PID})
+					r.passedAt(in, at)
 					continue
 				}
-				why[in.key] = fmt.Sprintf("running with pid %d for %s of the %s health.running_for asks", e.PID, time.Since(since[in.key]).Round(time.Second), r.gate.runningFor)
+				why[in.key] = fmt.Sprintf("running with pid %d for %s of the %s health.running_for asks", e.PID, at.Sub(since[in.key]).Round(time.Second), r.gate.runningFor)
 				wait = append(wait, in)
 			default:
 				delete(pids, in.key)
@@ -94,6 +97,28 @@ func (r *runner) watch(ctx context.Context, meta gse.Meta, ins []*instance) {
 			return
 		}
 	}
+}
+
+// reportedAt is when GSE reported e, by GSE's clock (report_time, unix
+// seconds): the time a process holds its pid is GSE's to say, whatever the
+// provider's clock and its polls. Now, by the provider's clock, when GSE
+// reports no time.
+func reportedAt(e gse.ProcStatus) time.Time {
+	if e.ReportTime > 0 {
+		return time.Unix(e.ReportTime, 0)
+	}
+	return time.Now()
+}
+
+// passedAt notes when in passed its pid gate (reportedAt), from which a
+// canary's bake counts.
+func (r *runner) passedAt(in *instance, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.passed == nil {
+		r.passed = map[string]time.Time{}
+	}
+	r.passed[in.key] = at
 }
 
 // gated reports whether in must pass the gate: its action leaves it running

@@ -84,3 +84,23 @@ func TestAccService_healthGate(t *testing.T) {
 		})
 	})
 }
+
+// health.running_for counts by GSE's clock (the report_time of each status),
+// which the simulator runs an hour a second here: an hour's running_for
+// passes in a create whose timeout is a minute, every instance running.
+func TestAccService_runningForByGSEClock(t *testing.T) {
+	t.Parallel()
+	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts, o.ClockRate = 2, 3600 }, func(t *testing.T, e *acctest.Env) {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
+			Steps: []resource.TestStep{{
+				Config: cmdbService(e, `health = { running_for = "1h" }`+"\n  timeouts = { create = \"1m\" }"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("failed_count"), knownvalue.Int64Exact(0)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("pending_count"), knownvalue.Int64Exact(0)),
+				},
+			}},
+		})
+	})
+}

@@ -56,8 +56,9 @@ type runner struct {
 	// failedPast: failures stopped the release (past max_fail_percentage,
 	// or its canary's), which rollout.auto_revert undoes.
 	failedPast bool
-	changed    []*instance // the instances of the batches that ran
-	revert     *reverting  // rollout.auto_revert's, nil without it
+	changed    []*instance          // the instances of the batches that ran
+	revert     *reverting           // rollout.auto_revert's, nil without it
+	passed     map[string]time.Time // when each instance passed its pid gate, by GSE's clock
 	// progress receives a line per batch run, and the canary's verdict
 	// (the action's progress events); nil for none.
 	progress func(string)

@@ -184,7 +184,8 @@ func canaryAttribute() schema.SingleNestedAttribute {
 					"bk_host_ids":   schema.SetAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB hosts (`bk_host_id`) the canary may take."},
 				}},
 			"bake": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
-				MarkdownDescription: "How long the canary must stay healthy after its gate, such as `\"10m\"`: then each canary instance must still run with the pid it passed the gate with, and pass `health`'s `tcp` and `script` again. Defaults to none."},
+				MarkdownDescription: "How long the canary must stay healthy after its gate, such as `\"10m\"`: each canary instance must run with the pid it passed the gate with for that long more, " +
+					"by GSE's clock (the `report_time` of its status), then pass `health`'s `tcp` and `script` again. The apply reads it when the bake should be over (and a few times before). Defaults to none."},
 			"promote": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(promotes...)},
 				MarkdownDescription: "`auto` (the default): the rest follows in the same apply once the canary baked. `manual`: the apply stops after the canary, the rest `pending`; " +
 					"setting `promote_revision` to the planned `revision` lets the next apply release the rest."},
@@ -199,7 +200,7 @@ func healthAttribute() schema.SingleNestedAttribute {
 			"Unset: running, with the defaults below.",
 		Attributes: map[string]schema.Attribute{
 			"running_for": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
-				MarkdownDescription: "How long each instance must keep one pid, such as `\"10s\"` (Nomad's `min_healthy_time`): a process that dies and is restarted by the agent fails it. Defaults to `\"0s\"`: running once."},
+				MarkdownDescription: "How long each instance must keep one pid, such as `\"10s\"` (Nomad's `min_healthy_time`), from the first read that finds it, by GSE's clock (the `report_time` of its status): a process that dies and is restarted by the agent fails it. Defaults to `\"0s\"`: running once."},
 			"healthy_deadline": schema.StringAttribute{Optional: true, Validators: []validator.String{plumbing.Duration()},
 				MarkdownDescription: "How long a batch may take to become healthy, such as `\"5m\"` (Nomad's `healthy_deadline`). Defaults to `\"5m\"`. It counts against the apply's timeout."},
 			"tcp": schema.SingleNestedAttribute{Optional: true,

@@ -35,6 +35,7 @@ func define(fs *flag.FlagSet) *settings {
 	fs.StringVar(&o.AccessToken, "access-token", "", "required access_token of gateway requests that send one (empty: any)")
 	fs.DurationVar(&s.latency, "task-latency", time.Second, "how long each operation task takes; 0: tasks answer at their first poll")
 	fs.IntVar(&o.CMDBHosts, "cmdb-hosts", 0, "hosts of the generated CMDB business 2 (list_biz_hosts; POST /_sim/cmdb/move moves one between modules)")
+	fs.Float64Var(&o.ClockRate, "clock-rate", 0, "seconds the agents' clock (status entries' register_time, last_start_time, report_time) runs per real second (0: 1); POST /_sim/clock {\"advance\": \"10m\"} moves it on")
 	fs.IntVar(&o.CMDBHostsPerModule, "cmdb-hosts-per-module", 0, "hosts of each module of the CMDB business, two modules a set (0: 100)")
 	fs.IntVar(&o.CMDBProcessTemplates, "cmdb-process-templates", 2, "process templates of every module of the CMDB business (nginx, agent, then svc3, svc4, ...)")
 	fs.Float64Var(&s.quota, "quota", 0, "requests per second each app may make (token bucket shared by every caller); 0: no limit")
