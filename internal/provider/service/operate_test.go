@@ -19,7 +19,10 @@ import (
 // take is refused before anything runs.
 func TestAccServiceAction_operate(t *testing.T) {
 	t.Parallel()
-	e := acctest.NewEnv(t)
+	acctest.InModes(t, func(t *testing.T, e *acctest.Env) { operateService(t, e) })
+}
+
+func operateService(t *testing.T, e *acctest.Env) {
 	service := serviceConfig(e, []svcGroup{{"db", 0, []int{1, 2}}, {"web", 10, []int{1, 2}}}, `  rollout = { batch_size = 1, canary = { size = 1 } }`)
 	action := func(op string) string {
 		return fmt.Sprintf("\naction \"gse_process_operation\" \"op\" {\n  config {\n    op      = %q\n    service = gse_service.test\n  }\n}\n", op)
