@@ -91,7 +91,13 @@ const (
 
 // apply runs op on one process on one host, as the agent would.
 func (s *Server) apply(p *Process, op opType, autoType int) hostResult {
-	now := s.clock.now().Unix()
+	at := s.clock.now()
+	now := at.Unix()
+	defer func() {
+		if p.Running && (op == opStart || op == opRestart || op == opReload) {
+			s.armDeath(p, at)
+		}
+	}()
 	start := func() {
 		s.seq++
 		p.Running, p.PID, p.LastStartTime, p.Version = true, int64(10000+s.seq), now, "1.0.0"

@@ -24,7 +24,11 @@
 //     through GSE, so GSE's and JOB's tasks are one engine, one log;
 //   - the agent on each host (agent.go): what an operation (named op_type
 //     codes) does to a process, for GSE and JOB alike; an agent down through
-//     both doors (SetAgentDown); and the ids.
+//     both doors (SetAgentDown); and the ids. Its clock (clock.go: the times
+//     status entries report, at Options.ClockRate, Advance) and its guard
+//     of resident processes (agent_guard.go: SetDiesAfterOperation, a
+//     process that dies a chosen time after its next operation and is
+//     started again).
 //
 // # The endpoints
 //

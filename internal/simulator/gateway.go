@@ -224,7 +224,9 @@ func (gw *Gateway) status(req *request) (any, *apiError) {
 			continue
 		}
 		if p, ok := gw.gse.procs[keyOf(req.Meta.Namespace, req.Meta.Name, tg.host.BkCloudID, tg.host.IP)]; ok {
-			e := entryOf(p, true, gw.hub.clock.now().Unix())
+			now := gw.hub.clock.now()
+			gw.hub.guard(p, now)
+			e := entryOf(p, true, now.Unix())
 			e.BkAgentID = gw.agentOf(p) // see statusEntry
 			out = append(out, e)
 		}

@@ -68,7 +68,9 @@ func (g *GSE) status(api string, req *request) (any, *apiError) {
 	out := []statusEntry{}
 	for _, h := range req.Hosts {
 		if p, ok := g.procs[keyOf(req.Meta.Namespace, req.Meta.Name, h.BkCloudID, h.IP)]; ok {
-			out = append(out, entryOf(p, api == "get_proc_status_v2", g.hub.clock.now().Unix()))
+			now := g.hub.clock.now()
+			g.hub.guard(p, now)
+			out = append(out, entryOf(p, api == "get_proc_status_v2", now.Unix()))
 		}
 	}
 	return map[string]any{"proc_infos": out}, nil
@@ -86,7 +88,9 @@ func (g *GSE) syncStatus(req *request, agent func(*Process) string) (any, *apiEr
 	var all []statusEntry
 	for _, p := range g.procs {
 		if p.Namespace == req.Meta.Namespace {
-			e := entryOf(p, true, g.hub.clock.now().Unix())
+			now := g.hub.clock.now()
+			g.hub.guard(p, now)
+			e := entryOf(p, true, now.Unix())
 			if agent != nil {
 				e.BkAgentID = agent(p)
 			}

@@ -78,10 +78,11 @@ type Server struct {
 	quota      quota // the app's rate limit and the APIs missing, in quota.go
 	faults     []*Fault
 	hostFaults []*HostFault
-	tasks      tasks // GSE's operate tasks, JOB's among them, in tasks.go
-	rewrite    bool  // the API gateway's bk-status-rewrite, in apigateway.go
-	seq        int   // task ids and pids
-	clock      clock // the agents' clock, in clock.go
+	tasks      tasks              // GSE's operate tasks, JOB's among them, in tasks.go
+	rewrite    bool               // the API gateway's bk-status-rewrite, in apigateway.go
+	seq        int                // task ids and pids
+	clock      clock              // the agents' clock, in clock.go
+	dies       map[procKey]*dying // SetDiesAfterOperation, in agent_guard.go
 
 	gse     *GSE
 	gateway *Gateway

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -354,6 +355,39 @@ func TestAccService_canarySelect(t *testing.T) {
 					Config:      canaryService(e, "3", canary("[12345]"), ""),
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(`The canary's select matches no host of the release`),
+				},
+			},
+		})
+	})
+}
+
+// A canary whose process dies during its bake (the simulator's agent
+// restarts it three hours, by its clock, after the release's reload, with
+// the bake six hours and the clock at 600×) fails the release: the bake
+// names the pid it lost, the revert restores the canary's file, and the
+// other hosts are not touched.
+func TestAccService_canaryBakeFails(t *testing.T) {
+	t.Parallel()
+	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts, o.ClockRate = 4, 600 }, func(t *testing.T, e *acctest.Env) {
+		canary := `canary = { size = 1, bake = "6h" }, auto_revert = true`
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: e.Factories(),
+			CheckDestroy:             e.CheckSimEmpty,
+			Steps: []resource.TestStep{
+				{Config: canaryService(e, "1", canary, "")},
+				{
+					PreConfig:   func() { e.Sim.SetDiesAfterOperation("hc", "nginx_1", 0, "10.0.0.1", 3*time.Hour) },
+					Config:      canaryService(e, "2", canary, `timeouts = { update = "2m" }`),
+					ExpectError: regexp.MustCompile(`(?s)did not stay healthy for rollout.canary.bake.*during rollout.canary.bake \(6h0m0s\) GSE reported status running \(1\), pid \d+, not pid \d+ running`),
+				},
+				{
+					RefreshState:       true,
+					ExpectNonEmptyPlan: true,
+					Check: resource.ComposeAggregateTestCheckFunc(
+						filesAre(e.Sim, 1, 4, "1"),
+						resource.TestCheckResourceAttr(addr, "failed_count", "1"),
+						resource.TestMatchResourceAttr(addr, "instances.hc/nginx_1@0:10.0.0.1.message", regexp.MustCompile(`; then rollout.auto_revert restored its previous files and spec$`)),
+					),
 				},
 			},
 		})
