@@ -224,9 +224,7 @@ func (gw *Gateway) status(req *request) (any, *apiError) {
 			continue
 		}
 		if p, ok := gw.gse.procs[keyOf(req.Meta.Namespace, req.Meta.Name, tg.host.BkCloudID, tg.host.IP)]; ok {
-			now := gw.hub.clock.now()
-			gw.hub.guard(p, now)
-			e := entryOf(p, true, now.Unix())
+			e := gw.hub.reported(p, true)
 			e.BkAgentID = gw.agentOf(p) // see statusEntry
 			out = append(out, e)
 		}

@@ -39,6 +39,14 @@ type statusEntry struct {
 	Net           int64      `json:"net"`
 }
 
+// reported is p's status entry as its agent reports it now, by the agents'
+// clock (clock.go), after its guard (agent_guard.go); the hub's lock held.
+func (s *Server) reported(p *Process, v2 bool) statusEntry {
+	now := s.clock.now()
+	s.guard(p, now)
+	return entryOf(p, v2, now.Unix())
+}
+
 // entryOf is p's status entry, reported at now (unix seconds, the agents' clock).
 func entryOf(p *Process, v2 bool, now int64) statusEntry {
 	e := statusEntry{
@@ -68,9 +76,7 @@ func (g *GSE) status(api string, req *request) (any, *apiError) {
 	out := []statusEntry{}
 	for _, h := range req.Hosts {
 		if p, ok := g.procs[keyOf(req.Meta.Namespace, req.Meta.Name, h.BkCloudID, h.IP)]; ok {
-			now := g.hub.clock.now()
-			g.hub.guard(p, now)
-			out = append(out, entryOf(p, api == "get_proc_status_v2", now.Unix()))
+			out = append(out, g.hub.reported(p, api == "get_proc_status_v2"))
 		}
 	}
 	return map[string]any{"proc_infos": out}, nil
@@ -88,9 +94,7 @@ func (g *GSE) syncStatus(req *request, agent func(*Process) string) (any, *apiEr
 	var all []statusEntry
 	for _, p := range g.procs {
 		if p.Namespace == req.Meta.Namespace {
-			now := g.hub.clock.now()
-			g.hub.guard(p, now)
-			e := entryOf(p, true, now.Unix())
+			e := g.hub.reported(p, true)
 			if agent != nil {
 				e.BkAgentID = agent(p)
 			}

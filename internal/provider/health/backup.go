@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
 
@@ -94,24 +92,9 @@ func Files(ctx context.Context, c *gse.Client, scope gse.JobScope, op FileOp, ac
 		}
 		tk.hosts[HostKey(t, byID)] = t
 	}
-	ts := make([]*task, 0, len(byList))
+	ts := make([]task, 0, len(byList))
 	for _, id := range slices.Sorted(maps.Keys(byList)) {
-		ts = append(ts, byList[id])
+		ts = append(ts, *byList[id])
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	for _, t := range ts {
-		g.Go(func() error { return t.run(gctx, c, scope) })
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for _, tg := range targets {
-		for _, t := range ts {
-			if why := t.judge(tg); why != "" {
-				out[tg.Key] = hostName(tg) + ": " + why
-			}
-		}
-	}
-	return out, nil
+	return runJudged(ctx, c, scope, ts, targets)
 }

@@ -78,6 +78,13 @@ func Check(ctx context.Context, c *gse.Client, scope gse.JobScope, targets []Tar
 	if checks.Script != nil {
 		ts = append(ts, scriptTask(targets, byID, checks.Script))
 	}
+	return runJudged(ctx, c, scope, ts, targets)
+}
+
+// runJudged runs the tasks at once and returns why each target failed them,
+// by Target.Key: its host named, then what each task it failed found; err is
+// for a task that could not run at all.
+func runJudged(ctx context.Context, c *gse.Client, scope gse.JobScope, ts []task, targets []Target) (map[string]string, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	for i := range ts {
 		g.Go(func() error { return ts[i].run(gctx, c, scope) })

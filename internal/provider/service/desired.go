@@ -203,10 +203,10 @@ func revision(d *desired, restart, reload types.Map, fs files) string {
 	// Files are digested only when there are some, so that a service
 	// without any keeps the revision it had before files counted.
 	var fds map[string]fileDigest
+	if len(fs.byKey) > 0 {
+		fds = make(map[string]fileDigest, len(fs.byKey))
+	}
 	for k, f := range fs.byKey {
-		if fds == nil {
-			fds = map[string]fileDigest{}
-		}
 		fds[k] = fileDigest{f.instance, f.group, f.cf.Path, f.cf.Name, f.cf.Account, f.hash, f.onChange}
 	}
 	b, _ := json.Marshal(struct {

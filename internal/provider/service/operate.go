@@ -59,8 +59,9 @@ func Operate(ctx context.Context, c *gse.Client, service types.Dynamic, op gse.O
 			continue
 		}
 		ports, _ := portsOf(im)
-		ins = append(ins, &instance{key: k, group: im.Group.ValueString(), host: im.Host.Expand(), priority: im.Priority.ValueInt64(), unit: unit, action: a,
-			specHeld: true, bkHostID: im.BkHostID.ValueInt64(), set: im.BkSetID.ValueInt64(), module: im.BkModuleID.ValueInt64(), ports: ports})
+		in := scheduledInstance(k, im, unit, a)
+		in.specHeld, in.ports = true, ports
+		ins = append(ins, in)
 	}
 	if diags.HasError() {
 		return diags

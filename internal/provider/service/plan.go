@@ -103,11 +103,9 @@ func (r *serviceResource) fillPlan(ctx context.Context, m *serviceModel, d *desi
 			// Held as the state will hold it: pending (absent where it
 			// is), its action to come, what its host has now.
 			pm := p.models[k]
-			st := statusPending
-			if absentIn(p, k) {
-				st = statusAbsent
-			}
-			in = in.cleared().withOutcome(outcome{status: st, message: waits[k].why, pid: pm.PID.ValueInt64()})
+			o := pendingOutcome(absentIn(p, k), waits[k].why)
+			o.pid = pm.PID.ValueInt64()
+			in = in.cleared().withOutcome(o)
 			in.Action, in.Config = types.StringValue(string(waits[k].action)), configValue(configOf(pm))
 		default:
 			var pm instanceModel
@@ -153,8 +151,9 @@ func scheduled(d *desired, p *prior, actions map[string]action, unitOf func(inst
 			diags.AddAttributeError(path.Root("instances").AtMapKey(k), "Instance without what order.isolate_by needs", fmt.Sprintf("instances[%q]: %s", k, err))
 			continue
 		}
-		out = append(out, &instance{key: k, group: m.Group.ValueString(), host: m.Host.Expand(), priority: m.Priority.ValueInt64(),
-			unit: unit, action: actions[k], absent: absentIn(p, k), bkHostID: m.BkHostID.ValueInt64(), set: m.BkSetID.ValueInt64(), module: m.BkModuleID.ValueInt64()})
+		in := scheduledInstance(k, m, unit, actions[k])
+		in.absent = absentIn(p, k)
+		out = append(out, in)
 	}
 	return out
 }

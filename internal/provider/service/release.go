@@ -88,7 +88,7 @@ func (r *serviceResource) teardown(ctx context.Context, s *serviceModel, p *prio
 	for _, k := range slices.Sorted(maps.Keys(p.models)) {
 		pm := p.model(k)
 		unit, _ := unitOf(pm)
-		acted = append(acted, &instance{key: k, group: pm.Group.ValueString(), host: pm.Host.Expand(), priority: pm.Priority.ValueInt64(), unit: unit, action: actRemove})
+		acted = append(acted, scheduledInstance(k, pm, unit, actRemove))
 	}
 	run := r.runner(s, p.groups, false)
 	run.deadline = 0 // progress_deadline is a release's: a destroy has its timeout
@@ -141,8 +141,8 @@ func tiersOf(sched []tierModel, planned map[string]instanceModel, p *prior, fs f
 				}
 				unit, _ := unitOf(m)
 				ports, _ := portsOf(m)
-				in := &instance{key: k, group: m.Group.ValueString(), host: m.Host.Expand(), priority: m.Priority.ValueInt64(),
-					unit: unit, action: a, absent: absentIn(p, k), specHeld: held(k, m.Group.ValueString()), tier: i + 1, batch: bi + 1, bkHostID: m.BkHostID.ValueInt64(), ports: ports}
+				in := scheduledInstance(k, m, unit, a)
+				in.absent, in.specHeld, in.ports, in.tier, in.batch = absentIn(p, k), held(k, in.group), ports, i+1, bi+1
 				if a != actRemove {
 					in.files = fs.changed(k, in.group, configOf(p.models[k]))
 				}

@@ -150,11 +150,7 @@ func (r *runner) pend(ins []*instance, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, in := range ins {
-		st := statusPending
-		if in.absent {
-			st = statusAbsent
-		}
-		r.out[in.key] = outcome{status: st, message: why}
+		r.out[in.key] = pendingOutcome(in.absent, why)
 	}
 }
 

@@ -72,6 +72,23 @@ type instance struct {
 	batch    int     // 1-based within its tier, once scheduled
 }
 
+// scheduledInstance is instance k as m describes it, with its isolation unit and
+// its action; what only some callers know (absent, specHeld, ports, files,
+// tier and batch) they set.
+func scheduledInstance(k string, m instanceModel, unit string, a action) *instance {
+	return &instance{key: k, group: m.Group.ValueString(), host: m.Host.Expand(), priority: m.Priority.ValueInt64(), unit: unit, action: a,
+		bkHostID: m.BkHostID.ValueInt64(), set: m.BkSetID.ValueInt64(), module: m.BkModuleID.ValueInt64()}
+}
+
+// pendingOutcome is the outcome of an instance whose action did not run,
+// with why: absent where it was never registered, pending otherwise.
+func pendingOutcome(absent bool, why string) outcome {
+	if absent {
+		return outcome{status: statusAbsent, message: why}
+	}
+	return outcome{status: statusPending, message: why}
+}
+
 // tier is one step of a schedule: the instances of one priority (or of all,
 // with order.by = "none") for one direction, in batches of hosts.
 type tier struct {
