@@ -12,7 +12,7 @@ import (
 // sharedPackages are the packages below internal/provider that families
 // build on. Every other package below it is a resource family: adding a
 // family needs no edit here, adding a shared package does.
-var sharedPackages = []string{"gsekit", "health", "hosts", "lifecycle", "packed", "plumbing", "rollout", "spec", "status"}
+var sharedPackages = []string{"cmdbfilter", "gsekit", "health", "hosts", "lifecycle", "packed", "plumbing", "rollout", "spec", "status"}
 
 // testSupport packages serve the tests: acctest imports this package to
 // serve the whole provider, so it sees every family by design.

@@ -10,10 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbfilter"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 )
@@ -28,17 +30,17 @@ type cmdbHostsDataSource struct{ client *gse.Client }
 func NewHostsDataSource() datasource.DataSource { return &cmdbHostsDataSource{} }
 
 type cmdbHostsModel struct {
-	BkBizID        types.Int64      `tfsdk:"bk_biz_id"`
-	BkSetIDs       []types.Int64    `tfsdk:"bk_set_ids"`
-	BkModuleIDs    []types.Int64    `tfsdk:"bk_module_ids"`
-	Filter         *cmdbFilterModel `tfsdk:"filter"`
-	AllowEmpty     types.Bool       `tfsdk:"allow_empty"`
-	Hosts          types.List       `tfsdk:"hosts"`
-	IPList         types.List       `tfsdk:"ip_list"`
-	BkHostIDs      types.List       `tfsdk:"bk_host_ids"`
-	Count          types.Int64      `tfsdk:"host_count"`
-	SkippedHostIDs types.List       `tfsdk:"skipped_host_ids"`
-	Timeouts       timeouts.Value   `tfsdk:"timeouts"`
+	BkBizID        types.Int64       `tfsdk:"bk_biz_id"`
+	BkSetIDs       []types.Int64     `tfsdk:"bk_set_ids"`
+	BkModuleIDs    []types.Int64     `tfsdk:"bk_module_ids"`
+	Filter         *cmdbfilter.Model `tfsdk:"filter"`
+	AllowEmpty     types.Bool        `tfsdk:"allow_empty"`
+	Hosts          types.List        `tfsdk:"hosts"`
+	IPList         types.List        `tfsdk:"ip_list"`
+	BkHostIDs      types.List        `tfsdk:"bk_host_ids"`
+	Count          types.Int64       `tfsdk:"host_count"`
+	SkippedHostIDs types.List        `tfsdk:"skipped_host_ids"`
+	Timeouts       timeouts.Value    `tfsdk:"timeouts"`
 }
 
 func (d *cmdbHostsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -69,7 +71,7 @@ func (d *cmdbHostsDataSource) Schema(ctx context.Context, _ datasource.SchemaReq
 				Validators: []validator.Int64{int64validator.AtLeast(1)}},
 			"bk_set_ids":    ids("sets", gse.MaxCMDBSetIDs),
 			"bk_module_ids": ids("modules", gse.MaxCMDBModuleIDs),
-			"filter":        cmdbFilterAttribute(hostFields),
+			"filter":        cmdbfilter.DataSourceAttribute(cmdbfilter.Host),
 			"allow_empty": schema.BoolAttribute{Optional: true,
 				MarkdownDescription: allowEmptyDesc("host", "`bk_set_ids` or `bk_module_ids`") +
 					" A value matches when it is a set (module) of the business (one `find_set_batch` or `find_module_batch` call checks each list: `list_biz_hosts` does not say which set or module a host is in). " +
@@ -133,8 +135,8 @@ func (d *cmdbHostsDataSource) Read(ctx context.Context, req datasource.ReadReque
 // list reads the hosts m selects, after checking the fields of its filter,
 // and checks its selectors against the business; nil after an error in diags.
 func (d *cmdbHostsDataSource) list(ctx context.Context, m *cmdbHostsModel, diags *diag.Diagnostics) []gse.CMDBHost {
-	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.expand(hostFields)}
-	if !checkFilterFields(ctx, d.client, q.BizID, hostFields, m.Filter, diags) {
+	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.Expand(cmdbfilter.Host)}
+	if !cmdbfilter.CheckFields(ctx, d.client, q.BizID, cmdbfilter.Host, m.Filter, path.Root("filter"), func(err error) string { return cmdbAdvice(d.client, err) }, diags) {
 		return nil
 	}
 	found, err := d.client.CMDB.ListBizHosts(ctx, q)

@@ -14,10 +14,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbfilter"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/gsekit"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
@@ -35,21 +37,21 @@ type cmdbProcessesDataSource struct{ client *gse.Client }
 func NewProcessesDataSource() datasource.DataSource { return &cmdbProcessesDataSource{} }
 
 type cmdbProcessesModel struct {
-	BkBizID            types.Int64      `tfsdk:"bk_biz_id"`
-	BkSetIDs           []types.Int64    `tfsdk:"bk_set_ids"`
-	BkModuleIDs        []types.Int64    `tfsdk:"bk_module_ids"`
-	ServiceInstanceIDs []types.Int64    `tfsdk:"service_instance_ids"`
-	BkSetEnv           types.String     `tfsdk:"bk_set_env"`
-	ProcessNames       []types.String   `tfsdk:"process_names"`
-	Filter             *cmdbFilterModel `tfsdk:"filter"`
-	Namespace          types.String     `tfsdk:"namespace"`
-	AllowEmpty         types.Bool       `tfsdk:"allow_empty"`
-	WithInstances      types.Bool       `tfsdk:"with_instances"`
-	Groups             groupsValue      `tfsdk:"groups"`
-	Processes          types.List       `tfsdk:"processes"`
-	Instances          instancesValue   `tfsdk:"instances"`
-	Skipped            types.List       `tfsdk:"skipped"`
-	Timeouts           timeouts.Value   `tfsdk:"timeouts"`
+	BkBizID            types.Int64       `tfsdk:"bk_biz_id"`
+	BkSetIDs           []types.Int64     `tfsdk:"bk_set_ids"`
+	BkModuleIDs        []types.Int64     `tfsdk:"bk_module_ids"`
+	ServiceInstanceIDs []types.Int64     `tfsdk:"service_instance_ids"`
+	BkSetEnv           types.String      `tfsdk:"bk_set_env"`
+	ProcessNames       []types.String    `tfsdk:"process_names"`
+	Filter             *cmdbfilter.Model `tfsdk:"filter"`
+	Namespace          types.String      `tfsdk:"namespace"`
+	AllowEmpty         types.Bool        `tfsdk:"allow_empty"`
+	WithInstances      types.Bool        `tfsdk:"with_instances"`
+	Groups             groupsValue       `tfsdk:"groups"`
+	Processes          types.List        `tfsdk:"processes"`
+	Instances          instancesValue    `tfsdk:"instances"`
+	Skipped            types.List        `tfsdk:"skipped"`
+	Timeouts           timeouts.Value    `tfsdk:"timeouts"`
 }
 
 // The types of the outputs: groups' values in the types of
@@ -116,7 +118,7 @@ func (d *cmdbProcessesDataSource) Schema(ctx context.Context, _ datasource.Schem
 			"process_names": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Only the processes with these CMDB aliases (`bk_process_name`), sent as a `process_property_filter` rule (the documented `bk_process_names` field is ignored by CMDB).",
 				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))}},
-			"filter": cmdbFilterAttribute(processFields),
+			"filter": cmdbfilter.DataSourceAttribute(cmdbfilter.Process),
 			"allow_empty": schema.BoolAttribute{Optional: true,
 				MarkdownDescription: allowEmptyDesc("process", "`bk_set_ids`, `bk_module_ids`, `service_instance_ids` or `process_names`") +
 					" A value matches when the business has a process in it (with that name), whatever the other selectors leave: " +
@@ -210,10 +212,10 @@ func (d *cmdbProcessesDataSource) list(ctx context.Context, m *cmdbProcessesMode
 	fail := func(what string, err error) {
 		diags.AddError(fmt.Sprintf("Could not %s of business %d", what, biz), err.Error()+"\n\n"+cmdbAdvice(d.client, err))
 	}
-	if !checkFilterFields(ctx, d.client, biz, processFields, m.Filter, diags) {
+	if !cmdbfilter.CheckFields(ctx, d.client, biz, cmdbfilter.Process, m.Filter, path.Root("filter"), func(err error) string { return cmdbAdvice(d.client, err) }, diags) {
 		return nil, nil
 	}
-	filter, byName := withNames(m.Filter.expand(processFields), m.ProcessNames)
+	filter, byName := withNames(m.Filter.Expand(cmdbfilter.Process), m.ProcessNames)
 	q := gse.ProcessQuery{BizID: biz, SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), ServiceInstanceIDs: int64s(m.ServiceInstanceIDs), Filter: filter}
 	rows, err := d.client.CMDB.ListProcessRelatedInfo(ctx, q)
 	if err != nil {

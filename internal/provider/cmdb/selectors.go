@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbfilter"
 )
 
 // A typo in a selector must not shrink a selection unnoticed: each value of
@@ -241,7 +242,7 @@ func reportUnmatched(diags *diag.Diagnostics, object string, biz int64, found []
 		diags.AddWarning(summary, detail+"\n\nallow_empty is true, so the selection goes on without them.")
 		return
 	}
-	diags.AddError(summary, detail+"\n\nA value that matches nothing is most often a typo, and the "+plural(object)+" it should have selected would be left out "+
+	diags.AddError(summary, detail+"\n\nA value that matches nothing is most often a typo, and the "+cmdbfilter.Plural(object)+" it should have selected would be left out "+
 		"(resources built on them destroyed). Correct or remove the value; if it is empty on purpose (a module emptied for a migration), set allow_empty = true.")
 }
 
@@ -249,13 +250,13 @@ func reportUnmatched(diags *diag.Diagnostics, object string, biz int64, found []
 // selection with no object ("process", "host") in it; why says where the
 // selection came out empty.
 func reportEmpty(diags *diag.Diagnostics, object string, biz int64, why string, allowEmpty bool) {
-	summary := fmt.Sprintf("No %s selected in business %d", plural(object), biz)
+	summary := fmt.Sprintf("No %s selected in business %d", cmdbfilter.Plural(object), biz)
 	if allowEmpty {
 		diags.AddWarning(summary, why+"\n\nallow_empty is true: the selection is empty.")
 		return
 	}
 	diags.AddError(summary, why+"\n\nResources built on an empty selection would all be destroyed. Check bk_biz_id and the selectors (a wrong business id lists nothing); "+
-		"if the "+plural(object)+" are gone on purpose, set allow_empty = true.")
+		"if the "+cmdbfilter.Plural(object)+" are gone on purpose, set allow_empty = true.")
 }
 
 // allowEmptyDesc is allow_empty's description for object ("process", "host").
@@ -263,13 +264,5 @@ func allowEmptyDesc(object, selectors string) string {
 	return "Accept a selection that matches nothing: with `true`, a value of " + selectors + " that matches no " + object + " of the business, " +
 		"and a selection with no " + object + " at all, are warnings, and the outputs empty where nothing matched. Unset or `false` (the default): either fails the read, " +
 		"so that a typo cannot plan the destruction of what it left out. Set it while a module is emptied on purpose, then unset it. " +
-		"It does not accept a `filter` field CMDB's " + plural(object) + " do not have: that is always an error."
-}
-
-// plural is object ("host", "process") in the plural.
-func plural(object string) string {
-	if strings.HasSuffix(object, "s") {
-		return object + "es"
-	}
-	return object + "s"
+		"It does not accept a `filter` field CMDB's " + cmdbfilter.Plural(object) + " do not have: that is always an error."
 }

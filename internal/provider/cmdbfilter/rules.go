@@ -1,4 +1,4 @@
-package cmdb
+package cmdbfilter
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// The rules of gse_cmdb_hosts' filter as bk-cmdb's query builder
+// The rules of a filter as bk-cmdb's query builder
 // (src/common/querybuilder) checks them: every rule it would refuse with
 // 1199006 fails at plan, naming the attribute and what it takes.
 
@@ -29,36 +29,6 @@ var (
 	cmdbOperators        = slices.Concat(cmdbEqualOperators, cmdbListOperators, cmdbCompareOperators, cmdbStringOperators)
 )
 
-// filterFields is what a filter's rules test: an object of CMDB and its
-// fields stored as numbers (value and values on them are sent as JSON
-// numbers, as before number existed) and as IPv6 addresses.
-type filterFields struct {
-	object  string // "Host", "Process"
-	param   string // the request's key and API
-	example string // fields to name in the field attribute's description
-	numeric []string
-	ipv6    []string
-	own     []string // the fields every such object has (fields.go); any other must be a custom field
-}
-
-// hostFields are list_biz_hosts' host fields.
-var hostFields = filterFields{
-	object: "Host", param: "`host_property_filter` of `list_biz_hosts`",
-	example: "CMDB's own, such as `bk_host_name`, `bk_os_type`, `bk_cloud_id`, `bk_host_innerip` or `bk_service_term`, or a custom field of the business",
-	numeric: []string{"bk_host_id", "bk_cloud_id", "bk_cpu", "bk_cpu_mhz", "bk_mem", "bk_disk"},
-	// CMDB stores them in full form (2001:0db8:0000:...; common.ConvertHostIpv6Val on every write).
-	ipv6: []string{"bk_host_innerip_v6", "bk_host_outerip_v6"},
-	own:  cmdbHostOwnFields,
-}
-
-// processFields are list_process_related_info's process fields (metadata.Process).
-var processFields = filterFields{
-	object: "Process", param: "`process_property_filter` of `list_process_related_info`",
-	example: "such as `bk_process_name`, `bk_func_name`, `bk_process_id`, `user`, `priority` or `proc_num`",
-	numeric: []string{"bk_process_id", "bk_start_check_secs", "timeout", "priority", "proc_num"},
-	own:     cmdbProcessOwnFields,
-}
-
 // cmdbFieldPattern is the field ids CMDB's query builder accepts (ValidFieldPattern).
 var cmdbFieldPattern = regexp.MustCompile(`^[a-zA-Z0-9][\w\-.]*$`)
 
@@ -67,7 +37,7 @@ var cmdbValueAttrs = []string{"value", "values", "number", "numbers"}
 
 // cmdbTakes is what an operator takes: the value attributes it accepts and
 // how to say so.
-func cmdbTakes(op string, f filterFields) (attrs []string, say string) {
+func cmdbTakes(op string, f Object) (attrs []string, say string) {
 	switch {
 	case slices.Contains(cmdbListOperators, op):
 		return []string{"values", "numbers"}, "values (strings) or numbers, a list"
@@ -103,7 +73,7 @@ func (cmdbOperatorValidator) ValidateString(ctx context.Context, req validator.S
 // operator takes, or (group) a group with rules and nothing of a test.
 type cmdbRuleValidator struct {
 	group  bool
-	fields filterFields
+	fields Object
 }
 
 func (v cmdbRuleValidator) Description(context.Context) string {
@@ -198,7 +168,7 @@ func (v cmdbRuleValidator) checkValues(a ruleAttrs, op string, req validator.Obj
 		}
 		if numericField && !field.IsUnknown() {
 			resp.Diagnostics.AddAttributeWarning(req.Path.AtName("field"), "Filter matches by string on a numeric field",
-				fmt.Sprintf("%s: %s holds numbers, and %s matches strings only: it matches no host (a not_ form matches every host). Use equal, in or a comparison with number.", req.Path.AtName("field"), field.ValueString(), op))
+				fmt.Sprintf("%s: %s holds numbers, and %s matches strings only: it matches no %s (a not_ form matches every %s). Use equal, in or a comparison with number.", req.Path.AtName("field"), field.ValueString(), op, v.fields.name(), v.fields.name()))
 		}
 	case slices.Contains(cmdbCompareOperators, op) && a.set("value") && !field.IsUnknown() && !numericField:
 		resp.Diagnostics.AddAttributeError(req.Path.AtName("value"), "Invalid filter value",
@@ -251,7 +221,7 @@ func checkIPv6Value(a map[string]attr.Value, op string, req validator.ObjectRequ
 
 // checkTakes checks that the rule sets exactly one of the value attributes
 // its operator takes, and none it does not.
-func checkTakes(req validator.ObjectRequest, resp *validator.ObjectResponse, op string, set func(string) bool, f filterFields) {
+func checkTakes(req validator.ObjectRequest, resp *validator.ObjectResponse, op string, set func(string) bool, f Object) {
 	p := req.Path.String()
 	takes, say := cmdbTakes(op, f)
 	for _, name := range cmdbValueAttrs {

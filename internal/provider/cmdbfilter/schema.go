@@ -1,54 +1,23 @@
-package cmdb
+package cmdbfilter
 
 import (
-	"encoding/json"
-	"regexp"
-	"slices"
-	"strconv"
+	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/bk-gse/terraform-provider-gse/internal/gse"
 )
-
-// The filter of gse_cmdb_hosts mirrors list_biz_hosts' host_property_filter:
-// a group (condition and rules) whose rules are field tests or groups of
-// field tests, the two levels CMDB allows.
-
-type cmdbFilterModel struct {
-	Condition types.String    `tfsdk:"condition"`
-	Rules     []cmdbRuleModel `tfsdk:"rules"`
-}
-
-// cmdbTestModel is a field test: field, operator, and what the operator takes.
-type cmdbTestModel struct {
-	Field    types.String   `tfsdk:"field"`
-	Operator types.String   `tfsdk:"operator"`
-	Value    types.String   `tfsdk:"value"`
-	Values   []types.String `tfsdk:"values"`
-	Number   types.Number   `tfsdk:"number"`
-	Numbers  []types.Number `tfsdk:"numbers"`
-	Literal  types.Bool     `tfsdk:"literal"`
-}
-
-// cmdbRuleModel is a field test, or a group (condition and rules of field tests).
-type cmdbRuleModel struct {
-	cmdbTestModel
-	Condition types.String    `tfsdk:"condition"`
-	Rules     []cmdbTestModel `tfsdk:"rules"`
-}
 
 const cmdbConditionDesc = "How the rules combine: `AND` or `OR`."
 
 func mdList(vs []string) string { return "`" + strings.Join(vs, "`, `") + "`" }
 
 // cmdbTestAttributes are the attributes of a field test of f.
-func cmdbTestAttributes(f filterFields) map[string]schema.Attribute {
+func cmdbTestAttributes(f Object) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"field": schema.StringAttribute{Optional: true,
 			MarkdownDescription: f.object + " field to test: " + f.example + ". " +
@@ -63,7 +32,7 @@ func cmdbTestAttributes(f filterFields) map[string]schema.Attribute {
 			MarkdownDescription: "The string of `equal`, `not_equal` and the string operators (not empty for these). " +
 				"The string operators send it to CMDB as an unescaped MongoDB regular expression: `begins_with` tests `^value`, `ends_with` `value$`, `contains` `value` (and the `not_` forms their negation), " +
 				"so a `.` matches any character (`begins_with` with `10.0.0.` also matches `10.0.0x` and `10.0.010`), and only `contains` ignores case (`not_contains` does not). Set `literal` to match the text as written. " +
-				"The string operators match string fields only: on a numeric field they match no host (their `not_` forms every host). " +
+				"The string operators match string fields only: on a numeric field they match no " + f.name() + " (their `not_` forms every " + f.name() + "). " +
 				"On the numeric fields " + mdList(f.numeric) + " an integer `value` of `equal`, `not_equal` or a comparison is sent as a number; on any other field use `number`." + ipv6Note(f)},
 		"values": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 			MarkdownDescription: "The strings of `in` and `not_in` (integers on " + mdList(f.numeric) + ", sent as numbers). Set `values` or `numbers`, not both: CMDB refuses a list mixing strings and numbers.",
@@ -82,7 +51,7 @@ func cmdbTestAttributes(f filterFields) map[string]schema.Attribute {
 }
 
 // ipv6Note says how f's IPv6 fields take values, or nothing when it has none.
-func ipv6Note(f filterFields) string {
+func ipv6Note(f Object) string {
 	if len(f.ipv6) == 0 {
 		return ""
 	}
@@ -90,8 +59,8 @@ func ipv6Note(f filterFields) string {
 		"(CMDB expands them; anything else is refused at plan, where CMDB would fail the listing with 1110001), and the string operators match the full form as written: a value with `::` is refused at plan."
 }
 
-// cmdbFilterAttribute is the filter argument over the fields of f.
-func cmdbFilterAttribute(f filterFields) schema.SingleNestedAttribute {
+// ResourceAttribute is a filter argument of a resource over the fields of f.
+func ResourceAttribute(f Object) schema.SingleNestedAttribute {
 	rule := cmdbTestAttributes(f)
 	rule["condition"] = schema.StringAttribute{Optional: true, MarkdownDescription: "Makes this rule a group: how its `rules` combine, `AND` or `OR`.",
 		Validators: []validator.String{stringvalidator.OneOf("AND", "OR")}}
@@ -102,9 +71,9 @@ func cmdbFilterAttribute(f filterFields) schema.SingleNestedAttribute {
 		Optional: true,
 		MarkdownDescription: f.object + " property filter (" + f.param + "): rules joined by `condition`. " +
 			"A rule is a field test (`field`, `operator`, and `value`, `values`, `number` or `numbers`) or a group (`condition` and `rules` of field tests). " +
-			"Every filter CMDB would refuse (code 1199006) fails at plan instead, and so does a `field` CMDB's " + plural(f.name()) + " do not have " +
+			"Every filter CMDB would refuse (code 1199006) fails at plan instead, and so does a `field` CMDB's " + Plural(f.name()) + " do not have " +
 			"(CMDB would match it as empty and select fewer): CMDB's own fields are known, any other is looked up among the business's custom fields " +
-			"(`search_object_attribute`, one call per read when the filter names one).",
+			"(`search_object_attribute`, one call when the filter names one).",
 		Attributes: map[string]schema.Attribute{
 			"condition": schema.StringAttribute{Required: true, MarkdownDescription: cmdbConditionDesc, Validators: []validator.String{stringvalidator.OneOf("AND", "OR")}},
 			"rules": schema.ListNestedAttribute{Required: true, MarkdownDescription: "Field tests or groups, at least one.",
@@ -114,63 +83,37 @@ func cmdbFilterAttribute(f filterFields) schema.SingleNestedAttribute {
 	}
 }
 
-// expand is the filter as CMDB takes it, over the fields of fs (nil when unset).
-func (f *cmdbFilterModel) expand(fs filterFields) *gse.HostFilter {
-	if f == nil {
-		return nil
+// DataSourceAttribute is a filter argument of a data source over the fields
+// of f: ResourceAttribute in the data source's schema types.
+func DataSourceAttribute(f Object) dschema.SingleNestedAttribute {
+	return dataSourceAttribute(ResourceAttribute(f)).(dschema.SingleNestedAttribute)
+}
+
+// dataSourceAttribute is a, one of a filter's attributes (optional, with
+// descriptions and validators) as a data source's.
+func dataSourceAttribute(a schema.Attribute) dschema.Attribute {
+	switch a := a.(type) {
+	case schema.StringAttribute:
+		return dschema.StringAttribute{Optional: a.Optional, Required: a.Required, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators}
+	case schema.BoolAttribute:
+		return dschema.BoolAttribute{Optional: a.Optional, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators}
+	case schema.NumberAttribute:
+		return dschema.NumberAttribute{Optional: a.Optional, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators}
+	case schema.ListAttribute:
+		return dschema.ListAttribute{Optional: a.Optional, ElementType: a.ElementType, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators}
+	case schema.ListNestedAttribute:
+		return dschema.ListNestedAttribute{Optional: a.Optional, Required: a.Required, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators,
+			NestedObject: dschema.NestedAttributeObject{Attributes: dataSourceAttributes(a.NestedObject.Attributes), Validators: a.NestedObject.Validators}}
+	case schema.SingleNestedAttribute:
+		return dschema.SingleNestedAttribute{Optional: a.Optional, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators, Attributes: dataSourceAttributes(a.Attributes)}
 	}
-	out := &gse.HostFilter{Condition: f.Condition.ValueString()}
-	for _, r := range f.Rules {
-		if !r.Condition.IsNull() {
-			g := gse.HostRule{Condition: r.Condition.ValueString()}
-			for _, l := range r.Rules {
-				g.Rules = append(g.Rules, l.expand(fs))
-			}
-			out.Rules = append(out.Rules, g)
-			continue
-		}
-		out.Rules = append(out.Rules, r.expand(fs))
+	panic(fmt.Sprintf("cmdbfilter: no data source form of %T", a))
+}
+
+func dataSourceAttributes(as map[string]schema.Attribute) map[string]dschema.Attribute {
+	out := make(map[string]dschema.Attribute, len(as))
+	for k, a := range as {
+		out[k] = dataSourceAttribute(a)
 	}
 	return out
-}
-
-// expand is the field test as CMDB takes it: numbers as JSON numbers, value
-// escaped when literal.
-func (t cmdbTestModel) expand(fs filterFields) gse.HostRule {
-	op := t.Operator.ValueString()
-	numeric := slices.Contains(fs.numeric, t.Field.ValueString()) && !slices.Contains(cmdbStringOperators, op)
-	conv := func(s types.String) any {
-		if n, err := strconv.ParseInt(s.ValueString(), 10, 64); numeric && err == nil {
-			return n
-		}
-		if t.Literal.ValueBool() {
-			return regexp.QuoteMeta(s.ValueString())
-		}
-		return s.ValueString()
-	}
-	r := gse.HostRule{Field: t.Field.ValueString(), Operator: op}
-	switch {
-	case !t.Number.IsNull():
-		r.Value = jsonNumber(t.Number)
-	case t.Numbers != nil:
-		vs := make([]any, len(t.Numbers))
-		for i, n := range t.Numbers {
-			vs[i] = jsonNumber(n)
-		}
-		r.Value = vs
-	case t.Values != nil:
-		vs := make([]any, len(t.Values))
-		for i, v := range t.Values {
-			vs[i] = conv(v)
-		}
-		r.Value = vs
-	default:
-		r.Value = conv(t.Value)
-	}
-	return r
-}
-
-// jsonNumber is n exactly as written (no float64 rounding).
-func jsonNumber(n types.Number) json.Number {
-	return json.Number(n.ValueBigFloat().Text('g', -1))
 }

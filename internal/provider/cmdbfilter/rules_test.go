@@ -1,4 +1,4 @@
-package cmdb
+package cmdbfilter
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func TestCMDBRuleWarnsStringOperatorOnNumbers(t *testing.T) {
 		warns     bool
 	}{{"bk_cloud_id", "begins_with", true}, {"bk_cloud_id", "not_contains", true}, {"bk_host_name", "begins_with", false}, {"bk_cloud_id", "equal", false}} {
 		var resp validator.ObjectResponse
-		cmdbRuleValidator{group: false, fields: hostFields}.ValidateObject(context.Background(), validator.ObjectRequest{Path: path.Root("filter").AtName("rules").AtListIndex(0), ConfigValue: rule(tc.field, tc.op)}, &resp)
+		cmdbRuleValidator{group: false, fields: Host}.ValidateObject(context.Background(), validator.ObjectRequest{Path: path.Root("filter").AtName("rules").AtListIndex(0), ConfigValue: rule(tc.field, tc.op)}, &resp)
 		if resp.Diagnostics.HasError() || (resp.Diagnostics.WarningsCount() == 1) != tc.warns {
 			t.Errorf("%s %s: %v, want a warning: %v", tc.field, tc.op, resp.Diagnostics, tc.warns)
 		}
