@@ -220,10 +220,29 @@ func (c *CMDB) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 		h := c.hosts[0]
 		h.BizID = map[bool]int64{true: idleBiz, false: CMDBBizID}[h.BizID == CMDBBizID]
 	}
+	hosts, err := c.scope(req.BizID, req.SetIDs, req.ModuleIDs, filter)
+	if err != nil {
+		return nil, err
+	}
+	if req.Page.Sort == "-bk_host_id" {
+		slices.Reverse(hosts)
+	}
+	start := min(req.Page.Start, len(hosts))
+	page := hosts[start:min(start+req.Page.Limit, len(hosts))]
+	info := make([]map[string]any, len(page))
+	for i, h := range page {
+		info[i] = h.fields(req.Fields)
+	}
+	return map[string]any{"count": len(hosts), "info": info}, nil
+}
+
+// scope is the business's hosts in one of setIDs and one of moduleIDs (in
+// one membership; empty lists: any) that filter matches, by bk_host_id.
+func (c *CMDB) scope(biz int64, setIDs, moduleIDs []int64, filter *cmdbRule) ([]*CMDBHost, *apiError) {
 	var hosts []*CMDBHost
 	expanded := false
 	for _, h := range c.hosts {
-		if h.BizID != req.BizID || !slices.ContainsFunc(h.memberships(), func(m membership) bool { return inIDs(req.SetIDs, m.set) && inIDs(req.ModuleIDs, m.module) }) {
+		if h.BizID != biz || !slices.ContainsFunc(h.memberships(), func(m membership) bool { return inIDs(setIDs, m.set) && inIDs(moduleIDs, m.module) }) {
 			continue
 		}
 		// The searcher builds the filter only when the scope holds hosts
@@ -246,16 +265,7 @@ func (c *CMDB) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 		}
 		hosts = append(hosts, h)
 	}
-	if req.Page.Sort == "-bk_host_id" {
-		slices.Reverse(hosts)
-	}
-	start := min(req.Page.Start, len(hosts))
-	page := hosts[start:min(start+req.Page.Limit, len(hosts))]
-	info := make([]map[string]any, len(page))
-	for i, h := range page {
-		info[i] = h.fields(req.Fields)
-	}
-	return map[string]any{"count": len(hosts), "info": info}, nil
+	return hosts, nil
 }
 
 // check validates the request in ListHostsParameter.Validate's order

@@ -40,6 +40,10 @@ var (
 		"bk_host_name", "bk_os_type", "bk_os_name", "bk_service_term", "operator", "bk_bak_operator",
 	}
 	cmdbBizHostAttrs = []string{CMDBCustomIntField}
+	// cmdbSetAttrs and cmdbModuleAttrs are the set and module attributes it
+	// lists (upgrader v3.0.8 SetRow and ModuleRow less the API-only ones).
+	cmdbSetAttrs    = []string{"bk_set_name", "bk_set_desc", "bk_set_env", "bk_service_status", "description", "bk_capacity"}
+	cmdbModuleAttrs = []string{"bk_module_name", "bk_module_type", "operator", "bk_bak_operator"}
 )
 
 // cmdbDispatch answers the CMDB APIs by ESB name ("cc/{api}"); pathBiz is
@@ -48,6 +52,8 @@ func (c *CMDB) cmdbDispatch(api string, raw []byte, pathBiz int64) (any, *apiErr
 	switch api {
 	case cmdbAPI:
 		return c.listBizHosts(raw, pathBiz)
+	case cmdbTopoAPI:
+		return c.listBizHostsTopo(raw, pathBiz)
 	case cmdbProcAPI:
 		return c.listProcessRelatedInfo(raw, pathBiz)
 	case cmdbSetBatchAPI, cmdbModuleBatchAPI:
@@ -102,7 +108,7 @@ func (c *CMDB) hasTopoNode(sets bool, id int64) bool {
 	return m >= 0 && m < int64(modules)
 }
 
-// searchObjectAttribute answers search_object_attribute for host and process.
+// searchObjectAttribute answers search_object_attribute for host, process, set and module.
 func (c *CMDB) searchObjectAttribute(raw []byte) (any, *apiError) {
 	var req struct {
 		ObjID string `json:"bk_obj_id"`
@@ -120,6 +126,10 @@ func (c *CMDB) searchObjectAttribute(raw []byte) (any, *apiError) {
 		}
 	case "process":
 		ids = cmdbProcessFields
+	case "set":
+		ids = cmdbSetAttrs
+	case "module":
+		ids = cmdbModuleAttrs
 	}
 	out := make([]map[string]any, len(ids))
 	for i, id := range ids {

@@ -354,14 +354,10 @@ func (row cmdbProcRow) process(fields []string) map[string]any {
 // related is the row as the reply holds it (ListProcessRelatedInfoResult).
 func (row cmdbProcRow) related(fields []string) map[string]any {
 	h, in := row.host, row.in
-	set := int(in.set - CMDBSetID(0))
-	env := "3" // production; the business's odd sets are test sets
-	if set%2 == 1 {
-		env = "1"
-	}
+	set, module := setDoc(in.set), moduleDoc(in.module)
 	return map[string]any{
-		"set":    map[string]any{"bk_set_id": in.set, "bk_set_name": fmt.Sprintf("set-%d", in.set), "bk_set_env": env},
-		"module": map[string]any{"bk_module_id": in.module, "bk_module_name": fmt.Sprintf("mod-%d", in.module)},
+		"set":    map[string]any{"bk_set_id": in.set, "bk_set_name": set["bk_set_name"], "bk_set_env": set["bk_set_env"]},
+		"module": map[string]any{"bk_module_id": in.module, "bk_module_name": module["bk_module_name"]},
 		"host": map[string]any{"bk_host_id": h.ID, "bk_cloud_id": h.CloudID, "bk_host_innerip": h.InnerIP,
 			"bk_host_innerip_v6": h.InnerIPv6, "bk_addressing": "static", "bk_agent_id": h.AgentID},
 		"service_instance": map[string]any{"id": serviceInstanceID(h, in.module), "name": fmt.Sprintf("%s_mod-%d", cmp.Or(h.firstIPv4(), h.InnerIPv6), in.module)},

@@ -123,6 +123,7 @@ func (s *Server) route() {
 		"/api/c/compapi/v2/jobv3/{api}":                        s.jobv3.serve,
 		"/api/v3/{api}":                                        s.jobv3.serveGateway,
 		"/api/v3/hosts/app/{biz}/list_hosts":                   s.cmdb.serveHostsGateway,
+		"/api/v3/hosts/app/{biz}/list_hosts_topo":              s.cmdb.serveHostsTopoGateway,
 		"/api/v3/findmany/proc/process_related_info/biz/{biz}": s.cmdb.serveProcessesGateway,
 		"/api/v3/findmany/set/bk_biz_id/{biz}":                 s.cmdb.serveModelGateway(cmdbSetBatchAPI),
 		"/api/v3/findmany/module/bk_biz_id/{biz}":              s.cmdb.serveModelGateway(cmdbModuleBatchAPI),
