@@ -71,8 +71,8 @@ func fieldsError(object string, biz int64, unknown, known []string) string {
 			lines[i] += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 	}
-	return strings.Join(lines, "\n") + "\n\nCMDB matches a field its " + Plural(object) + " do not have as empty, so the filter would select fewer " + Plural(object) +
-		" without an error, and resources built on them would be destroyed. Fix the field name: CMDB's model page of " + Plural(object) +
+	return strings.Join(lines, "\n") + "\n\nCMDB matches a field its " + Plural(object) + " do not have as empty, so the filter would select other " + Plural(object) +
+		" than meant without an error (fewer, or more under a not_ operator), and what is built on them would change with it: resources on the hosts left out would be destroyed. Fix the field name: CMDB's model page of " + Plural(object) +
 		" lists every field id, custom fields of the business included (search_object_attribute returns them)."
 }
 

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -329,17 +330,17 @@ func TestAccService_pausedAndDeadline(t *testing.T) {
 func TestAccService_canarySelect(t *testing.T) {
 	t.Parallel()
 	acctest.InModesWith(t, func(o *simulator.Options) { o.CMDBHosts, o.CMDBHostsPerModule = 8, 2 }, func(t *testing.T, e *acctest.Env) {
-		testSets := `distinct([for i in data.gse_cmdb_processes.biz.instances : i.bk_set_id if i.context.bk_set_env == "1"])`
-		canary := func(sets string) string {
-			return `canary = { size = 1, promote = "manual", select = { bk_set_ids = ` + sets + ` } }`
+		// Sets 101 (hosts 1-4) and 102 (hosts 5-8); the business's odd sets are test sets.
+		canary := func(field, env string) string {
+			return `canary = { size = 1, promote = "manual", select = { set_property_filter = { condition = "AND", rules = [{ field = "` + field + `", operator = "equal", value = "` + env + `" }] } } }`
 		}
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: e.Factories(),
 			CheckDestroy:             e.CheckSimEmpty,
 			Steps: []resource.TestStep{
-				{Config: canaryService(e, "1", canary(testSets), "")},
+				{Config: canaryService(e, "1", canary("bk_set_env", "1"), "")},
 				{
-					Config: canaryService(e, "2", canary(testSets), ""),
+					Config: canaryService(e, "2", canary("bk_set_env", "1"), ""),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectKnownValue(addr, tfjsonpath.New("schedule").AtSliceIndex(0).AtMapKey("batches"), knownvalue.ListExact([]knownvalue.Check{
 							knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("hc/nginx_1@0:10.0.0.5"), knownvalue.StringExact("hc/nginx_2@0:10.0.0.5")}),
@@ -349,12 +350,23 @@ func TestAccService_canarySelect(t *testing.T) {
 						fileOn(e.Sim, 5, "/data/nginx/conf/nginx_1.conf", "listen 8080;\n# rev 2\n"),
 						filesAre(e.Sim, 1, 4, "1"),
 						filesAre(e.Sim, 6, 8, "1"),
+						func(*terraform.State) error {
+							if e.Sim.Calls("cc/list_biz_hosts_topo") == 0 {
+								return errors.New("the canary was picked without reading CMDB's sets")
+							}
+							return nil
+						},
 					),
 				},
 				{
-					Config:      canaryService(e, "3", canary("[12345]"), ""),
+					Config:      canaryService(e, "3", canary("bk_set_env", "2"), ""),
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(`The canary's select matches no host of the release`),
+				},
+				{
+					Config:      canaryService(e, "3", canary("bk_set_evn", "1"), ""),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(`(?s)Unknown set field in rollout.canary.select.set_property_filter.*"bk_set_evn" is not a field of CMDB sets in business 2 \(did you mean\s+"bk_set_env"\?\)`),
 				},
 			},
 		})

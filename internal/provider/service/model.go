@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbfilter"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/spec"
 )
@@ -136,9 +137,12 @@ type configFileModel struct {
 
 // selectModel is rollout.canary.select.
 type selectModel struct {
-	BkSetIDs    types.Set `tfsdk:"bk_set_ids"`
-	BkModuleIDs types.Set `tfsdk:"bk_module_ids"`
-	BkHostIDs   types.Set `tfsdk:"bk_host_ids"`
+	BkSetIDs             types.Set         `tfsdk:"bk_set_ids"`
+	BkModuleIDs          types.Set         `tfsdk:"bk_module_ids"`
+	BkHostIDs            types.Set         `tfsdk:"bk_host_ids"`
+	SetPropertyFilter    *cmdbfilter.Model `tfsdk:"set_property_filter"`
+	ModulePropertyFilter *cmdbfilter.Model `tfsdk:"module_property_filter"`
+	HostPropertyFilter   *cmdbfilter.Model `tfsdk:"host_property_filter"`
 }
 
 // tierModel is an element of schedule.

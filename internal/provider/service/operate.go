@@ -68,7 +68,11 @@ func Operate(ctx context.Context, c *gse.Client, service types.Dynamic, op gse.O
 	}
 	st := step{rest: ins}
 	if ro := m.Rollout; ro != nil && ro.Canary != nil {
-		canary := pickCanary(ins, ro.Canary.Size, selection(ro.Canary.Select))
+		sel := selectorOf(ctx, c, m, &diags)()
+		if sel == nil {
+			return diags
+		}
+		canary := pickCanary(ins, ro.Canary.Size, sel)
 		st = step{}
 		for _, in := range ins {
 			if canary[in] {

@@ -57,7 +57,7 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	rev := revision(d, m.RestartTriggers, m.ReloadTriggers, fs)
-	st := stepOf(&m, p, pl.released, acted, rev, &resp.Diagnostics)
+	st := stepOf(&m, p, pl.released, acted, rev, selectorOf(ctx, r.client, &m, &resp.Diagnostics), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

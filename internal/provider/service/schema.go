@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/bk-gse/terraform-provider-gse/internal/provider/cmdbfilter"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/hosts"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/plumbing"
 	"github.com/bk-gse/terraform-provider-gse/internal/provider/rollout"
@@ -173,15 +174,22 @@ func canaryAttribute() schema.SingleNestedAttribute {
 			"size": schema.StringAttribute{Required: true, Validators: []validator.String{rollout.BatchSizeFormat()},
 				MarkdownDescription: "Hosts of each group in the canary: a count such as `1`, or a percentage of the group's hosts in its first tier such as `\"10%\"`, rounded up."},
 			"select": schema.SingleNestedAttribute{Optional: true,
-				MarkdownDescription: "Where the canary's hosts come from, instead of the first hosts: only hosts whose instance is in one of these CMDB sets, modules and hosts (each list given must hold it). " +
-					"Take them from the data sources, where CMDB's attributes are: the sets of a gray environment are " +
-					"`distinct([for i in data.gse_cmdb_processes.biz.instances : i.bk_set_id if i.context.bk_set_env == \"2\"])`, the hosts of a `gse_cmdb_hosts` filter its `bk_host_ids`. " +
-					"A group none of whose hosts match has no canary (its instances follow the others' canary); a `select` that matches none of the release's hosts fails the plan. " +
-					"Sets and modules need each host's `bk_set_id` and `bk_module_id`, which `gse_cmdb_processes.groups` read `with_instances = true` gives.",
+				MarkdownDescription: "Where the canary's hosts come from, instead of the first hosts (BlueKing teams keep gray sets): only hosts that every part given holds. " +
+					"The filters are CMDB's property filters, as `gse_cmdb_hosts.filter` takes them, over the hosts' sets, modules and the hosts themselves: " +
+					"a gray environment's sets are `set_property_filter = { condition = \"AND\", rules = [{ field = \"bk_set_env\", operator = \"equal\", value = \"2\" }] }`. " +
+					"CMDB evaluates them: a plan that picks a canary reads the hosts they select with `list_biz_hosts_topo` (one call per 500 hosts; needs `bk_biz_id`), " +
+					"and an instance is the canary's when its `bk_host_id` is among them (a host in several sets is selected when one of its sets and modules matches). " +
+					"The ids are tested on each instance as `processes` gives them. " +
+					"A group none of whose hosts match has no canary (its instances follow the others' canary); a `select` that matches none of the release's hosts fails the plan, " +
+					"and so does a filter field CMDB's sets, modules or hosts do not have. " +
+					"Filters, sets and modules need each instance's `bk_host_id`, `bk_set_id` and `bk_module_id`, which `gse_cmdb_processes.groups` read `with_instances = true` gives.",
 				Attributes: map[string]schema.Attribute{
-					"bk_set_ids":    schema.SetAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB sets (`bk_set_id`) the canary's hosts are in."},
-					"bk_module_ids": schema.SetAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB modules (`bk_module_id`) the canary's hosts are in."},
-					"bk_host_ids":   schema.SetAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB hosts (`bk_host_id`) the canary may take."},
+					"bk_set_ids":             schema.SetAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB sets (`bk_set_id`) the canary's instances are in."},
+					"bk_module_ids":          schema.SetAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB modules (`bk_module_id`) the canary's instances are in."},
+					"bk_host_ids":            schema.SetAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "CMDB hosts (`bk_host_id`) the canary may take."},
+					"set_property_filter":    cmdbfilter.ResourceAttribute(selectSets),
+					"module_property_filter": cmdbfilter.ResourceAttribute(selectModules),
+					"host_property_filter":   cmdbfilter.ResourceAttribute(selectHosts),
 				}},
 			"bake": schema.StringAttribute{Optional: true, Validators: []validator.String{rollout.NonNegativeDuration()},
 				MarkdownDescription: "How long the canary must stay healthy after its gate, such as `\"10m\"`: each canary instance must run with the pid it passed the gate with for that long more, " +

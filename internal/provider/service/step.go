@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/bk-gse/terraform-provider-gse/internal/gse"
@@ -45,7 +44,7 @@ const heldPaused = "held: rollout.paused is true"
 // revision rev. released are those the release acts on (not a repair
 // alone): only they are canaried and held. Removals are neither: a held
 // removal would leave a process the state no longer holds.
-func stepOf(m *serviceModel, p *prior, released map[string]bool, acted []*instance, rev string, diags *diag.Diagnostics) step {
+func stepOf(m *serviceModel, p *prior, released map[string]bool, acted []*instance, rev string, selected selector, diags *diag.Diagnostics) step {
 	st := step{waiting: map[string]waiting{}, canaryRevision: p.canaryRevision}
 	var rel []*instance
 	for _, in := range acted {
@@ -74,12 +73,16 @@ func stepOf(m *serviceModel, p *prior, released map[string]bool, acted []*instan
 	promoted := c.Promote.ValueString() != promoteManual || m.PromoteRevision.ValueString() == rev
 	var canary map[*instance]bool
 	if p.canaryRevision.ValueString() != rev {
-		canary = pickCanary(rel, c.Size, selection(c.Select))
+		sel := selected()
+		if sel == nil {
+			return st
+		}
+		canary = pickCanary(rel, c.Size, sel)
 		if len(canary) == 0 {
-			diags.AddAttributeError(path.Root("rollout").AtName("canary").AtName("select"), "The canary's select matches no host of the release",
-				fmt.Sprintf("None of the %d instances this release acts on is on a host rollout.canary.select holds (its bk_set_ids, bk_module_ids and bk_host_ids together), "+
-					"so no canary would run: correct it, or leave it unset to take the first hosts. Sets and modules match only the hosts whose bk_set_id and bk_module_id "+
-					"processes gives (gse_cmdb_processes.groups read with_instances = true).", len(rel)))
+			diags.AddAttributeError(selectPath, "The canary's select matches no host of the release",
+				fmt.Sprintf("None of the %d instances this release acts on is on a host rollout.canary.select holds (its ids and filters together), "+
+					"so no canary would run: correct it, or leave it unset to take the first hosts. bk_set_ids and bk_module_ids match only the instances whose bk_set_id and bk_module_id "+
+					"processes gives, and the filters only those whose bk_host_id it gives (gse_cmdb_processes.groups read with_instances = true).", len(rel)))
 			return st
 		}
 		st.canaryRevision = types.StringUnknown()
@@ -101,31 +104,6 @@ func (st *step) hold(ins []*instance, why string) {
 	for _, in := range ins {
 		st.waiting[in.key] = waiting{action: in.action, why: why}
 	}
-}
-
-// selection is rollout.canary.select as a test of an instance: true for
-// every one without it.
-func selection(s *selectModel) func(*instance) bool {
-	if s == nil {
-		return func(*instance) bool { return true }
-	}
-	sets, modules, hs := int64Set(s.BkSetIDs), int64Set(s.BkModuleIDs), int64Set(s.BkHostIDs)
-	in := func(ids map[int64]bool, id int64) bool { return ids == nil || ids[id] }
-	return func(i *instance) bool { return in(sets, i.set) && in(modules, i.module) && in(hs, i.bkHostID) }
-}
-
-// int64Set is a set of numbers as a lookup; nil when unset.
-func int64Set(s types.Set) map[int64]bool {
-	if s.IsNull() || s.IsUnknown() {
-		return nil
-	}
-	out := map[int64]bool{}
-	for _, e := range s.Elements() {
-		if v, ok := e.(types.Int64); ok {
-			out[v.ValueInt64()] = true
-		}
-	}
-	return out
 }
 
 // pickCanary takes, of each group, size of the hosts it acts on in its

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -113,7 +114,7 @@ func TestStepOf(t *testing.T) {
 			m := &serviceModel{Rollout: c.rollout, PromoteRevision: types.StringValue(c.promoteRev)}
 			p := &prior{canaryRevision: types.StringValue(c.canaryRev), firstRelease: c.first}
 			var diags diag.Diagnostics
-			st := stepOf(m, p, released, ins, rev, &diags)
+			st := stepOf(m, p, released, ins, rev, selectorOf(context.Background(), nil, m, &diags), &diags)
 			got := st.canaryRevision.ValueString()
 			if st.canaryRevision.IsUnknown() {
 				got = "?"
@@ -131,7 +132,8 @@ func TestStepOfSelectMatchingNothing(t *testing.T) {
 	ro := &rolloutModel{Canary: &canaryModel{Size: types.StringValue("1"), Select: &selectModel{
 		BkSetIDs: types.SetValueMust(types.Int64Type, []attr.Value{types.Int64Value(999)}), BkModuleIDs: types.SetNull(types.Int64Type), BkHostIDs: types.SetNull(types.Int64Type)}}}
 	var diags diag.Diagnostics
-	stepOf(&serviceModel{Rollout: ro}, &prior{canaryRevision: types.StringValue("r1")}, released, ins, "r2", &diags)
+	m := &serviceModel{Rollout: ro}
+	stepOf(m, &prior{canaryRevision: types.StringValue("r1")}, released, ins, "r2", selectorOf(context.Background(), nil, m, &diags), &diags)
 	if !diags.HasError() || !strings.Contains(diags.Errors()[0].Summary(), "select matches no host") {
 		t.Errorf("diagnostics %v, want the select's error", diags)
 	}

@@ -24,28 +24,33 @@ type bindInfoModel struct {
 }
 
 // ValidateConfig checks what spans attributes: the health gate's JOB checks
-// and config_files need the business JOB runs them in.
+// and config_files need the business JOB runs them in, and the canary's
+// select filters the business CMDB lists hosts of.
 func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var h *healthModel
 	var biz types.Int64
 	var fs packedMap[configFilesSchema]
+	var ro *rolloutModel
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("health"), &h)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("rollout"), &ro)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bk_biz_id"), &biz)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("config_files"), &fs)...)
 	if resp.Diagnostics.HasError() || !biz.IsNull() {
 		return
 	}
+	filtered := ro != nil && ro.Canary != nil && ro.Canary.Select != nil && ro.Canary.Select.filtered()
 	for _, need := range []struct {
 		set       bool
-		what, api string
+		what, how string
 	}{
-		{h != nil && h.TCP != nil, "health.tcp", "fast_execute_script"},
-		{h != nil && h.Script != nil, "health.script", "fast_execute_script"},
-		{!fs.IsNull(), "config_files", "push_config_file"},
+		{h != nil && h.TCP != nil, "health.tcp", "runs through JOB (fast_execute_script)"},
+		{h != nil && h.Script != nil, "health.script", "runs through JOB (fast_execute_script)"},
+		{!fs.IsNull(), "config_files", "runs through JOB (push_config_file)"},
+		{filtered, "rollout.canary.select's filters", "are read from CMDB (list_biz_hosts_topo)"},
 	} {
 		if need.set {
 			resp.Diagnostics.AddAttributeError(path.Root("bk_biz_id"), "Missing bk_biz_id",
-				fmt.Sprintf("%s runs through JOB (%s), in a business: set bk_biz_id to the CMDB business of the service's hosts.", need.what, need.api))
+				fmt.Sprintf("%s %s, in a business: set bk_biz_id to the CMDB business of the service's hosts.", need.what, need.how))
 		}
 	}
 }
