@@ -132,18 +132,26 @@ func (c *CMDB) matchingNodes(sets bool, biz int64, filter *cmdbRule) ([]int64, *
 	return ids, nil
 }
 
-// topo is the host's sets, each with the modules it is in there
-// (metadata.Topo and Module), its first set first.
-func (h *CMDBHost) topo() []map[string]any {
-	var out []map[string]any
-	at := map[int64]int{}
+// topoSet is a set of a host's topology and the modules it is in there
+// (metadata.Topo and Module).
+type topoSet struct {
+	SetID   int64            `json:"bk_set_id"`
+	SetName string           `json:"bk_set_name"`
+	Modules []map[string]any `json:"module"`
+}
+
+// topo is the host's sets, its first set first.
+func (h *CMDBHost) topo() []*topoSet {
+	var out []*topoSet
+	at := map[int64]*topoSet{}
 	for _, m := range h.memberships() {
-		i, ok := at[m.set]
-		if !ok {
-			i, at[m.set] = len(out), len(out)
-			out = append(out, map[string]any{"bk_set_id": m.set, "bk_set_name": setName(m.set), "module": []map[string]any{}})
+		ts := at[m.set]
+		if ts == nil {
+			ts = &topoSet{SetID: m.set, SetName: setName(m.set)}
+			at[m.set] = ts
+			out = append(out, ts)
 		}
-		out[i]["module"] = append(out[i]["module"].([]map[string]any), map[string]any{"bk_module_id": m.module, "bk_module_name": moduleName(m.module)})
+		ts.Modules = append(ts.Modules, map[string]any{"bk_module_id": m.module, "bk_module_name": moduleName(m.module)})
 	}
 	return out
 }

@@ -86,7 +86,8 @@ func ResourceAttribute(f Object) schema.SingleNestedAttribute {
 // DataSourceAttribute is a filter argument of a data source over the fields
 // of f: ResourceAttribute in the data source's schema types.
 func DataSourceAttribute(f Object) dschema.SingleNestedAttribute {
-	return dataSourceAttribute(ResourceAttribute(f)).(dschema.SingleNestedAttribute)
+	a := ResourceAttribute(f)
+	return dschema.SingleNestedAttribute{Optional: a.Optional, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators, Attributes: dataSourceAttributes(a.Attributes)}
 }
 
 // dataSourceAttribute is a, one of a filter's attributes (optional, with
@@ -104,8 +105,6 @@ func dataSourceAttribute(a schema.Attribute) dschema.Attribute {
 	case schema.ListNestedAttribute:
 		return dschema.ListNestedAttribute{Optional: a.Optional, Required: a.Required, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators,
 			NestedObject: dschema.NestedAttributeObject{Attributes: dataSourceAttributes(a.NestedObject.Attributes), Validators: a.NestedObject.Validators}}
-	case schema.SingleNestedAttribute:
-		return dschema.SingleNestedAttribute{Optional: a.Optional, MarkdownDescription: a.MarkdownDescription, Validators: a.Validators, Attributes: dataSourceAttributes(a.Attributes)}
 	}
 	panic(fmt.Sprintf("cmdbfilter: no data source form of %T", a))
 }
