@@ -227,13 +227,33 @@ func (c *CMDB) listBizHosts(raw []byte, pathBiz int64) (any, *apiError) {
 	if req.Page.Sort == "-bk_host_id" {
 		slices.Reverse(hosts)
 	}
-	start := min(req.Page.Start, len(hosts))
-	page := hosts[start:min(start+req.Page.Limit, len(hosts))]
-	info := make([]map[string]any, len(page))
-	for i, h := range page {
-		info[i] = h.fields(req.Fields)
+	return cmdbPage(hosts, req.Page.Start, req.Page.Limit, func(h *CMDBHost) any { return h.fields(req.Fields) }), nil
+}
+
+// cmdbPage is the page of items from start, at most limit of them, each as
+// doc gives it, under the count of all: CMDB's {count, info} listings.
+func cmdbPage[T any](items []T, start, limit int, doc func(T) any) map[string]any {
+	start = min(start, len(items))
+	page := items[start:min(start+limit, len(items))]
+	info := make([]any, len(page))
+	for i, it := range page {
+		info[i] = doc(it)
 	}
-	return map[string]any{"count": len(hosts), "info": info}, nil
+	return map[string]any{"count": len(items), "info": info}
+}
+
+// decodeCMDB decodes a CMDB request as rest.Contexts.DecodeInto does
+// (1199000 when it does not decode); pathBiz, the gateway's bk_biz_id (0:
+// none), replaces the body's, which biz points to.
+func decodeCMDB[T any](raw []byte, pathBiz int64, biz func(*T) *int64) (*T, *apiError) {
+	req := new(T)
+	if err := json.Unmarshal(raw, req); err != nil {
+		return nil, &apiError{codeCMDBJSON, "Deserializing JSON data failed"}
+	}
+	if pathBiz != 0 {
+		*biz(req) = pathBiz
+	}
+	return req, nil
 }
 
 // scope is the business's hosts in one of setIDs and one of moduleIDs (in

@@ -244,12 +244,9 @@ type cmdbProcRow struct {
 // listProcessRelatedInfo answers one page; pathBiz is the gateway's
 // bk_biz_id (0: ESB, from the body).
 func (c *CMDB) listProcessRelatedInfo(raw []byte, pathBiz int64) (any, *apiError) {
-	var req listProcRequest
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return nil, &apiError{codeCMDBJSON, "Deserializing JSON data failed"}
-	}
-	if pathBiz != 0 {
-		req.BizID = pathBiz
+	req, bad := decodeCMDB(raw, pathBiz, func(r *listProcRequest) *int64 { return &r.BizID })
+	if bad != nil {
+		return nil, bad
 	}
 	// ListProcessRelatedInfoOption.Validate: the page (BasePage.IsIllegal), then the filter.
 	if l := req.Page.Limit; l <= 0 || (l > cmdbMaxLimit && l != cmdbNoLimit) || req.Page.Start < 0 {
@@ -276,13 +273,7 @@ func (c *CMDB) listProcessRelatedInfo(raw []byte, pathBiz int64) (any, *apiError
 		}
 	}
 	sortProcRows(rows, req.Page.Sort)
-	start := min(req.Page.Start, len(rows))
-	page := rows[start:min(start+req.Page.Limit, len(rows))]
-	info := make([]map[string]any, len(page))
-	for i, row := range page {
-		info[i] = row.related(req.Fields)
-	}
-	return map[string]any{"count": len(rows), "info": info}, nil
+	return cmdbPage(rows, req.Page.Start, req.Page.Limit, func(row cmdbProcRow) any { return row.related(req.Fields) }), nil
 }
 
 // hostProcRows are the processes of h's service instance in its k-th

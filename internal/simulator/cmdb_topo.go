@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 )
 
@@ -58,12 +59,9 @@ func (c *CMDB) serveHostsTopoGateway(w http.ResponseWriter, r *http.Request) {
 
 // listBizHostsTopo answers one page; pathBiz is the gateway's bk_biz_id (0: ESB, from the body).
 func (c *CMDB) listBizHostsTopo(raw []byte, pathBiz int64) (any, *apiError) {
-	var req listBizHostsTopoRequest
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return nil, &apiError{codeCMDBJSON, "Deserializing JSON data failed"}
-	}
-	if pathBiz != 0 {
-		req.BizID = pathBiz
+	req, bad := decodeCMDB(raw, pathBiz, func(r *listBizHostsTopoRequest) *int64 { return &r.BizID })
+	if bad != nil {
+		return nil, bad
 	}
 	switch {
 	case req.BizID == 0:
@@ -99,13 +97,10 @@ func (c *CMDB) listBizHostsTopo(raw []byte, pathBiz int64) (any, *apiError) {
 	if err != nil {
 		return nil, &apiError{codeCMDBHostGetFail, "Query Host Failed"}
 	}
-	start := min(req.Page.Start, len(hosts))
-	page := hosts[start:min(start+req.Page.Limit, len(hosts))]
-	info := make([]map[string]any, len(page))
-	for i, h := range page {
-		info[i] = map[string]any{"host": h.fields(append(req.Fields, "bk_host_id")), "topo": h.topo()}
-	}
-	return map[string]any{"count": len(hosts), "info": info}, nil
+	fields := append(slices.Clone(req.Fields), "bk_host_id")
+	return cmdbPage(hosts, req.Page.Start, req.Page.Limit, func(h *CMDBHost) any {
+		return map[string]any{"host": h.fields(fields), "topo": h.topo()}
+	}), nil
 }
 
 // matchingNodes are the ids of the business's sets (sets) or modules that
