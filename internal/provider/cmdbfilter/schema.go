@@ -39,7 +39,7 @@ func cmdbTestAttributes(f Object) map[string]schema.Attribute {
 			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.NoNullValues()}},
 		"number": schema.NumberAttribute{Optional: true,
 			MarkdownDescription: "The number of a comparison (`less`, `less_or_equal`, `greater`, `greater_or_equal`: CMDB takes nothing else) or of `equal` / `not_equal`, on any field: " +
-				"CMDB's own int fields such as `bk_service_term` and custom int or float fields alike. A number never equals a string in CMDB: compare a numeric field with `number`.",
+				"CMDB's own int fields and custom int or float fields alike. A number never equals a string in CMDB: compare a numeric field with `number`.",
 		},
 		"numbers": schema.ListAttribute{Optional: true, ElementType: types.NumberType,
 			MarkdownDescription: "The numbers of `in` and `not_in`, for a numeric field. Set `values` or `numbers`, not both.",

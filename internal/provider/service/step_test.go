@@ -138,3 +138,39 @@ func TestStepOfSelectMatchingNothing(t *testing.T) {
 		t.Errorf("diagnostics %v, want the select's error", diags)
 	}
 }
+
+// selection holds an instance when every part of select given holds it:
+// its ids on the instance's set and host, and the hosts CMDB listed for its
+// filters.
+func TestSelection(t *testing.T) {
+	ins, _ := stepInstances()
+	ids := func(vs ...int64) types.Set {
+		els := make([]attr.Value, len(vs))
+		for i, v := range vs {
+			els[i] = types.Int64Value(v)
+		}
+		return types.SetValueMust(types.Int64Type, els)
+	}
+	none := types.SetNull(types.Int64Type)
+	for name, c := range map[string]struct {
+		s        *selectModel
+		filtered map[int64]bool
+		want     string
+	}{
+		"no select":           {nil, nil, "a@0:10.0.0.1 a@0:10.0.0.2 a@0:10.0.0.3 a@0:10.0.0.4 a@0:10.0.0.5 b@0:10.0.0.3 b@0:10.0.0.4 c@0:10.0.0.1"},
+		"filters alone":       {&selectModel{BkSetIDs: none, BkModuleIDs: none, BkHostIDs: none}, map[int64]bool{2: true, 4: true}, "a@0:10.0.0.2 a@0:10.0.0.4 b@0:10.0.0.4"},
+		"set ids and filter":  {&selectModel{BkSetIDs: ids(102), BkModuleIDs: none, BkHostIDs: none}, map[int64]bool{2: true, 4: true}, "a@0:10.0.0.4 b@0:10.0.0.4"},
+		"filter selects none": {&selectModel{BkSetIDs: none, BkModuleIDs: none, BkHostIDs: none}, map[int64]bool{}, ""},
+	} {
+		sel := selection(c.s, c.filtered)
+		var got []*instance
+		for _, in := range ins {
+			if sel(in) {
+				got = append(got, in)
+			}
+		}
+		if keysOf(got) != c.want {
+			t.Errorf("%s: %q, want %q", name, keysOf(got), c.want)
+		}
+	}
+}
