@@ -518,7 +518,7 @@ func (c *Client) check(ctx context.Context, info *callInfo, resp *http.Response,
 	if out != nil && len(env.Data) > 0 && string(env.Data) != "null" {
 		if err := json.Unmarshal(env.Data, out); err != nil {
 			return &ReplyError{API: info.api, HTTPStatus: resp.StatusCode, RequestID: orString(env.RequestID, info.requestID), Attempts: info.attempts,
-				Err: fmt.Errorf("decoding data: %w", err), Body: c.redact.String(snippet(env.Data))}
+				Err: fmt.Errorf("decoding data: %w", err), Body: c.redact.String(snippet(env.Data)), MayHaveActed: !info.idempotent}
 		}
 		c.redact.value(out) // per-host messages and contents may echo the request too
 	}
@@ -533,7 +533,7 @@ func attemptError(info *callInfo, resp *http.Response, raw []byte, readErr error
 		if err == nil {
 			err = decodeErr
 		}
-		return &ReplyError{API: info.api, HTTPStatus: resp.StatusCode, RequestID: rid, Attempts: info.attempts, Err: err, Body: info.redact.String(snippet(raw))}
+		return &ReplyError{API: info.api, HTTPStatus: resp.StatusCode, RequestID: rid, Attempts: info.attempts, Err: err, Body: info.redact.String(snippet(raw)), MayHaveActed: !info.idempotent}
 	}
 	if resp.StatusCode == http.StatusOK && env.ok() {
 		return nil

@@ -162,6 +162,9 @@ type ReplyError struct {
 	Attempts   int
 	Err        error  // the read or decode error
 	Body       string // the start of what was received
+	// MayHaveActed: the call is not safe to repeat, and the server had the
+	// request, so it may have acted on it (and the call was not sent again).
+	MayHaveActed bool
 }
 
 func (e *ReplyError) Error() string {
@@ -175,6 +178,9 @@ func (e *ReplyError) Error() string {
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
+	}
+	if e.MayHaveActed {
+		b.WriteString("; the server had the request and may have acted on it, so it was not sent again")
 	}
 	return b.String()
 }

@@ -71,7 +71,7 @@ func TestTruncatedReply(t *testing.T) {
 	sim.AddFault(simulator.Fault{API: "get_proc_status_v2", Cut: true, Times: simulator.Forever})
 	_, err := c.Proc.GetProcStatusV2(ctx, meta, []gse.Host{host1})
 	var re *gse.ReplyError
-	if !errors.As(err, &re) || !strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "GSE code 0") || re.Attempts != 4 {
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "GSE code 0") || re.Attempts != 4 || re.MayHaveActed {
 		t.Fatalf("err = %v, want the read error after 4 attempts", err)
 	}
 	sim.ClearFaults()
@@ -82,7 +82,7 @@ func TestTruncatedReply(t *testing.T) {
 	}
 	sim.AddFault(simulator.Fault{API: "operate_proc_v2", Cut: true})
 	_, err = c.Proc.Operate(ctx, gse.OperateRequest{Meta: meta, Hosts: []gse.Host{host1}, Op: gse.OpStart, Spec: spec})
-	if !errors.As(err, &re) || sim.Calls("operate_proc_v2") != 1 {
+	if !errors.As(err, &re) || sim.Calls("operate_proc_v2") != 1 || !strings.HasSuffix(err.Error(), "; the server had the request and may have acted on it, so it was not sent again") {
 		t.Fatalf("err = %v, operate_proc_v2 sent %d times", err, sim.Calls("operate_proc_v2"))
 	}
 }
