@@ -47,9 +47,10 @@ func expandDesired(ctx context.Context, m *serviceModel, given bool, diags *diag
 		g := gm[key]
 		meta, md := g.Meta.Expand(ctx)
 		diags.Append(md...)
-		gr := &group{key: key, meta: meta, spec: g.Spec.Expand(), priority: g.Priority.ValueInt64(), hosts: make([]hosts.Model, len(g.Hosts))}
+		hs := g.hostsOf()
+		gr := &group{key: key, meta: meta, spec: g.Spec.Expand(), priority: g.Priority.ValueInt64(), hosts: make([]hosts.Model, len(hs))}
 		d.groups[key] = gr
-		for i, h := range g.Hosts {
+		for i, h := range hs {
 			gr.hosts[i] = h.Model
 			d.models[instanceKey(meta, h.Model)] = h.facts(newInstance(key, meta.Name, h.Model, types.Int64Value(g.Priority.ValueInt64())))
 		}

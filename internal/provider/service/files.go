@@ -39,16 +39,16 @@ type files struct {
 // expandFiles reads config_files; the content of content_wo, write-only and
 // so null in plans and states, from config (the configuration's value),
 // decoded only when some file has no content: it is the whole map again.
-func expandFiles(ctx context.Context, v types.Map, config packedMap[configFilesSchema], diags *diag.Diagnostics) files {
-	var fm, cm map[string]configFileModel
-	diags.Append(v.ElementsAs(ctx, &fm, false)...)
+func expandFiles(v types.Map, config packedMap[configFilesSchema], diags *diag.Diagnostics) files {
+	var cm map[string]configFileModel
+	fm := elementsOf(v, configFileOf)
 	out := files{byKey: map[string]*file{}, byInstance: map[string][]*file{}, byGroup: map[string][]*file{}}
 	for _, k := range slices.Sorted(maps.Keys(fm)) {
 		f := fm[k]
 		content := f.Content.ValueString()
 		if f.Content.IsNull() {
 			if cm == nil {
-				cm = writeOnlyContents(ctx, config, diags)
+				cm = writeOnlyContents(config, diags)
 			}
 			content = cm[k].ContentWO.ValueString()
 		}
@@ -69,10 +69,10 @@ func expandFiles(ctx context.Context, v types.Map, config packedMap[configFilesS
 
 // writeOnlyContents are the configuration's files, content_wo included;
 // empty, not nil, when it holds none.
-func writeOnlyContents(ctx context.Context, config packedMap[configFilesSchema], diags *diag.Diagnostics) map[string]configFileModel {
+func writeOnlyContents(config packedMap[configFilesSchema], diags *diag.Diagnostics) map[string]configFileModel {
 	cm := map[string]configFileModel{}
 	if c := config.Map(diags); !c.IsNull() && !c.IsUnknown() {
-		diags.Append(c.ElementsAs(ctx, &cm, false)...)
+		return elementsOf(c, configFileOf)
 	}
 	return cm
 }

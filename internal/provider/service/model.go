@@ -37,7 +37,7 @@ type serviceModel struct {
 type groupModel struct {
 	Meta     spec.Meta   `tfsdk:"meta"`
 	Spec     spec.Model  `tfsdk:"spec"`
-	Hosts    []groupHost `tfsdk:"hosts"`
+	Hosts    types.List  `tfsdk:"hosts"` // of groupHost: hostsOf
 	Priority types.Int64 `tfsdk:"priority"`
 }
 

@@ -33,11 +33,11 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	m.Processes = processes // the same value, decoded already
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("instances"), &given)...)
 	cfgFiles := configFiles(ctx, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || m.Processes.IsUnknown() || given.IsUnknown() {
+	if resp.Diagnostics.HasError() || m.Processes.IsUnknown() || given.IsUnknown() || !elementsKnown(m.ConfigFiles.Map(&resp.Diagnostics)) {
 		return
 	}
 	d := expandDesired(ctx, &m, !given.IsNull(), &resp.Diagnostics)
-	fs := expandFiles(ctx, m.ConfigFiles.Map(&resp.Diagnostics), cfgFiles, &resp.Diagnostics)
+	fs := expandFiles(m.ConfigFiles.Map(&resp.Diagnostics), cfgFiles, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		checkPorts(&m, d, &resp.Diagnostics)
 		checkFiles(fs, d, &resp.Diagnostics)
@@ -82,6 +82,20 @@ func knownInputs(ctx context.Context, plan tfsdk.Plan) (packedMap[processesSchem
 	var diags diag.Diagnostics
 	tv, err := v.Map(&diags).ToTerraformValue(ctx)
 	return v, err == nil && !diags.HasError() && tv.IsFullyKnown()
+}
+
+// elementsKnown says whether m and each of its elements are known (their
+// attributes may not be): a file not known yet is planned once it is.
+func elementsKnown(m types.Map) bool {
+	if m.IsUnknown() {
+		return false
+	}
+	for _, e := range m.Elements() {
+		if e.IsUnknown() {
+			return false
+		}
+	}
+	return true
 }
 
 // fillPlan sets what the plan computes: instances with their planned

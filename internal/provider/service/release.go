@@ -36,7 +36,7 @@ func (rel *release) summary() string {
 // prior ones it removes) and sets in m what it found.
 func (r *serviceResource) release(ctx context.Context, m *serviceModel, p *prior, cfgFiles packedMap[configFilesSchema], diags *diag.Diagnostics) *release {
 	d := expandDesired(ctx, m, false, diags)
-	fs := expandFiles(ctx, m.ConfigFiles.Map(diags), cfgFiles, diags)
+	fs := expandFiles(m.ConfigFiles.Map(diags), cfgFiles, diags)
 	planned := instancesOf(m.Instances.Map(diags))
 	var sched []tierModel
 	diags.Append(m.Schedule.ElementsAs(ctx, &sched, false)...)

@@ -35,7 +35,7 @@ type fileRead struct {
 // None is read when no file has verify on; a read that fails fails the
 // refresh, naming the files and hosts.
 func (r *serviceResource) verifyFiles(ctx context.Context, s *serviceModel, models map[string]instanceModel, diags *diag.Diagnostics) bool {
-	fs := expandFiles(ctx, s.ConfigFiles.Map(diags), packedMap[configFilesSchema]{}, diags)
+	fs := expandFiles(s.ConfigFiles.Map(diags), packedMap[configFilesSchema]{}, diags)
 	if len(fs.byKey) == 0 || diags.HasError() {
 		return !diags.HasError()
 	}
