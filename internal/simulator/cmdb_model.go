@@ -23,9 +23,10 @@ const (
 	cmdbSetBatchAPI    = "cc/find_set_batch"
 	cmdbModuleBatchAPI = "cc/find_module_batch"
 	cmdbAttrAPI        = "cc/search_object_attribute"
-	// cmdbMaxBatchIDs is SearchInstBatchOption.Validate's limit on bk_ids
-	// (src/common/metadata/common.go, common.BKMaxInstanceLimit).
-	cmdbMaxBatchIDs = 500
+	// cmdbMaxInstanceLimit is common.BKMaxInstanceLimit: SearchInstBatchOption.Validate's
+	// limit on bk_ids (src/common/metadata/common.go) and
+	// ListBizHostsTopoParameter.Validate's on page.limit.
+	cmdbMaxInstanceLimit = 500
 	// codeCMDBArrayLength is CCErrArrayLengthWrong (src/common/errInfo.go).
 	codeCMDBArrayLength = 1199089
 )
@@ -78,8 +79,8 @@ func (c *CMDB) findBatch(sets bool, raw []byte, pathBiz int64) (any, *apiError) 
 		req.BizID = pathBiz
 	}
 	switch { // SearchInstBatchOption.Validate, its English texts in resources/errors/english/en/common.json
-	case len(req.IDs) == 0 || len(req.IDs) > cmdbMaxBatchIDs:
-		return nil, &apiError{codeCMDBArrayLength, fmt.Sprintf("the length of array bk_ids is wrong, the length must be in range 1~%d", cmdbMaxBatchIDs)}
+	case len(req.IDs) == 0 || len(req.IDs) > cmdbMaxInstanceLimit:
+		return nil, &apiError{codeCMDBArrayLength, fmt.Sprintf("the length of array bk_ids is wrong, the length must be in range 1~%d", cmdbMaxInstanceLimit)}
 	case len(req.Fields) == 0:
 		return nil, cmdbParamsInvalid("fields")
 	}

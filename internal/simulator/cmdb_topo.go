@@ -25,8 +25,6 @@ import (
 
 const (
 	cmdbTopoAPI = "cc/list_biz_hosts_topo"
-	// cmdbTopoMaxLimit is common.BKMaxInstanceLimit, the page limit Validate allows.
-	cmdbTopoMaxLimit = 500
 	// codeCMDBNeedSet and codeCMDBExceedLimit are CCErrCommParamsNeedSet
 	// and CCErrCommXXExceedLimit (src/common/errInfo.go).
 	codeCMDBNeedSet     = 1199010
@@ -68,8 +66,8 @@ func (c *CMDB) listBizHostsTopo(raw []byte, pathBiz int64) (any, *apiError) {
 		return nil, cmdbParamsInvalid("bk_biz_id")
 	case req.Page.Limit == 0:
 		return nil, &apiError{codeCMDBNeedSet, "'page.limit' unassigned"}
-	case req.Page.Limit > cmdbTopoMaxLimit:
-		return nil, &apiError{codeCMDBExceedLimit, fmt.Sprintf(" page.limit exceed the limit %d", cmdbTopoMaxLimit)}
+	case req.Page.Limit > cmdbMaxInstanceLimit:
+		return nil, &apiError{codeCMDBExceedLimit, fmt.Sprintf(" page.limit exceed the limit %d", cmdbMaxInstanceLimit)}
 	case req.Page.Sort != "" && req.Page.Sort != "bk_host_id":
 		return nil, &apiError{codeCMDBParams, "the simulator sorts by bk_host_id only"}
 	}

@@ -34,6 +34,11 @@ func cmdbAdvice(c *gse.Client, err error) string {
 	return plumbing.CallAdvice(err)
 }
 
+// adviceOf is cmdbAdvice for the calls of c, as cmdbfilter.CheckFields takes it.
+func adviceOf(c *gse.Client) func(error) string {
+	return func(err error) string { return cmdbAdvice(c, err) }
+}
+
 // hiddenAPIAdvice says how an app gets list_process_related_info, refused
 // through root. bk-cmdb publishes it for GSEKit alone: on its gateway with
 // isPublic: false (docs/apidoc/apigw/backend/bk_apigw_resources_bk-cmdb.yaml),

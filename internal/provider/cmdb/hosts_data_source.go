@@ -136,7 +136,7 @@ func (d *cmdbHostsDataSource) Read(ctx context.Context, req datasource.ReadReque
 // and checks its selectors against the business; nil after an error in diags.
 func (d *cmdbHostsDataSource) list(ctx context.Context, m *cmdbHostsModel, diags *diag.Diagnostics) []gse.CMDBHost {
 	q := gse.HostQuery{BizID: m.BkBizID.ValueInt64(), SetIDs: int64s(m.BkSetIDs), ModuleIDs: int64s(m.BkModuleIDs), Filter: m.Filter.Expand(cmdbfilter.Host)}
-	if !cmdbfilter.CheckFields(ctx, d.client, q.BizID, cmdbfilter.Host, m.Filter, path.Root("filter"), func(err error) string { return cmdbAdvice(d.client, err) }, diags) {
+	if !cmdbfilter.CheckFields(ctx, d.client, q.BizID, cmdbfilter.Host, m.Filter, path.Root("filter"), adviceOf(d.client), diags) {
 		return nil
 	}
 	found, err := d.client.CMDB.ListBizHosts(ctx, q)

@@ -212,7 +212,7 @@ func (d *cmdbProcessesDataSource) list(ctx context.Context, m *cmdbProcessesMode
 	fail := func(what string, err error) {
 		diags.AddError(fmt.Sprintf("Could not %s of business %d", what, biz), err.Error()+"\n\n"+cmdbAdvice(d.client, err))
 	}
-	if !cmdbfilter.CheckFields(ctx, d.client, biz, cmdbfilter.Process, m.Filter, path.Root("filter"), func(err error) string { return cmdbAdvice(d.client, err) }, diags) {
+	if !cmdbfilter.CheckFields(ctx, d.client, biz, cmdbfilter.Process, m.Filter, path.Root("filter"), adviceOf(d.client), diags) {
 		return nil, nil
 	}
 	filter, byName := withNames(m.Filter.Expand(cmdbfilter.Process), m.ProcessNames)

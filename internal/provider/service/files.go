@@ -70,11 +70,10 @@ func expandFiles(v types.Map, config packedMap[configFilesSchema], diags *diag.D
 // writeOnlyContents are the configuration's files, content_wo included;
 // empty, not nil, when it holds none.
 func writeOnlyContents(config packedMap[configFilesSchema], diags *diag.Diagnostics) map[string]configFileModel {
-	cm := map[string]configFileModel{}
 	if c := config.Map(diags); !c.IsNull() && !c.IsUnknown() {
 		return elementsOf(c, configFileOf)
 	}
-	return cm
+	return map[string]configFileModel{}
 }
 
 // of are the files of instance k of group g.

@@ -98,8 +98,9 @@ func hostOf(a map[string]attr.Value) hosts.Model {
 func instanceOf(v attr.Value) instanceModel {
 	var m instanceModel
 	o, _ := v.(types.Object)
-	setFields(&m, o.Attributes(), instanceFields)
-	if h, ok := o.Attributes()["host"].(types.Object); ok && !h.IsNull() && !h.IsUnknown() {
+	a := o.Attributes() // a copy of the object's map: taken once
+	setFields(&m, a, instanceFields)
+	if h, ok := a["host"].(types.Object); ok && !h.IsNull() && !h.IsUnknown() {
 		hm := hostOf(h.Attributes())
 		m.Host = &hm
 	}
